@@ -177,7 +177,7 @@ enum status db_open(const char *path, unsigned flags, struct db **out, char *err
     if (flags & DB_OPEN_MIGRATE) {
         if ((st = db_migrate(db, err, errlen)) != ST_OK)
             goto out;
-    } else {
+    } else if (!(flags & DB_OPEN_ANY_VERSION)) {
         int have = db_schema_version(db);
         if (have > db_migrations_latest()) {
             if (err && errlen)
@@ -295,13 +295,17 @@ enum status db_backup_to(struct db *db, const char *dest_path, char *err, size_t
         rc = ST_DB;
         goto out;
     }
-    /* Copy in slices and yield between them so the live server keeps writing;
-     * a write by another connection restarts the copy, which is what keeps it consistent. */
-    for (;;) {
-        int r = sqlite3_backup_step(bk, 256);
+    /* Copy every page in one step, inside one read transaction on the source.
+     * In WAL mode a reader never blocks writers, so the server keeps writing
+     * while we copy a consistent snapshot. Copying in slices instead restarts
+     * from page one whenever another connection writes, so under a steady
+     * stream of uploads it would never finish. BUSY/LOCKED only happen while
+     * a writer holds the lock during a WAL reset; wait and try again. */
+    for (int tries = 0;; tries++) {
+        int r = sqlite3_backup_step(bk, -1);
         if (r == SQLITE_DONE)
             break;
-        if (r == SQLITE_OK || r == SQLITE_BUSY || r == SQLITE_LOCKED) {
+        if ((r == SQLITE_OK || r == SQLITE_BUSY || r == SQLITE_LOCKED) && tries < 2000) {
             sqlite3_sleep(5);
             continue;
         }
@@ -309,6 +313,15 @@ enum status db_backup_to(struct db *db, const char *dest_path, char *err, size_t
             snprintf(err, errlen, "backup failed: %s", sqlite3_errstr(r));
         rc = ST_DB;
         break;
+    }
+    sqlite3_backup_finish(bk);
+    bk = NULL;
+    /* The copied header says WAL; make the backup one self-contained file
+     * (no -wal/-shm beside it) that can be copied or mailed as it is. */
+    if (rc == ST_OK && sqlite3_exec(dest, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL) != SQLITE_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot finish backup file %s: %s", dest_path, sqlite3_errmsg(dest));
+        rc = ST_IO;
     }
 out:
     if (bk)

@@ -17,6 +17,7 @@ struct db;
 enum db_open_flags {
     DB_OPEN_MIGRATE = 1 << 0,  /* apply pending migrations (the server does this once at start) */
     DB_OPEN_READONLY = 1 << 1, /* open without write access (backup source, inspection) */
+    DB_OPEN_ANY_VERSION = 1 << 2, /* skip the schema version check (backup of an old or new file) */
 };
 
 /* Opens (creating if needed) the database at path, ":memory:" for a private

@@ -10,6 +10,7 @@
 
 static const struct command commands[] = {
     {"serve", cli_serve, "run the web UI and REST API on an embedded SQLite file"},
+    {"backup", cli_backup, "copy the database safely while the server runs"},
     {NULL, NULL, NULL},
 };
 

@@ -41,6 +41,7 @@ enum status cli_read_file(const char *path, size_t limit, char **out, size_t *le
 enum status parse_long(const char *s, long lo, long hi, long *out);
 
 int cli_serve(int argc, char **argv);
+int cli_backup(int argc, char **argv);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
 struct app {
