@@ -256,11 +256,50 @@ static int route_match(const char *pattern, const char *path, struct http_req *r
     return 1;
 }
 
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes %XX escapes of a path into out. civetweb's own decoding is off
+ * (decode_url=no) because it turns %00 into a NUL that silently ends the
+ * path ("/api/v1/plans/1%00x" would reach plan 1, "/index.html%00.js" the
+ * index page) and lets malformed escapes through. Here a NUL, a malformed
+ * escape, a control byte or an overlong path is refused. Returns 0 on success. */
+static int path_decode(const char *in, char *out, size_t outlen)
+{
+    size_t n = 0;
+    for (const char *p = in; *p; p++) {
+        int c = (unsigned char)*p;
+        if (c == '%') {
+            int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+            if (lo < 0)
+                return -1;
+            c = hi * 16 + lo;
+            p += 2;
+        }
+        if (c < 0x20 || c == 0x7f) /* NUL, and newlines that would forge access-log lines */
+            return -1;
+        if (n + 1 >= outlen)
+            return -1;
+        out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
 static int dispatch(struct mg_connection *conn, void *cbdata)
 {
     struct http_req req;
     double t0 = now_ms();
     int path_matched = 0;
+    char path[2049];
 
     memset(&req, 0, sizeof req);
     req.conn = conn;
@@ -274,6 +313,12 @@ static int dispatch(struct mg_connection *conn, void *cbdata)
         http_problem(&req, 414, NULL, "the request path is longer than 2048 bytes");
         goto out;
     }
+    if (path_decode(req.path, path, sizeof path) != 0) {
+        req.path = "-";
+        http_problem(&req, 400, NULL, "the request path holds a malformed %%-escape or a control byte");
+        goto out;
+    }
+    req.path = path;
     /* Refuse at the edge what no route would accept, before reading a byte of it. */
     size_t most = req.app->json_limit > req.app->report_limit ? req.app->json_limit : req.app->report_limit;
     if (req.ri->content_length > 0 && (unsigned long long)req.ri->content_length > most) {
@@ -318,6 +363,13 @@ static int on_http_error(struct mg_connection *conn, int status, const char *msg
     req.ri = mg_get_request_info(conn);
     req.method = req.ri && req.ri->request_method ? req.ri->request_method : "?";
     req.path = req.ri && req.ri->local_uri ? req.ri->local_uri : NULL;
+    /* civetweb answers an unknown HTTP version with 505. The fault is the
+     * client's, and a 5xx would page whoever watches the error rate every
+     * time a scanner sends "HTTP/9.9": answer 400 instead. */
+    if (status == 505) {
+        status = 400;
+        msg = "unsupported HTTP version";
+    }
     problem_send(&req, status, NULL, msg && *msg ? msg : reason(status));
     log_msg(LOG_INFO, "%s %s %d %lldB (rejected by http layer)", req.method, req.path ? req.path : "-",
             status, req.bytes);
@@ -368,6 +420,7 @@ enum status http_start(struct app *app, const char *listen, int port, int thread
         "enable_keep_alive", "yes",
         "max_request_size", "16384",
         "listen_backlog", "512",
+        "decode_url", "no", /* dispatch() decodes, strictly (path_decode) */
         NULL,
     };
     memset(&cb, 0, sizeof cb);
