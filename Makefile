@@ -40,5 +40,10 @@ bench: deps-test $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	scripts/bench.sh $(BUILD)
 
+# libFuzzer targets in build-fuzz/ (clang, ASan+UBSan); FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 300
+fuzz: deps-test
+	scripts/fuzz.sh --build build-fuzz --seconds $(FUZZ_SECONDS) --jobs $(JOBS)
+
 clean:
-	rm -rf $(BUILD) $(SANBUILD)
+	rm -rf $(BUILD) $(SANBUILD) build-fuzz

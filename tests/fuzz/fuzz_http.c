@@ -1,0 +1,107 @@
+/* fuzz_http.c: libFuzzer target for the HTTP layer: each input is written as
+ * raw bytes to the real server running in this process (civetweb, the
+ * dispatcher, path decoding, the body reader, every route, static files).
+ *
+ * Going through a socket rather than calling dispatch() directly is what
+ * lets the fuzzer reach the body reader: it is bound to a civetweb
+ * connection. The oracle is the server's promise: no crash or sanitizer
+ * report in any worker, and never a 5xx answer to what a client sent
+ * (a 5xx is turned into an abort so libFuzzer keeps the input). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "server_int.h"
+
+static struct app app;
+static int port;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    char dir[] = "/tmp/gpuplan-fuzz-XXXXXX", err[512];
+    struct db *db = NULL;
+
+    signal(SIGPIPE, SIG_IGN);
+    log_set_level(LOG_ERROR); /* no access log: millions of lines */
+    if (!mkdtemp(dir))
+        abort();
+    memset(&app, 0, sizeof app);
+    snprintf(app.db_path, sizeof app.db_path, "%s/fuzz.db", dir);
+    snprintf(app.web_dir, sizeof app.web_dir, "%s", GPUPLAN_WEB_DIR);
+    app.json_limit = 64u << 10;
+    app.report_limit = 256u << 10;
+    app.signup_open = 1;
+    if (db_open(app.db_path, DB_OPEN_MIGRATE, &db, err, sizeof err) != ST_OK) {
+        fprintf(stderr, "fuzz_http: %s\n", err);
+        abort();
+    }
+    db_close(db);
+    if (http_start(&app, "127.0.0.1", 0, 8, &port, err, sizeof err) != ST_OK) {
+        fprintf(stderr, "fuzz_http: %s\n", err);
+        abort();
+    }
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct sockaddr_in a;
+    char buf[4096];
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return 0;
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return 0;
+    }
+    size_t off = 0;
+    while (off < size) {
+        ssize_t w = send(fd, data + off, size - off, MSG_NOSIGNAL);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    shutdown(fd, SHUT_WR);
+    /* Read every answer (keep-alive may carry several) until the server closes. */
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        buf[got] = '\0';
+        for (char *p = buf; (p = strstr(p, "HTTP/1.1 5")) != NULL; p++) {
+            if (strncmp(p, "HTTP/1.1 503", 12) != 0) { /* 503: the database is busy, not the client's input */
+                fprintf(stderr, "fuzz_http: the server answered a client's bytes with %.12s\n", p);
+                abort();
+            }
+        }
+        /* Keep the tail, in case a status line straddles two reads. */
+        if (got > 64) {
+            memmove(buf, buf + got - 16, 16);
+            got = 16;
+        }
+    }
+    close(fd);
+    return 0;
+}
