@@ -353,7 +353,8 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
-    int tp = p->tp, pp = p->pp, dp = p->dp, cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
+    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
+    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
     int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
     int n = tp * pp * dp * cp;
     double s = ctx->seq, h = m->hidden;

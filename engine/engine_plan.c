@@ -577,7 +577,8 @@ double engine_plan_days_at(const struct catalog *c, const struct engine_workload
     struct goodput gp;
     const struct engine_gpu *g;
 
-    if (plan->gpu_index < 0 || plan->gpu_index >= c->n_gpus || plan->count < 1)
+    if (plan->gpu_index < 0 || plan->gpu_index >= c->n_gpus || plan->count < 1 || !plan->feasible ||
+        plan->par.tp < 1 || plan->par.pp < 1 || plan->par.dp < 1)
         return NAN;
     g = &c->gpus[plan->gpu_index];
     eval_ctx_init(&ctx, &w->model, w);

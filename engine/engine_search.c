@@ -265,6 +265,7 @@ enum status engine_workload_resolve(struct engine_workload *w, const struct cata
 
 struct limits {             /* layout parts fixed by an estimate request (0 = free) */
     int tp, pp, dp, ep, cp, zero, recompute, micro_batch, global_batch, vpp, offload;
+    int fixed_cluster;      /* estimate: the GPU count is given, so the batch may grow to fill it */
 };
 
 struct cand {
@@ -372,7 +373,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
             int dp = n / (tp * pp * cp);
             if (lim->dp && dp != lim->dp)
                 continue;
-            if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp)
+            if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
                 continue;   /* more replicas than the global batch has sequences */
             for (int ep = lim->ep ? lim->ep : 1; ep <= (lim->ep ? lim->ep : (m->experts > 0 ? m->experts : 1));
                  ep *= 2) {
@@ -411,7 +412,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 struct eval_out ev;
                                 eval_time(ctx, hw, &p, &ev);
                                 (*evaluated)++;
-                                if (!lim->global_batch && !lim->dp && ev.global_batch > ctx->batch_seqs * 1.25)
+                                if (!lim->global_batch && !lim->dp && !lim->fixed_cluster &&
+                                    ev.global_batch > ctx->batch_seqs * 1.25)
                                     break;   /* would inflate the global batch (convergence) */
                                 if (!found || ev.step_s / ev.global_batch < best->ev.step_s / best->ev.global_batch) {
                                     best->par = p;
@@ -701,13 +703,19 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                      "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
                      "within the budget the fastest plan takes %.1f days", deadline, budget,
                      prec->need_budget_usd, prec->need_deadline_days);
-        else if (ifast_b >= 0)
+        else if (icheap_dl >= 0)
             snprintf(prec->why, sizeof prec->why,
-                     "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); a deadline "
-                     "of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
+                     "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
+                     prec->need_budget_usd);
+        else if (ifast_b >= 0 && ifast_b != ishow)
+            snprintf(prec->why, sizeof prec->why,
+                     "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
+                     "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
                      prec->need_deadline_days);
         else
-            snprintf(prec->why, sizeof prec->why, "no plan meets the deadline or the budget");
+            snprintf(prec->why, sizeof prec->why,
+                     "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
+                     deadline, cands[ishow].days, cands[ishow].n);
     }
 
     if (iperf >= 0) {
@@ -801,6 +809,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     lim.zero = rp->zero; lim.recompute = rp->recompute; lim.micro_batch = rp->micro_batch;
     lim.global_batch = rp->global_batch; lim.vpp = rp->vpp;
     lim.offload = rp->offload ? 1 : -1;
+    lim.fixed_cluster = 1;
     if (lim.global_batch)
         ctx.batch_seqs = lim.global_batch;
 

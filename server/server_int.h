@@ -18,6 +18,11 @@ struct mg_connection;
 struct mg_request_info;
 struct mg_context;
 struct catalog;
+struct engine_workload;
+struct engine_estimate_request;
+struct engine_recommendation;
+struct engine_plan;
+struct http_req;
 
 #define GPUPLAN_VERSION "0.1.0"
 
@@ -41,6 +46,31 @@ enum status cli_read_file(const char *path, size_t limit, char **out, size_t *le
 enum status parse_long(const char *s, long lo, long hi, long *out);
 
 int cli_serve(int argc, char **argv);
+int cli_recommend(int argc, char **argv);
+int cli_estimate(int argc, char **argv);
+
+/* ---- planner JSON (json_plan.c) ----
+ * Decoders fill the struct or name the offending field ("model.layers") in
+ * field and say why in err ("model.layers: must be a whole number"). */
+enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
+enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
+                                 char *err, size_t errlen);
+enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
+                                 size_t fieldlen, char *err, size_t errlen);
+/* Splits the field name off an engine message "field: why". */
+void json_field_from_error(const char *err, char *field, size_t fieldlen);
+/* Encoders return a new tree; caller frees with cJSON_Delete. */
+struct cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r);
+struct cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p);
+struct cJSON *json_catalog_encode(const struct catalog *c);
+
+/* ---- planner commands and handlers (cli_plan.c, http_engine.c) ---- */
+/* Loads the catalog from a private in-memory database migrated from the
+ * embedded SQL. Caller frees *out with free(). */
+enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
+int http_recommend(struct http_req *req);
+int http_estimate(struct http_req *req);
+int http_catalog(struct http_req *req);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
 struct app {
