@@ -671,6 +671,12 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     if (irec >= 0) {
         plan_from_cand(c, &cands[irec], prec);
         plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
+        if (prec->days > deadline || prec->cost_usd > budget) {
+            /* A cheaper fabric must never cost the deadline: keep the
+             * default port rate the search scored. */
+            plan_from_cand(c, &cands[irec], prec);
+            plan_complete(c, &ctx, prec, NULL, 0);
+        }
     } else {
         /* Say what would make it possible: the cheapest plan meeting the
          * deadline (needs more budget), or the fastest within budget (needs
