@@ -1,0 +1,318 @@
+/* db.c: opening connections, migrations, health checks and backup.
+ *
+ * Every connection gets the same settings (WAL so readers never block the
+ * writer, foreign keys on, a busy timeout so concurrent writers queue rather
+ * than fail, synchronous=FULL so an acknowledged write survives power loss).
+ * Migrations are compiled into the binary; each runs in one transaction that
+ * also bumps PRAGMA user_version, so a crash mid-migration leaves the old
+ * version intact and the next start tries again. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+
+#define DB_BUSY_TIMEOUT_MS 10000
+
+enum status db_fail(struct db *db, const char *what, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s: %s", what, db && db->sql ? sqlite3_errmsg(db->sql) : "no connection");
+    return ST_DB;
+}
+
+enum status db_prepare(struct db *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(db->sql, sql, -1, out, NULL) != SQLITE_OK) {
+        *out = NULL;
+        return db_fail(db, "cannot prepare statement", err, errlen);
+    }
+    return ST_OK;
+}
+
+static enum status exec_simple(struct db *db, const char *sql, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: %s", sql, msg ? msg : sqlite3_errmsg(db->sql));
+        sqlite3_free(msg);
+        return ST_DB;
+    }
+    return ST_OK;
+}
+
+enum status db_begin_write(struct db *db, char *err, size_t errlen)
+{
+    return exec_simple(db, "BEGIN IMMEDIATE", err, errlen);
+}
+
+enum status db_commit(struct db *db, char *err, size_t errlen)
+{
+    enum status st = exec_simple(db, "COMMIT", err, errlen);
+    if (st != ST_OK)
+        db_rollback(db);
+    return st;
+}
+
+void db_rollback(struct db *db)
+{
+    if (!sqlite3_get_autocommit(db->sql))
+        sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void db_column_copy(sqlite3_stmt *st, int col, char *out, size_t outlen)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (!outlen)
+        return;
+    snprintf(out, outlen, "%s", t ? (const char *)t : "");
+}
+
+char *db_column_dup(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (!t)
+        return NULL;
+    int n = sqlite3_column_bytes(st, col);
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, t, (size_t)n);
+    s[n] = '\0';
+    return s;
+}
+
+int db_migrations_latest(void)
+{
+    return db_migrations_count ? db_migrations[db_migrations_count - 1].version : 0;
+}
+
+int db_schema_version(struct db *db)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(db->sql, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+enum status db_migrate(struct db *db, char *err, size_t errlen)
+{
+    enum status st = db_begin_write(db, err, errlen);
+    if (st != ST_OK)
+        return st;
+    /* Read the version under the write lock: two processes starting at once
+     * must not both apply the same migration. */
+    int have = db_schema_version(db);
+    db_rollback(db);
+    if (have > db_migrations_latest()) {
+        if (err && errlen)
+            snprintf(err, errlen,
+                     "database schema version %d is newer than this gpuplan (knows up to %d); "
+                     "upgrade gpuplan or use another --db",
+                     have, db_migrations_latest());
+        return ST_TOONEW;
+    }
+    for (int i = 0; i < db_migrations_count; i++) {
+        const struct db_migration *m = &db_migrations[i];
+        char pragma[64];
+        if ((st = db_begin_write(db, err, errlen)) != ST_OK)
+            return st;
+        if (db_schema_version(db) >= m->version) {
+            db_rollback(db);
+            continue;
+        }
+        char *msg = NULL;
+        if (sqlite3_exec(db->sql, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
+            if (err && errlen)
+                snprintf(err, errlen, "migration %04d_%s failed: %s", m->version, m->name,
+                         msg ? msg : sqlite3_errmsg(db->sql));
+            sqlite3_free(msg);
+            db_rollback(db);
+            return ST_DB;
+        }
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if ((st = exec_simple(db, pragma, err, errlen)) != ST_OK) {
+            db_rollback(db);
+            return st;
+        }
+        if ((st = db_commit(db, err, errlen)) != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+enum status db_open(const char *path, unsigned flags, struct db **out, char *err, size_t errlen)
+{
+    struct db *db = NULL;
+    enum status st = ST_OK;
+    int oflags = (flags & DB_OPEN_READONLY) ? SQLITE_OPEN_READONLY
+                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+    db = calloc(1, sizeof *db);
+    if (!db)
+        return ST_NOMEM;
+    oflags |= SQLITE_OPEN_NOMUTEX; /* one connection per thread */
+    if (sqlite3_open_v2(path, &db->sql, oflags, NULL) != SQLITE_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot open database %s: %s", path,
+                     db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
+        st = ST_DB;
+        goto out;
+    }
+    sqlite3_extended_result_codes(db->sql, 1);
+    sqlite3_busy_timeout(db->sql, DB_BUSY_TIMEOUT_MS);
+    if (!(flags & DB_OPEN_READONLY)) {
+        /* journal_mode answers with the mode it got; an in-memory database says "memory". */
+        if ((st = exec_simple(db, "PRAGMA journal_mode=WAL", err, errlen)) != ST_OK)
+            goto out;
+    }
+    if ((st = exec_simple(db, "PRAGMA foreign_keys=ON", err, errlen)) != ST_OK ||
+        (st = exec_simple(db, "PRAGMA synchronous=FULL", err, errlen)) != ST_OK)
+        goto out;
+
+    if (flags & DB_OPEN_MIGRATE) {
+        if ((st = db_migrate(db, err, errlen)) != ST_OK)
+            goto out;
+    } else {
+        int have = db_schema_version(db);
+        if (have > db_migrations_latest()) {
+            if (err && errlen)
+                snprintf(err, errlen,
+                         "database schema version %d is newer than this gpuplan (knows up to %d)",
+                         have, db_migrations_latest());
+            st = ST_TOONEW;
+            goto out;
+        }
+        if (have < db_migrations_latest()) {
+            if (err && errlen)
+                snprintf(err, errlen, "database schema version %d is older than %d: start the server to migrate it",
+                         have, db_migrations_latest());
+            st = ST_DB;
+            goto out;
+        }
+    }
+out:
+    if (st != ST_OK) {
+        db_close(db);
+        return st;
+    }
+    *out = db;
+    return ST_OK;
+}
+
+void db_close(struct db *db)
+{
+    if (!db)
+        return;
+    sqlite3_close_v2(db->sql);
+    free(db);
+}
+
+enum status db_ping(struct db *db)
+{
+    sqlite3_stmt *st = NULL;
+    enum status rc = ST_DB;
+    if (sqlite3_prepare_v2(db->sql, "SELECT 1", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1)
+        rc = ST_OK;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static enum status check_pragma_ok(struct db *db, const char *sql, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    enum status rc = db_prepare(db, sql, &st, err, errlen);
+    if (rc != ST_OK)
+        return rc;
+    int step = sqlite3_step(st);
+    if (step != SQLITE_ROW) {
+        rc = db_fail(db, sql, err, errlen);
+    } else {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        if (!t || strcmp((const char *)t, "ok") != 0) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: %s", sql, t ? (const char *)t : "no answer");
+            rc = ST_DB;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+enum status db_quick_check(struct db *db, char *err, size_t errlen)
+{
+    return check_pragma_ok(db, "PRAGMA quick_check", err, errlen);
+}
+
+enum status db_integrity_check(struct db *db, char *err, size_t errlen)
+{
+    return check_pragma_ok(db, "PRAGMA integrity_check", err, errlen);
+}
+
+enum status db_pragma_text(struct db *db, const char *name, char *out, size_t outlen)
+{
+    static const char *const allowed[] = {"journal_mode", "foreign_keys", "synchronous",
+                                          "busy_timeout", "user_version"};
+    char sql[64];
+    int ok = 0;
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        ok |= strcmp(name, allowed[i]) == 0;
+    if (!ok)
+        return ST_INVALID;
+    snprintf(sql, sizeof sql, "PRAGMA %s", name);
+    sqlite3_stmt *st = NULL;
+    enum status rc = ST_DB;
+    if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        db_column_copy(st, 0, out, outlen);
+        rc = ST_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+enum status db_backup_to(struct db *db, const char *dest_path, char *err, size_t errlen)
+{
+    sqlite3 *dest = NULL;
+    sqlite3_backup *bk = NULL;
+    enum status rc = ST_OK;
+
+    if (sqlite3_open_v2(dest_path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot open backup file %s: %s", dest_path,
+                     dest ? sqlite3_errmsg(dest) : "out of memory");
+        rc = ST_IO;
+        goto out;
+    }
+    bk = sqlite3_backup_init(dest, "main", db->sql, "main");
+    if (!bk) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot start backup: %s", sqlite3_errmsg(dest));
+        rc = ST_DB;
+        goto out;
+    }
+    /* Copy in slices and yield between them so the live server keeps writing;
+     * a write by another connection restarts the copy, which is what keeps it consistent. */
+    for (;;) {
+        int r = sqlite3_backup_step(bk, 256);
+        if (r == SQLITE_DONE)
+            break;
+        if (r == SQLITE_OK || r == SQLITE_BUSY || r == SQLITE_LOCKED) {
+            sqlite3_sleep(5);
+            continue;
+        }
+        if (err && errlen)
+            snprintf(err, errlen, "backup failed: %s", sqlite3_errstr(r));
+        rc = ST_DB;
+        break;
+    }
+out:
+    if (bk)
+        sqlite3_backup_finish(bk);
+    sqlite3_close_v2(dest);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* db_int.h: what the files of the db module share and nobody else sees. */
+#ifndef GPUPLAN_DB_INT_H
+#define GPUPLAN_DB_INT_H
+
+#include <sqlite3.h>
+
+#include "db.h"
+
+struct db {
+    sqlite3 *sql;
+};
+
+struct db_migration {
+    int version;
+    const char *name;
+    const char *sql;
+};
+
+/* Generated at build time from migrations/NNNN_name.sql (db/embed_migrations.cmake). */
+extern const struct db_migration db_migrations[];
+extern const int db_migrations_count;
+
+/* Writes "what: sqlite message" into err. Always returns ST_DB. */
+enum status db_fail(struct db *db, const char *what, char *err, size_t errlen);
+
+/* Prepares sql or fails with ST_DB and a message. */
+enum status db_prepare(struct db *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen);
+
+/* Transactions. Writers take the write lock up front (BEGIN IMMEDIATE) so two
+ * connections never deadlock upgrading read locks; the busy timeout then
+ * queues them instead of surfacing SQLITE_BUSY. */
+enum status db_begin_write(struct db *db, char *err, size_t errlen);
+enum status db_commit(struct db *db, char *err, size_t errlen);
+void db_rollback(struct db *db);
+
+/* Copies column text into a caller buffer, "" for NULL. */
+void db_column_copy(sqlite3_stmt *st, int col, char *out, size_t outlen);
+/* Returns a heap copy of column text (NULL for NULL); caller frees with free(). */
+char *db_column_dup(sqlite3_stmt *st, int col);
+
+#endif

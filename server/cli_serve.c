@@ -1,0 +1,165 @@
+/* cli_serve.c: `gpuplan serve`: migrate the database, start the HTTP
+ * server, wait for SIGINT/SIGTERM, then stop cleanly.
+ *
+ * Signals are blocked before civetweb starts its threads, so every thread
+ * inherits the mask and only the main thread, in sigwait(), ever sees them:
+ * no async-signal-safety puzzles, and shutdown runs as ordinary code that
+ * lets in-flight requests finish (mg_stop) before the process exits. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db.h"
+#include "server_int.h"
+
+#ifndef GPUPLAN_WEB_DIR
+#define GPUPLAN_WEB_DIR "web"
+#endif
+
+static void serve_help(FILE *out)
+{
+    fprintf(out,
+            "usage: gpuplan serve [options]\n"
+            "\n"
+            "Runs the web UI and REST API. The database file is created and migrated on start.\n"
+            "\n"
+            "  --port N          TCP port (default 8080; 0 picks a free one)\n"
+            "  --listen ADDR     address to bind (default 127.0.0.1)\n"
+            "  --db PATH         SQLite database file (default var/gpuplan.db)\n"
+            "  --web DIR         static UI files (default %s)\n"
+            "  --threads N       worker threads (default 32)\n"
+            "  --max-body BYTES  largest JSON request body (default 1048576)\n"
+            "  --max-report BYTES largest report upload (default 16777216)\n"
+            "  --no-signup       refuse team sign-up without an invite\n"
+            "  --secure-cookies  mark session cookies Secure (when served behind TLS)\n"
+            "  --port-file PATH  write the bound port to PATH once listening\n"
+            "  --quiet           log warnings and errors only (no access log)\n"
+            "  --help            this text\n",
+            GPUPLAN_WEB_DIR);
+}
+
+static int write_port_file(const char *path, int port)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return -1;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0)
+        return -1;
+    return rename(tmp, path); /* readers never see a half-written file */
+}
+
+int cli_serve(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},     {"listen", required_argument, NULL, 'l'},
+        {"db", required_argument, NULL, 'd'},       {"web", required_argument, NULL, 'w'},
+        {"threads", required_argument, NULL, 't'},  {"max-body", required_argument, NULL, 'b'},
+        {"max-report", required_argument, NULL, 'r'}, {"no-signup", no_argument, NULL, 'n'},
+        {"secure-cookies", no_argument, NULL, 's'}, {"port-file", required_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct app app;
+    const char *listen = "127.0.0.1", *port_file = NULL;
+    long port = 8080, threads = 32, v;
+    char err[512];
+    struct db *db = NULL;
+    int c, bound = 0;
+
+    memset(&app, 0, sizeof app);
+    snprintf(app.db_path, sizeof app.db_path, "%s", "var/gpuplan.db");
+    snprintf(app.web_dir, sizeof app.web_dir, "%s", GPUPLAN_WEB_DIR);
+    app.json_limit = 1u << 20;
+    app.report_limit = 16u << 20;
+    app.signup_open = 1;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (parse_long(optarg, 0, 65535, &port) != ST_OK) {
+                cli_error("serve", "--port: expected a number from 0 to 65535, got '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'l': listen = optarg; break;
+        case 'd':
+            if (snprintf(app.db_path, sizeof app.db_path, "%s", optarg) >= (int)sizeof app.db_path) {
+                cli_error("serve", "--db: path too long");
+                return 2;
+            }
+            break;
+        case 'w':
+            if (snprintf(app.web_dir, sizeof app.web_dir, "%s", optarg) >= (int)sizeof app.web_dir) {
+                cli_error("serve", "--web: path too long");
+                return 2;
+            }
+            break;
+        case 't':
+            if (parse_long(optarg, 1, 512, &threads) != ST_OK) {
+                cli_error("serve", "--threads: expected a number from 1 to 512, got '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'b':
+        case 'r':
+            if (parse_long(optarg, 1024, 1L << 30, &v) != ST_OK) {
+                cli_error("serve", "--%s: expected bytes from 1024 to 1073741824, got '%s'",
+                          c == 'b' ? "max-body" : "max-report", optarg);
+                return 2;
+            }
+            if (c == 'b')
+                app.json_limit = (size_t)v;
+            else
+                app.report_limit = (size_t)v;
+            break;
+        case 'n': app.signup_open = 0; break;
+        case 's': app.secure_cookies = 1; break;
+        case 'f': port_file = optarg; break;
+        case 'q': log_set_level(LOG_WARN); break;
+        case 'h': serve_help(stdout); return 0;
+        default: serve_help(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        cli_error("serve", "unexpected argument '%s' (see gpuplan serve --help)", argv[optind]);
+        return 2;
+    }
+
+    /* Migrate once, here, before any worker opens its own connection. */
+    if (db_open(app.db_path, DB_OPEN_MIGRATE, &db, err, sizeof err) != ST_OK) {
+        cli_error("serve", "%s", err);
+        return 1;
+    }
+    log_msg(LOG_INFO, "database %s at schema version %d", app.db_path, db_schema_version(db));
+    db_close(db);
+    db = NULL;
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (http_start(&app, listen, (int)port, (int)threads, &bound, err, sizeof err) != ST_OK) {
+        cli_error("serve", "%s", err);
+        return 1;
+    }
+    log_msg(LOG_INFO, "listening on http://%s:%d/", listen, bound);
+    if (port_file && write_port_file(port_file, bound) != 0)
+        log_msg(LOG_WARN, "cannot write port file %s", port_file);
+
+    int sig = 0;
+    sigwait(&set, &sig);
+    log_msg(LOG_INFO, "received %s, finishing in-flight requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_stop(&app);
+    log_msg(LOG_INFO, "stopped");
+    return 0;
+}

@@ -1,0 +1,444 @@
+/* http.c: civetweb set-up, routing, request bodies, replies and errors.
+ *
+ * One civetweb handler receives every request and dispatches on a static
+ * route table (http_routes.c); anything no route claims is a static file
+ * under web/. Every reply goes through http_send() so each one carries the
+ * security headers and is counted in the access log (one line per request:
+ * method, path, status, bytes, milliseconds). Each worker thread owns one
+ * SQLite connection, opened on first use and closed when the thread ends. */
+#include <arpa/inet.h>
+#include <civetweb.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "db.h"
+#include "server_int.h"
+
+#define SECURITY_HEADERS                                                                        \
+    "Content-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self'; "       \
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "            \
+    "frame-ancestors 'none'; form-action 'self'\r\n"                                            \
+    "X-Content-Type-Options: nosniff\r\n"                                                       \
+    "Referrer-Policy: no-referrer\r\n"                                                          \
+    "X-Frame-Options: DENY\r\n"                                                                 \
+    "Cross-Origin-Opener-Policy: same-origin\r\n"
+
+/* The per-thread database connection. civetweb gives each worker thread a
+ * slot (init_thread's return value); we keep the struct db there. */
+struct thread_slot {
+    struct db *db;
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static const char *reason(int status)
+{
+    const char *r = mg_get_response_code_text(NULL, status);
+    return r ? r : "";
+}
+
+void http_send(struct http_req *req, int status, const char *content_type, const char *extra_headers,
+               const void *body, size_t len)
+{
+    if (req->status)
+        return; /* one reply per request */
+    req->status = status;
+    int head_only = req->method && strcmp(req->method, "HEAD") == 0;
+    mg_printf(req->conn,
+              "HTTP/1.1 %d %s\r\n"
+              "Content-Type: %s\r\n"
+              "Content-Length: %zu\r\n"
+              SECURITY_HEADERS
+              "%s"
+              "\r\n",
+              status, reason(status), content_type, len, extra_headers ? extra_headers : "");
+    if (!head_only && len) {
+        int w = mg_write(req->conn, body, len);
+        if (w > 0)
+            req->bytes = w;
+    }
+}
+
+void http_json(struct http_req *req, int status, cJSON *doc)
+{
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!text) {
+        http_problem(req, 500, NULL, "cannot encode the response");
+        return;
+    }
+    http_send(req, status, "application/json", "Cache-Control: no-store\r\n", text, strlen(text));
+    cJSON_free(text);
+}
+
+static void problem_send(struct http_req *req, int status, const char *field, const char *detail)
+{
+    cJSON *doc = cJSON_CreateObject();
+    char *text = NULL;
+    const char *extra = "Cache-Control: no-store\r\n";
+
+    if (doc) {
+        cJSON_AddStringToObject(doc, "type", "about:blank");
+        cJSON_AddStringToObject(doc, "title", reason(status));
+        cJSON_AddNumberToObject(doc, "status", status);
+        cJSON_AddStringToObject(doc, "detail", detail);
+        if (field)
+            cJSON_AddStringToObject(doc, "field", field);
+        if (req->path)
+            cJSON_AddStringToObject(doc, "instance", req->path);
+        text = cJSON_PrintUnformatted(doc);
+        cJSON_Delete(doc);
+    }
+    if (status == 405)
+        extra = "Cache-Control: no-store\r\nAllow: GET, HEAD, POST, PUT, DELETE\r\n";
+    if (text) {
+        http_send(req, status, "application/problem+json", extra, text, strlen(text));
+        cJSON_free(text);
+    } else {
+        static const char fallback[] = "{\"title\":\"Internal Server Error\",\"status\":500}";
+        http_send(req, 500, "application/problem+json", extra, fallback, sizeof fallback - 1);
+    }
+}
+
+void http_problem(struct http_req *req, int status, const char *field, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    problem_send(req, status, field, detail);
+}
+
+void http_problem_status(struct http_req *req, enum status st, const char *msg)
+{
+    int code = 500;
+    switch (st) {
+    case ST_INVALID: code = 400; break;
+    case ST_AUTH: code = 401; break;
+    case ST_FORBIDDEN: code = 403; break;
+    case ST_NOTFOUND: code = 404; break;
+    case ST_CONFLICT: code = 409; break;
+    case ST_GONE: code = 410; break;
+    case ST_TOOLARGE: code = 413; break;
+    case ST_UNSUPPORTED: code = 415; break;
+    case ST_DB:
+    case ST_TOONEW: code = 503; break;
+    default: code = 500; break;
+    }
+    if (code >= 500)
+        log_msg(LOG_ERROR, "%s %s: %s: %s", req->method, req->path, status_str(st), msg ? msg : "");
+    problem_send(req, code, NULL, code >= 500 ? status_str(st) : (msg && *msg ? msg : status_str(st)));
+}
+
+const char *http_header(struct http_req *req, const char *name)
+{
+    return mg_get_header(req->conn, name);
+}
+
+const char *http_query(struct http_req *req, const char *name, char *buf, size_t buflen)
+{
+    const char *qs = req->ri->query_string;
+    if (!qs || !buflen)
+        return NULL;
+    int n = mg_get_var(qs, strlen(qs), name, buf, buflen);
+    return n >= 0 ? buf : NULL;
+}
+
+int http_body(struct http_req *req, size_t limit)
+{
+    long long declared = req->ri->content_length;
+    size_t cap, len = 0;
+    char *buf = NULL;
+
+    if (req->body)
+        return 1;
+    if (declared > 0 && (unsigned long long)declared > limit) {
+        http_problem(req, 413, NULL, "request body of %lld bytes exceeds the limit of %zu bytes", declared,
+                     limit);
+        return 0;
+    }
+    /* Chunked bodies have no declared length: read until the limit plus one byte. */
+    cap = declared > 0 ? (size_t)declared : 8192;
+    buf = malloc(cap + 1);
+    if (!buf) {
+        http_problem(req, 500, NULL, "out of memory");
+        return 0;
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap > limit) /* already holds limit+1 bytes */
+                break;
+            size_t ncap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                free(buf);
+                http_problem(req, 500, NULL, "out of memory");
+                return 0;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        int r = mg_read(req->conn, buf + len, cap - len);
+        if (r < 0) {
+            free(buf);
+            http_problem(req, 400, NULL, "the request body could not be read");
+            return 0;
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    if (len > limit) {
+        free(buf);
+        http_problem(req, 413, NULL, "request body exceeds the limit of %zu bytes", limit);
+        return 0;
+    }
+    if (declared > 0 && len < (size_t)declared) {
+        free(buf);
+        http_problem(req, 400, NULL, "request body ended after %zu of %lld bytes", len, declared);
+        return 0;
+    }
+    buf[len] = '\0';
+    req->body = buf;
+    req->body_len = len;
+    return 1;
+}
+
+struct db *http_db(struct http_req *req)
+{
+    struct thread_slot *slot = mg_get_thread_pointer(req->conn);
+    char err[256];
+    if (!slot)
+        return NULL;
+    if (!slot->db && db_open(req->app->db_path, 0, &slot->db, err, sizeof err) != ST_OK) {
+        log_msg(LOG_ERROR, "%s", err);
+        slot->db = NULL;
+    }
+    return slot->db;
+}
+
+/* Matches path against pattern segment by segment, capturing {x} segments. */
+static int route_match(const char *pattern, const char *path, struct http_req *req)
+{
+    int n = 0;
+    const char *p = pattern, *s = path;
+    while (*p && *s) {
+        if (*p == '{') {
+            const char *pe = strchr(p, '}');
+            const char *se = strchr(s, '/');
+            size_t len = se ? (size_t)(se - s) : strlen(s);
+            if (!pe || len == 0 || len >= sizeof req->params[0] || n >= 4)
+                return 0;
+            memcpy(req->params[n], s, len);
+            req->params[n][len] = '\0';
+            n++;
+            p = pe + 1;
+            s += len;
+            continue;
+        }
+        if (*p != *s)
+            return 0;
+        p++;
+        s++;
+    }
+    if (*p || *s)
+        return 0;
+    req->nparams = n;
+    return 1;
+}
+
+static int dispatch(struct mg_connection *conn, void *cbdata)
+{
+    struct http_req req;
+    double t0 = now_ms();
+    int path_matched = 0;
+
+    memset(&req, 0, sizeof req);
+    req.conn = conn;
+    req.ri = mg_get_request_info(conn);
+    req.app = cbdata;
+    req.method = req.ri->request_method ? req.ri->request_method : "";
+    req.path = req.ri->local_uri ? req.ri->local_uri : "/";
+    req.route = "static";
+
+    if (strlen(req.path) > 2048) {
+        http_problem(&req, 414, NULL, "the request path is longer than 2048 bytes");
+        goto out;
+    }
+    /* Refuse at the edge what no route would accept, before reading a byte of it. */
+    size_t most = req.app->json_limit > req.app->report_limit ? req.app->json_limit : req.app->report_limit;
+    if (req.ri->content_length > 0 && (unsigned long long)req.ri->content_length > most) {
+        http_problem(&req, 413, NULL, "request body of %lld bytes exceeds the limit of %zu bytes",
+                     req.ri->content_length, most);
+        goto out;
+    }
+    for (const struct http_route *r = http_routes; r->method; r++) {
+        if (!route_match(r->pattern, req.path, &req))
+            continue;
+        path_matched = 1;
+        if (strcmp(r->method, req.method) == 0 ||
+            (strcmp(req.method, "HEAD") == 0 && strcmp(r->method, "GET") == 0)) {
+            req.route = r->pattern;
+            r->fn(&req);
+            goto out;
+        }
+    }
+    if (path_matched) {
+        req.route = "method-not-allowed";
+        http_problem(&req, 405, NULL, "%s is not allowed on %s", req.method, req.path);
+    } else if (strncmp(req.path, "/api/", 5) == 0) {
+        req.route = "not-found";
+        http_problem(&req, 404, NULL, "no such endpoint: %s", req.path);
+    } else {
+        http_static(&req);
+    }
+out:
+    if (!req.status)
+        http_problem(&req, 500, NULL, "the handler sent no reply");
+    free(req.body);
+    log_msg(LOG_INFO, "%s %s %d %lldB %.1fms", req.method, req.path, req.status, req.bytes, now_ms() - t0);
+    return req.status; /* civetweb: a status > 0 means handled */
+}
+
+/* civetweb's own errors (malformed requests, oversized headers) as problem+json. */
+static int on_http_error(struct mg_connection *conn, int status, const char *msg)
+{
+    struct http_req req;
+    memset(&req, 0, sizeof req);
+    req.conn = conn;
+    req.ri = mg_get_request_info(conn);
+    req.method = req.ri && req.ri->request_method ? req.ri->request_method : "?";
+    req.path = req.ri && req.ri->local_uri ? req.ri->local_uri : NULL;
+    problem_send(&req, status, NULL, msg && *msg ? msg : reason(status));
+    log_msg(LOG_INFO, "%s %s %d %lldB (rejected by http layer)", req.method, req.path ? req.path : "-",
+            status, req.bytes);
+    return 0;
+}
+
+static int on_log_message(const struct mg_connection *conn, const char *message)
+{
+    (void)conn;
+    log_msg(LOG_WARN, "http: %s", message);
+    return 1;
+}
+
+static void *on_init_thread(const struct mg_context *ctx, int thread_type)
+{
+    (void)ctx;
+    if (thread_type != 1) /* 1: a worker that handles requests */
+        return NULL;
+    return calloc(1, sizeof(struct thread_slot));
+}
+
+static void on_exit_thread(const struct mg_context *ctx, int thread_type, void *ptr)
+{
+    (void)ctx;
+    (void)thread_type;
+    struct thread_slot *slot = ptr;
+    if (slot) {
+        db_close(slot->db);
+        free(slot);
+    }
+}
+
+enum status http_start(struct app *app, const char *listen, int port, int threads, int *port_out,
+                       char *err, size_t errlen)
+{
+    char ports[300], nthreads[16];
+    struct mg_callbacks cb;
+    struct mg_server_port bound[4];
+
+    if (snprintf(ports, sizeof ports, "%s:%d", listen, port) >= (int)sizeof ports)
+        return ST_INVALID;
+    snprintf(nthreads, sizeof nthreads, "%d", threads);
+    const char *options[] = {
+        "listening_ports", ports,
+        "num_threads", nthreads,
+        "request_timeout_ms", "30000",
+        "keep_alive_timeout_ms", "5000",
+        "enable_keep_alive", "yes",
+        "max_request_size", "16384",
+        "listen_backlog", "512",
+        NULL,
+    };
+    memset(&cb, 0, sizeof cb);
+    cb.http_error = on_http_error;
+    cb.log_message = on_log_message;
+    cb.init_thread = on_init_thread;
+    cb.exit_thread = on_exit_thread;
+
+    mg_init_library(0);
+    app->ctx = mg_start(&cb, app, options);
+    if (!app->ctx) {
+        snprintf(err, errlen, "cannot listen on %s: %s", ports, errno ? strerror(errno) : "port in use?");
+        return ST_IO;
+    }
+    mg_set_request_handler(app->ctx, "/", dispatch, app);
+    int n = mg_get_server_ports(app->ctx, 4, bound);
+    *port_out = n > 0 ? bound[0].port : port;
+    return ST_OK;
+}
+
+/* civetweb's listener sleeps in poll() for up to two seconds before it
+ * notices mg_stop(); a connection to our own port wakes it at once. The nudge
+ * repeats until mg_stop() returns, since one that lands before the stop flag
+ * is set is simply served (and closed) as an empty request. */
+struct nudge {
+    int port;
+    atomic_int done;
+};
+
+static void *nudge_listener(void *arg)
+{
+    struct nudge *n = arg;
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)n->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    while (!atomic_load(&n->done)) {
+        usleep(50 * 1000);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0) {
+            connect(fd, (struct sockaddr *)&sa, sizeof sa);
+            close(fd);
+        }
+    }
+    return NULL;
+}
+
+void http_stop(struct app *app)
+{
+    struct mg_server_port bound[1];
+    struct nudge n = {0};
+    pthread_t th;
+    int nudging = 0;
+
+    if (app->ctx) {
+        if (mg_get_server_ports(app->ctx, 1, bound) == 1 && bound[0].protocol == 1) {
+            n.port = bound[0].port;
+            nudging = pthread_create(&th, NULL, nudge_listener, &n) == 0;
+        }
+        mg_stop(app->ctx); /* waits for in-flight requests to finish */
+        atomic_store(&n.done, 1);
+        if (nudging)
+            pthread_join(th, NULL);
+    }
+    app->ctx = NULL;
+    mg_exit_library();
+}

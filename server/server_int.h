@@ -1,0 +1,115 @@
+/* server_int.h: what the files of server/ share.
+ *
+ * server/ translates: command lines, HTTP and JSON in, structs to engine and
+ * db, structs back out. civetweb stays in http*.c, cJSON in json_*.c and the
+ * http helpers, mbedTLS in crypto.c, libcurl in client*.c. */
+#ifndef GPUPLAN_SERVER_INT_H
+#define GPUPLAN_SERVER_INT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "status.h"
+
+struct cJSON;
+struct db;
+struct mg_connection;
+struct mg_request_info;
+struct mg_context;
+struct catalog;
+
+#define GPUPLAN_VERSION "0.1.0"
+
+/* ---- logging (log.c). Only the server logs; never secrets or bodies. ---- */
+enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+void log_set_level(enum log_level min);
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- command line (main.c, cli_*.c) ---- */
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+    const char *summary;
+};
+/* Prints "gpuplan: <what>: <why>" on stderr. */
+void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reads a whole file ("-" is stdin) into a NUL-terminated heap buffer, at most
+ * limit bytes; caller frees with free(). */
+enum status cli_read_file(const char *path, size_t limit, char **out, size_t *len, char *err, size_t errlen);
+/* Parses a whole decimal number within [lo, hi]; the one checked number parser. */
+enum status parse_long(const char *s, long lo, long hi, long *out);
+
+int cli_serve(int argc, char **argv);
+
+/* ---- the running server (cli_serve.c, http.c) ---- */
+struct app {
+    char db_path[4096];
+    char web_dir[4096];
+    size_t json_limit;    /* bytes; larger JSON bodies get 413 */
+    size_t report_limit;  /* bytes; larger report uploads get 413 */
+    int signup_open;      /* POST /api/v1/teams allowed without an invite */
+    int secure_cookies;   /* add Secure to cookies (behind TLS) */
+    const struct catalog *catalog; /* loaded once at start, shared read-only */
+    struct mg_context *ctx;
+};
+
+/* One HTTP exchange as the handlers see it. */
+struct http_req {
+    struct mg_connection *conn;
+    const struct mg_request_info *ri;
+    struct app *app;
+    const char *method;
+    const char *path;          /* decoded path, no query */
+    const char *route;         /* the matched route pattern, for metrics and logs */
+    char params[4][128];       /* {name} captures of the route pattern, in order */
+    int nparams;
+    char *body;                /* after http_body(): NUL-terminated, body_len bytes */
+    size_t body_len;
+    int status;                /* status sent, 0 until a reply went out */
+    long long bytes;           /* body bytes sent */
+};
+
+typedef int (*http_handler)(struct http_req *req);
+struct http_route {
+    const char *method;   /* "GET", "POST", ... */
+    const char *pattern;  /* "/api/v1/plans/{id}": {x} matches one non-empty segment */
+    http_handler fn;
+};
+extern const struct http_route http_routes[]; /* http_routes.c, ends with {0} */
+
+/* Starts civetweb on listen:port (port 0 = ephemeral); writes the port bound to *port_out. */
+enum status http_start(struct app *app, const char *listen, int port, int threads, int *port_out,
+                       char *err, size_t errlen);
+/* Stops accepting, finishes in-flight requests, closes the per-thread databases. */
+void http_stop(struct app *app);
+
+/* The calling worker thread's database connection (opened on first use). NULL if it cannot open. */
+struct db *http_db(struct http_req *req);
+
+/* Reads the request body up to limit bytes. Returns 1 when req->body holds it;
+ * 0 when it already answered (413 over the limit, 400 unreadable). */
+int http_body(struct http_req *req, size_t limit);
+/* A request header, or NULL. */
+const char *http_header(struct http_req *req, const char *name);
+/* A query parameter copied into buf; returns buf, or NULL when absent. */
+const char *http_query(struct http_req *req, const char *name, char *buf, size_t buflen);
+
+/* Sends a reply with the security headers every response carries.
+ * extra_headers: NULL or CRLF-terminated header lines. */
+void http_send(struct http_req *req, int status, const char *content_type, const char *extra_headers,
+               const void *body, size_t len);
+/* Sends doc as JSON and frees it (cJSON_Delete). A NULL doc is a 500. */
+void http_json(struct http_req *req, int status, struct cJSON *doc);
+/* Sends an RFC 9457 problem+json. field (or NULL) names the offending input. */
+void http_problem(struct http_req *req, int status, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Maps a status to an HTTP error reply with message. */
+void http_problem_status(struct http_req *req, enum status st, const char *msg);
+
+/* Built-in handlers (http_core.c). */
+int http_healthz(struct http_req *req);
+int http_readyz(struct http_req *req);
+int http_static(struct http_req *req);
+
+#endif
