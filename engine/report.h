@@ -332,6 +332,10 @@ struct report {
  * Fails only with ST_NOMEM. Never reads outside [text, text+len). */
 enum status report_parse(const char *text, size_t len, struct report **out);
 void report_free(struct report *rep);
+/* Append src's sections to dst (both from report_parse; for several files
+ * judged together). Sections beyond REPORT_SECTIONS_MAX are counted as
+ * dropped. ST_NOMEM leaves dst as it was. */
+enum status report_append(struct report *dst, const struct report *src);
 
 /* ---- checker ------------------------------------------------------------- */
 

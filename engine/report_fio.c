@@ -144,11 +144,17 @@ static void job_header(struct report_fio *f, const struct line *l)
         if (num_parse(v, vl, &d))
             f->iodepth = d;
     }
+    /* fio 3: "bs=(R) 4096B-4096B, (W) ..."; fio 2: "bs=128K-128K/128K-128K," */
     const char *b = span_find(l->s, l->len, "bs=");
     if (b && !f->bs[0]) {
-        const char *e = span_find(b, l->len - (size_t)(b - l->s), ", ioengine");
-        size_t n = e ? (size_t)(e - b - 3) : l->len - (size_t)(b + 3 - l->s);
-        span_copy(f->bs, sizeof(f->bs), b + 3, n);
+        const char *p = b + 3;
+        const char *end = l->s + l->len;
+        if (end - p > 4 && memcmp(p, "(R) ", 4) == 0)
+            p += 4;
+        const char *q = p;
+        while (q < end && *q != ',' && *q != ' ')
+            q++;
+        span_copy(f->bs, sizeof(f->bs), p, (size_t)(q - p));
     }
 }
 
@@ -240,6 +246,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     }
     if (l->s[0] == '{' && l->len == 1 && strcmp(f->format, "json") != 0) {
         snprintf(f->format, sizeof(f->format), "json");
+        f->jobs = 0;    /* the JSON lists the jobs the text header named */
         f->json_depth = 0;
         for (int i = 0; i < 2; i++)
             f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
@@ -247,6 +254,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     if (strcmp(f->format, "json") == 0 || span_find(l->s, l->len, "\"fio version\"")) {
         if (strcmp(f->format, "json") != 0) {
             snprintf(f->format, sizeof(f->format), "json");
+            f->jobs = 0;
             for (int i = 0; i < 2; i++)
                 f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
             f->json_depth = 1;

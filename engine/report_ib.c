@@ -251,6 +251,9 @@ enum take ib_line(struct report_section *sec, const struct line *l)
     }
     if (!ib->cur_ca[0] && ib->port_count == 0)
         return TAKE_NO;
+    /* A value elided by the poster ("CA type: ...") is not a value. */
+    if (span_eq(v, vl, "..."))
+        vl = 0;
     struct report_ib_port *p = cur_port(ib);
     double d;
     /* "Port 1:" (ibstat) and "port: 1" (ibv_devinfo) open a port. */

@@ -89,7 +89,8 @@ int nccl_detect(const struct line *l)
 {
     struct tok t[TOK_MAX];
     if (span_starts(l->s, l->len, "nThread ") || is_warn(l) ||
-        span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l))
+        span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l) ||
+        span_starts(l->s, l->len, "out-of-place"))
         return DETECT_STRONG;
     if (nccl_is_info(l) || span_starts(l->s, l->len, "Out of bounds values") ||
         span_starts(l->s, l->len, "Avg bus bandwidth"))
@@ -312,6 +313,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
          * any row; only a header after rows starts a new run. */
         if (c->row_count > 0)
             return TAKE_END;
+        c->have_header = c->have_header ? c->have_header : 2;
         return TAKE_YES;
     }
     if (span_starts(l->raw, l->raw_len, "NCCL version") ||
@@ -379,7 +381,7 @@ void nccl_finish(struct report_section *sec)
         c->nodes = c->host_count;
     else if (c->nnodes_info > 0)
         c->nodes = c->nnodes_info;
-    if (c->row_count == 0 && c->nccl_warnings > 0)
+    if (c->row_count == 0 && c->nccl_warnings > 0 && !c->have_header)
         snprintf(sec->tool, sizeof(sec->tool), "%s", "NCCL log");
     if (!c->collective[0] && c->row_count > 0) {
         /* Infer from the table only what it proves: busbw/algbw is

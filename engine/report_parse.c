@@ -118,7 +118,7 @@ static int is_decoration(const struct line *l)
     for (size_t i = 0; i < l->raw_len; i++) {
         char c = l->raw[i];
         if (c != '-' && c != '=' && c != '*' && c != '+' && c != '|' && c != ' ' && c != '#' &&
-            c != '.' && c != '~' && c != '_')
+            c != '.' && c != '~' && c != '_' && c != '{' && c != '}' && c != '[' && c != ']')
             return 0;
     }
     return 1;
@@ -282,4 +282,23 @@ void report_free(struct report *rep)
         return;
     free(rep->sections);
     free(rep);
+}
+
+enum status report_append(struct report *dst, const struct report *src)
+{
+    size_t room = REPORT_SECTIONS_MAX - dst->section_count;
+    size_t take = src->section_count < room ? src->section_count : room;
+    if (take > 0) {
+        struct report_section *n =
+            realloc(dst->sections, (dst->section_count + take) * sizeof(*n));
+        if (!n)
+            return ST_NOMEM;
+        memcpy(n + dst->section_count, src->sections, take * sizeof(*n));
+        dst->sections = n;
+        dst->section_count += take;
+    }
+    dst->sections_dropped += src->sections_dropped + (src->section_count - take);
+    dst->unrecognized_lines += src->unrecognized_lines;
+    dst->lines += src->lines;
+    return ST_OK;
 }

@@ -268,10 +268,8 @@ enum take perf_line(struct report_section *sec, const struct line *l)
             p->mtu_b = m;
         kv = 1;
     }
-    if (kv || (!p->in_table && memchr(l->s, ':', l->len) &&
-               (span_find(l->s, l->len, " : ") || span_find(l->s, l->len, "\t: ") ||
-                span_starts(l->s, l->len, "local address") ||
-                span_starts(l->s, l->len, "remote address") || span_starts(l->s, l->len, "GID"))))
+    /* The banner's other "Key : value" lines (TX depth, PCIe relax order, ...). */
+    if (kv || (!p->in_table && memchr(l->s, ':', l->len)))
         return TAKE_YES;
     int n = tok_split(l->s, l->len, t, TOK_MAX);
     if (p->in_table && n >= 1) {
