@@ -257,14 +257,12 @@ enum take ib_line(struct report_section *sec, const struct line *l)
     struct report_ib_port *p = cur_port(ib);
     double d;
     /* "Port 1:" (ibstat) and "port: 1" (ibv_devinfo) open a port. */
-    if (kl > 5 && span_starts(k, kl, "Port ") && vl == 0) {
-        double num = -1;
-        num_parse(k + 5, kl - 5, &num);
+    double num = -1;
+    if (kl > 5 && span_starts(k, kl, "Port ") && vl == 0 && num_parse(k + 5, kl - 5, &num)) {
         new_port(ib, num >= 0 && num < 1e4 ? (int)num : -1);
         return TAKE_YES;
     }
     if (span_eq(k, kl, "port")) {
-        double num = -1;
         if (num_parse(v, vl, &num) && num >= 0 && num < 1e4)
             new_port(ib, (int)num);
         else
