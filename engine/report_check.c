@@ -852,7 +852,7 @@ static void plan_free(struct ctx *c)
                 const struct report_gpu_info *gi = &g->info[k];
                 if (gi->pcie_width_current >= 0 && gi->pcie_width_max > 0 &&
                     gi->pcie_width_current < gi->pcie_width_max) {
-                    f = finding(c, "gpu.pcie_width", SEV_FAIL, "T6,R9", si,
+                    f = finding(c, "gpu.pcie_width_degraded", SEV_FAIL, "T6,R9", si,
                                 "GPU %s runs at PCIe x%d of x%d", gi->bus_id[0] ? gi->bus_id : "?",
                                 gi->pcie_width_current, gi->pcie_width_max);
                     hint(f, "A current width below max is a fault: reseat the GPU, check the "
