@@ -171,9 +171,11 @@ START_TEST(backup_refuses_a_missing_database_and_bad_usage)
 }
 END_TEST
 
-/* Overwrites the root page of every table and index with a byte pattern no
- * b-tree page has. The schema's own pages stay intact, so the file still
- * opens and the server starts; any read of a table then meets garbage. */
+/* Overwrites the root pages of the team data (teams, users, plans, reports
+ * and their indexes) with a byte pattern no b-tree page has. The schema's own
+ * pages and the catalog the server loads at start stay intact, so the file
+ * opens and the server starts; quick_check reads every page and meets the
+ * garbage, as would the first request that touches team data. */
 static void corrupt_table_roots(const char *path)
 {
     sqlite3 *db = NULL;
@@ -186,13 +188,14 @@ static void corrupt_table_roots(const char *path)
     page_size = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     ck_assert(page_size >= 512 && page_size <= 65536);
-    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE rootpage > 1", -1, &st, NULL),
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE rootpage > 1 AND tbl_name IN "
+                                        "('teams', 'users', 'plans', 'plan_revisions', 'reports')", -1, &st, NULL),
                      SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW && n < 256)
         pages[n++] = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     sqlite3_close(db);
-    ck_assert_int_gt(n, 3);
+    ck_assert_int_ge(n, 3);
 
     int fd = open(path, O_RDWR);
     ck_assert_int_ge(fd, 0);
