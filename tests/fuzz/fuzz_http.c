@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "engine.h"
 #include "server_int.h"
 
 static struct app app;
@@ -44,10 +45,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     app.json_limit = 64u << 10;
     app.report_limit = 256u << 10;
     app.signup_open = 1;
-    if (db_open(app.db_path, DB_OPEN_MIGRATE, &db, err, sizeof err) != ST_OK) {
+    /* As `gpuplan serve` does: migrate, then load the planner's catalog once. */
+    struct catalog *catalog = calloc(1, sizeof *catalog);
+    if (!catalog || db_open(app.db_path, DB_OPEN_MIGRATE, &db, err, sizeof err) != ST_OK ||
+        db_catalog_load(db, catalog, err, sizeof err) != ST_OK) {
         fprintf(stderr, "fuzz_http: %s\n", err);
         abort();
     }
+    app.catalog = catalog;
     db_close(db);
     if (http_start(&app, "127.0.0.1", 0, 8, &port, err, sizeof err) != ST_OK) {
         fprintf(stderr, "fuzz_http: %s\n", err);
