@@ -61,7 +61,7 @@ int main(void)
         usleep((useconds_t)(1500000 + rand() % 1500000));
         e2e_kill(&srv);
         storm_join(&s, threads, UPLOADERS);
-        printf("crash: round %d: killed with SIGKILL after %ld acknowledged uploads (%ld lost answers)\n", round,
+        printf("crash: round %d: killed with SIGKILL after %ld acknowledged uploads (%ld requests got no answer: in flight at the kill or sent after it)\n", round,
                s.uploads, s.transport_errors);
         if (s.first_error[0])
             printf("crash: first unexpected answer: %s\n", s.first_error);
