@@ -163,6 +163,8 @@ enum status db_plan_revise(struct db *db, long long team_id, long long plan_id, 
                            const char *title, const char *tier, const char *workload_json,
                            const char *recommendation_json, const char *engine_version, long long now,
                            int *revision, char *err, size_t errlen);
+/* ST_OK when the team has the plan, ST_NOTFOUND otherwise (no JSON read). */
+enum status db_plan_exists(struct db *db, long long team_id, long long plan_id, char *err, size_t errlen);
 enum status db_plan_delete(struct db *db, long long team_id, long long plan_id, char *err, size_t errlen);
 /* Newest first; only ids below before_id when before_id > 0; title_filter
  * (or NULL) matches anywhere in the title, case-insensitively. At most limit rows. */

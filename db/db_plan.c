@@ -178,6 +178,21 @@ out:
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
+enum status db_plan_exists(struct db *db, long long team_id, long long plan_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    enum status rc = db_prepare(db, "SELECT 1 FROM plans WHERE id = ? AND team_id = ?", &st, err, errlen);
+    if (rc != ST_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, plan_id);
+    sqlite3_bind_int64(st, 2, team_id);
+    int step = sqlite3_step(st);
+    if (step != SQLITE_ROW)
+        rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read plan", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 enum status db_plan_delete(struct db *db, long long team_id, long long plan_id, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;

@@ -47,6 +47,8 @@ static double now_ms(void)
 
 static const char *reason(int status)
 {
+    if (status == 422) /* civetweb's own text for 422 is misspelled */
+        return "Unprocessable Content";
     const char *r = mg_get_response_code_text(NULL, status);
     return r ? r : "";
 }
@@ -101,8 +103,10 @@ static void problem_send_with(struct http_req *req, int status, const char *fiel
         cJSON_AddStringToObject(doc, "detail", detail);
         if (field)
             cJSON_AddStringToObject(doc, "field", field);
+        /* A share path carries its token: name the route instead. */
         if (req->path)
-            cJSON_AddStringToObject(doc, "instance", req->path);
+            cJSON_AddStringToObject(doc, "instance",
+                                    req->route && strncmp(req->route, "/s/", 3) == 0 ? req->route : req->path);
         text = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
     }

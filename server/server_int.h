@@ -249,6 +249,25 @@ void client_response_release(struct client_response *r);
 
 int cli_submit(int argc, char **argv);
 
+/* ---- the planner and the checker seen as JSON (json_*.c of the engine and report modules) ---- */
+/* Workload JSON in, recommendation JSON out (the body of POST /api/v1/recommend).
+ * ST_INVALID with err naming the field. Caller frees *out with cJSON_Delete. */
+enum status plan_recommend_json(const struct app *app, const struct cJSON *workload, struct cJSON **out,
+                                char *err, size_t errlen);
+/* Parses report text and checks it against tier of a saved recommendation
+ * (plan may be NULL: plan-free checks only). *out_sections is
+ * {"sections": [...], "unrecognized_lines": N}; *out_verdict is
+ * {"verdict": ..., "findings": [...]}. Caller frees both. */
+enum status report_analyze(const char *text, size_t len, const struct cJSON *plan, const char *tier,
+                           struct cJSON **out_sections, struct cJSON **out_verdict, char *err, size_t errlen);
+
+/* ---- JSON diff (json_diff.c) ---- */
+/* Appends to changes one {"path", "from", "to"} per leaf that differs
+ * between a and b (either may be NULL), at most max entries. */
+void json_diff(const struct cJSON *a, const struct cJSON *b, struct cJSON *changes, int max);
+/* The tier object named tier in a recommendation's "tiers", or NULL (borrowed). */
+const struct cJSON *json_plan_tier(const struct cJSON *recommendation, const char *tier);
+
 /* ---- REST handlers (http_*.c) ---- */
 int http_metrics(struct http_req *req);
 int http_openapi(struct http_req *req);
