@@ -10,6 +10,7 @@
 
 static const struct command commands[] = {
     {"serve", cli_serve, "run the web UI and REST API on an embedded SQLite file"},
+    {"submit", cli_submit, "upload benchmark output to a gpuplan server and print the verdict"},
     {NULL, NULL, NULL},
 };
 
