@@ -13,6 +13,7 @@
 #include "status.h"
 
 struct db;
+struct catalog;
 
 enum db_open_flags {
     DB_OPEN_MIGRATE = 1 << 0,  /* apply pending migrations (the server does this once at start) */
@@ -282,5 +283,8 @@ enum status db_delivery_list(struct db *db, long long team_id, long long webhook
                              int (*fn)(void *ud, const struct db_delivery *d), void *ud, char *err, size_t errlen);
 /* The earliest next_attempt_at of pending deliveries, 0 when none. */
 enum status db_delivery_next_due(struct db *db, long long *at, char *err, size_t errlen);
+/* Reads the GPU/fabric/storage/model catalog (migration 0002) into *out and
+ * validates it. out is large (~150 KB): callers usually heap-allocate it. */
+enum status db_catalog_load(struct db *db, struct catalog *out, char *err, size_t errlen);
 
 #endif

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "engine.h"
 #include "server_int.h"
 
 #define LIST_DEFAULT 20
@@ -71,13 +72,47 @@ static void reply_plan(struct http_req *req, int status, struct db *db, long lon
     http_json(req, status, doc);
 }
 
+/* The planner over JSON, as POST /api/v1/recommend runs it. ST_INVALID with
+ * err naming the workload field. Caller frees *out with cJSON_Delete. */
+static enum status recommend(const struct app *app, const cJSON *workload, cJSON **out, char *err, size_t errlen)
+{
+    struct engine_workload w;
+    struct engine_recommendation *rec = NULL;
+    char field[96] = "", why[512] = "";
+    enum status st;
+
+    if (!app->catalog) {
+        snprintf(err, errlen, "the catalog is not loaded");
+        return ST_INTERNAL;
+    }
+    if ((st = json_workload_decode(workload, &w, field, sizeof field, why, sizeof why)) != ST_OK ||
+        (st = engine_workload_resolve(&w, app->catalog, why, sizeof why)) != ST_OK) {
+        snprintf(err, errlen, "%s", why);
+        return st == ST_NOMEM ? st : ST_INVALID;
+    }
+    if (!(rec = calloc(1, sizeof *rec)))
+        return ST_NOMEM;
+    st = engine_recommend(app->catalog, &w, rec, why, sizeof why);
+    if (st == ST_OK) {
+        *out = json_recommendation_encode(&w, rec);
+        if (!*out)
+            st = ST_NOMEM;
+    } else {
+        snprintf(err, errlen, "%s", why);
+        if (st != ST_NOMEM)
+            st = ST_INVALID;
+    }
+    free(rec);
+    return st;
+}
+
 /* Runs the planner on workload; writes the texts to store. 0 after answering. */
 static int compute(struct http_req *req, const cJSON *workload, char **workload_text, char **rec_text,
                    char *engine_version, size_t evlen)
 {
     char err[512] = "";
     cJSON *rec = NULL;
-    enum status st = plan_recommend_json(req->app, workload, &rec, err, sizeof err);
+    enum status st = recommend(req->app, workload, &rec, err, sizeof err);
     if (st == ST_INVALID) {
         http_problem(req, 400, "workload", "workload: %s", err);
         return 0;

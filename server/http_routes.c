@@ -50,5 +50,8 @@ const struct http_route http_routes[] = {
     {"GET", "/api/v1/webhooks", http_webhook_list},
     {"DELETE", "/api/v1/webhooks/{wid}", http_webhook_delete},
     {"GET", "/api/v1/webhooks/{wid}/deliveries", http_webhook_deliveries},
+    {"GET", "/api/v1/catalog", http_catalog},
+    {"POST", "/api/v1/recommend", http_recommend},
+    {"POST", "/api/v1/estimate", http_estimate},
     {NULL, NULL, NULL},
 };

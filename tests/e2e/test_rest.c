@@ -24,9 +24,9 @@
 #include "server_int.h"
 
 #define PASSWORD "correct horse battery staple"
-/* Report texts: one the checker fails against any plan, one it cannot judge. */
-#define REPORT_FAIL "FAIL\n"
-#define REPORT_OTHER "PASS\n"
+/* Report texts from the checker's own cases: a degraded node (ECC errors, a
+ * failed DCGM test: fails against any plan) and a healthy one (not a fail). */
+static char *REPORT_FAIL, *REPORT_OTHER;
 #define WORKLOAD "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":100,\"seq_len\":4096,\"precision\":\"bf16\"}"
 #define WORKLOAD2 "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":200,\"seq_len\":4096,\"precision\":\"bf16\"}"
 
@@ -191,11 +191,26 @@ static long long make_share(const struct who *w, long long plan, char *token, si
 
 /* ---- the shared fixture ---- */
 
+static char *read_text(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/checks/%s", TESTDATA, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
 static void start_world(void)
 {
     static const char *const extra[] = {"--max-report", "65536", NULL};
     struct e2e_resp r;
     cJSON *doc = NULL;
+    REPORT_FAIL = read_text("degraded-node.log");
+    REPORT_OTHER = read_text("healthy-node.log");
     ck_assert_int_eq(e2e_start(&srv, NULL, extra), 0);
     signup("Team A", "owner@a.test", &a_owner);
     signup("Team B", "owner@b.test", &b_owner);
@@ -628,7 +643,7 @@ START_TEST(reports_arrive_as_text_multipart_or_json_with_their_source)
     char path[96];
     struct e2e_resp r;
     const char *mp = "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
-                     "Content-Type: text/plain\r\n\r\n" REPORT_OTHER "\r\n--XyZ\r\n"
+                     "Content-Type: text/plain\r\n\r\nfirst part\n\r\n--XyZ\r\n"
                      "Content-Disposition: form-data; name=\"file\"; filename=\"b.txt\"\r\n\r\nsecond part\r\n--XyZ--\r\n";
     char auth[120];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", a_token);
@@ -644,7 +659,7 @@ START_TEST(reports_arrive_as_text_multipart_or_json_with_their_source)
     char one[128];
     snprintf(one, sizeof one, "/api/v1/plans/%lld/reports/%lld", a_plan, id);
     ck_assert_int_eq(jcall(&a_member, "GET", one, NULL, &doc), 200);
-    ck_assert_str_eq(jstr(doc, "content"), REPORT_OTHER "second part"); /* parts joined on a line break */
+    ck_assert_str_eq(jstr(doc, "content"), "first part\nsecond part"); /* parts joined on a line break */
     ck_assert_str_eq(jstr(doc, "uploaded_by"), "token");
     cJSON_Delete(doc);
 
