@@ -171,7 +171,9 @@ static void problem_send_with(struct http_req *req, int status, const char *fiel
         /* A share path carries its token: name the route instead. */
         if (req->path)
             cJSON_AddStringToObject(doc, "instance",
-                                    req->route && strncmp(req->route, "/s/", 3) == 0 ? req->route : req->path);
+                                    strncmp(req->path, "/s/", 3) != 0 ? req->path
+                                    : req->route && strncmp(req->route, "/s/", 3) == 0 ? req->route
+                                                                                       : "/s/{token}");
         text = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
     }
@@ -413,7 +415,8 @@ out:
     double ms = now_ms() - t0;
     metrics_request(req.route, req.method, req.status, ms);
     /* A path that carries a secret (a share token) is logged as its route pattern. */
-    const char *logged = strncmp(req.route, "/s/", 3) == 0 ? req.route : req.path;
+    const char *logged = strncmp(req.path, "/s/", 3) != 0 ? req.path
+                         : strncmp(req.route, "/s/", 3) == 0 ? req.route : "/s/{token}";
     log_msg(LOG_INFO, "%s %s %d %lldB %.1fms", req.method, logged, req.status, req.bytes, ms);
     return req.status; /* civetweb: a status > 0 means handled */
 }
@@ -428,7 +431,8 @@ static int on_http_error(struct mg_connection *conn, int status, const char *msg
     req.method = req.ri && req.ri->request_method ? req.ri->request_method : "?";
     req.path = req.ri && req.ri->local_uri ? req.ri->local_uri : NULL;
     problem_send(&req, status, NULL, msg && *msg ? msg : reason(status));
-    log_msg(LOG_INFO, "%s %s %d %lldB (rejected by http layer)", req.method, req.path ? req.path : "-",
+    log_msg(LOG_INFO, "%s %s %d %lldB (rejected by http layer)", req.method,
+            !req.path ? "-" : strncmp(req.path, "/s/", 3) == 0 ? "/s/{token}" : req.path,
             status, req.bytes);
     return 0;
 }

@@ -119,6 +119,8 @@ int http_team_create(struct http_req *req)
 out:
     if (pw)
         crypto_wipe((char *)pw, strlen(pw));
+    if (req->body) /* the raw JSON held the password too */
+        crypto_wipe(req->body, req->body_len);
     cJSON_Delete(body);
     return 0;
 }
@@ -194,6 +196,8 @@ int http_session_create(struct http_req *req)
 out:
     if (pw)
         crypto_wipe((char *)pw, strlen(pw));
+    if (req->body) /* the raw JSON held the password too */
+        crypto_wipe(req->body, req->body_len);
     cJSON_Delete(body);
     return 0;
 }
@@ -422,6 +426,8 @@ int http_invite_accept(struct http_req *req)
 out:
     if (pw)
         crypto_wipe((char *)pw, strlen(pw));
+    if (req->body) /* the raw JSON held the password too */
+        crypto_wipe(req->body, req->body_len);
     if (token)
         crypto_wipe((char *)token, strlen(token));
     cJSON_Delete(body);

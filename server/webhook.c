@@ -140,11 +140,28 @@ static int send_one(const struct db_delivery *d)
     return stop;
 }
 
+/* Housekeeping rides on this thread, which already owns a connection and
+ * wakes at least once a minute: expired sessions and old login failures go. */
+static void purge(long long *last)
+{
+    char err[256];
+    long long now = (long long)time(NULL);
+    if (now - *last < 3600)
+        return;
+    *last = now;
+    if (db_purge_expired(wdb, now, now - 86400, err, sizeof err) != ST_OK) {
+        metrics_db_error();
+        log_msg(LOG_ERROR, "purge: %s", err);
+    }
+}
+
 static void *run(void *arg)
 {
     (void)arg;
     char err[256];
+    long long last_purge = 0;
     for (;;) {
+        purge(&last_purge);
         pthread_mutex_lock(&lock);
         int stop = stopping;
         pending_wake = 0;
