@@ -41,7 +41,7 @@ static struct e2e_server srv;
 static struct who a_owner, a_member, b_owner;
 static char a_token[80], b_token[80];
 static long long a_plan, b_plan, a_report, b_report, a_share, b_share, a_token_id, b_token_id, a_invite;
-static char a_share_token[80];
+static char a_share_token[80], a_invite_token[80];
 
 /* ---- request helpers ---- */
 
@@ -219,6 +219,7 @@ static void start_world(void)
     snprintf(body, sizeof body, "{\"token\":\"%s\",\"email\":\"member@a.test\",\"password\":\"%s\"}",
              jstr(doc, "token"), PASSWORD);
     a_invite = jid(doc, "id");
+    snprintf(a_invite_token, sizeof a_invite_token, "%s", jstr(doc, "token"));
     cJSON_Delete(doc);
     ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/invites/accept", "application/json", body, 0, &r), 201);
     take_session(&r, &a_member);
@@ -830,7 +831,8 @@ END_TEST
 struct receiver {
     int fd, port;
     int hits;
-    char sig[4][128], ts[4][32], event[4][64];
+    const char *second_reply; /* what every request after the first gets */
+    char sig[4][128], ts[4][32], event[4][64], key[4][96];
     char body[4][4096];
     pthread_mutex_t lock;
 };
@@ -868,34 +870,49 @@ static void *receive(void *arg)
                 sscanf(h + 21, "%31[^\r]", rc->ts[i]);
             if ((h = strcasestr(buf, "X-Gpuplan-Event: ")))
                 sscanf(h + 17, "%63[^\r]", rc->event[i]);
+            if ((h = strcasestr(buf, "Idempotency-Key: ")))
+                sscanf(h + 17, "%95[^\r]", rc->key[i]);
             snprintf(rc->body[i], sizeof rc->body[i], "%s", hend + 4);
         }
         int first = rc->hits == 0;
         rc->hits++;
         pthread_mutex_unlock(&rc->lock);
-        /* The first delivery fails, so the sender must retry. */
-        const char *reply = first ? "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                                  : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        /* The first request fails, so the sender must retry. */
+        const char *reply = first ? "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                  : rc->second_reply;
         if (write(c, reply, strlen(reply)) < 0)
             perror("receiver write");
         close(c);
     }
 }
 
+static void receiver_start(struct receiver *rc, pthread_t *th, const char *second_reply)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->second_reply = second_reply;
+    pthread_mutex_init(&rc->lock, NULL);
+    rc->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(rc->fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(rc->fd, 8), 0);
+    socklen_t sl = sizeof sa;
+    getsockname(rc->fd, (struct sockaddr *)&sa, &sl);
+    rc->port = ntohs(sa.sin_port);
+    pthread_create(th, NULL, receive, rc);
+}
+
+static void receiver_stop(struct receiver *rc, pthread_t th)
+{
+    shutdown(rc->fd, SHUT_RDWR);
+    close(rc->fd);
+    pthread_join(th, NULL);
+}
+
 START_TEST(webhooks_are_signed_retried_and_logged)
 {
     struct receiver rc;
-    memset(&rc, 0, sizeof rc);
-    pthread_mutex_init(&rc.lock, NULL);
-    rc.fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    ck_assert_int_eq(bind(rc.fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(listen(rc.fd, 8), 0);
-    socklen_t sl = sizeof sa;
-    getsockname(rc.fd, (struct sockaddr *)&sa, &sl);
-    rc.port = ntohs(sa.sin_port);
     pthread_t th;
-    pthread_create(&th, NULL, receive, &rc);
+    receiver_start(&rc, &th, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 
     char body[200], secret[100], path[96];
     cJSON *doc = NULL;
@@ -956,9 +973,7 @@ START_TEST(webhooks_are_signed_retried_and_logged)
             usleep(100000);
     }
     ck_assert(delivered);
-    shutdown(rc.fd, SHUT_RDWR);
-    close(rc.fd);
-    pthread_join(th, NULL);
+    receiver_stop(&rc, th);
     ck_assert_int_eq(jcall(&b_owner, "GET", "/metrics", NULL, NULL), 200);
 }
 END_TEST
@@ -1078,6 +1093,31 @@ START_TEST(ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict)
 }
 END_TEST
 
+START_TEST(submit_retries_a_5xx_with_the_same_idempotency_key)
+{
+    struct receiver rc;
+    pthread_t th;
+    static const char ok[] = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 39\r\n"
+                             "Connection: close\r\n\r\n{\"id\":7,\"verdict\":\"pass\",\"findings\":[]}";
+    receiver_start(&rc, &th, ok);
+    char server[64], *out = NULL, *err = NULL;
+    snprintf(server, sizeof server, "http://127.0.0.1:%d", rc.port);
+    char *other = write_temp(REPORT_OTHER);
+    const char *argv[] = {"gpuplan", "submit", "--server", server, "--plan", "3", "--token", a_token, other, NULL};
+    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "verdict: pass"));
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_eq(rc.hits, 2);
+    ck_assert(strncmp(rc.key[0], "submit-", 7) == 0);
+    ck_assert_str_eq(rc.key[0], rc.key[1]);
+    pthread_mutex_unlock(&rc.lock);
+    free(out);
+    free(err);
+    unlink(other);
+    receiver_stop(&rc, th);
+}
+END_TEST
+
 /* Runs last in its case: reads what the database file holds. */
 START_TEST(the_database_dump_holds_no_password_session_or_token)
 {
@@ -1110,6 +1150,7 @@ START_TEST(the_database_dump_holds_no_password_session_or_token)
     ck_assert_ptr_null(strstr(dump, a_token + 4)); /* not even without its prefix */
     ck_assert_ptr_null(strstr(dump, a_share_token));
     ck_assert_ptr_null(strstr(dump, a_share_token + 4));
+    ck_assert_ptr_null(strstr(dump, a_invite_token + 4));
     free(dump);
 }
 END_TEST
@@ -1165,6 +1206,7 @@ int main(void)
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);
     tcase_add_test(tc, ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict);
+    tcase_add_test(tc, submit_retries_a_5xx_with_the_same_idempotency_key);
     tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
     suite_add_tcase(s, tc);
