@@ -108,12 +108,16 @@ enum status db_invite_insert(struct db *db, long long team_id, const char *token
 enum status db_invite_list(struct db *db, long long team_id, int (*fn)(void *ud, const struct db_invite *i),
                            void *ud, char *err, size_t errlen);
 enum status db_invite_delete(struct db *db, long long team_id, long long invite_id, char *err, size_t errlen);
+/* ST_OK when the invite exists and is open; ST_NOTFOUND, ST_GONE otherwise
+ * (a cheap check before spending PBKDF2 time on the new password). */
+enum status db_invite_check(struct db *db, const char *token_hash, long long now, char *err, size_t errlen);
 /* Creates the invited user and marks the invite used, in one transaction.
  * ST_NOTFOUND for an unknown token, ST_GONE when used or expired,
  * ST_CONFLICT when the email is taken. */
 enum status db_invite_accept(struct db *db, const char *token_hash, const char *email, const char *password_hash,
                              long long now, struct db_user *out, char *err, size_t errlen);
 
+/* Failed sign-ins (and sign-up attempts, under their own subject) for rate limits. */
 enum status db_login_failure_add(struct db *db, const char *subject, long long now, char *err, size_t errlen);
 enum status db_login_failure_count(struct db *db, const char *subject, long long since, int *count,
                                    char *err, size_t errlen);

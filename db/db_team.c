@@ -331,6 +331,22 @@ enum status db_invite_delete(struct db *db, long long team_id, long long invite_
     return rc;
 }
 
+enum status db_invite_check(struct db *db, const char *token_hash, long long now, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    enum status rc = db_prepare(db, "SELECT expires_at, used_at FROM invites WHERE token_hash = ?", &st, err, errlen);
+    if (rc != ST_OK)
+        return rc;
+    db_bind_text(st, 1, token_hash);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        rc = sqlite3_column_int64(st, 1) || sqlite3_column_int64(st, 0) <= now ? ST_GONE : ST_OK;
+    else
+        rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read invite", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 enum status db_invite_accept(struct db *db, const char *token_hash, const char *email, const char *password_hash,
                              long long now, struct db_user *out, char *err, size_t errlen)
 {

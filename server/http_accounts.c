@@ -6,7 +6,8 @@
  * address by counting recent failures in the database (so limits hold
  * across worker threads and restarts) before any hashing happens; an
  * unknown account spends the same hashing time as a wrong password so
- * answers do not reveal which emails exist. */
+ * answers do not reveal which emails exist. Creating accounts (sign-up,
+ * invite acceptance) hashes too, so it is limited per address as well. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #define LOGIN_WINDOW_S (15 * 60)
 #define LOGIN_MAX_PER_ACCOUNT 5
 #define LOGIN_MAX_PER_ADDRESS 30
+#define SIGNUP_MAX_PER_ADDRESS 10
 #define INVITE_DAYS_DEFAULT 7
 #define INVITE_DAYS_MAX 30
 
@@ -81,6 +83,28 @@ static void answer_with_session(struct http_req *req, int status, const struct d
     crypto_wipe(cookie, sizeof cookie);
 }
 
+/* Counts an account creation from this address; 0 after answering 429 (or 503). */
+static int creation_allowed(struct http_req *req, struct db *db)
+{
+    char addr[64], subject[80], err[256] = "";
+    int n = 0;
+    long long now = (long long)time(NULL);
+    http_client_addr(req, addr, sizeof addr);
+    snprintf(subject, sizeof subject, "signup:%s", addr);
+    if (db_login_failure_count(db, subject, now - LOGIN_WINDOW_S, &n, err, sizeof err) != ST_OK ||
+        (n < SIGNUP_MAX_PER_ADDRESS && db_login_failure_add(db, subject, now, err, sizeof err) != ST_OK)) {
+        http_problem_status(req, ST_DB, err);
+        return 0;
+    }
+    if (n >= SIGNUP_MAX_PER_ADDRESS) {
+        char retry[64];
+        snprintf(retry, sizeof retry, "Retry-After: %d\r\n", LOGIN_WINDOW_S);
+        http_problem_headers(req, 429, retry, "too many accounts created from this address; try again later");
+        return 0;
+    }
+    return 1;
+}
+
 int http_team_create(struct http_req *req)
 {
     static const char *const fields[] = {"team", "email", "password", NULL};
@@ -106,6 +130,8 @@ int http_team_create(struct http_req *req)
         http_problem_status(req, ST_DB, "cannot open the database");
         goto out;
     }
+    if (!creation_allowed(req, db))
+        goto out;
     st = crypto_password_hash(pw, CRYPTO_PBKDF2_ITERATIONS, hash, sizeof hash);
     if (st == ST_OK)
         st = db_team_create(db, team, email, hash, (long long)time(NULL), &u, err, sizeof err);
@@ -409,7 +435,12 @@ int http_invite_accept(struct http_req *req)
         goto out;
     }
     crypto_sha256_hex(token, strlen(token), token_hash);
-    st = crypto_password_hash(pw, CRYPTO_PBKDF2_ITERATIONS, hash, sizeof hash);
+    /* Refuse a bad token before spending hashing time on it. */
+    st = db_invite_check(db, token_hash, (long long)time(NULL), err, sizeof err);
+    if (st == ST_OK && !creation_allowed(req, db))
+        goto out;
+    if (st == ST_OK)
+        st = crypto_password_hash(pw, CRYPTO_PBKDF2_ITERATIONS, hash, sizeof hash);
     if (st == ST_OK)
         st = db_invite_accept(db, token_hash, email, hash, (long long)time(NULL), &u, err, sizeof err);
     crypto_wipe(hash, sizeof hash);

@@ -74,20 +74,24 @@ static void reply_plan(struct http_req *req, int status, struct db *db, long lon
 
 /* The planner over JSON, as POST /api/v1/recommend runs it. ST_INVALID with
  * err naming the workload field. Caller frees *out with cJSON_Delete. */
-static enum status recommend(const struct app *app, const cJSON *workload, cJSON **out, char *err, size_t errlen)
+static enum status recommend(const struct app *app, const cJSON *workload, cJSON **out, char *field,
+                             size_t fieldlen, char *err, size_t errlen)
 {
     struct engine_workload w;
     struct engine_recommendation *rec = NULL;
-    char field[96] = "", why[512] = "";
+    char why[512] = "";
     enum status st;
 
     if (!app->catalog) {
         snprintf(err, errlen, "the catalog is not loaded");
         return ST_INTERNAL;
     }
-    if ((st = json_workload_decode(workload, &w, field, sizeof field, why, sizeof why)) != ST_OK ||
+    field[0] = '\0';
+    if ((st = json_workload_decode(workload, &w, field, fieldlen, why, sizeof why)) != ST_OK ||
         (st = engine_workload_resolve(&w, app->catalog, why, sizeof why)) != ST_OK) {
         snprintf(err, errlen, "%s", why);
+        if (!field[0])
+            json_field_from_error(why, field, fieldlen);
         return st == ST_NOMEM ? st : ST_INVALID;
     }
     if (!(rec = calloc(1, sizeof *rec)))
@@ -99,6 +103,7 @@ static enum status recommend(const struct app *app, const cJSON *workload, cJSON
             st = ST_NOMEM;
     } else {
         snprintf(err, errlen, "%s", why);
+        json_field_from_error(why, field, fieldlen);
         if (st != ST_NOMEM)
             st = ST_INVALID;
     }
@@ -110,11 +115,13 @@ static enum status recommend(const struct app *app, const cJSON *workload, cJSON
 static int compute(struct http_req *req, const cJSON *workload, char **workload_text, char **rec_text,
                    char *engine_version, size_t evlen)
 {
-    char err[512] = "";
+    char err[512] = "", field[96] = "", path[128];
     cJSON *rec = NULL;
-    enum status st = recommend(req->app, workload, &rec, err, sizeof err);
+    enum status st = recommend(req->app, workload, &rec, field, sizeof field, err, sizeof err);
     if (st == ST_INVALID) {
-        http_problem(req, 400, "workload", "workload: %s", err);
+        /* Name the field as the request spells it: workload.model.preset. */
+        snprintf(path, sizeof path, "workload%s%s", field[0] ? "." : "", field);
+        http_problem(req, 400, path, "workload: %s", err);
         return 0;
     }
     if (st != ST_OK) {

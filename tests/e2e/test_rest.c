@@ -578,8 +578,8 @@ START_TEST(plans_are_saved_revised_diffed_and_deleted)
     cJSON_Delete(doc);
 
     snprintf(path, sizeof path, "/api/v1/plans/%lld", id);
-    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"workload\":{\"tokens_b\":\"lots\"}}", &doc), 400);
-    ck_assert_str_eq(jstr(doc, "field"), "workload");
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"workload\":{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":\"lots\"}}", &doc), 400);
+    ck_assert_str_eq(jstr(doc, "field"), "workload.tokens_b");
     cJSON_Delete(doc);
     ck_assert_int_eq(jcall(&a_member, "DELETE", path, NULL, NULL), 204);
     ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, NULL), 404);
