@@ -307,12 +307,26 @@ struct engine_plan {
     double bom_total_usd;
 };
 
+/* One cluster the search scored, with its fastest layout that fits. The
+ * search keeps them in the recommendation (the caller's memory) so the engine
+ * needs neither the heap nor a large stack; they also describe the cost/time
+ * frontier the tiers were picked from. */
+struct engine_candidate {
+    int gi, per_node, nodes, n;       /* catalog GPU index, GPUs per node, nodes, GPUs */
+    struct engine_parallel par;
+    double tokens_per_s, mem_gib, days, cost;
+};
+
+#define ENGINE_CANDIDATES_MAX 2048
+
 struct engine_recommendation {
     double params_b, active_params_b;
     struct engine_plan tiers[TIER_COUNT];
     char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
     int n_warnings;
     long configs_evaluated;           /* layouts scored by the search */
+    int n_candidates;
+    struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
 };
 
 const char *engine_tier_name(enum engine_tier t);

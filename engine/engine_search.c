@@ -19,7 +19,6 @@
 #define DAYS_CAP 1095.0          /* plans longer than 3 years are not offered as "minimum" */
 #define DEFAULT_DEADLINE_DAYS 90.0
 #define DEFAULT_MAX_GPUS 65536
-#define CANDIDATES_MAX 4096
 
 /* ------------------------------------------------------------ names */
 
@@ -476,7 +475,20 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-static void plan_from_cand(const struct catalog *c, const struct cand *cd, struct engine_plan *pl)
+static void cand_keep(struct engine_candidate *out, const struct cand *cd)
+{
+    out->gi = cd->gi;
+    out->per_node = cd->per_node;
+    out->nodes = cd->nodes;
+    out->n = cd->n;
+    out->par = cd->par;
+    out->tokens_per_s = cd->ev.tokens_per_s;
+    out->mem_gib = cd->mem_gib;
+    out->days = cd->days;
+    out->cost = cd->cost;
+}
+
+static void plan_from_cand(const struct catalog *c, const struct engine_candidate *cd, struct engine_plan *pl)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     memset(pl, 0, sizeof *pl);
@@ -522,7 +534,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
-    struct cand cands[CANDIDATES_MAX];
+    struct engine_candidate *cands = out->candidates;
     int nc = 0, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     struct limits lim;
     long evaluated = 0;
@@ -565,12 +577,12 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
             if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
-                if (nc >= CANDIDATES_MAX)
+                if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
                 cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
                 cd.cost = cluster_cost(c, g, n, per_node, 1, cd.days, w->pricing);
-                cands[nc++] = cd;
+                cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -588,12 +600,12 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
             if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
-                if (nc >= CANDIDATES_MAX)
+                if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
                 cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
                 cd.cost = cluster_cost(c, g, n, per_node, nodes, cd.days, w->pricing);
-                cands[nc++] = cd;
+                cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -601,6 +613,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
         }
     }
     out->configs_evaluated = evaluated;
+    out->n_candidates = nc;
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
@@ -847,7 +860,13 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     cd.per_node = per_node;
     cd.nodes = nodes;
     cd.n = cl->count;
-    plan_from_cand(c, &cd, out);
+    cd.days = 0;
+    cd.cost = 0;
+    {
+        struct engine_candidate kept;
+        cand_keep(&kept, &cd);
+        plan_from_cand(c, &kept, out);
+    }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
     out->fabric_kind = cl->fabric_kind;
     plan_complete(c, &ctx, out, &req->measured, 0);
