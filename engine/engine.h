@@ -192,11 +192,18 @@ struct engine_parallel {
 };
 
 /* Values measured on the real cluster (from reports) that replace catalog
- * assumptions in an estimate. NaN = absent. */
+ * assumptions in an estimate. NaN = absent.
+ * - intra_busbw_gbs: nccl-tests all_reduce busbw at the largest message on
+ *   one node (T1), GB/s.
+ * - inter_busbw_gbs: the same across two or more nodes with every GPU taking
+ *   part, GB/s; it is about NICs per node x per-NIC busbw (T2), so a report
+ *   that only has ib_write_bw per NIC (Gb/s) converts as
+ *   nics_per_node * gbps / 8 * 0.92.
+ * - matmul_tflops: sustained dense GEMM rate per GPU at the plan's precision. */
 struct engine_measured {
-    double intra_busbw_gbs;           /* all_reduce busbw inside one node */
-    double inter_busbw_gbs;           /* all_reduce busbw across nodes (per node) */
-    double matmul_tflops;             /* sustained dense matmul per GPU */
+    double intra_busbw_gbs;
+    double inter_busbw_gbs;
+    double matmul_tflops;
 };
 
 void engine_measured_init(struct engine_measured *m);

@@ -374,8 +374,10 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                 continue;
             if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
                 continue;   /* more replicas than the global batch has sequences */
-            for (int ep = lim->ep ? lim->ep : 1; ep <= (lim->ep ? lim->ep : (m->experts > 0 ? m->experts : 1));
-                 ep *= 2) {
+            /* Expert parallelism beyond 64 ranks only adds all-to-all hops
+             * (DeepSeek-V3 trained with EP64); the search stops there. */
+            int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
+            for (int ep = lim->ep ? lim->ep : 1; ep <= (lim->ep ? lim->ep : ep_max); ep *= 2) {
                 if (ep > 1 && dp % ep != 0)
                     continue;
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {

@@ -243,6 +243,51 @@ START_TEST(tiers_are_ordered_and_honour_deadline_and_budget)
 }
 END_TEST
 
+/* Random workloads from a fixed seed: the invariants hold for all of them. */
+START_TEST(random_workloads_keep_every_invariant)
+{
+    static const char *const presets[] = {"llama-2-7b", "llama-3-8b", "llama-3-70b", "mixtral-8x7b", "qwen2.5-14b",
+                                          "llama-3.2-1b", "gpt-3-175b", "deepseek-v3", "qwen2.5-72b", "dbrx"};
+    unsigned long long x = 0x9e3779b97f4a7c15ULL;
+    for (int k = 0; k < 40; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        char what[96];
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+        const char *preset = presets[NEXT() % (sizeof presets / sizeof presets[0])];
+        workload(&w, preset, 1.0 + (double)(NEXT() % 3000));
+        w.task = (enum engine_task)(NEXT() % 4);
+        if (w.task != TASK_PRETRAIN)
+            w.tokens_b = 0.01 + (double)(NEXT() % 50);
+        w.pricing = NEXT() % 2 ? PRICING_BUY : PRICING_CLOUD;
+        w.precision = NEXT() % 3 == 0 ? PREC_FP8 : PREC_BF16;
+        w.deadline_days = NEXT() % 4 == 0 ? NAN : 1.0 + (double)(NEXT() % 120);
+        w.budget_usd = NEXT() % 3 == 0 ? NAN : 1e4 * (double)(1 + NEXT() % 5000);
+        w.max_gpus = NEXT() % 2 ? 0 : (int)(8 << (NEXT() % 12));
+        snprintf(what, sizeof what, "case %d %s task %d", k, preset, (int)w.task);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            check_plan_invariants(p, what);
+            if (p->gpu_index >= 0 && w.max_gpus > 0)
+                ck_assert_msg(p->count <= w.max_gpus, "%s: max_gpus", what);
+        }
+        if (r->tiers[TIER_RECOMMENDED].feasible) {
+            const struct engine_plan *rc = &r->tiers[TIER_RECOMMENDED];
+            ck_assert_msg(isnan(w.deadline_days) || rc->days <= w.deadline_days, "%s: deadline", what);
+            ck_assert_msg(isnan(w.budget_usd) || rc->cost_usd <= w.budget_usd, "%s: budget", what);
+            ck_assert_msg(r->tiers[TIER_MINIMUM].cost_usd <= rc->cost_usd + 0.5, "%s: minimum not cheapest", what);
+            if (r->tiers[TIER_PERFORMANCE].feasible)
+                ck_assert_msg(r->tiers[TIER_PERFORMANCE].days <= rc->days + 1e-9, "%s: performance slower", what);
+        } else {
+            ck_assert_msg(r->tiers[TIER_RECOMMENDED].why[0], "%s: infeasible without a reason", what);
+        }
+        free(r);
+#undef NEXT
+    }
+}
+END_TEST
+
 START_TEST(recommend_respects_gpus_allowed_and_max_gpus)
 {
     struct engine_workload w;
@@ -475,6 +520,7 @@ static Suite *engine_suite(void)
     tcase_add_test(f, qlora_needs_less_memory_than_lora_and_lora_less_than_full);
     tcase_add_test(p, more_gpus_never_raise_memory_per_gpu_under_zero3);
     tcase_add_test(p, tiers_are_ordered_and_honour_deadline_and_budget);
+    tcase_add_test(p, random_workloads_keep_every_invariant);
     tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
     tcase_add_test(p, a_model_too_large_for_max_gpus_is_infeasible_with_a_reason);
