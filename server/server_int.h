@@ -71,6 +71,40 @@ enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
 int http_recommend(struct http_req *req);
 int http_estimate(struct http_req *req);
 int http_catalog(struct http_req *req);
+int cli_parse(int argc, char **argv);   /* cli_report.c */
+int cli_check(int argc, char **argv);
+
+/* ---- reports (json_report.c, cli_report.c) ---- */
+struct report;
+struct report_verdict;
+struct expectation;
+/* {"sections": [...], "unrecognized_lines": N} per API.md; NULL when out of
+ * memory. Caller frees with cJSON_Delete. */
+struct cJSON *json_report_sections(const struct report *rep);
+/* {"verdict", "findings", "no_evidence"}; NULL when out of memory. */
+struct cJSON *json_report_verdict(const struct report_verdict *v);
+/* The expectations of one tier of a saved plan, a recommendation or an
+ * estimate (tier NULL: the saved plan's tier, else "recommended"). Writes at
+ * most max entries to out, the count to *n, the tier's name to tier_out and
+ * the tier object (borrowed from plan) to *tier_obj. */
+enum status json_report_expectations(const struct cJSON *plan, const char *tier,
+                                     struct expectation *out, size_t max, size_t *n,
+                                     char *tier_out, size_t tier_len,
+                                     const struct cJSON **tier_obj, char *err, size_t errlen);
+/* Adds "measured" (busbw from the reports) to a verdict and, when the tier
+ * carries time and cost, how they change at the measured figures. */
+void json_report_calibration(struct cJSON *verdict, const struct report *rep,
+                             const struct cJSON *tier_obj);
+/* Judges rep against plan (NULL: only plan-free findings). *out_verdict is
+ * a new verdict document; caller frees with cJSON_Delete. */
+enum status report_judge(const struct report *rep, const struct cJSON *plan, const char *tier,
+                         struct cJSON **out_verdict, char *err, size_t errlen);
+/* Parse an uploaded report and judge it: the server's report upload and the
+ * CLI share this. On ST_OK the caller owns *out_sections and *out_verdict
+ * (cJSON_Delete). plan_or_null: a saved plan or recommendation document. */
+enum status report_analyze(const char *text, size_t len, const struct cJSON *plan_or_null,
+                           const char *tier, struct cJSON **out_sections,
+                           struct cJSON **out_verdict, char *err, size_t errlen);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
 struct app {
