@@ -553,6 +553,14 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     plan_add_rationale(pl, "R8", "%d CPU threads and %.0f GB RAM per node: data loaders, pinned buffers, async "
                        "checkpoint copies; cores reserved for the RDMA control path (R26)", pl->cpu_threads_per_node,
                        pl->ram_gb_per_node);
+    if (w->pricing == PRICING_CLOUD)
+        plan_add_rationale(pl, "R11", "$%.0f = %.0f GPU-hours x $%.2f per GPU-hour (%s, as of %s) plus storage; the "
+                           "same GPU differs across zones and providers: benchmark before committing",
+                           pl->cost_usd, pl->gpu_hours, g->cloud_usd_per_gpu_hour, g->price_source, g->price_as_of);
+    else
+        plan_add_rationale(pl, "R5", "$%.0f = %d servers at $%.0f (%s, as of %s), fabric, storage and electricity; "
+                           "hardware sized backwards from the job", pl->cost_usd, nodes,
+                           g->server_usd * (double)per_node / g->per_node, g->price_source, g->price_as_of);
     plan_add_rationale(pl, "R10", "%.1f kW IT load (GPU TDP x1.25 for host share, 1.2 kW per server, switches); "
                        "keep GPU cores below 80 C", pl->power_kw);
 
