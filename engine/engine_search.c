@@ -353,7 +353,9 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     const struct engine_gpu *g = hw->g;
     int n = hw->n, found = 0;
     int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
-    double cap = g->memory_gib;
+    /* Plan to 97% of the card: allocator spikes and NCCL channel buffers
+     * come on top of the modelled 5% fragmentation. */
+    double cap = g->memory_gib * 0.97;
     int cp = lim->cp > 0 ? lim->cp : 1;
 
     if (tp_max > 16)
@@ -644,13 +646,32 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
             imin = i;
     }
-    /* ---- recommended: cheapest meeting deadline and budget. */
+    /* Near-ties (within 2%) go to the plan with the fewest GPUs. */
+    {
+        double near = cands[imin].cost * 1.02;
+        int best = imin;
+        for (int i = 0; i < nc; i++)
+            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near &&
+                (cands[i].n < cands[best].n || (cands[i].n == cands[best].n && cands[i].cost < cands[best].cost)))
+                best = i;
+        imin = best;
+    }
+    /* ---- recommended: cheapest meeting deadline and budget; among plans
+     * within 2% of that cost (cloud GPU-hours are nearly flat in cluster
+     * size) the one with the fewest GPUs, which is simpler to get and run. */
     for (int i = 0; i < nc; i++) {
         if (cands[i].days > deadline || cands[i].cost > budget)
             continue;
         if (irec < 0 || cands[i].cost < cands[irec].cost ||
             (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
             irec = i;
+    }
+    if (irec >= 0) {
+        double near = cands[irec].cost * 1.02;
+        for (int i = 0; i < nc; i++)
+            if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
+                (cands[i].n < cands[irec].n || (cands[i].n == cands[irec].n && cands[i].cost < cands[irec].cost)))
+                irec = i;
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
     double perf_cap = budget;
@@ -762,6 +783,8 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     }
     if (prec->feasible && pperf->feasible && pperf->days > prec->days)
         *pperf = *prec;
+    if (pperf->feasible && pmin->feasible && pperf->cost_usd < pmin->cost_usd)
+        *pmin = *pperf;
 
     if (isnan(w->deadline_days))
         rec_warn(out, "no deadline_days given: the recommended tier assumes %.0f days", DEFAULT_DEADLINE_DAYS);
