@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) == ST_OK &&
         engine_workload_resolve(&w, cat, err, sizeof err) == ST_OK &&
         engine_recommend(cat, &w, r, err, sizeof err) == ST_OK)
-        cJSON_Delete(json_recommendation_encode(&w, r));
+        cJSON_Delete(json_recommendation_encode(cat, &w, r));
     if (json_estimate_decode(doc, q, field, sizeof field, err, sizeof err) == ST_OK &&
         engine_workload_resolve(&q->workload, cat, err, sizeof err) == ST_OK &&
         engine_estimate(cat, q, p, err, sizeof err) == ST_OK)
