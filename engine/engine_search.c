@@ -390,7 +390,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                     for (int off = 0; off <= 1; off++) {
                         if (lim->offload >= 0 && off != lim->offload)
                             continue;
-                        if (off && (found || zero < 1 || w->task == TASK_LORA || w->task == TASK_QLORA))
+                        if (off && (found || w->task == TASK_LORA || w->task == TASK_QLORA))
                             continue;  /* offload only as the last rung of the ladder (R40) */
                         for (int b = lim->micro_batch ? lim->micro_batch : 1; b <= (lim->micro_batch ? lim->micro_batch : 4);
                              b *= 2) {

@@ -395,6 +395,33 @@ START_TEST(measured_slow_fabric_lengthens_the_plan)
 }
 END_TEST
 
+START_TEST(r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder)
+{
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+    engine_estimate_request_init(&q);
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-2-7b");
+    q.workload.task = TASK_FINETUNE;
+    q.workload.tokens_b = 1;
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "a100-sxm-80gb");
+    q.cluster.count = 1;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert_msg(p.feasible, "%s", p.why);
+    /* 16 B/param of states (108 GB) cannot sit on the card: optimizer state
+     * goes to host RAM (R40), and the host is sized for it. */
+    ck_assert(p.par.offload);
+    ck_assert(p.host_offload_gib > 50);
+    ck_assert(p.ram_gb_per_node >= 128);
+    /* R3: fine-tuning a ~1B model fits one card without tricks. */
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3.2-1b");
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert(p.feasible && !p.par.offload);
+}
+END_TEST
+
 START_TEST(estimate_rejects_a_layout_that_does_not_match_the_cluster)
 {
     struct engine_estimate_request q;
@@ -527,6 +554,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
+    tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
