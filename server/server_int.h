@@ -18,6 +18,7 @@ struct mg_connection;
 struct mg_request_info;
 struct mg_context;
 struct catalog;
+struct thread_slot;
 struct engine_workload;
 struct engine_estimate_request;
 struct engine_recommendation;
@@ -131,6 +132,7 @@ struct http_req {
     int nparams;
     char *body;                /* after http_body(): NUL-terminated, body_len bytes */
     size_t body_len;
+    struct thread_slot *thread; /* the worker's slot: its database and handler runner */
     int status;                /* status sent, 0 until a reply went out */
     long long bytes;           /* body bytes sent */
 };
