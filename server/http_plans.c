@@ -98,7 +98,7 @@ static enum status recommend(const struct app *app, const cJSON *workload, cJSON
         return ST_NOMEM;
     st = engine_recommend(app->catalog, &w, rec, why, sizeof why);
     if (st == ST_OK) {
-        *out = json_recommendation_encode(&w, rec);
+        *out = json_recommendation_encode(app->catalog, &w, rec);
         if (!*out)
             st = ST_NOMEM;
     } else {
