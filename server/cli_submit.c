@@ -30,6 +30,7 @@ static void submit_help(FILE *out)
             "  --plan ID         the plan's id\n"
             "  --token T         team API token (default: $GPUPLAN_TOKEN)\n"
             "  --source TEXT     where the report comes from (a CI job URL); sent as X-Report-Source\n"
+            "                    (default: the job URL from GitLab, GitHub Actions or Jenkins variables)\n"
             "  --json            print the server's JSON answer instead of a summary\n"
             "  --junit FILE      also write a JUnit XML file, one testcase per finding\n"
             "  --retries N       retries on network errors and 5xx answers (default 4)\n"
@@ -155,6 +156,22 @@ static void print_summary(const cJSON *doc)
     }
 }
 
+/* The running CI job's URL, from the variables GitLab, GitHub Actions and
+ * Jenkins set, so reports name their job without extra flags. */
+static const char *ci_job_url(char *buf, size_t buflen)
+{
+    const char *v;
+    if ((v = getenv("CI_JOB_URL")) && *v) /* GitLab */
+        return v;
+    if ((v = getenv("BUILD_URL")) && *v) /* Jenkins */
+        return v;
+    const char *srv = getenv("GITHUB_SERVER_URL"), *repo = getenv("GITHUB_REPOSITORY"), *run = getenv("GITHUB_RUN_ID");
+    if (srv && repo && run && *srv && *repo && *run &&
+        snprintf(buf, buflen, "%s/%s/actions/runs/%s", srv, repo, run) < (int)buflen)
+        return buf;
+    return NULL;
+}
+
 int cli_submit(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -202,6 +219,9 @@ int cli_submit(int argc, char **argv)
         default: submit_help(stderr); return 2;
         }
     }
+    char ci_url[600];
+    if (!source)
+        source = ci_job_url(ci_url, sizeof ci_url);
     if (!token[0] && getenv("GPUPLAN_TOKEN"))
         snprintf(token, sizeof token, "%s", getenv("GPUPLAN_TOKEN"));
     if (!server || !plan) {

@@ -352,6 +352,11 @@ static void html_money(struct sbuf *b, double v)
         sbuf_adds(b, "&mdash;");
         return;
     }
+    /* Small prices (electricity per kWh, GPU-hours) keep their cents. */
+    if (fabs(v) < 100 && v != floor(v)) {
+        sbuf_addf(b, "%s$%.2f", v < 0 ? "-" : "", fabs(v));
+        return;
+    }
     /* Thousands separators by hand: printf's ' flag depends on the locale. */
     char digits[32];
     long long whole = llround(v);
@@ -402,8 +407,34 @@ int http_share_page(struct http_req *req)
     sbuf_add_html(&b, str_or(p, "engine_version", ""));
     sbuf_adds(&b, " &middot; link expires ");
     sbuf_add_html(&b, str_or(doc, "expires_at", ""));
+    sbuf_adds(&b, "</p>\n");
+    /* What the plan is for, from the workload's plain fields. */
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, "workload"), *f;
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(w, "model");
+    sbuf_adds(&b, "<dl class=\"workload\">");
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(model, "preset"))) {
+        sbuf_adds(&b, "<dt>model</dt><dd>");
+        sbuf_add_html(&b, str_or(model, "preset", ""));
+        sbuf_adds(&b, "</dd>");
+    } else if (isfinite(num_or_nan(model, "params_b"))) {
+        sbuf_addf(&b, "<dt>model</dt><dd>%g B parameters</dd>", num_or_nan(model, "params_b"));
+    }
+    cJSON_ArrayForEach(f, w)
+    {
+        if (!f->string || (!cJSON_IsString(f) && !cJSON_IsNumber(f)))
+            continue;
+        sbuf_adds(&b, "<dt>");
+        sbuf_add_html(&b, f->string);
+        sbuf_adds(&b, "</dt><dd>");
+        if (cJSON_IsString(f))
+            sbuf_add_html(&b, f->valuestring);
+        else
+            sbuf_addf(&b, "%g", f->valuedouble);
+        sbuf_adds(&b, "</dd>");
+    }
+    sbuf_adds(&b, "</dl>\n");
     /* Relative links: the page lives at /s/TOKEN, so TOKEN.csv is its CSV. */
-    sbuf_adds(&b, "</p>\n<p class=\"downloads\">Bill of materials as <a href=\"");
+    sbuf_adds(&b, "<p class=\"downloads\">Bill of materials as <a href=\"");
     sbuf_add_html(&b, req->params[0]);
     sbuf_adds(&b, ".csv\">CSV</a> or <a href=\"");
     sbuf_add_html(&b, req->params[0]);
@@ -427,13 +458,26 @@ int http_share_page(struct http_req *req)
             sbuf_adds(&b, "</p>\n");
         }
         if (gpu) {
-            sbuf_adds(&b, "<p>");
+            const cJSON *time_o = cJSON_GetObjectItemCaseSensitive(t, "time");
+            const cJSON *cost = cJSON_GetObjectItemCaseSensitive(t, "cost");
+            sbuf_adds(&b, "<p class=\"summary\">");
             html_number(&b, num_or_nan(gpu, "count"));
             sbuf_adds(&b, " &times; ");
             sbuf_add_html(&b, str_or(gpu, "name", str_or(gpu, "id", "")));
             sbuf_adds(&b, " in ");
             html_number(&b, num_or_nan(gpu, "nodes"));
-            sbuf_adds(&b, " nodes</p>\n");
+            sbuf_adds(&b, " nodes");
+            if (isfinite(num_or_nan(time_o, "days"))) {
+                sbuf_addf(&b, " &middot; %.1f days", num_or_nan(time_o, "days"));
+            }
+            if (isfinite(num_or_nan(cost, "usd"))) {
+                sbuf_adds(&b, " &middot; ");
+                html_money(&b, num_or_nan(cost, "usd"));
+                sbuf_adds(&b, " (");
+                sbuf_add_html(&b, str_or(cost, "basis", ""));
+                sbuf_adds(&b, ")");
+            }
+            sbuf_adds(&b, "</p>\n");
         }
         sbuf_adds(&b, "<table><thead><tr><th>Item</th><th>Description</th><th>Quantity</th><th>Unit price</th>"
                       "<th>Total</th><th>Price as of</th></tr></thead><tbody>\n");
