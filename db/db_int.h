@@ -8,6 +8,7 @@
 
 struct db {
     sqlite3 *sql;
+    int writer_turn; /* holds the process's writer turn (db.c), between BEGIN and COMMIT/ROLLBACK */
 };
 
 struct db_migration {
