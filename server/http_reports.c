@@ -137,6 +137,20 @@ static int multipart_text(const char *body, size_t len, const char *boundary, st
     return parts > 0 && !out->failed;
 }
 
+int http_multipart_report(const char *content_type, const char *body, size_t len, char **text, size_t *textlen)
+{
+    char boundary[180];
+    struct sbuf b = {0};
+    if (!header_param(content_type, "boundary", boundary, sizeof boundary))
+        return 0;
+    if (!multipart_text(body, len, boundary, &b)) {
+        sbuf_release(&b);
+        return -1;
+    }
+    *text = sbuf_detach(&b, textlen);
+    return 1; /* *text is NULL only when out of memory; the caller answers that */
+}
+
 /* Reads the report text from the body in any of the three accepted forms.
  * Returns 1 with *text (heap) and *len, or 0 after answering. */
 static int report_text(struct http_req *req, char **text, size_t *len)
@@ -154,18 +168,15 @@ static int report_text(struct http_req *req, char **text, size_t *len)
         memcpy(*text, req->body, req->body_len + 1);
         *len = req->body_len;
     } else if (strncasecmp(type, "multipart/form-data", 19) == 0) {
-        char boundary[180];
-        struct sbuf b = {0};
-        if (!header_param(type, "boundary", boundary, sizeof boundary)) {
+        int r = http_multipart_report(type, req->body, req->body_len, text, len);
+        if (r == 0) {
             http_problem(req, 400, "Content-Type", "multipart/form-data needs a boundary");
             return 0;
         }
-        if (!multipart_text(req->body, req->body_len, boundary, &b)) {
-            sbuf_release(&b);
+        if (r < 0) {
             http_problem(req, 400, "file", "the multipart body is malformed or holds no file part");
             return 0;
         }
-        *text = sbuf_detach(&b, len);
     } else if (strncasecmp(type, "application/json", 16) == 0) {
         cJSON *doc = cJSON_ParseWithLength(req->body, req->body_len);
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "content");

@@ -183,6 +183,13 @@ int http_healthz(struct http_req *req);
 int http_readyz(struct http_req *req);
 int http_static(struct http_req *req);
 
+/* ---- report uploads (http_reports.c) ---- */
+/* The report text of a multipart/form-data upload: every file part of body
+ * joined. Returns 1 with *text (heap, NUL-terminated; caller frees with
+ * free()) and *textlen; 0 when content_type names no boundary; -1 when the
+ * body is malformed or holds no file part. Exposed for the fuzz target. */
+int http_multipart_report(const char *content_type, const char *body, size_t len, char **text, size_t *textlen);
+
 /* ---- text building (sbuf.c) ---- */
 struct sbuf {
     char *buf;     /* NUL-terminated once anything was added */
