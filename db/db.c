@@ -51,18 +51,27 @@ static enum status exec_simple(struct db *db, const char *sql, char *err, size_t
  * 64 concurrent uploads. A ticket queue hands the turn over at once and in
  * order; the busy timeout is left for other processes (gpuplan backup, a
  * second server) sharing the file. */
+#define TURN_SLOTS 64 /* waiters wait on the slot of their ticket: a hand-over wakes one, not all */
 static pthread_mutex_t turn_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t turn_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t turn_cv[TURN_SLOTS];
+static pthread_once_t turn_once = PTHREAD_ONCE_INIT;
 static unsigned long turn_next, turn_serving;
+
+static void turn_init(void)
+{
+    for (int i = 0; i < TURN_SLOTS; i++)
+        pthread_cond_init(&turn_cv[i], NULL);
+}
 
 static void writer_turn_take(struct db *db)
 {
     if (db->writer_turn)
         return; /* already ours: BEGIN inside a transaction fails as SQLite says, no self-deadlock */
+    pthread_once(&turn_once, turn_init);
     pthread_mutex_lock(&turn_mu);
     unsigned long mine = turn_next++;
     while (mine != turn_serving)
-        pthread_cond_wait(&turn_cv, &turn_mu);
+        pthread_cond_wait(&turn_cv[mine % TURN_SLOTS], &turn_mu);
     pthread_mutex_unlock(&turn_mu);
     db->writer_turn = 1;
 }
@@ -74,7 +83,9 @@ static void writer_turn_give(struct db *db)
     db->writer_turn = 0;
     pthread_mutex_lock(&turn_mu);
     turn_serving++;
-    pthread_cond_broadcast(&turn_cv);
+    /* Broadcast on the slot: more than TURN_SLOTS waiters share slots, and
+     * those whose ticket is not yet served go back to waiting. */
+    pthread_cond_broadcast(&turn_cv[turn_serving % TURN_SLOTS]);
     pthread_mutex_unlock(&turn_mu);
 }
 
