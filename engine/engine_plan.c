@@ -358,10 +358,18 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
             storage_tier(pl, c, "hot", "local-nvme", nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
                          w->pricing);
         }
-        if (nodes > 2 || ctx->pc.total >= 10e9)
+        /* Warm object tier (R29 two-layer pattern, R35): the durable home
+         * of the dataset and of checkpoint copies. Needed as soon as a
+         * checkpoint is spread over several nodes' local disks (losing one
+         * node loses the checkpoint), the run lasts a day or more, or the
+         * model is 10B+; a single-node job of hours keeps to local NVMe
+         * (R33: do not over-design). */
+        if (nodes > 1 || pl->days >= 1.0 || ctx->pc.total >= 10e9)
             storage_tier(pl, c, "warm", "object", pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
                          pl->days, w->pricing);
-        if (ctx->pc.total >= 100e9 || n >= 256)
+        /* Cold archive (R35) keeps history and intermediate models of a
+         * large, long run; a run of under a week leaves little history. */
+        if ((ctx->pc.total >= 100e9 || n >= 256) && pl->days >= 7.0)
             storage_tier(pl, c, "cold", "archive", pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
                          pl->days, w->pricing);
     }
@@ -372,8 +380,19 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         if (threads < 16)
             threads = 16;
         pl->cpu_threads_per_node = (int)round_up(threads, 16);
-        double ram = 2.0 * per_node * g->memory_gib * gib / 1e9 + pl->host_offload_gib * per_node * gib / 1e9 +
-                     2.0 * pl->ckpt_size_gb / nodes;
+        /* R8: RAM holds preprocessed batches, the dataset index and one or
+         * two checkpoint copies. Per node: 64 GB for the OS, page cache and
+         * CUDA/NCCL host buffers; 16 GB per GPU for its loader workers'
+         * prefetched batches; pinned staging as large as the node's GPU
+         * memory or one copy of the node's checkpoint share, whichever is
+         * more (async checkpoints stage each GPU's shard in host RAM, F10);
+         * plus ZeRO-Offload optimizer state (R40). At least 128 GB (R8).
+         * This lands where vendors build: ~1.8 TB for 8 x B200 (DGX B200:
+         * 2 TB), ~0.9 TB for a 4-GPU GB200 tray (Grace: 2 x 480 GB). */
+        double node_gpu_gb = per_node * g->memory_gib * gib / 1e9;
+        double ckpt_copies = pl->ckpt_size_gb / nodes;
+        double ram = 64.0 + 16.0 * per_node + (node_gpu_gb > ckpt_copies ? node_gpu_gb : ckpt_copies) +
+                     pl->host_offload_gib * per_node * gib / 1e9;
         if (ram < 128)
             ram = 128;
         pl->ram_gb_per_node = round_up(ram, 64);

@@ -660,9 +660,13 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 min_mem_gpu = g->id;
             }
         }
-        /* Full servers on the geometric node-count grid. */
-        for (int nodes = 1; (long)nodes * g->per_node <= max_gpus; nodes = next_nodes(nodes)) {
-            int per_node = g->per_node, n = per_node * nodes;
+        /* Full servers on the geometric node-count grid. A scale-up domain
+         * that spans servers (GB200/GB300 NVL72: 18 trays of 4 GPUs on one
+         * NVLink Switch fabric) is racked, cabled, sold and in practice
+         * rented whole, so such GPUs come in whole domains: 72, 144, 216... */
+        int unit = g->scaleup_domain > g->per_node ? g->scaleup_domain / g->per_node : 1;
+        for (int k = 1; (long)k * unit * g->per_node <= max_gpus; k = next_nodes(k)) {
+            int nodes = k * unit, per_node = g->per_node, n = per_node * nodes;
             struct eval_hw hw;
             struct cand cd;
             double mm;

@@ -506,6 +506,68 @@ START_TEST(the_global_batch_bounds_data_parallelism)
 }
 END_TEST
 
+static int has_storage(const struct engine_plan *p, const char *kind)
+{
+    for (int i = 0; i < p->n_storage; i++)
+        if (strcmp(p->storage[i].kind, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* NVL72 racks come whole; host RAM is sized to what servers are built with;
+ * storage tiers follow the run, not the model alone. */
+START_TEST(plans_use_buildable_racks_hosts_and_storage)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+
+    for (int k = 0; k < 2; k++) {
+        workload(&w, "llama-3-70b", k ? 1400 : 0.5);
+        w.task = k ? TASK_PRETRAIN : TASK_LORA;
+        w.pricing = k ? PRICING_BUY : PRICING_CLOUD;
+        snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "gb200-nvl-186gb");
+        w.n_gpus_allowed = 1;
+        ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++)
+            ck_assert_msg(r->tiers[t].count % 72 == 0, "%s: %d GB200 is not whole NVL72 racks", engine_tier_name(t),
+                          r->tiers[t].count);
+        free(r);
+    }
+
+    /* R8 host RAM: DGX B200 ships 2 TB, a GB200 tray's Grace CPUs 960 GB. */
+    engine_estimate_request_init(&q);
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+    q.workload.tokens_b = 100;
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "b200-sxm-180gb");
+    q.cluster.count = 64;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK && p.feasible, "%s", err);
+    ck_assert_msg(p.ram_gb_per_node >= 1024 && p.ram_gb_per_node <= 2304, "B200 node RAM %.0f GB", p.ram_gb_per_node);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "gb200-nvl-186gb");
+    q.cluster.count = 72;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK && p.feasible, "%s", err);
+    ck_assert_msg(p.ram_gb_per_node <= 1024, "GB200 tray RAM %.0f GB", p.ram_gb_per_node);
+
+    /* A short fine-tune of a 405B model keeps no archive tier (R35 is about
+     * long runs); a checkpoint spread over nodes gets a durable copy. */
+    workload(&w, "llama-3.1-405b", 0.5);
+    w.task = TASK_FINETUNE;
+    r = recommend(&w);
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct engine_plan *pl = &r->tiers[t];
+        ck_assert_msg(pl->days >= 7 || !has_storage(pl, "archive"), "%s: archive for a %.2f-day run",
+                      engine_tier_name(t), pl->days);
+        ck_assert_msg(pl->nodes == 1 || has_storage(pl, "object"), "%s: %d nodes without a durable tier",
+                      engine_tier_name(t), pl->nodes);
+    }
+    free(r);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- estimate */
 
 static void estimate_70b(struct engine_estimate_request *q)
@@ -719,6 +781,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, a_single_card_wins_a_small_lora_job);
     tcase_add_test(p, restricted_gpus_are_planned_only_when_named);
     tcase_add_test(p, the_global_batch_bounds_data_parallelism);
+    tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
