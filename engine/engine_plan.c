@@ -383,16 +383,17 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         /* R8: RAM holds preprocessed batches, the dataset index and one or
          * two checkpoint copies. Per node: 64 GB for the OS, page cache and
          * CUDA/NCCL host buffers; 16 GB per GPU for its loader workers'
-         * prefetched batches; pinned staging as large as the node's GPU
-         * memory or one copy of the node's checkpoint share, whichever is
-         * more (async checkpoints stage each GPU's shard in host RAM, F10);
-         * plus ZeRO-Offload optimizer state (R40). At least 128 GB (R8).
-         * This lands where vendors build: ~1.8 TB for 8 x B200 (DGX B200:
-         * 2 TB), ~0.9 TB for a 4-GPU GB200 tray (Grace: 2 x 480 GB). */
-        double node_gpu_gb = per_node * g->memory_gib * gib / 1e9;
-        double ckpt_copies = pl->ckpt_size_gb / nodes;
-        double ram = 64.0 + 16.0 * per_node + (node_gpu_gb > ckpt_copies ? node_gpu_gb : ckpt_copies) +
-                     pl->host_offload_gib * per_node * gib / 1e9;
+         * prefetched batches; pinned staging as large as what the node's
+         * GPUs hold or one copy of the node's checkpoint share, whichever is
+         * more (async checkpoints stage each GPU's shard in host RAM, F10;
+         * offloaded optimizer state is already there and is not staged
+         * twice); plus ZeRO-Offload state (R40). At least 128 GB (R8). A
+         * full 8 x B200 plan lands near 1.6 TB (DGX B200: 2 TB), a full
+         * GB200 tray near 0.9 TB (Grace: 2 x 480 GB). */
+        double offload_gb = pl->host_offload_gib * per_node * gib / 1e9;
+        double node_gpu_gb = per_node * pl->mem_per_gpu_gib * gib / 1e9;
+        double ckpt_share = pl->ckpt_size_gb / nodes - offload_gb;
+        double ram = 64.0 + 16.0 * per_node + (node_gpu_gb > ckpt_share ? node_gpu_gb : ckpt_share) + offload_gb;
         if (ram < 128)
             ram = 128;
         pl->ram_gb_per_node = round_up(ram, 64);
