@@ -718,20 +718,8 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
             imin = i;
     }
-    /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
-     * fewest nodes, then the fewest GPUs: fewer machines to get, wire and
-     * keep healthy (R33: do not over-design). */
+    /* ---- recommended: cheapest meeting deadline and budget. */
     int imin_cheapest = imin, irec_cheapest = -1;
-    {
-        double near = cands[imin].cost * (1.0 + NEAR_TIE);
-        int best = imin;
-        for (int i = 0; i < nc; i++)
-            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near && simpler(&cands[i], &cands[best]))
-                best = i;
-        imin = best;
-    }
-    /* ---- recommended: cheapest meeting deadline and budget, with the same
-     * near-tie rule. */
     for (int i = 0; i < nc; i++) {
         if (cands[i].days > deadline || cands[i].cost > budget)
             continue;
@@ -739,6 +727,12 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
             irec = i;
     }
+    /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
+     * fewest nodes, then the fewest GPUs: fewer machines to get, wire and
+     * keep healthy (R33: do not over-design). The simpler plan must still
+     * meet the deadline (or be no slower than the cheapest plan, for a
+     * minimum that misses it anyway), and the minimum never moves above the
+     * recommended plan's cost. */
     irec_cheapest = irec;
     if (irec >= 0) {
         double near = cands[irec].cost * (1.0 + NEAR_TIE);
@@ -746,6 +740,18 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
                 simpler(&cands[i], &cands[irec]))
                 irec = i;
+    }
+    {
+        double near = cands[imin].cost * (1.0 + NEAR_TIE);
+        double slowest = deadline > cands[imin].days ? deadline : cands[imin].days;
+        int best = imin;
+        if (irec >= 0 && cands[irec].cost < near)
+            near = cands[irec].cost;
+        for (int i = 0; i < nc; i++)
+            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near && cands[i].days <= slowest &&
+                simpler(&cands[i], &cands[best]))
+                best = i;
+        imin = best;
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
     double perf_cap = budget;

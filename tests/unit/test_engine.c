@@ -375,6 +375,47 @@ START_TEST(small_jobs_stay_on_one_node_because_start_up_and_billing_are_paid)
 }
 END_TEST
 
+/* Near-ties in cost go to fewer nodes, then fewer GPUs, and the plan says
+ * so; never to a plan slower than the deadline or dearer than recommended. */
+START_TEST(near_ties_go_to_the_simpler_cluster_and_say_so)
+{
+    static const double tokens[] = {5, 500};
+    for (size_t k = 0; k < sizeof tokens / sizeof tokens[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        const struct engine_plan *mn, *rc;
+        int said = 0;
+        workload(&w, "llama-2-7b", tokens[k]);
+        w.task = TASK_LORA;
+        r = recommend(&w);
+        mn = &r->tiers[TIER_MINIMUM];
+        rc = &r->tiers[TIER_RECOMMENDED];
+        for (int i = 0; i < rc->n_rationale; i++)
+            said |= strcmp(rc->rationale[i].rule, "R33") == 0 && strstr(rc->rationale[i].text, "simpler") != NULL;
+        ck_assert_msg(said, "%g B tokens: recommended does not explain its near-tie", tokens[k]);
+        /* Whatever a tier names as the cheapest plan must be the larger one. */
+        for (int t = 0; t < TIER_COUNT; t++)
+            for (int i = 0; i < r->tiers[t].n_rationale; i++) {
+                int n = 0, nodes = 0;
+                char gpu[ENGINE_ID_MAX];
+                const struct engine_plan *p = &r->tiers[t];
+                if (sscanf(p->rationale[i].text, "the cheapest plan (%d x %39s in %d node", &n, gpu, &nodes) != 3)
+                    continue;
+                ck_assert_msg(p->nodes < nodes || (p->nodes == nodes && p->count < n),
+                              "%g B %s: chose %d GPUs in %d nodes over the cheapest %d in %d", tokens[k],
+                              engine_tier_name(t), p->count, p->nodes, n, nodes);
+            }
+        ck_assert_msg(mn->nodes <= rc->nodes && mn->cost_usd <= rc->cost_usd + 0.5, "%g B: minimum %d nodes $%.0f, "
+                      "recommended %d nodes $%.0f", tokens[k], mn->nodes, mn->cost_usd, rc->nodes, rc->cost_usd);
+        if (k == 0)
+            ck_assert_msg(rc->count == 1, "5 B tokens: %d GPUs where one costs within 3%%", rc->count);
+        else
+            ck_assert_msg(rc->nodes <= 2, "500 B tokens: %d nodes", rc->nodes);
+        free(r);
+    }
+}
+END_TEST
+
 /* R3, R33: one 24-80 GB card fine-tunes a 7B model with LoRA, and wins on cost. */
 START_TEST(a_single_card_wins_a_small_lora_job)
 {
@@ -779,6 +820,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, a_model_too_large_for_max_gpus_is_infeasible_with_a_reason);
     tcase_add_test(p, small_jobs_stay_on_one_node_because_start_up_and_billing_are_paid);
     tcase_add_test(p, a_single_card_wins_a_small_lora_job);
+    tcase_add_test(p, near_ties_go_to_the_simpler_cluster_and_say_so);
     tcase_add_test(p, restricted_gpus_are_planned_only_when_named);
     tcase_add_test(p, the_global_batch_bounds_data_parallelism);
     tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
