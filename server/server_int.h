@@ -18,6 +18,11 @@ struct mg_connection;
 struct mg_request_info;
 struct mg_context;
 struct catalog;
+struct engine_workload;
+struct engine_estimate_request;
+struct engine_recommendation;
+struct engine_plan;
+struct http_req;
 
 #define GPUPLAN_VERSION "0.1.0"
 
@@ -41,6 +46,8 @@ enum status cli_read_file(const char *path, size_t limit, char **out, size_t *le
 enum status parse_long(const char *s, long lo, long hi, long *out);
 
 int cli_serve(int argc, char **argv);
+int cli_recommend(int argc, char **argv);
+int cli_estimate(int argc, char **argv);
 int cli_parse(int argc, char **argv);   /* cli_report.c */
 int cli_check(int argc, char **argv);
 
@@ -64,7 +71,7 @@ enum status json_report_expectations(const struct cJSON *plan, const char *tier,
 /* Adds "measured" (busbw from the reports) to a verdict and, when the tier
  * carries time and cost, how they change at the measured figures. */
 void json_report_calibration(struct cJSON *verdict, const struct report *rep,
-                             const struct cJSON *tier_obj);
+                             const struct cJSON *plan, const struct cJSON *tier_obj);
 /* Judges rep against plan (NULL: only plan-free findings). *out_verdict is
  * a new verdict document; caller frees with cJSON_Delete. */
 enum status report_judge(const struct report *rep, const struct cJSON *plan, const char *tier,
@@ -75,6 +82,29 @@ enum status report_judge(const struct report *rep, const struct cJSON *plan, con
 enum status report_analyze(const char *text, size_t len, const struct cJSON *plan_or_null,
                            const char *tier, struct cJSON **out_sections,
                            struct cJSON **out_verdict, char *err, size_t errlen);
+
+/* ---- planner JSON (json_plan.c) ----
+ * Decoders fill the struct or name the offending field ("model.layers") in
+ * field and say why in err ("model.layers: must be a whole number"). */
+enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
+enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
+                                 char *err, size_t errlen);
+enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
+                                 size_t fieldlen, char *err, size_t errlen);
+/* Splits the field name off an engine message "field: why". */
+void json_field_from_error(const char *err, char *field, size_t fieldlen);
+/* Encoders return a new tree; caller frees with cJSON_Delete. */
+struct cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r);
+struct cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p);
+struct cJSON *json_catalog_encode(const struct catalog *c);
+
+/* ---- planner commands and handlers (cli_plan.c, http_engine.c) ---- */
+/* Loads the catalog from a private in-memory database migrated from the
+ * embedded SQL. Caller frees *out with free(). */
+enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
+int http_recommend(struct http_req *req);
+int http_estimate(struct http_req *req);
+int http_catalog(struct http_req *req);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
 struct app {
