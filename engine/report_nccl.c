@@ -26,7 +26,7 @@ static const char *const redops[] = {"sum", "prod", "max", "min", "avg", "none",
 static int in_list(const struct tok *t, const char *const *list)
 {
     for (int i = 0; list[i]; i++)
-        if (tok_eq(t, list[i]))
+        if (tok_eq_z(t, list[i]))
             return 1;
     return 0;
 }
@@ -46,7 +46,7 @@ static const char *coll_in(const struct line *l)
     if (!memchr(l->raw, '_', l->raw_len))
         return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-        const char *f = span_find(l->raw, l->raw_len, colls[i].bin);
+        const char *f = span_find_z(l->raw, l->raw_len, colls[i].bin);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
         if (f && (f == l->raw || f[-1] != '_'))
             return colls[i].name;
@@ -127,6 +127,15 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 
 static void info_line(struct report_nccl *c, const struct line *l)
 {
+    /* Only a few INFO messages carry facts; most lines stop here. */
+    const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
+    if (!msg)
+        return;
+    msg += 10;
+    size_t ml = l->raw_len - (size_t)(msg - l->raw);
+    if (!span_starts(msg, ml, "comm ") && !span_starts(msg, ml, "NCCL_ALGO") &&
+        !span_starts(msg, ml, "Using network"))
+        return;
     const char *p;
     double v;
     size_t end;
@@ -292,6 +301,14 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0 || (l->hashed && l->len == 0))
         return TAKE_YES;
+    /* Table rows are most of the lines: straight to them. */
+    if (l->s[0] >= '0' && l->s[0] <= '9') {
+        int n = tok_split(l->s, l->len, t, TOK_MAX);
+        if (row_shape(t, n)) {
+            data_row(sec, t, n);
+            return TAKE_YES;
+        }
+    }
     if (is_warn(l)) {
         keep_warning(c, l);
         return TAKE_YES;
@@ -365,7 +382,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         /* NCCL's Func/Proto/Algo matrix block from NCCL_DEBUG=INFO. */
         if (span_find(l->s, l->len, "Function") || span_find(l->s, l->len, "Broadcast") ||
             span_find(l->s, l->len, "Reduce") || span_find(l->s, l->len, "AllGather"))
-            return TAKE_YES;
+            return TAKE_WEAK;
     }
     return TAKE_NO;
 }

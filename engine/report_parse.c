@@ -198,7 +198,8 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
     struct report_section *sec = open_section(p, ops, lineno);
     if (!sec)
         return;
-    if (ops->line(sec, l) == TAKE_YES)
+    enum take t = ops->line(sec, l);
+    if (t == TAKE_YES || t == TAKE_WEAK)
         sec->last_line = lineno;
 }
 
@@ -206,32 +207,37 @@ static void feed(struct parser *p, const struct line *l, int lineno)
 {
     struct report *rep = p->rep;
     int blank = l->raw_len == 0 || (l->len == 0 && l->hashed);
+    int info = !blank && nccl_is_info(l);
 
     if (p->cur) {
-        /* A strong start marker of another tool (a banner, a title, the
-         * command line) ends the open section even if that section's parser
-         * would have taken the line. No marker starts with a digit, which
-         * spares table rows the search. */
-        if (!blank && !(l->s[0] >= '0' && l->s[0] <= '9') && !nccl_is_info(l)) {
-            const struct kind_ops *ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
-            if (ops) {
-                start(p, ops, l, lineno);
-                return;
-            }
-        }
+        /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another
+         * tool's output they are noise, not the start of something new. */
+        if (info && p->cur_ops->kind != REPORT_NCCL)
+            return;
         enum take t = p->cur_ops->line(p->cur, l);
         if (t == TAKE_YES) {
             p->cur->last_line = lineno;
             return;
         }
+        if (t == TAKE_WEAK) {
+            /* A generic line (a border, a heading) may be another tool's
+             * banner or command line: that ends this section. No start
+             * marker begins with a digit, which spares table rows. */
+            const struct kind_ops *ops = NULL;
+            if (!(l->s[0] >= '0' && l->s[0] <= '9'))
+                ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
+            if (ops)
+                start(p, ops, l, lineno);
+            else
+                p->cur->last_line = lineno;
+            return;
+        }
         if (t == TAKE_END)
             close_cur(p);
     }
-    if (blank)
-        return;
-    /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another tool's
-     * output they are noise, not the start of something new. */
-    if (p->cur && nccl_is_info(l))
+    /* INFO lines outside a table never open a section of their own: alone
+     * they hold no measurement, and a long log is full of them. */
+    if (blank || info)
         return;
     const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
     if (ops) {

@@ -126,7 +126,7 @@ static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
     int cols = p2p ? tp->p2p_cols : tp->cols;
     char (*names)[12] = p2p ? tp->pend_names : tp->col_names;
     for (int i = 0; i < cols; i++)
-        if (span_eq(name->s, name->len, names[i]))
+        if (span_eq_z(name->s, name->len, names[i]))
             return i;
     return -1;
 }
@@ -232,9 +232,9 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     if (tp->cur_matrix == 5 || tp->cur_matrix == 4) {
         if (span_find(l->s, l->len, " = ") || (span_starts(l->s, l->len, "NIC") &&
                                                memchr(l->s, ':', l->len)))
-            return TAKE_YES;
+            return TAKE_WEAK;
         if (legend_text(l) && !topo_detect(l))
-            return TAKE_YES;
+            return TAKE_WEAK;
     }
     /* A header: column names, then affinity titles. */
     int hc = header_cols(t, n);
