@@ -95,7 +95,12 @@ int nccl_detect(const struct line *l)
     if (nccl_is_info(l) || span_starts(l->s, l->len, "Out of bounds values") ||
         span_starts(l->s, l->len, "Avg bus bandwidth"))
         return DETECT_WEAK;
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    /* Only a header ("size count type ...") or a row (digits first) can
+     * follow; tokenize nothing else. */
+    char c0 = l->s[0];
+    if (c0 != 's' && !(c0 >= '0' && c0 <= '9'))
+        return 0;
+    int n = tok_split(l->s, l->len, t, 8);
     if (header_shape(t, n))
         return DETECT_STRONG;
     return row_shape(t, n) ? DETECT_WEAK : 0;
