@@ -193,7 +193,7 @@ enum take ib_line(struct report_section *sec, const struct line *l)
                   strcmp(sec->tool, "ibv_devinfo") == 0 ? IBF_DEVINFO : IBF_IBSTAT;
     int started = ib->port_count > 0 || ib->cur_ca[0];
     if (cmd != IBF_NONE) {
-        if (started && cmd != cur_fmt)
+        if ((started && cmd != cur_fmt) || ib->port_count > 0)
             return TAKE_END;
         snprintf(sec->tool, sizeof(sec->tool), "%s", fmt_name(cmd));
         return TAKE_YES;

@@ -310,6 +310,12 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     if (l->s[0] >= '0' && l->s[0] <= '9') {
         int n = tok_split(l->s, l->len, t, TOK_MAX);
         if (row_shape(t, n)) {
+            /* Message sizes only grow within one run: a smaller one is the
+             * next run's table, pasted without its header. */
+            double size;
+            if (c->row_count > 0 && num_parse(t[0].s, t[0].len, &size) &&
+                size < c->rows[c->row_count - 1].size_b)
+                return TAKE_END;
             data_row(sec, t, n);
             return TAKE_YES;
         }

@@ -219,9 +219,11 @@ enum take perf_line(struct report_section *sec, const struct line *l)
     }
     int ti = title_of(l);
     if (ti >= 0) {
-        if (p->row_count > 0 || p->test[0])
-            if (p->row_count > 0 || strcmp(p->test, titles[ti].test) != 0)
-                return TAKE_END;
+        /* One banner per run: a second title is the next run. */
+        if (p->row_count > 0 || p->title_seen ||
+            (p->test[0] && strcmp(p->test, titles[ti].test) != 0))
+            return TAKE_END;
+        p->title_seen = 1;
         snprintf(p->test, sizeof(p->test), "%s", titles[ti].test);
         p->is_latency = titles[ti].lat;
         p->bidirectional = titles[ti].bidir;
@@ -230,7 +232,7 @@ enum take perf_line(struct report_section *sec, const struct line *l)
     }
     const char *bin = binary_of(l);
     if (bin) {
-        if (p->row_count > 0 || p->in_table)
+        if (p->row_count > 0 || p->in_table || p->title_seen)
             return TAKE_END;
         snprintf(p->test, sizeof(p->test), "%s", bin);
         snprintf(sec->tool, sizeof(sec->tool), "%s", bin);

@@ -242,7 +242,13 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     int hc = header_cols(t, n);
     if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
                     tok_eq(&t[hc], "GPU")) && !(n > 1 && cell_code(&t[1]))) {
-        if (tp->has_link && tp->has_p2p)
+        /* -m headers carry affinity titles (and NIC columns); -p2p headers
+         * only GPUs. A second matrix of a kind already read is the next run. */
+        int link_header = hc < n;
+        for (int i = 0; i < hc; i++)
+            link_header |= !is_gpu_name(t[i].s, t[i].len);
+        if ((tp->has_link && tp->has_p2p) || (link_header && tp->has_link) ||
+            (!link_header && tp->has_p2p))
             return TAKE_END;
         tp->pend_cols = hc;
         for (int i = 0; i < hc; i++)
