@@ -216,12 +216,18 @@ const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
 {
     if (n == 0 || len < n)
         return NULL;
-    const char *end = s + len - n;
+    /* Look for the first non-blank byte of the literal: lines are full of
+     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
+    size_t a = 0;
+    while (a + 1 < n && lit[a] == ' ')
+        a++;
+    const char *last = s + len - n;      /* last possible start */
     const char *p = s;
-    while (p <= end) {
-        const char *q = memchr(p, lit[0], (size_t)(end - p) + 1);
+    while (p <= last) {
+        const char *q = memchr(p + a, lit[a], (size_t)(last - p) + 1);
         if (!q)
             return NULL;
+        q -= a;
         if (memcmp(q, lit, n) == 0)
             return q;
         p = q + 1;
