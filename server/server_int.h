@@ -18,6 +18,7 @@ struct mg_connection;
 struct mg_request_info;
 struct mg_context;
 struct catalog;
+struct thread_slot;
 struct engine_workload;
 struct engine_estimate_request;
 struct engine_recommendation;
@@ -48,6 +49,30 @@ enum status parse_long(const char *s, long lo, long hi, long *out);
 int cli_serve(int argc, char **argv);
 int cli_recommend(int argc, char **argv);
 int cli_estimate(int argc, char **argv);
+
+/* ---- planner JSON (json_plan.c) ----
+ * Decoders fill the struct or name the offending field ("model.layers") in
+ * field and say why in err ("model.layers: must be a whole number"). */
+enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
+enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
+                                 char *err, size_t errlen);
+enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
+                                 size_t fieldlen, char *err, size_t errlen);
+/* Splits the field name off an engine message "field: why". */
+void json_field_from_error(const char *err, char *field, size_t fieldlen);
+/* Encoders return a new tree; caller frees with cJSON_Delete. */
+struct cJSON *json_recommendation_encode(const struct catalog *c, const struct engine_workload *w,
+                                         const struct engine_recommendation *r);
+struct cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p);
+struct cJSON *json_catalog_encode(const struct catalog *c);
+
+/* ---- planner commands and handlers (cli_plan.c, http_engine.c) ---- */
+/* Loads the catalog from a private in-memory database migrated from the
+ * embedded SQL. Caller frees *out with free(). */
+enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
+int http_recommend(struct http_req *req);
+int http_estimate(struct http_req *req);
+int http_catalog(struct http_req *req);
 int cli_parse(int argc, char **argv);   /* cli_report.c */
 int cli_check(int argc, char **argv);
 
@@ -83,29 +108,6 @@ enum status report_analyze(const char *text, size_t len, const struct cJSON *pla
                            const char *tier, struct cJSON **out_sections,
                            struct cJSON **out_verdict, char *err, size_t errlen);
 
-/* ---- planner JSON (json_plan.c) ----
- * Decoders fill the struct or name the offending field ("model.layers") in
- * field and say why in err ("model.layers: must be a whole number"). */
-enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
-enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
-                                 char *err, size_t errlen);
-enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
-                                 size_t fieldlen, char *err, size_t errlen);
-/* Splits the field name off an engine message "field: why". */
-void json_field_from_error(const char *err, char *field, size_t fieldlen);
-/* Encoders return a new tree; caller frees with cJSON_Delete. */
-struct cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r);
-struct cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p);
-struct cJSON *json_catalog_encode(const struct catalog *c);
-
-/* ---- planner commands and handlers (cli_plan.c, http_engine.c) ---- */
-/* Loads the catalog from a private in-memory database migrated from the
- * embedded SQL. Caller frees *out with free(). */
-enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
-int http_recommend(struct http_req *req);
-int http_estimate(struct http_req *req);
-int http_catalog(struct http_req *req);
-
 /* ---- the running server (cli_serve.c, http.c) ---- */
 struct app {
     char db_path[4096];
@@ -130,6 +132,7 @@ struct http_req {
     int nparams;
     char *body;                /* after http_body(): NUL-terminated, body_len bytes */
     size_t body_len;
+    struct thread_slot *thread; /* the worker's slot: its database and handler runner */
     int status;                /* status sent, 0 until a reply went out */
     long long bytes;           /* body bytes sent */
 };
