@@ -191,6 +191,21 @@ static struct report_section *open_section(struct parser *p, const struct kind_o
 /* The kind whose start marker this line is, at least of strength min. */
 static const struct kind_ops *detect_kind(const struct line *l, int min, int skip_kind)
 {
+    /* Braces and table borders start many lines of JSON and boxed tables;
+     * only a few markers can begin with them, so ask only those kinds. */
+    char c0 = l->len ? l->s[0] : '\0';
+    if (c0 == '{' || c0 == '}' || c0 == '[' || c0 == ']')
+        return NULL;
+    if (c0 == '"' || c0 == '|' || c0 == '+') {
+        for (size_t i = 0; i < NKINDS; i++) {
+            enum report_kind k = kinds[i].kind;
+            int may = c0 == '"' ? (k == REPORT_FIO || k == REPORT_DCGM)
+                                : (k == REPORT_DCGM || k == REPORT_GPU);
+            if (may && (int)k != skip_kind && kinds[i].detect(l) >= min)
+                return &kinds[i];
+        }
+        return NULL;
+    }
     for (size_t i = 0; i < NKINDS; i++)
         if ((int)kinds[i].kind != skip_kind && kinds[i].detect(l) >= min)
             return &kinds[i];
