@@ -194,8 +194,13 @@ static const struct kind_ops *detect_kind(const struct line *l, int min, int ski
     /* Braces and table borders start many lines of JSON and boxed tables;
      * only a few markers can begin with them, so ask only those kinds. */
     char c0 = l->len ? l->s[0] : '\0';
-    if (c0 == '{' || c0 == '}' || c0 == '[' || c0 == ']')
+    char c1 = l->len > 1 ? l->s[1] : '\0';
+    if (c0 == '{' || c0 == '}' || c0 == ']')
         return NULL;
+    /* "[host ~]# cmd" and "+ cmd" (shell trace) are command lines; a '+'
+     * followed by '-' or '=' is a table border. */
+    if (c0 == '+' && c1 != '-' && c1 != '=')
+        c0 = ' ';
     if (c0 == '"' || c0 == '|' || c0 == '+') {
         for (size_t i = 0; i < NKINDS; i++) {
             enum report_kind k = kinds[i].kind;
