@@ -133,7 +133,7 @@ export function timeCostChart(rec, workload = {}) {
  * series: [{at: Date, value: number, verdict}], expected: number|null.
  */
 export function measuredChart(title, unit, series, expected, bound = 'min') {
-  const W = 640, H = 260, left = 64, right = 20, top = 16, bottom = 44;
+  const W = 480, H = 240, left = 56, right = 20, top = 16, bottom = 44;
   const pts = series.filter((p) => p.at && f.isNum(p.value)).sort((a, b) => a.at - b.at);
   const vmax = Math.max(1, ...pts.map((p) => p.value), f.isNum(expected) ? expected : 0) * 1.15;
   const t0 = pts.length ? pts[0].at.getTime() : Date.now();
@@ -159,7 +159,7 @@ export function measuredChart(title, unit, series, expected, bound = 'min') {
     c.append(s('title', { text: `${f.when(p.at.toISOString())}: ${f.num(p.value)} ${unit} (${p.verdict || 'unknown'})` }));
     svg.append(c);
     if (i === 0 || i === pts.length - 1 || pts.length <= 4)
-      svg.append(s('text', { x: xs(p.at), y: H - bottom + 16, class: 'tick', 'text-anchor': 'middle', text: p.at.toISOString().slice(5, 16).replace('T', ' ') }));
+      svg.append(s('text', { x: xs(p.at), y: H - bottom + 16, class: 'tick', 'text-anchor': pts.length === 1 ? 'middle' : i === 0 ? 'start' : i === pts.length - 1 ? 'end' : 'middle', text: p.at.toISOString().slice(5, 16).replace('T', ' ') }));
   });
   if (!pts.length) svg.append(s('text', { x: W / 2, y: H / 2, class: 'tick', 'text-anchor': 'middle', text: 'No measurements yet' }));
   return figure(title, svg, legend([['series-key', 'Measured'], ['expected-key', 'Expected']]));

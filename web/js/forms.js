@@ -28,7 +28,7 @@ export function showError(form, err, msgEl) {
     input.setAttribute('aria-invalid', 'true');
     const desc = (input.getAttribute('aria-describedby') || '').split(' ').filter((x) => x && x !== id);
     input.setAttribute('aria-describedby', [...desc, id].join(' '));
-    input.closest('.field').append(h('p', { class: 'field-error', id, role: 'alert' }, err.message));
+    (input.closest('.field, fieldset') || input.parentElement).append(h('p', { class: 'field-error', id, role: 'alert' }, err.message));
     input.focus();
     if (msgEl) msgEl.textContent = '';
   } else if (msgEl) {

@@ -294,9 +294,8 @@ function reportsPanel() {
     h('h2', { id: 'reports-title' }, 'Check the cluster'),
     h('p', { class: 'muted' }, 'Upload benchmark or preflight output from the real cluster; gpuplan reads it and checks it against this plan. CI can post the same with gpuplan submit and an API token.'),
     h('div', { class: 'two' }, form, h('div', null, verdictBox)),
-    h('h3', null, 'History'),
-    chartBox,
-    history,
+    h('h3', { class: 'section-gap' }, 'History'),
+    h('div', { class: 'two' }, chartBox, history),
   );
 }
 

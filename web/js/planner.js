@@ -282,6 +282,11 @@ function defaultTitle() {
 }
 
 async function main() {
+  // Invite links point at /#/join/TOKEN; joining happens in the workspace.
+  if (location.hash.startsWith('#/join/')) {
+    location.replace(`/workspace.html${location.hash}`);
+    return;
+  }
   renderNav();
   try {
     catalog = await api('GET', '/api/v1/catalog');

@@ -190,7 +190,10 @@ function webhooksPanel() {
   const form = h(
     'form',
     { class: 'inline-form', id: 'webhook-form' },
-    field({ label: 'Endpoint URL', name: 'url', type: 'url', required: true, placeholder: 'https://ci.example.com/hooks/gpuplan', help: 'Called when a report fails or a plan is shared; signed with HMAC-SHA256.' }),
+    field({ label: 'Endpoint URL', name: 'url', type: 'url', required: true, placeholder: 'https://ci.example.com/hooks/gpuplan', help: 'gpuplan POSTs JSON signed with HMAC-SHA256; failed deliveries are retried.' }),
+    h('fieldset', { class: 'radios', 'data-field': 'events' }, h('legend', null, 'Events'),
+      h('label', null, h('input', { type: 'checkbox', name: 'events', value: 'report.fail', checked: true }), ' A report fails'),
+      h('label', null, h('input', { type: 'checkbox', name: 'events', value: 'plan.shared', checked: true }), ' A plan is shared')),
     h('button', { type: 'submit', class: 'primary' }, 'Add webhook'),
     msg,
   );
@@ -202,8 +205,11 @@ function webhooksPanel() {
         box,
         rows.length
           ? h('div', { class: 'table-wrap' }, h('table', null,
-              h('thead', null, h('tr', null, h('th', null, 'When'), h('th', null, 'Event'), h('th', null, 'Status'), h('th', { class: 'num' }, 'Attempts'))),
-              h('tbody', null, rows.map((r) => h('tr', null, h('td', null, f.when(r.created_at || r.at)), h('td', null, r.event || ''), h('td', null, r.status_code ? `HTTP ${r.status_code}` : r.status || r.state || '–'), h('td', { class: 'num' }, r.attempts ?? '–'))))))
+              h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Event'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Last answer'), h('th', { scope: 'col', class: 'num' }, 'Attempts'))),
+              h('tbody', null, rows.map((r) => h('tr', null, h('td', null, f.when(r.created_at)), h('td', null, r.event || ''),
+                h('td', null, r.state || '–', r.state === 'pending' && r.next_attempt_at ? h('span', { class: 'muted' }, ` · next ${f.when(r.next_attempt_at)}`) : null),
+                h('td', null, r.last_status ? `HTTP ${r.last_status}` : '', r.last_error ? h('span', { class: 'muted' }, ` ${r.last_error}`) : r.last_status ? '' : '–'),
+                h('td', { class: 'num' }, r.attempts ?? '–'))))))
           : h('p', { class: 'empty' }, 'No deliveries yet.'),
       );
     } catch (e) {
@@ -238,13 +244,96 @@ function webhooksPanel() {
     if (!list.children.length) list.append(h('li', { class: 'empty' }, 'No webhooks yet.'));
   }
   onSubmit(form, async (fm) => {
-    const w = await api('POST', '/api/v1/webhooks', { url: fm.url.value.trim() });
+    const events = [...fm.querySelectorAll('input[name="events"]:checked')].map((c) => c.value);
+    if (!events.length) throw Object.assign(new Error('Pick at least one event.'), { field: 'events' });
+    const w = await api('POST', '/api/v1/webhooks', { url: fm.url.value.trim(), events });
     fm.reset();
     mount(shown, w && w.secret ? h('div', { class: 'secret' }, h('span', null, 'Signing secret (shown only now):'), h('code', null, w.secret), copyButton(w.secret)) : null);
     load();
   }, msg);
   load();
   return h('section', { class: 'panel', 'aria-labelledby': 'webhooks-title' }, h('h2', { id: 'webhooks-title' }, 'Webhooks'), form, shown, list);
+}
+
+function membersPanel(me) {
+  const owner = me.user && me.user.role === 'owner';
+  const list = h('ul', { class: 'rows', id: 'member-list' });
+  const invites = h('ul', { class: 'rows', id: 'invite-list' });
+  const shown = h('div', { 'aria-live': 'polite' });
+  const msg = h('p', { class: 'form-msg', role: 'status' });
+  async function load() {
+    try {
+      const t = await api('GET', '/api/v1/team');
+      list.replaceChildren(
+        ...items(t, 'members').map((m) =>
+          h('li', null, h('span', null, m.email, h('span', { class: 'muted' }, ` · ${m.role}`)),
+            owner && m.id !== (me.user && me.user.id)
+              ? h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${m.email} from the team`, onclick: async () => {
+                  if (!confirm(`Remove ${m.email} from the team?`)) return;
+                  try { await api('DELETE', `/api/v1/team/members/${encodeURIComponent(m.id)}`); } catch (e) { alert(e.message); }
+                  load();
+                } }, 'Remove')
+              : null),
+        ),
+      );
+    } catch (e) {
+      mount(list, h('li', { class: 'form-msg error' }, e.message));
+    }
+    if (!owner) return;
+    try {
+      const d = await api('GET', '/api/v1/invites');
+      invites.replaceChildren(
+        ...items(d, 'invites').map((i) =>
+          h('li', null, h('span', null, `Invite ${i.id} · ${i.role}`, h('span', { class: 'muted' }, ` · ${i.state || ''}${i.used_by ? ` by ${i.used_by}` : ''} · expires ${f.when(i.expires_at)}`)),
+            i.state === 'open' ? h('button', { type: 'button', class: 'danger', 'aria-label': `Withdraw invite ${i.id}`, onclick: async () => {
+              try { await api('DELETE', `/api/v1/invites/${encodeURIComponent(i.id)}`); } catch (e) { alert(e.message); }
+              load();
+            } }, 'Withdraw') : null),
+        ),
+      );
+    } catch (e) {
+      mount(invites, h('li', { class: 'form-msg error' }, e.message));
+    }
+  }
+  let form = null;
+  if (owner) {
+    form = h(
+      'form',
+      { class: 'inline-form', id: 'invite-form' },
+      h('div', { class: 'field' }, h('label', { for: 'invite-role' }, 'Role'), h('select', { id: 'invite-role', name: 'role', 'data-field': 'role' }, h('option', { value: 'member' }, 'Member'), h('option', { value: 'owner' }, 'Owner'))),
+      h('button', { type: 'submit', class: 'primary' }, 'Create invite link'),
+      msg,
+    );
+    onSubmit(form, async (fm) => {
+      const i = await api('POST', '/api/v1/invites', { role: fm.role.value });
+      const url = new URL(i.url || `/#/join/${i.token}`, location.origin).href;
+      mount(shown, h('div', { class: 'secret' }, h('span', null, 'Invite link (shown only now):'), h('code', null, url), copyButton(url)));
+      load();
+    }, msg);
+  }
+  load();
+  return h('section', { class: 'panel', 'aria-labelledby': 'members-title' }, h('h2', { id: 'members-title' }, 'Members'), list,
+    owner ? [h('h3', null, 'Invite someone'), form, shown, invites] : null);
+}
+
+function joinView(token) {
+  const msg = h('p', { class: 'form-msg', role: 'status' });
+  const form = h(
+    'form',
+    { class: 'panel', id: 'join', 'aria-labelledby': 'join-title', novalidate: true },
+    h('h2', { id: 'join-title' }, 'Join your team'),
+    h('p', { class: 'muted' }, 'You were invited to a gpuplan team. Choose how you log in.'),
+    field({ label: 'Email', name: 'email', type: 'email', required: true, autocomplete: 'email' }),
+    field({ label: 'Password', name: 'password', type: 'password', required: true, minlength: 12, autocomplete: 'new-password', help: 'At least 12 characters.' }),
+    h('button', { type: 'submit', class: 'primary' }, 'Join'),
+    msg,
+  );
+  onSubmit(form, async (fm) => {
+    const s = await api('POST', '/api/v1/invites/accept', { token, email: fm.email.value.trim(), password: fm.password.value });
+    remember(s);
+    location.replace('/workspace.html');
+  }, msg);
+  mount(main, h('h1', null, 'Team workspace'), form);
 }
 
 function teamView(s) {
@@ -255,11 +344,17 @@ function teamView(s) {
     h('p', { class: 'lede muted' }, me.user ? `Logged in as ${me.user.email} (${me.user.role || 'member'}).` : ''),
     plansPanel(),
     h('div', { class: 'two' }, tokensPanel(), webhooksPanel()),
+    membersPanel(me),
   );
 }
 
 async function start() {
   renderNav();
+  const join = location.hash.match(/^#\/join\/([A-Za-z0-9_-]+)$/);
+  if (join) {
+    joinView(join[1]);
+    return;
+  }
   let s;
   try {
     s = await session();
