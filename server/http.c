@@ -6,9 +6,15 @@
  * security headers and is counted in the access log (one line per request:
  * method, path, status, bytes, milliseconds). Each worker thread owns one
  * SQLite connection, opened on first use and closed when the thread ends. */
+#include <arpa/inet.h>
 #include <civetweb.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -388,10 +394,51 @@ enum status http_start(struct app *app, const char *listen, int port, int thread
     return ST_OK;
 }
 
+/* civetweb's listener sleeps in poll() for up to two seconds before it
+ * notices mg_stop(); a connection to our own port wakes it at once. The nudge
+ * repeats until mg_stop() returns, since one that lands before the stop flag
+ * is set is simply served (and closed) as an empty request. */
+struct nudge {
+    int port;
+    atomic_int done;
+};
+
+static void *nudge_listener(void *arg)
+{
+    struct nudge *n = arg;
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)n->port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    while (!atomic_load(&n->done)) {
+        usleep(50 * 1000);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0) {
+            connect(fd, (struct sockaddr *)&sa, sizeof sa);
+            close(fd);
+        }
+    }
+    return NULL;
+}
+
 void http_stop(struct app *app)
 {
-    if (app->ctx)
+    struct mg_server_port bound[1];
+    struct nudge n = {0};
+    pthread_t th;
+    int nudging = 0;
+
+    if (app->ctx) {
+        if (mg_get_server_ports(app->ctx, 1, bound) == 1 && bound[0].protocol == 1) {
+            n.port = bound[0].port;
+            nudging = pthread_create(&th, NULL, nudge_listener, &n) == 0;
+        }
         mg_stop(app->ctx); /* waits for in-flight requests to finish */
+        atomic_store(&n.done, 1);
+        if (nudging)
+            pthread_join(th, NULL);
+    }
     app->ctx = NULL;
     mg_exit_library();
 }

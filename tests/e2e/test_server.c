@@ -268,7 +268,7 @@ int main(void)
 {
     Suite *s = suite_create("server");
     TCase *tc = tcase_create("running");
-    tcase_add_checked_fixture(tc, start_default, stop_default);
+    tcase_add_unchecked_fixture(tc, start_default, stop_default); /* one server for the whole case */
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, healthz_answers_ok_with_security_headers);
     tcase_add_test(tc, readyz_reports_the_schema_version);
