@@ -13,6 +13,8 @@ const VERDICT_TEXT = {
   unknown: 'Nothing in this report could be checked against the plan.',
 };
 
+const todo = (x) => x.hint || x.action || x.advice || '';
+
 export function sortFindings(list) {
   return [...(list || [])].sort((a, b) => (ORDER[a.severity] ?? 2) - (ORDER[b.severity] ?? 2));
 }
@@ -66,7 +68,7 @@ export function verdictView(report) {
                   'tr',
                   { class: `finding sev-row-${x.severity}`, dataset: { severity: x.severity || 'unknown' } },
                   h('td', null, sevBadge(x.severity)),
-                  h('td', null, h('code', null, x.id), h('br'), x.message || '', x.action || x.fix || x.advice || x.todo ? h('span', { class: 'todo' }, `What to do: ${x.action || x.fix || x.advice || x.todo}`) : null),
+                  h('td', null, h('code', null, x.id), h('br'), x.message || '', todo(x) ? h('span', { class: 'todo' }, `What to do: ${todo(x)}`) : null),
                   h('td', { class: 'num' }, val(x.observed)),
                   h('td', { class: 'num' }, val(x.expected)),
                   h('td', null, x.rule ? h('code', { class: 'rule' }, x.rule) : '–'),
@@ -76,5 +78,8 @@ export function verdictView(report) {
           ),
         )
       : h('p', { class: 'empty' }, 'No findings.'),
+    (report.no_evidence || []).length
+      ? h('p', { class: 'muted' }, `Not checked, no evidence in this report: ${report.no_evidence.join(', ')}.`)
+      : null,
   );
 }
