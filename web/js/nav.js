@@ -1,6 +1,6 @@
 // nav.js: the header's account area, the same on every page: who is logged
 // in (as the server last told us) and a log-out button.
-import { api, forget, who } from './api.js';
+import { api, forget, remember, who } from './api.js';
 import { h } from './dom.js';
 
 export function renderNav() {
@@ -34,4 +34,19 @@ export function renderNav() {
       ),
     );
   }
+}
+
+/**
+ * Asks the server who is logged in (GET /api/v1/session) so a stale or
+ * ended session never shows as logged in; re-renders the header.
+ */
+export async function syncSession() {
+  try {
+    const s = await api('GET', '/api/v1/session');
+    remember(s);
+  } catch (e) {
+    if (e.status === 401) forget();
+  }
+  renderNav();
+  return who();
 }

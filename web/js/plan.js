@@ -6,7 +6,7 @@ import { api, items } from './api.js';
 import { $, h, mount } from './dom.js';
 import * as f from './fmt.js';
 import { copyButton, field, onSubmit, sevBadge } from './forms.js';
-import { renderNav } from './nav.js';
+import { renderNav, syncSession } from './nav.js';
 import { tierRow } from './tiers.js';
 import { measuredChart } from './charts.js';
 import { verdictView } from './verdict.js';
@@ -391,6 +391,7 @@ function render() {
 
 async function start() {
   renderNav();
+  syncSession();
   if (!id) {
     mount(main, h('p', null, 'No plan chosen. ', h('a', { href: '/workspace.html' }, 'Pick one in the workspace.')));
     return;

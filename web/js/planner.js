@@ -8,7 +8,7 @@ import { $, $$, debounce, h, mount } from './dom.js';
 import * as f from './fmt.js';
 import { tierRow } from './tiers.js';
 import { memoryChart, timeCostChart } from './charts.js';
-import { renderNav } from './nav.js';
+import { renderNav, syncSession } from './nav.js';
 
 const EXAMPLE = {
   model: 'llama-3-70b',
@@ -288,6 +288,7 @@ async function main() {
     return;
   }
   renderNav();
+  syncSession().then(() => last && renderSave());
   try {
     catalog = await api('GET', '/api/v1/catalog');
   } catch (e) {
