@@ -10,8 +10,12 @@ function apply(el, attrs) {
     else if (k === 'text') el.textContent = String(v);
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
-    else if (k === 'value' && 'value' in el) el.value = v;
-    else if (k === 'checked' || k === 'selected' || k === 'disabled' || k === 'hidden') el[k] = !!v;
+    else if (k === 'value' && 'value' in el) {
+      if ('defaultValue' in el && el.tagName !== 'SELECT') el.defaultValue = v; // form.reset() goes back to it
+      el.value = v;
+    } else if (k === 'checked') el.checked = el.defaultChecked = !!v;
+    else if (k === 'selected') el.selected = el.defaultSelected = !!v;
+    else if (k === 'disabled' || k === 'hidden') el[k] = !!v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
 }
