@@ -86,33 +86,40 @@ function diffTable(rows) {
 
 async function revision(n) {
   if (plan && Number(plan.revision) === Number(n)) return plan;
-  try {
-    return await api('GET', `/api/v1/plans/${enc(id)}/revisions/${enc(n)}`);
-  } catch (e) {
-    if (e.status !== 404 && e.status !== 405) throw e;
-    return api('GET', `/api/v1/plans/${enc(id)}?revision=${enc(n)}`);
-  }
+  return api('GET', `/api/v1/plans/${enc(id)}/revisions/${enc(n)}`);
 }
 
+/** The server's diff ({fields, workload, chosen_tier}); computed here from the two revisions if absent. */
 async function showDiff(a, b, out) {
   mount(out, h('p', { class: 'muted' }, 'Comparing…'));
   try {
-    let server = null;
+    let d = null;
     try {
-      server = await api('GET', `/api/v1/plans/${enc(id)}/diff?from=${enc(a)}&to=${enc(b)}`);
+      d = await api('GET', `/api/v1/plans/${enc(id)}/diff?from=${enc(a)}&to=${enc(b)}`);
     } catch (e) {
       if (e.status !== 404 && e.status !== 405) throw e;
     }
-    if (server && Array.isArray(server.changes)) {
-      mount(out, h('h3', null, `Revision ${a} → ${b}`), diffTable(server.changes.map((c) => ({ path: c.path || c.field, from: c.from ?? c.before, to: c.to ?? c.after }))));
+    const rows = (list) => (list || []).map((c) => ({ path: c.path, from: c.from, to: c.to }));
+    if (d && (d.workload || d.fields)) {
+      const ct = d.chosen_tier || {};
+      mount(
+        out,
+        h('h3', null, `Revision ${d.from ?? a} → ${d.to ?? b}`),
+        (d.fields || []).length ? diffTable(rows(d.fields)) : null,
+        h('h4', null, 'Inputs'),
+        diffTable(rows(d.workload)),
+        h('h4', null, ct.from && ct.to && ct.from !== ct.to ? `Chosen tier: ${ct.from} → ${ct.to}` : `Chosen tier${ct.to ? ` (${ct.to})` : ''}`),
+        diffTable(rows(ct.changes)),
+      );
       return;
     }
     const [ra, rb] = await Promise.all([revision(a), revision(b)]);
     mount(
       out,
-      h('h3', null, `Inputs: revision ${a} → ${b}`),
+      h('h3', null, `Revision ${a} → ${b}`),
+      h('h4', null, 'Inputs'),
       diffTable(diffRows(ra.workload, rb.workload)),
-      h('h3', null, 'Chosen tier'),
+      h('h4', null, 'Chosen tier'),
       diffTable(diffRows(chosenSummary(ra), chosenSummary(rb))),
     );
   } catch (e) {
@@ -121,12 +128,28 @@ async function showDiff(a, b, out) {
 }
 
 function revisionsPanel() {
-  const n = Number(plan.revision) || 1;
-  const revs = (plan.revisions && plan.revisions.length ? plan.revisions : Array.from({ length: n }, (_, i) => ({ revision: i + 1 }))).map((r) => (typeof r === 'number' ? { revision: r } : r));
+  const n = Number(plan.current_revision || plan.revision) || 1;
   const out = h('div', { id: 'diff-out', 'aria-live': 'polite' });
-  const opt = (sel) => revs.map((r) => h('option', { value: r.revision, selected: r.revision === sel }, `Revision ${r.revision}${r.created_at ? ` · ${f.when(r.created_at)}` : ''}`));
-  const from = h('select', { id: 'diff-from' }, opt(Math.max(1, n - 1)));
-  const to = h('select', { id: 'diff-to' }, opt(n));
+  const from = h('select', { id: 'diff-from' });
+  const to = h('select', { id: 'diff-to' });
+  const list = h('ul', { class: 'rows', id: 'revision-list' });
+  const fill = (revs) => {
+    const opt = (sel) => revs.map((r) => h('option', { value: r.revision, selected: r.revision === sel }, `Revision ${r.revision}${r.created_at ? ` · ${f.when(r.created_at)}` : ''}`));
+    from.replaceChildren(...opt(Math.max(1, n - 1)));
+    to.replaceChildren(...opt(n));
+    list.replaceChildren(
+      ...[...revs].reverse().map((r) =>
+        h('li', null, h('span', null, h('strong', null, `Revision ${r.revision}`), h('span', { class: 'muted' }, ` · ${r.title || ''}${r.tier ? ` · ${f.TIER_LABEL[r.tier] || r.tier}` : ''} · ${f.when(r.created_at)}`))),
+      ),
+    );
+  };
+  fill(Array.from({ length: n }, (_, i) => ({ revision: i + 1 })));
+  api('GET', `/api/v1/plans/${enc(id)}/revisions`)
+    .then((d) => {
+      const revs = items(d, 'revisions');
+      if (revs.length) fill([...revs].sort((x, y) => x.revision - y.revision));
+    })
+    .catch(() => {});
   const form = h(
     'form',
     { class: 'inline-form' },
@@ -142,7 +165,8 @@ function revisionsPanel() {
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'rev-title' },
-    h('h2', { id: 'rev-title' }, `Revisions (${revs.length})`),
+    h('h2', { id: 'rev-title' }, `Revisions (${n})`),
+    list,
     n > 1 ? form : h('p', { class: 'muted' }, 'Only one revision so far. Edit the plan in the planner to make another.'),
     out,
   );
@@ -222,7 +246,7 @@ function reportsPanel() {
         h(
           'table',
           null,
-          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Verdict'), h('th', { scope: 'col' }, 'Source'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Verdict'), h('th', { scope: 'col' }, 'Checked against'), h('th', { scope: 'col' }, 'Source'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
           h(
             'tbody',
             null,
@@ -232,7 +256,8 @@ function reportsPanel() {
                 null,
                 h('td', null, f.when(r.created_at)),
                 h('td', null, sevBadge(r.verdict)),
-                h('td', null, r.source || h('span', { class: 'muted' }, '–')),
+                h('td', null, r.revision ? `revision ${r.revision}${r.tier ? ` · ${r.tier}` : ''}` : '–'),
+                h('td', { class: 'source' }, r.source || (r.uploaded_by ? h('span', { class: 'muted' }, r.uploaded_by === 'token' ? 'API token' : 'uploaded here') : '–')),
                 h('td', null, h('button', { type: 'button', 'aria-label': `Show the verdict of report ${r.id}`, onclick: async () => {
                   try {
                     const full = await api('GET', `/api/v1/plans/${enc(id)}/reports/${enc(r.id)}`);
@@ -250,6 +275,24 @@ function reportsPanel() {
     );
     drawMeasured(list);
   }
+
+  const recheckMsg = h('p', { class: 'form-msg', role: 'status' });
+  const recheck = h('button', { type: 'button', id: 'recheck' }, 'Re-check all reports against this revision');
+  recheck.addEventListener('click', async () => {
+    recheck.disabled = true;
+    recheckMsg.textContent = 'Re-checking…';
+    try {
+      const d = await api('POST', `/api/v1/plans/${enc(id)}/recheck`, {});
+      const changed = items(d).filter((x) => x.previous_verdict !== x.verdict);
+      recheckMsg.textContent = `Re-checked ${items(d).length} report${items(d).length === 1 ? '' : 's'} against revision ${d.revision ?? ''}; ${changed.length} changed verdict.`;
+      loadHistory();
+    } catch (e) {
+      recheckMsg.textContent = e.message;
+      recheckMsg.classList.add('error');
+    } finally {
+      recheck.disabled = false;
+    }
+  });
 
   async function drawMeasured(list) {
     // Findings carry observed vs expected per check; the newest 30 reports are enough for a trend.
@@ -294,7 +337,8 @@ function reportsPanel() {
     h('h2', { id: 'reports-title' }, 'Check the cluster'),
     h('p', { class: 'muted' }, 'Upload benchmark or preflight output from the real cluster; gpuplan reads it and checks it against this plan. CI can post the same with gpuplan submit and an API token.'),
     h('div', { class: 'two' }, form, h('div', null, verdictBox)),
-    h('h3', { class: 'section-gap' }, 'History'),
+    h('div', { class: 'plan-head section-gap' }, h('h3', null, 'History'), recheck),
+    recheckMsg,
     h('div', { class: 'two' }, chartBox, history),
   );
 }
@@ -324,11 +368,11 @@ function sharesPanel() {
     }
     list.replaceChildren(
       ...items(data, 'shares').map((s) => {
-        const gone = s.revoked_at || s.revoked || (s.expires_at && new Date(s.expires_at) < new Date());
+        const gone = s.state ? s.state !== 'live' : s.revoked_at || (s.expires_at && new Date(s.expires_at) < new Date());
         return h(
           'li',
           null,
-          h('span', null, `Share ${s.id}`, h('span', { class: 'muted' }, ` · created ${f.when(s.created_at)} · ${gone ? 'no longer valid' : `valid until ${f.when(s.expires_at)}`}`)),
+          h('span', null, `Share ${s.id}`, h('span', { class: 'muted' }, ` · created ${f.when(s.created_at)} · ${gone ? 'no longer valid' : `valid until ${f.when(s.expires_at)}`}`), gone && s.state ? ` (${s.state})` : ''),
           gone ? null : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke share ${s.id}`, onclick: async () => {
             try { await api('DELETE', `/api/v1/shares/${enc(s.id)}`); } catch (e) { alert(e.message); }
             load();
@@ -360,7 +404,8 @@ function header() {
   sel.addEventListener('change', async () => {
     msg.textContent = 'Saving…';
     try {
-      plan = await api('PUT', `/api/v1/plans/${enc(id)}`, { title: plan.title, workload: plan.workload, tier: sel.value });
+      await api('PUT', `/api/v1/plans/${enc(id)}/tier`, { tier: sel.value });
+      plan = await api('GET', `/api/v1/plans/${enc(id)}`);
       render();
     } catch (e) {
       msg.textContent = e.message;

@@ -91,7 +91,7 @@ function plansPanel() {
   async function load(reset) {
     const my = ++token;
     const q = new URLSearchParams({ limit: '20' });
-    if (filter.value.trim()) q.set('title', filter.value.trim());
+    if (filter.value.trim()) q.set('q', filter.value.trim());
     if (!reset && cursor) q.set('cursor', cursor);
     let data;
     try {
