@@ -179,9 +179,9 @@ test('a share link opens without login and shows the bill of materials', async (
     assert.ok((await page.locator('table.bom tbody tr').count()) >= 3, 'several BOM lines');
     assert.match(await page.locator('body').innerText(), /as of/i);
     assert.equal(await page.locator('input, textarea, select, form').count(), 0, 'nothing editable');
-    // The page is styled by our stylesheet (CSP allows only same-origin styles).
-    const border = await bom.first().evaluate((el) => getComputedStyle(el).borderCollapse);
-    assert.equal(border, 'collapse');
+    // The page is styled by share.css (the header row's shading comes only from there).
+    const shade = await page.locator('table.bom thead th').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.equal(shade, 'rgb(238, 242, 246)');
     for (const ext of ['csv', 'json']) {
       const r = await page.request.get(`${url}.${ext}`);
       assert.equal(r.status(), 200, ext);
