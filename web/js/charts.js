@@ -36,7 +36,7 @@ function figure(title, svg, legendEl, note) {
 /** Memory per GPU, one stacked bar per tier, against the card's capacity (F5, F6). */
 export function memoryChart(rec) {
   const tiers = (rec.tiers || []).filter((t) => t.memory && f.isNum(t.memory.per_gpu_gib));
-  const W = 440, rowH = 40, top = 8, left = 96, right = 16, bottom = 30;
+  const W = 440, rowH = 40, top = 8, left = 112, right = 16, bottom = 30;
   const H = top + rowH * Math.max(1, tiers.length) + bottom;
   const max = Math.max(1, ...tiers.map((t) => Math.max(t.memory.capacity_gib || 0, t.memory.per_gpu_gib || 0)));
   const xs = (v) => left + ((W - left - right) * v) / max;
@@ -109,15 +109,25 @@ export function timeCostChart(rec, workload = {}) {
     svg.append(s('line', { x1: left, x2: W - right, y1: ys(bud), y2: ys(bud), class: 'limit' }));
     svg.append(s('text', { x: W - right, y: ys(bud) - 5, class: 'limit-label', 'text-anchor': 'end', text: `budget ${f.usd(bud)}` }));
   }
-  tiers.forEach((t) => {
+  // Tiers that land on the same plan share one point and one label.
+  const groups = [];
+  for (const t of tiers) {
+    const same = groups.find((g) => Math.abs(g[0].time.days - t.time.days) < 1e-6 && Math.abs(g[0].cost.usd - t.cost.usd) < 0.5);
+    if (same) same.push(t);
+    else groups.push([t]);
+  }
+  groups.forEach((grp) => {
+    const t = grp[grp.length - 1];
+    const label = grp.map((x) => f.TIER_LABEL[x.tier] || x.tier).join(' = ');
     const g = s('g', { class: `point tier-${t.tier}` });
     const x = xs(t.time.days), y = ys(t.cost.usd);
     if (f.isNum(t.time.days_low) && f.isNum(t.time.days_high))
       g.append(s('line', { x1: xs(t.time.days_low), x2: xs(t.time.days_high), y1: y, y2: y, class: 'whisker' }));
     const c = s('circle', { cx: x, cy: y, r: 7, class: 'dot' });
-    c.append(s('title', { text: `${f.TIER_LABEL[t.tier]}: ${f.days(t.time.days)}, ${f.usd(t.cost.usd)}` }));
+    c.append(s('title', { text: `${label}: ${f.days(t.time.days)}, ${f.usd(t.cost.usd)}` }));
     g.append(c);
-    g.append(s('text', { x: x + 10, y: y - 10, class: 'point-label', text: f.TIER_LABEL[t.tier] || t.tier }));
+    const right = x > W * 0.6;
+    g.append(s('text', { x: right ? x - 10 : x + 10, y: y - 10, class: 'point-label', 'text-anchor': right ? 'end' : 'start', text: label }));
     svg.append(g);
   });
   return figure(

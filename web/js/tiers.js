@@ -87,8 +87,28 @@ function expectationList(items) {
   );
 }
 
-/** One tier card; chosen marks the tier a team went with. */
-export function tierCard(t, { chosen = false } = {}) {
+function bomTable(t) {
+  const lines = t.bom || [];
+  if (!lines.length) return null;
+  return h(
+    'details',
+    { class: 'why bom-details' },
+    h('summary', null, `Bill of materials (${f.usd(t.bom_total_usd)})`),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'bom-mini' },
+        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Item'), h('th', { scope: 'col', class: 'num' }, 'Qty'), h('th', { scope: 'col', class: 'num' }, 'Total'))),
+        h('tbody', null, lines.map((l) => h('tr', null, h('td', null, l.description || l.item, l.as_of ? h('span', { class: 'muted' }, ` · as of ${l.as_of}`) : null), h('td', { class: 'num' }, f.num(l.quantity, 1)), h('td', { class: 'num' }, f.usd(l.total_usd))))),
+      ),
+    ),
+  );
+}
+
+/** One tier card; chosen marks the tier a team went with; same names an earlier tier with the same cluster. */
+export function tierCard(t, { chosen = false, same = null } = {}) {
   const name = t.tier || 'tier';
   const gpu = t.gpu || {};
   const par = t.parallel || {};
@@ -127,6 +147,7 @@ export function tierCard(t, { chosen = false } = {}) {
     );
   }
   if (!gpu.id && t.feasible === false) return card;
+  if (same) card.append(h('p', { class: 'same-as' }, `Same cluster as the ${(f.TIER_LABEL[same] || same).toLowerCase()} tier.`));
 
   card.append(
     h(
@@ -178,6 +199,8 @@ export function tierCard(t, { chosen = false } = {}) {
   if (warnings.length)
     card.append(h('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => h('li', null, typeof w === 'string' ? w : w.text || JSON.stringify(w)))));
 
+  const bom = bomTable(t);
+  if (bom) card.append(bom);
   if ((t.rationale || []).length)
     card.append(h('details', { class: 'why' }, h('summary', null, `Why this plan (${t.rationale.length} rules and formulas)`), rationaleList(t.rationale)));
   if ((t.expectations || []).length)
@@ -187,5 +210,14 @@ export function tierCard(t, { chosen = false } = {}) {
 
 /** The three cards in a row; chosen is the tier name a team picked. */
 export function tierRow(rec, chosen) {
-  return h('div', { class: 'tiers' }, (rec.tiers || []).map((t) => tierCard(t, { chosen: t.tier === chosen })));
+  const tiers = rec.tiers || [];
+  const key = (t) => (t.gpu && t.gpu.id ? `${t.gpu.id}/${t.gpu.count}/${t.gpu.per_node}/${t.time && t.time.days}` : null);
+  return h(
+    'div',
+    { class: 'tiers' },
+    tiers.map((t, i) => {
+      const prev = tiers.slice(0, i).find((p) => key(p) && key(p) === key(t));
+      return tierCard(t, { chosen: t.tier === chosen, same: prev ? prev.tier : null });
+    }),
+  );
 }
