@@ -85,6 +85,9 @@ export async function startBrowser() {
  * CSP violation (both mean the UI is broken even if the DOM looks right).
  */
 export async function withPage(t, browser, fn, { width = 1280, height = 900 } = {}) {
+  const name = t.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+  const file = path.join(SHOTS, `${name}.png`);
+  fs.rmSync(file, { force: true }); // a screenshot left from an earlier failure must not mislead
   const page = await browser.context.newPage();
   await page.context().clearCookies();
   await page.setViewportSize({ width, height });
@@ -98,8 +101,6 @@ export async function withPage(t, browser, fn, { width = 1280, height = 900 } = 
     if (problems.length) throw new Error(problems.join('\n'));
   } catch (e) {
     fs.mkdirSync(SHOTS, { recursive: true });
-    const name = t.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
-    const file = path.join(SHOTS, `${name}.png`);
     try {
       await page.screenshot({ path: file, fullPage: true });
       e.message += `\n(screenshot: ${file})`;
