@@ -245,7 +245,7 @@ function renderSave() {
     return;
   }
   if ($('#save-form')) return; // keep what the user typed
-  const title = h('input', { id: 'save-title-input', name: 'title', required: true, maxlength: 200, value: planId ? '' : defaultTitle() });
+  const title = h('input', { id: 'save-title-input', name: 'title', required: !planId, maxlength: 200, value: planId ? '' : defaultTitle() });
   const tier = h('select', { id: 'save-tier', name: 'tier' }, ['minimum', 'recommended', 'performance'].map((t) => h('option', { value: t, selected: t === 'recommended' }, f.TIER_LABEL[t])));
   const msg = h('p', { class: 'form-msg', role: 'status' });
   const formEl = h(
