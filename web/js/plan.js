@@ -190,7 +190,7 @@ function reportsPanel() {
     h('p', { class: 'help' }, 'or drop one here; its text goes into the box below.'),
   );
   const source = field({ label: 'Source (optional)', name: 'source', placeholder: 'e.g. a CI job URL', help: 'Stored with the report.' });
-  const form = h('form', { id: 'report-form', novalidate: true }, drop, text, source, h('button', { type: 'submit', class: 'primary' }, 'Check against the plan'), msg);
+  const form = h('form', { id: 'report-form', class: 'report-form', novalidate: true }, h('div', null, drop, source), text, h('div', { class: 'submit-row' }, h('button', { type: 'submit', class: 'primary' }, 'Check against the plan'), msg));
   const area = text.querySelector('textarea');
 
   async function readFile(file) {
@@ -336,7 +336,8 @@ function reportsPanel() {
     { class: 'panel', 'aria-labelledby': 'reports-title' },
     h('h2', { id: 'reports-title' }, 'Check the cluster'),
     h('p', { class: 'muted' }, 'Upload benchmark or preflight output from the real cluster; gpuplan reads it and checks it against this plan. CI can post the same with gpuplan submit and an API token.'),
-    h('div', { class: 'two' }, form, h('div', null, verdictBox)),
+    form,
+    verdictBox,
     h('div', { class: 'plan-head section-gap' }, h('h3', null, 'History'), recheck),
     recheckMsg,
     h('div', { class: 'two' }, chartBox, history),

@@ -10,7 +10,7 @@ const VERDICT_TEXT = {
   pass: 'The cluster meets the plan.',
   warn: 'The cluster works, with findings to look at.',
   fail: 'The cluster does not meet the plan.',
-  unknown: 'Nothing in this report could be checked against the plan.',
+  unknown: 'Not enough evidence for a verdict.',
 };
 
 const todo = (x) => x.hint || x.action || x.advice || '';
@@ -32,12 +32,45 @@ function val(v) {
   return String(v);
 }
 
+/** No evidence: the report held nothing to check this against (observed absent). */
+const noEvidence = (x) => (x.severity === 'unknown' || x.severity === 'skip') && (x.observed === null || x.observed === undefined || x.observed === '');
+
+function findingsTable(list, caption, cls) {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: ['findings', cls] },
+      h('caption', { class: 'visually-hidden' }, caption),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Severity'), h('th', { scope: 'col' }, 'Finding'), h('th', { scope: 'col', class: 'num' }, 'Observed'), h('th', { scope: 'col', class: 'num' }, 'Expected'), h('th', { scope: 'col' }, 'Rule'))),
+      h(
+        'tbody',
+        null,
+        list.map((x) =>
+          h(
+            'tr',
+            { class: `finding sev-row-${x.severity}`, dataset: { severity: x.severity || 'unknown' } },
+            h('td', null, sevBadge(x.severity)),
+            h('td', null, h('code', null, x.id), h('br'), x.message || '', todo(x) ? h('span', { class: 'todo' }, `What to do: ${todo(x)}`) : null),
+            h('td', { class: 'num' }, val(x.observed)),
+            h('td', { class: 'num' }, val(x.expected)),
+            h('td', null, x.rule ? h('code', { class: 'rule' }, x.rule) : '–'),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 export function verdictView(report) {
   const v = report.verdict || 'unknown';
   const findings = sortFindings(report.findings);
   const counts = {};
   for (const x of findings) counts[x.severity] = (counts[x.severity] || 0) + 1;
   const sections = report.sections || [];
+  const checked = findings.filter((x) => !noEvidence(x));
+  const unchecked = findings.filter(noEvidence);
   return h(
     'div',
     { class: 'verdict', dataset: { verdict: v } },
@@ -50,36 +83,19 @@ export function verdictView(report) {
     ),
     sections.length
       ? h('p', { class: 'muted' }, `Read ${sections.length} section${sections.length === 1 ? '' : 's'}: ${sections.map((x) => x.tool || x.kind).join(', ')}.`)
-      : null,
-    findings.length
+      : h('p', { class: 'muted' }, 'No tool output was recognised in this report.'),
+    checked.length ? findingsTable(checked, 'Findings, worst first', 'checked') : h('p', { class: 'empty' }, 'Nothing in this report could be compared with the plan.'),
+    unchecked.length
       ? h(
-          'div',
-          { class: 'table-wrap' },
-          h(
-            'table',
-            { class: 'findings' },
-            h('caption', { class: 'visually-hidden' }, 'Findings, worst first'),
-            h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Severity'), h('th', { scope: 'col' }, 'Finding'), h('th', { scope: 'col', class: 'num' }, 'Observed'), h('th', { scope: 'col', class: 'num' }, 'Expected'), h('th', { scope: 'col' }, 'Rule'))),
-            h(
-              'tbody',
-              null,
-              findings.map((x) =>
-                h(
-                  'tr',
-                  { class: `finding sev-row-${x.severity}`, dataset: { severity: x.severity || 'unknown' } },
-                  h('td', null, sevBadge(x.severity)),
-                  h('td', null, h('code', null, x.id), h('br'), x.message || '', todo(x) ? h('span', { class: 'todo' }, `What to do: ${todo(x)}`) : null),
-                  h('td', { class: 'num' }, val(x.observed)),
-                  h('td', { class: 'num' }, val(x.expected)),
-                  h('td', null, x.rule ? h('code', { class: 'rule' }, x.rule) : '–'),
-                ),
-              ),
-            ),
-          ),
+          'details',
+          { class: 'why not-checked' },
+          h('summary', null, `Not checked: no evidence in this report for ${unchecked.length} expectation${unchecked.length === 1 ? '' : 's'}`),
+          h('p', { class: 'muted' }, 'Upload the named tool output to check these; a missing check never counts as a pass.'),
+          findingsTable(unchecked, 'Expectations without evidence', 'unchecked'),
         )
-      : h('p', { class: 'empty' }, 'No findings.'),
+      : null,
     (report.no_evidence || []).length
-      ? h('p', { class: 'muted' }, `Not checked, no evidence in this report: ${report.no_evidence.join(', ')}.`)
+      ? h('p', { class: 'muted' }, `Also without evidence: ${report.no_evidence.join(', ')}.`)
       : null,
   );
 }
