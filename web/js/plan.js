@@ -69,6 +69,19 @@ function chosenSummary(p) {
   };
 }
 
+const KEY_PATHS = ['gpu.id', 'gpu.count', 'gpu.nodes', 'parallel.tp', 'parallel.pp', 'parallel.dp', 'memory.per_gpu_gib', 'fabric.type', 'fabric.gbps_per_gpu', 'fabric.topology', 'time.days', 'cost.usd', 'feasible'];
+
+/** The changes that matter to a buyer first; the rest folded away. */
+function tierDiff(rows) {
+  if (!rows.length) return h('p', { class: 'empty' }, 'No differences.');
+  const key = rows.filter((r) => KEY_PATHS.includes(r.path));
+  const rest = rows.filter((r) => !KEY_PATHS.includes(r.path));
+  return [
+    key.length ? diffTable(key) : h('p', { class: 'muted' }, 'The cluster itself did not change.'),
+    rest.length ? h('details', { class: 'why' }, h('summary', null, `All other changes (${rest.length})`), diffTable(rest)) : null,
+  ];
+}
+
 function diffTable(rows) {
   if (!rows.length) return h('p', { class: 'empty' }, 'No differences.');
   const show = (v) => (v === undefined ? h('span', { class: 'muted' }, '(none)') : String(v));
@@ -109,7 +122,7 @@ async function showDiff(a, b, out) {
         h('h4', null, 'Inputs'),
         diffTable(rows(d.workload)),
         h('h4', null, ct.from && ct.to && ct.from !== ct.to ? `Chosen tier: ${ct.from} → ${ct.to}` : `Chosen tier${ct.to ? ` (${ct.to})` : ''}`),
-        diffTable(rows(ct.changes)),
+        tierDiff(rows(ct.changes)),
       );
       return;
     }
@@ -431,7 +444,8 @@ function render() {
     h('section', { 'aria-label': 'Tiers', class: 'plan-tiers' }, tierRow(rec, plan.tier)),
     h('div', { class: 'spacer' }),
     reportsPanel(),
-    h('div', { class: 'two' }, revisionsPanel(), sharesPanel()),
+    revisionsPanel(),
+    sharesPanel(),
   );
 }
 
