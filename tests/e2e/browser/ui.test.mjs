@@ -20,6 +20,15 @@ after(async () => {
 
 const TIERS = ['minimum', 'recommended', 'performance'];
 
+/** Controls a screen reader could not name: no label, no aria-label, no text. */
+async function unlabelled(page) {
+  return page.$$eval('input, select, textarea, button', (els) =>
+    els
+      .filter((e) => e.type !== 'hidden' && !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+      .map((e) => e.outerHTML.slice(0, 80)),
+  );
+}
+
 async function threeTiers(page) {
   await page.waitForFunction(() => document.querySelectorAll('#tiers [data-tier]').length === 3, null, { timeout: 30000 });
   return page.$$eval('#tiers [data-tier]', (els) => els.map((e) => e.dataset.tier));
@@ -108,10 +117,7 @@ test('the planner fits a 390 px wide screen', async (t) =>
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
       // Every control has a label (accessible name).
-      const unlabelled = await page.$$eval('input, select, textarea, button', (els) =>
-        els.filter((e) => e.type !== 'hidden' && !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !(e.tagName === 'BUTTON' && e.textContent.trim())).map((e) => e.outerHTML.slice(0, 80)),
-      );
-      assert.deepEqual(unlabelled, []);
+      assert.deepEqual(await unlabelled(page), []);
     },
     { width: 390, height: 844 },
   ));
@@ -120,11 +126,15 @@ test('sign-up, save a plan, upload a report and read its verdict and findings', 
   withPage(t, browser, async (page) => {
     await page.goto(`${server.base}/workspace.html`);
     const signup = page.locator('#signup');
+    await signup.waitFor();
+    assert.deepEqual(await unlabelled(page), []);
     await signup.getByLabel('Team name').fill('Browser Test Team');
     await signup.getByLabel('Email').fill(uniqueEmail('ui'));
     await signup.getByLabel('Password').fill('a long enough password');
     await signup.getByRole('button', { name: 'Sign up' }).click();
     await page.locator('#plan-list').waitFor({ timeout: 15000 });
+    await page.locator('#token-list li').first().waitFor();
+    assert.deepEqual(await unlabelled(page), []);
 
     await page.goto(`${server.base}/`);
     await threeTiers(page);
@@ -154,6 +164,8 @@ test('sign-up, save a plan, upload a report and read its verdict and findings', 
     assert.match(cells[4], /^[RFT]\d/);
     // The report joins the plan's history.
     await page.locator('#report-history tbody tr').first().waitFor({ timeout: 15000 });
+
+    assert.deepEqual(await unlabelled(page), []);
 
     // A share link made in the UI opens without login.
     await page.getByRole('button', { name: 'Create share link' }).click();
