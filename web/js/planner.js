@@ -298,6 +298,18 @@ async function main() {
   fillCatalog();
   planId = readUrl();
   readForm();
+  // Switching to a custom shape starts from the preset that was chosen.
+  let lastPreset = $('#f-model').value;
+  $('#f-model').addEventListener('change', () => {
+    const sel = $('#f-model').value;
+    if (sel !== 'custom') {
+      lastPreset = sel;
+      return;
+    }
+    const p = presetsOf(catalog).find((m) => m.id === lastPreset);
+    if (p && !form.elements.params_b.value)
+      for (const k of MODEL_FIELDS) if (p[k] !== undefined && p[k] !== null && (p[k] !== 0 || k === 'experts')) form.elements[k].value = p[k];
+  });
   form.addEventListener('input', schedule);
   form.addEventListener('change', schedule);
   form.addEventListener('submit', (ev) => {
