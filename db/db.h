@@ -13,6 +13,7 @@
 #include "status.h"
 
 struct db;
+struct catalog;
 
 enum db_open_flags {
     DB_OPEN_MIGRATE = 1 << 0,  /* apply pending migrations (the server does this once at start) */
@@ -46,5 +47,9 @@ enum status db_pragma_text(struct db *db, const char *name, char *out, size_t ou
 /* Copies the whole database to dest_path with SQLite's online backup API,
  * safe while other connections (the running server) write. */
 enum status db_backup_to(struct db *db, const char *dest_path, char *err, size_t errlen);
+
+/* Reads the GPU/fabric/storage/model catalog (migration 0002) into *out and
+ * validates it. out is large (~150 KB): callers usually heap-allocate it. */
+enum status db_catalog_load(struct db *db, struct catalog *out, char *err, size_t errlen);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "db.h"
+#include "engine.h"
 #include "server_int.h"
 
 #ifndef GPUPLAN_WEB_DIR
@@ -70,6 +71,7 @@ int cli_serve(int argc, char **argv)
     long port = 8080, threads = 32, v;
     char err[512];
     struct db *db = NULL;
+    struct catalog *catalog = NULL;
     int c, bound = 0;
 
     memset(&app, 0, sizeof app);
@@ -138,6 +140,15 @@ int cli_serve(int argc, char **argv)
         return 1;
     }
     log_msg(LOG_INFO, "database %s at schema version %d", app.db_path, db_schema_version(db));
+    /* The planner's catalog: read once, shared read-only by every worker. */
+    catalog = calloc(1, sizeof *catalog);
+    if (!catalog || db_catalog_load(db, catalog, err, sizeof err) != ST_OK) {
+        cli_error("serve", "cannot load the catalog: %s", catalog ? err : "out of memory");
+        free(catalog);
+        db_close(db);
+        return 1;
+    }
+    app.catalog = catalog;
     db_close(db);
     db = NULL;
 
@@ -160,6 +171,8 @@ int cli_serve(int argc, char **argv)
     sigwait(&set, &sig);
     log_msg(LOG_INFO, "received %s, finishing in-flight requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(&app);
+    app.catalog = NULL;
+    free(catalog);
     log_msg(LOG_INFO, "stopped");
     return 0;
 }

@@ -32,11 +32,76 @@
     "X-Frame-Options: DENY\r\n"                                                                 \
     "Cross-Origin-Opener-Policy: same-origin\r\n"
 
-/* The per-thread database connection. civetweb gives each worker thread a
- * slot (init_thread's return value); we keep the struct db there. */
+/* Each civetweb worker thread owns a slot (init_thread's return value): its
+ * database connection and its runner.
+ *
+ * Debian's civetweb is built with 100 KiB thread stacks (USE_STACK_SIZE), too
+ * small for the planner's search state and for cJSON's recursion on deeply
+ * nested input. So handlers do not run on the worker's stack: each worker has
+ * a companion runner thread with an 8 MiB stack, created on first use, and
+ * hands it the request and waits (two condition-variable hops, a few
+ * microseconds). The worker stays blocked meanwhile, so the connection is
+ * never used by two threads at once. */
+#define RUNNER_STACK_BYTES (8u << 20)
+
 struct thread_slot {
     struct db *db;
+    pthread_t runner;
+    int runner_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    enum { RUN_IDLE, RUN_READY, RUN_DONE, RUN_QUIT } state;
+    http_handler fn;
+    struct http_req *req;
 };
+
+static void *runner_main(void *arg)
+{
+    struct thread_slot *slot = arg;
+    pthread_mutex_lock(&slot->mu);
+    for (;;) {
+        while (slot->state != RUN_READY && slot->state != RUN_QUIT)
+            pthread_cond_wait(&slot->cv, &slot->mu);
+        if (slot->state == RUN_QUIT)
+            break;
+        pthread_mutex_unlock(&slot->mu);
+        slot->fn(slot->req);
+        pthread_mutex_lock(&slot->mu);
+        slot->state = RUN_DONE;
+        pthread_cond_broadcast(&slot->cv);
+    }
+    pthread_mutex_unlock(&slot->mu);
+    return NULL;
+}
+
+/* Runs fn(req) on the slot's big-stack runner; falls back to the calling
+ * thread only if the runner cannot be started (then logged). */
+static void run_handler(struct thread_slot *slot, http_handler fn, struct http_req *req)
+{
+    if (slot && !slot->runner_started) {
+        pthread_attr_t attr;
+        if (pthread_attr_init(&attr) == 0) {
+            pthread_attr_setstacksize(&attr, RUNNER_STACK_BYTES);
+            slot->runner_started = pthread_create(&slot->runner, &attr, runner_main, slot) == 0;
+            pthread_attr_destroy(&attr);
+        }
+        if (!slot->runner_started)
+            log_msg(LOG_ERROR, "cannot start a handler thread; running on the small worker stack");
+    }
+    if (!slot || !slot->runner_started) {
+        fn(req);
+        return;
+    }
+    pthread_mutex_lock(&slot->mu);
+    slot->fn = fn;
+    slot->req = req;
+    slot->state = RUN_READY;
+    pthread_cond_broadcast(&slot->cv);
+    while (slot->state != RUN_DONE)
+        pthread_cond_wait(&slot->cv, &slot->mu);
+    slot->state = RUN_IDLE;
+    pthread_mutex_unlock(&slot->mu);
+}
 
 static double now_ms(void)
 {
@@ -221,7 +286,7 @@ int http_body(struct http_req *req, size_t limit)
 
 struct db *http_db(struct http_req *req)
 {
-    struct thread_slot *slot = mg_get_thread_pointer(req->conn);
+    struct thread_slot *slot = req->thread;
     char err[256];
     if (!slot)
         return NULL;
@@ -275,6 +340,7 @@ static int dispatch(struct mg_connection *conn, void *cbdata)
     req.method = req.ri->request_method ? req.ri->request_method : "";
     req.path = req.ri->local_uri ? req.ri->local_uri : "/";
     req.route = "static";
+    req.thread = mg_get_thread_pointer(conn);
 
     if (strlen(req.path) > 2048) {
         http_problem(&req, 414, NULL, "the request path is longer than 2048 bytes");
@@ -294,7 +360,7 @@ static int dispatch(struct mg_connection *conn, void *cbdata)
         if (strcmp(r->method, req.method) == 0 ||
             (strcmp(req.method, "HEAD") == 0 && strcmp(r->method, "GET") == 0)) {
             req.route = r->pattern;
-            r->fn(&req);
+            run_handler(req.thread, r->fn, &req);
             goto out;
         }
     }
@@ -342,7 +408,12 @@ static void *on_init_thread(const struct mg_context *ctx, int thread_type)
     (void)ctx;
     if (thread_type != 1) /* 1: a worker that handles requests */
         return NULL;
-    return calloc(1, sizeof(struct thread_slot));
+    struct thread_slot *slot = calloc(1, sizeof *slot);
+    if (slot && (pthread_mutex_init(&slot->mu, NULL) != 0 || pthread_cond_init(&slot->cv, NULL) != 0)) {
+        free(slot);
+        return NULL;
+    }
+    return slot;
 }
 
 static void on_exit_thread(const struct mg_context *ctx, int thread_type, void *ptr)
@@ -351,6 +422,15 @@ static void on_exit_thread(const struct mg_context *ctx, int thread_type, void *
     (void)thread_type;
     struct thread_slot *slot = ptr;
     if (slot) {
+        if (slot->runner_started) {
+            pthread_mutex_lock(&slot->mu);
+            slot->state = RUN_QUIT;
+            pthread_cond_broadcast(&slot->cv);
+            pthread_mutex_unlock(&slot->mu);
+            pthread_join(slot->runner, NULL);
+        }
+        pthread_mutex_destroy(&slot->mu);
+        pthread_cond_destroy(&slot->cv);
         db_close(slot->db);
         free(slot);
     }

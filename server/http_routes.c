@@ -9,5 +9,8 @@
 const struct http_route http_routes[] = {
     {"GET", "/healthz", http_healthz},
     {"GET", "/readyz", http_readyz},
+    {"GET", "/api/v1/catalog", http_catalog},
+    {"POST", "/api/v1/recommend", http_recommend},
+    {"POST", "/api/v1/estimate", http_estimate},
     {NULL, NULL, NULL},
 };

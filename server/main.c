@@ -10,6 +10,10 @@
 
 static const struct command commands[] = {
     {"serve", cli_serve, "run the web UI and REST API on an embedded SQLite file"},
+    {"recommend", cli_recommend, "workload JSON in, three hardware plans (JSON) out"},
+    {"estimate", cli_estimate, "workload + fixed cluster JSON in, one evaluation (JSON) out"},
+    {"parse", cli_parse, "read preflight/benchmark tool output into facts (JSON)"},
+    {"check", cli_check, "judge tool output against a saved plan's expectations"},
     {NULL, NULL, NULL},
 };
 

@@ -18,6 +18,12 @@ struct mg_connection;
 struct mg_request_info;
 struct mg_context;
 struct catalog;
+struct thread_slot;
+struct engine_workload;
+struct engine_estimate_request;
+struct engine_recommendation;
+struct engine_plan;
+struct http_req;
 
 #define GPUPLAN_VERSION "0.1.0"
 
@@ -41,6 +47,65 @@ enum status cli_read_file(const char *path, size_t limit, char **out, size_t *le
 enum status parse_long(const char *s, long lo, long hi, long *out);
 
 int cli_serve(int argc, char **argv);
+int cli_recommend(int argc, char **argv);
+int cli_estimate(int argc, char **argv);
+
+/* ---- planner JSON (json_plan.c) ----
+ * Decoders fill the struct or name the offending field ("model.layers") in
+ * field and say why in err ("model.layers: must be a whole number"). */
+enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
+enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
+                                 char *err, size_t errlen);
+enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
+                                 size_t fieldlen, char *err, size_t errlen);
+/* Splits the field name off an engine message "field: why". */
+void json_field_from_error(const char *err, char *field, size_t fieldlen);
+/* Encoders return a new tree; caller frees with cJSON_Delete. */
+struct cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r);
+struct cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p);
+struct cJSON *json_catalog_encode(const struct catalog *c);
+
+/* ---- planner commands and handlers (cli_plan.c, http_engine.c) ---- */
+/* Loads the catalog from a private in-memory database migrated from the
+ * embedded SQL. Caller frees *out with free(). */
+enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
+int http_recommend(struct http_req *req);
+int http_estimate(struct http_req *req);
+int http_catalog(struct http_req *req);
+int cli_parse(int argc, char **argv);   /* cli_report.c */
+int cli_check(int argc, char **argv);
+
+/* ---- reports (json_report.c, cli_report.c) ---- */
+struct report;
+struct report_verdict;
+struct expectation;
+/* {"sections": [...], "unrecognized_lines": N} per API.md; NULL when out of
+ * memory. Caller frees with cJSON_Delete. */
+struct cJSON *json_report_sections(const struct report *rep);
+/* {"verdict", "findings", "no_evidence"}; NULL when out of memory. */
+struct cJSON *json_report_verdict(const struct report_verdict *v);
+/* The expectations of one tier of a saved plan, a recommendation or an
+ * estimate (tier NULL: the saved plan's tier, else "recommended"). Writes at
+ * most max entries to out, the count to *n, the tier's name to tier_out and
+ * the tier object (borrowed from plan) to *tier_obj. */
+enum status json_report_expectations(const struct cJSON *plan, const char *tier,
+                                     struct expectation *out, size_t max, size_t *n,
+                                     char *tier_out, size_t tier_len,
+                                     const struct cJSON **tier_obj, char *err, size_t errlen);
+/* Adds "measured" (busbw from the reports) to a verdict and, when the tier
+ * carries time and cost, how they change at the measured figures. */
+void json_report_calibration(struct cJSON *verdict, const struct report *rep,
+                             const struct cJSON *tier_obj);
+/* Judges rep against plan (NULL: only plan-free findings). *out_verdict is
+ * a new verdict document; caller frees with cJSON_Delete. */
+enum status report_judge(const struct report *rep, const struct cJSON *plan, const char *tier,
+                         struct cJSON **out_verdict, char *err, size_t errlen);
+/* Parse an uploaded report and judge it: the server's report upload and the
+ * CLI share this. On ST_OK the caller owns *out_sections and *out_verdict
+ * (cJSON_Delete). plan_or_null: a saved plan or recommendation document. */
+enum status report_analyze(const char *text, size_t len, const struct cJSON *plan_or_null,
+                           const char *tier, struct cJSON **out_sections,
+                           struct cJSON **out_verdict, char *err, size_t errlen);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
 struct app {
@@ -66,6 +131,7 @@ struct http_req {
     int nparams;
     char *body;                /* after http_body(): NUL-terminated, body_len bytes */
     size_t body_len;
+    struct thread_slot *thread; /* the worker's slot: its database and handler runner */
     int status;                /* status sent, 0 until a reply went out */
     long long bytes;           /* body bytes sent */
 };

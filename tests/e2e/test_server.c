@@ -264,6 +264,33 @@ START_TEST(help_is_printed_for_the_program_and_each_command)
 }
 END_TEST
 
+
+START_TEST(handlers_have_stack_enough_for_the_planner_and_deep_json)
+{
+    /* Debian's civetweb gives its threads 100 KiB stacks; both of these used to crash the server. */
+    static const char big[] = "{\"model\":{\"preset\":\"llama-3.1-405b\"},\"task\":\"pretrain\","
+                              "\"tokens_b\":15000,\"max_gpus\":16384}";
+    struct e2e_resp r;
+    const char *json[] = {"Content-Type: application/json", NULL};
+    ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, big, sizeof big - 1, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    e2e_resp_release(&r);
+
+    size_t depth = 990, n = 2 * depth;
+    char *nested = malloc(n + 1);
+    memset(nested, '[', depth);
+    memset(nested + depth, ']', depth);
+    nested[n] = '\0';
+    ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/estimate", json, nested, n, &r), 0);
+    ck_assert_int_eq(r.status, 400);
+    e2e_resp_release(&r);
+    free(nested);
+    ck_assert_int_eq(e2e_request(&srv, "GET", "/healthz", NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    e2e_resp_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server");
@@ -277,6 +304,7 @@ int main(void)
     tcase_add_test(tc, unknown_api_path_is_a_404_problem);
     tcase_add_test(tc, path_traversal_never_leaves_the_web_folder);
     tcase_add_test(tc, wrong_method_on_a_route_is_405);
+    tcase_add_test(tc, handlers_have_stack_enough_for_the_planner_and_deep_json);
     suite_add_tcase(s, tc);
 
     TCase *life = tcase_create("lifecycle");

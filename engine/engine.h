@@ -1,0 +1,374 @@
+/* engine.h: the public face of the planner module `engine`.
+ *
+ * The planner turns a training workload (model, task, tokens, precision,
+ * deadline, budget) and a hardware catalog into plans: three tiers from a
+ * search (engine_recommend) or one evaluation of a fixed cluster
+ * (engine_estimate). Everything here is a plain value with fixed arrays so a
+ * caller can keep results on the stack or copy them with `=`; the module does
+ * no I/O, reads no clock, allocates nothing and keeps no globals. The catalog
+ * comes in as an argument (db_catalog_load fills it from SQL rows), results go
+ * out as structs, and the JSON/HTTP/CLI layers translate.
+ *
+ * Units follow API.md: GiB for memory, GB/s (`_gbs`) and Gb/s (`_gbps`), USD,
+ * days/hours/minutes as named. A double that is "absent" is NaN. */
+#ifndef GPUPLAN_ENGINE_H
+#define GPUPLAN_ENGINE_H
+
+#include <stddef.h>
+
+#include "expectations.h"
+#include "status.h"
+
+#define ENGINE_VERSION "1.0.0"
+
+#define ENGINE_ID_MAX 40
+#define ENGINE_NAME_MAX 64
+#define ENGINE_SOURCE_MAX 240
+#define ENGINE_DATE_MAX 12
+
+#define CATALOG_GPUS_MAX 40
+#define CATALOG_FABRICS_MAX 16
+#define CATALOG_STORAGE_MAX 8
+#define CATALOG_MODELS_MAX 48
+#define WORKLOAD_GPUS_ALLOWED_MAX 40
+
+/* ---------------------------------------------------------------- catalog */
+
+/* How the GPUs inside one node reach each other (R12-R15). */
+enum engine_link {
+    LINK_PCIE = 0,        /* through PCIe switches / CPU root complex */
+    LINK_NVLINK_BRIDGE,   /* NVLink bridge between 2 (or 4) PCIe cards */
+    LINK_NVSWITCH,        /* NVLink + NVSwitch, all-to-all at full speed */
+    LINK_XGMI_MESH,       /* AMD Infinity Fabric point-to-point mesh */
+    LINK_ETHERNET_SCALEUP /* Intel Gaudi on-die RoCE ports */
+};
+
+/* GPU generation drives the efficiency model (F4 MFU by generation). */
+enum engine_gen {
+    GEN_AMPERE = 0,
+    GEN_ADA,
+    GEN_HOPPER,
+    GEN_BLACKWELL,
+    GEN_CDNA3,
+    GEN_GAUDI3,
+    GEN_COUNT
+};
+
+struct engine_gpu {
+    char id[ENGINE_ID_MAX];           /* "h100-sxm-80gb" */
+    char name[ENGINE_NAME_MAX];
+    char vendor[16];
+    enum engine_gen gen;
+    double memory_gib;                /* usable device memory */
+    double mem_bw_gbs;
+    double bf16_tflops;               /* dense, FP32 accumulate */
+    double fp8_tflops;                /* dense; 0 when the card has no FP8 */
+    double tdp_w;
+    enum engine_link link;
+    double scaleup_gbs;               /* per GPU, bidirectional, as vendors quote */
+    int scaleup_domain;               /* GPUs that share the scale-up link */
+    int nvlinks;                      /* NVLinks per GPU pair seen by topo -m (T5) */
+    double intra_busbw_gbs;           /* all_reduce busbw over the scale-up domain (T1) */
+    int pcie_gen;
+    int per_node;                     /* GPUs per server as sold (8 for HGX) */
+    int per_node_min;                 /* smallest server offered (1 for PCIe cards) */
+    double default_fabric_gbps;       /* per-GPU NIC rate of the typical cloud node */
+    double cloud_usd_per_gpu_hour;
+    double server_usd;                /* one server with per_node GPUs, no fabric */
+    char price_as_of[ENGINE_DATE_MAX];
+    char price_source[ENGINE_SOURCE_MAX];
+    char source[ENGINE_SOURCE_MAX];
+};
+
+enum engine_fabric_kind { FABRIC_NONE = 0, FABRIC_ROCE, FABRIC_INFINIBAND };
+
+struct engine_fabric {
+    char id[ENGINE_ID_MAX];           /* "ib-ndr", "roce-400" */
+    char name[ENGINE_NAME_MAX];
+    enum engine_fabric_kind kind;
+    double gbps;                      /* port line rate */
+    double busbw_per_nic_gbs;         /* realised NCCL busbw per NIC (T2) */
+    double nic_usd;
+    int switch_radix;                 /* ports at this rate per switch */
+    double switch_usd;
+    double port_usd;                  /* switch cost per port */
+    double cable_usd;                 /* one optic/cable link estimate */
+    double switch_kw;
+    char as_of[ENGINE_DATE_MAX];
+    char source[ENGINE_SOURCE_MAX];
+};
+
+struct engine_storage {
+    char id[ENGINE_ID_MAX];           /* local-nvme | nas | parallel-fs | object | archive */
+    char name[ENGINE_NAME_MAX];
+    double read_gbs_per_tb;           /* throughput that scales with capacity (F11) */
+    double write_gbs_per_tb;
+    double read_gbs_max;              /* per deployment ceiling, 0 = none */
+    double write_gbs_max;
+    double min_tb;
+    double usd_per_tb_month;
+    double usd_per_tb_buy;
+    char as_of[ENGINE_DATE_MAX];
+    char source[ENGINE_SOURCE_MAX];
+};
+
+/* A model shape. Zero means "unknown"; engine_model_complete() fills the
+ * gaps from params_b (F1 inverted with a typical aspect ratio). */
+struct engine_model {
+    char id[ENGINE_ID_MAX];
+    char name[ENGINE_NAME_MAX];
+    double params_b;                  /* declared total; 0 = from shape (F1) */
+    double active_params_b;           /* declared active (MoE); 0 = from shape */
+    int layers, hidden, heads, kv_heads, ffn_hidden, vocab;
+    int experts, experts_active, shared_experts, moe_ffn_hidden, dense_layers;
+    int gated;                        /* 1 = SwiGLU (3 matrices), 0 = GELU (2) */
+    int tied_embeddings;
+    int seq_len;                      /* default training sequence length */
+    char source[ENGINE_SOURCE_MAX];
+};
+
+struct catalog {
+    struct engine_gpu gpus[CATALOG_GPUS_MAX];
+    int n_gpus;
+    struct engine_fabric fabrics[CATALOG_FABRICS_MAX];
+    int n_fabrics;
+    struct engine_storage storage[CATALOG_STORAGE_MAX];
+    int n_storage;
+    struct engine_model models[CATALOG_MODELS_MAX];
+    int n_models;
+};
+
+const struct engine_gpu *catalog_gpu_find(const struct catalog *c, const char *id);
+const struct engine_model *catalog_model_find(const struct catalog *c, const char *id);
+const struct engine_storage *catalog_storage_find(const struct catalog *c, const char *id);
+/* Checks every row for values the formulas cannot use (zero memory, zero
+ * peak...); names the row and field in err. */
+enum status catalog_validate(const struct catalog *c, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- workload */
+
+enum engine_task { TASK_PRETRAIN = 0, TASK_FINETUNE, TASK_LORA, TASK_QLORA };
+enum engine_precision { PREC_BF16 = 0, PREC_FP16, PREC_FP8, PREC_FP32 };
+enum engine_pricing { PRICING_CLOUD = 0, PRICING_BUY };
+enum engine_optimizer { OPT_ADAMW = 0, OPT_ADAMW_8BIT };
+enum engine_recompute { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+
+struct engine_workload {
+    char preset[ENGINE_ID_MAX];       /* "" when the shape is explicit */
+    struct engine_model model;        /* resolved by engine_workload_resolve */
+    enum engine_task task;
+    double tokens_b;
+    int seq_len;                      /* 0 = model default */
+    enum engine_precision precision;
+    enum engine_optimizer optimizer;
+    int lora_rank;                    /* 0 = 16 */
+    int standard_attention;           /* 1 = no FlashAttention: scores materialised (older stacks) */
+    double global_batch_tokens;       /* NaN = chosen by the engine */
+    double deadline_days;             /* NaN = none */
+    double budget_usd;                /* NaN = none */
+    enum engine_pricing pricing;
+    double dataset_tb;                /* NaN = from tokens (F11) */
+    char gpus_allowed[WORKLOAD_GPUS_ALLOWED_MAX][ENGINE_ID_MAX];
+    int n_gpus_allowed;               /* 0 = whole catalog */
+    int max_gpus;                     /* 0 = no cap */
+};
+
+/* Sets the defaults above (NaNs, pricing cloud, bf16...). */
+void engine_workload_init(struct engine_workload *w);
+/* Looks up the preset (if any), fills model shape gaps, checks ranges and the
+ * gpus_allowed ids. Names the offending field in err. */
+enum status engine_workload_resolve(struct engine_workload *w, const struct catalog *c,
+                                    char *err, size_t errlen);
+
+/* A parallel layout. Zero (or -1 for zero/recompute) means "engine chooses". */
+struct engine_parallel {
+    int tp, pp, dp, ep, cp;
+    int zero;                         /* 0..3, -1 = choose */
+    int recompute;                    /* enum engine_recompute, -1 = choose */
+    int micro_batch;
+    int global_batch;                 /* sequences per step */
+    int vpp;                          /* interleaved stages per device (F9) */
+    int offload;                      /* optimizer state in host RAM (ZeRO-Offload) */
+};
+
+/* Values measured on the real cluster (from reports) that replace catalog
+ * assumptions in an estimate. NaN = absent. */
+struct engine_measured {
+    double intra_busbw_gbs;           /* all_reduce busbw inside one node */
+    double inter_busbw_gbs;           /* all_reduce busbw across nodes (per node) */
+    double matmul_tflops;             /* sustained dense matmul per GPU */
+};
+
+void engine_measured_init(struct engine_measured *m);
+
+struct engine_cluster {
+    char gpu[ENGINE_ID_MAX];
+    int count;
+    int per_node;                     /* 0 = catalog default */
+    double fabric_gbps_per_gpu;       /* NaN = GPU's default */
+    enum engine_fabric_kind fabric_kind; /* FABRIC_NONE = engine chooses */
+};
+
+struct engine_estimate_request {
+    struct engine_workload workload;
+    struct engine_cluster cluster;
+    struct engine_parallel parallel;
+    struct engine_measured measured;
+};
+
+void engine_estimate_request_init(struct engine_estimate_request *r);
+
+/* ---------------------------------------------------------------- plans */
+
+#define PLAN_EXPECTATIONS_MAX 32
+#define PLAN_RATIONALE_MAX 28
+#define PLAN_WARNINGS_MAX 8
+#define PLAN_BOM_MAX 12
+#define PLAN_STORAGE_TIERS_MAX 4
+#define PLAN_TEXT_MAX 280
+
+enum engine_tier { TIER_MINIMUM = 0, TIER_RECOMMENDED, TIER_PERFORMANCE, TIER_COUNT };
+
+struct plan_rationale {
+    char rule[16];                    /* "R34", "F5", "T1" */
+    char text[PLAN_TEXT_MAX];
+};
+
+struct plan_storage_tier {
+    char tier[8];                     /* hot | warm | cold */
+    char kind[ENGINE_ID_MAX];         /* local-nvme | nas | parallel-fs | object | archive */
+    double capacity_tb, read_gbs, write_gbs;
+    double usd;                       /* purchase or month-priced for the run */
+};
+
+struct plan_bom_line {
+    char item[32];                    /* servers, gpu-hours, nics, switches, optics, storage */
+    char description[96];
+    double quantity, unit_usd, total_usd;
+    char as_of[ENGINE_DATE_MAX];
+};
+
+struct engine_plan {
+    int feasible;
+    char why[PLAN_TEXT_MAX];          /* why infeasible; "" when feasible */
+    double need_budget_usd;           /* budget that would make it feasible; NaN */
+    double need_deadline_days;        /* deadline that would make it feasible; NaN */
+
+    int gpu_index;                    /* into catalog->gpus, -1 when none */
+    char gpu_id[ENGINE_ID_MAX];
+    char gpu_name[ENGINE_NAME_MAX];
+    int count, per_node, nodes;
+
+    struct engine_parallel par;       /* fully chosen */
+    const char *recompute_name;
+
+    double mem_per_gpu_gib, mem_capacity_gib, mem_weights_gib, mem_gradients_gib,
+           mem_optimizer_gib, mem_activations_gib, mem_other_gib, host_offload_gib;
+
+    const char *intra_node;           /* nvswitch | nvlink-bridge | pcie | ... */
+    double gpu_gpu_gbs;               /* scale-up bandwidth per GPU */
+    double intra_busbw_gbs;           /* assumed or measured */
+
+    enum engine_fabric_kind fabric_kind;
+    char fabric_id[ENGINE_ID_MAX];
+    double fabric_gbps_per_gpu, fabric_port_gbps;
+    int nics_per_node;
+    const char *topology;             /* single-node | single-switch | leaf-spine | fat-tree */
+    const char *oversubscription;
+    int lossless;
+    int switches_leaf, switches_spine, switches_core, links;
+    double inter_busbw_gbs;           /* per node, assumed or measured */
+
+    struct plan_storage_tier storage[PLAN_STORAGE_TIERS_MAX];
+    int n_storage;
+    double ckpt_size_gb, ckpt_interval_min, ckpt_write_gbs, ckpt_stall_s;
+    int ckpt_keep;
+    double dataset_tb, read_gbs;
+
+    int cpu_threads_per_node;
+    double ram_gb_per_node;
+    double power_kw;
+
+    double days, days_low, days_high, gpu_hours, tokens_per_s, step_time_s;
+    double mfu, hfu, comm_fraction, bubble_fraction, goodput, achieved_tflops;
+    double flops_total;               /* model FLOPs of the whole job (F2/F3) */
+    double mtbf_job_h;
+    double cost_usd, cost_low_usd, cost_high_usd;
+    enum engine_pricing basis;
+
+    struct expectation expectations[PLAN_EXPECTATIONS_MAX];
+    int n_expectations;
+    struct plan_rationale rationale[PLAN_RATIONALE_MAX];
+    int n_rationale;
+    char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
+    int n_warnings;
+    struct plan_bom_line bom[PLAN_BOM_MAX];
+    int n_bom;
+    double bom_total_usd;
+};
+
+struct engine_recommendation {
+    double params_b, active_params_b;
+    struct engine_plan tiers[TIER_COUNT];
+    char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
+    int n_warnings;
+    long configs_evaluated;           /* layouts scored by the search */
+};
+
+const char *engine_tier_name(enum engine_tier t);
+const char *engine_task_name(enum engine_task t);
+const char *engine_precision_name(enum engine_precision p);
+const char *engine_recompute_name(enum engine_recompute r);
+const char *engine_fabric_kind_name(enum engine_fabric_kind k);
+
+/* Three tiers for the workload (already resolved). The recommendation is
+ * large (~100 KB): callers usually heap-allocate it. */
+enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
+                             struct engine_recommendation *out, char *err, size_t errlen);
+
+/* One fixed cluster. req->workload must be resolved. */
+enum status engine_estimate(const struct catalog *c, const struct engine_estimate_request *req,
+                            struct engine_plan *out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- formulas
+ * Exposed so tests and the report checker can use the same models. */
+
+struct engine_param_count {
+    double total, active;             /* parameters (not billions) */
+    double embedding;                 /* input + output embedding matrices */
+    double expert;                    /* routed-expert parameters (total) */
+    double largest_layer;
+};
+
+/* F1 */
+struct engine_param_count engine_params(const struct engine_model *m);
+
+/* F5: model-state bytes per GPU (weights+grads+optimizer), ZeRO stage 0..3
+ * over a data-parallel degree dp, for psi parameters held by this GPU's
+ * model-parallel shard. Mixed-precision Adam: 2 + 2 + 12 bytes/param. */
+double engine_model_states_bytes(double psi, int zero, int dp, enum engine_optimizer opt);
+
+struct engine_memory {
+    double weights, gradients, optimizer, activations, other, total; /* bytes per GPU */
+    double host_offload;                                            /* bytes per GPU in host RAM */
+};
+
+/* F5+F6+F7: per-GPU memory of a layout. */
+struct engine_memory engine_memory(const struct engine_model *m, const struct engine_workload *w,
+                                   const struct engine_parallel *p, int seq_len);
+
+/* F2/F3: model FLOPs per trained token (no recompute). */
+double engine_flops_per_token(const struct engine_model *m, const struct engine_workload *w,
+                              int seq_len);
+
+/* F10: Young/Daly optimum checkpoint interval (seconds) for a stall of
+ * delta_s and a job MTBF of mtbf_s. */
+double engine_ckpt_interval_s(double delta_s, double mtbf_s);
+
+/* How long a plan takes at a measured inter-node busbw (per node, GB/s), the
+ * report checker's "at the measured X the plan takes Y days": re-runs the time
+ * model of `plan` with that bandwidth. */
+double engine_plan_days_at(const struct catalog *c, const struct engine_workload *w,
+                           const struct engine_plan *plan, const struct engine_measured *m);
+
+#endif

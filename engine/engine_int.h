@@ -1,0 +1,70 @@
+/* engine_int.h: what the planner's source files share and nobody else sees:
+ * the per-layout time model (F2-F10) and the helpers that fill a plan. */
+#ifndef GPUPLAN_ENGINE_INT_H
+#define GPUPLAN_ENGINE_INT_H
+
+#include "engine.h"
+
+/* Everything about one layout on one cluster that the time model needs. The
+ * workload-only parts (FLOPs per token, parameter counts) are computed once per
+ * request and reused for every layout the search scores. */
+struct eval_ctx {
+    const struct engine_model *m;
+    const struct engine_workload *w;
+    struct engine_param_count pc;
+    int seq;
+    double fpt_model;           /* model FLOPs per token (F2/F3, no recompute) */
+    double fpt_attn_fwd;        /* forward attention-core FLOPs per token (for recompute) */
+    double batch_seqs;          /* target global batch in sequences */
+    int moe_layers;
+};
+
+struct eval_hw {
+    const struct engine_gpu *g;
+    int n, per_node;
+    double nic_busbw_per_gpu_gbs;   /* inter-node busbw available per GPU */
+    double intra_busbw_gbs;
+    double peak_tflops;             /* at the workload precision */
+    double eff_scale;               /* uncertainty: kernel efficiency multiplier */
+    double bw_scale;                /* uncertainty: bandwidth multiplier */
+    double matmul_tflops;           /* measured sustained GEMM rate, NaN = catalog */
+};
+
+struct eval_out {
+    double step_s, tokens_per_s, mfu, hfu, comm_fraction, bubble_fraction;
+    double t_compute, t_tp, t_pp, t_dp, t_moe, t_exposed, achieved_tflops;
+    double eff;                     /* kernel efficiency used */
+    int global_batch, grad_accum;
+};
+
+void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+                  const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas);
+void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const struct engine_workload *w);
+double eval_peak_tflops(const struct engine_gpu *g, enum engine_precision p);
+double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision p, int hidden, int tp,
+                              double tokens_per_microbatch);
+void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
+               struct eval_out *out);
+
+/* F10 goodput for n GPUs; fills MTBF, interval and stall. */
+struct goodput {
+    double mtbf_h, delta_s, interval_s, restart_s, goodput;
+};
+struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_gbs, double fail_scale);
+
+double engine_ckpt_bytes(const struct eval_ctx *ctx);
+int engine_default_batch_seqs(const struct engine_model *m, const struct engine_workload *w, int seq);
+
+/* Plan filling (engine_plan.c). */
+void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                   const struct engine_measured *meas, int choose_fabric);
+void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Derived helpers. */
+double engine_pcie_gbs(int gen);   /* per direction, x16 */
+int engine_fits_tp(const struct engine_model *m, int tp);
+
+#endif

@@ -1,0 +1,591 @@
+/* engine_model.c: the named formulas of the planner (DOMAIN.md F1-F10).
+ *
+ * Each function is one formula with its assumptions written next to it, so a
+ * reader can check a number the planner prints against the paper it comes
+ * from. The time model is evaluated tens of thousands of times per
+ * recommendation, so it works on precomputed per-request values (eval_ctx)
+ * and does only arithmetic: no allocation, no strings, no branches on ids. */
+#include <math.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+/* ------------------------------------------------------------------ F1 */
+
+/* F1: parameters of a decoder-only transformer from its shape.
+ * attention = 2h^2 (Q, O) + 2*h*(h*kv/a) (K, V under GQA);
+ * MLP = 3*h*f gated (SwiGLU) or 2*h*f; MoE layers hold `experts` routed
+ * experts plus `shared_experts`, each an MLP of width moe_ffn_hidden, and a
+ * router h*experts; only top-k routed + shared experts are active per token.
+ * The first `dense_layers` layers of an MoE model use the dense MLP (DeepSeek).
+ * Norms 2h per layer plus a final norm; embeddings V*h, doubled when the
+ * output head is not tied. Multi-head latent attention (DeepSeek-V3) is
+ * counted as standard attention with kv = heads: within ~10% of its real
+ * projection size, which moves the total by under 1%. */
+struct engine_param_count engine_params(const struct engine_model *m)
+{
+    struct engine_param_count pc = {0};
+    double h = m->hidden, L = m->layers, a = m->heads > 0 ? m->heads : 1;
+    double kv = m->kv_heads > 0 ? m->kv_heads : a;
+    double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
+    double mats = m->gated ? 3.0 : 2.0;
+    double attn = 2.0 * h * h + 2.0 * h * (h * kv / a);
+    double norms = 2.0 * h;
+    double dense_mlp = mats * h * f;
+    double emb = (double)m->vocab * h * (m->tied_embeddings ? 1.0 : 2.0);
+    double total, active, expert = 0, largest;
+
+    if (m->experts > 0) {
+        double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
+        double one = mats * h * fm;
+        double router = h * m->experts;
+        double Ld = m->dense_layers, Lm = L - Ld;
+        double k = m->experts_active > 0 ? m->experts_active : 1;
+        double moe_total = (m->experts + m->shared_experts) * one + router;
+        double moe_active = (k + m->shared_experts) * one + router;
+        total = emb + Ld * (attn + dense_mlp + norms) + Lm * (attn + moe_total + norms) + h;
+        active = emb + Ld * (attn + dense_mlp + norms) + Lm * (attn + moe_active + norms) + h;
+        expert = Lm * m->experts * one;
+        largest = attn + moe_total + norms;
+    } else {
+        total = emb + L * (attn + dense_mlp + norms) + h;
+        active = total;
+        largest = attn + dense_mlp + norms;
+    }
+    /* A declared count (preset or user) wins: it is what the authors trained;
+     * the shape then only refines FLOPs and activations. The expert share is
+     * scaled with it so memory sharding stays consistent. */
+    if (m->params_b > 0 && total > 0) {
+        double scale = m->params_b * 1e9 / total;
+        expert *= scale;
+        total = m->params_b * 1e9;
+        active = m->active_params_b > 0 ? m->active_params_b * 1e9 : active * scale;
+    } else if (m->params_b > 0) {
+        total = m->params_b * 1e9;
+        active = m->active_params_b > 0 ? m->active_params_b * 1e9 : total;
+    }
+    pc.total = total;
+    pc.active = active;
+    pc.embedding = emb;
+    pc.expert = expert;
+    pc.largest_layer = largest;
+    return pc;
+}
+
+/* ------------------------------------------------------------------ F5 */
+
+/* F5, ZeRO paper s3.1 and s5: mixed-precision Adam keeps 2 bytes of 16-bit
+ * weights, 2 bytes of 16-bit gradients and K = 12 bytes of optimizer state
+ * (fp32 master 4 + momentum 4 + variance 4) per parameter. ZeRO-1 shards the
+ * optimizer over dp, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights.
+ * 8-bit Adam (bitsandbytes) keeps m and v in one byte each: K = 4 + 2. For
+ * 7.5B parameters on 64 GPUs this gives 120 / 31.4 / 16.6 / 1.88 GB. */
+double engine_model_states_bytes(double psi, int zero, int dp, enum engine_optimizer opt)
+{
+    double K = opt == OPT_ADAMW_8BIT ? 6.0 : 12.0;
+    double d = dp > 0 ? dp : 1;
+
+    switch (zero) {
+    case 0: return (2.0 + 2.0 + K) * psi;
+    case 1: return 4.0 * psi + K * psi / d;
+    case 2: return 2.0 * psi + (2.0 + K) * psi / d;
+    default: return (2.0 + 2.0 + K) * psi / d;
+    }
+}
+
+/* LoRA adapters (F7): rank r on every linear of every layer (q, k, v, o and
+ * the MLP matrices), r*(d_in + d_out) parameters per matrix. */
+static double lora_adapter_params(const struct engine_model *m, int rank)
+{
+    double h = m->hidden, a = m->heads > 0 ? m->heads : 1;
+    double kv = m->kv_heads > 0 ? m->kv_heads : a;
+    double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
+    double hkv = h * kv / a;
+    double attn = (h + h) + (h + hkv) + (h + hkv) + (h + h);
+    double mlp = m->gated ? 3.0 * (h + f) : 2.0 * (h + f);
+    if (m->experts > 0) {
+        double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
+        mlp = (m->gated ? 3.0 : 2.0) * (h + fm) * (m->experts + m->shared_experts);
+    }
+    return (double)m->layers * rank * (attn + mlp);
+}
+
+static int lora_rank(const struct engine_workload *w)
+{
+    return w->lora_rank > 0 ? w->lora_rank : 16;
+}
+
+static int is_lora(const struct engine_workload *w)
+{
+    return w->task == TASK_LORA || w->task == TASK_QLORA;
+}
+
+/* ------------------------------------------------------------------ F6 */
+
+/* F6, Korthikanti et al. 2022, with FlashAttention (the 5as^2b score tensors
+ * are never stored) and sequence parallelism whenever tp > 1, so every term
+ * divides by tp (and by context-parallel cp). For gated MLPs and GQA the
+ * 34*s*b*h per layer becomes s*b*(18h + 4f) (memory-facts.md s2.5, an
+ * engineering approximation that equals 34sbh for f = 4h); MoE layers store
+ * the MLP tensors of every token for each of its top-k experts.
+ * Selective recompute (with FlashAttention) recomputes the MLP activation
+ * function and norms: s*b*(18h + 2f). Full recompute keeps 2*s*b*h per layer
+ * (the layer input) plus one layer's working set.
+ * Pipeline: the first stage holds min(pp, m) micro-batches of its L/pp
+ * layers, i.e. L layers' worth when m >= pp, times (1 + (pp-1)/(pp*v)) when
+ * interleaved. The output layer adds fp32 logits s*b*V*4/tp. */
+static double activation_bytes(const struct engine_model *m, const struct engine_workload *w,
+                               const struct engine_parallel *p, int seq, int micro_batches)
+{
+    double h = m->hidden, s = seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
+    double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
+    double t = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
+    double pp = p->pp > 0 ? p->pp : 1, v = p->vpp > 0 ? p->vpp : 1;
+    double layer, kept, in_flight, total;
+
+    if (m->experts > 0) {
+        double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
+        f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
+    }
+    layer = s * b * (18.0 * h + 4.0 * f) / t;
+    if (w->standard_attention)   /* Korthikanti's 5as^2b score, softmax and dropout tensors */
+        layer += 5.0 * (m->heads > 0 ? m->heads : 1) * s * s * b / t;
+    switch (p->recompute) {
+    case RECOMPUTE_NONE: kept = layer; break;
+    case RECOMPUTE_SELECTIVE:   /* recompute the attention core and the MLP activation function */
+        kept = s * b * (18.0 * h + 2.0 * f) / t;
+        break;
+    default: kept = 2.0 * s * b * h / t; break;
+    }
+    in_flight = micro_batches < pp ? micro_batches : pp;
+    if (in_flight < 1)
+        in_flight = 1;
+    total = kept * ((double)m->layers / pp) * in_flight;
+    if (pp > 1 && v > 1)
+        total *= 1.0 + (pp - 1.0) / (pp * v);
+    if (p->recompute == RECOMPUTE_FULL)
+        total += layer;
+    total += s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
+    return total;
+}
+
+/* F5 + F6 + F7: everything one GPU holds for a layout. `other` is CUDA/NCCL
+ * context and workspace (2 GiB, what nvidia-smi shows for an idle PyTorch
+ * process with NCCL initialised), ZeRO-3 prefetch buffers (two gathered
+ * layers) and 5% allocator fragmentation. */
+struct engine_memory engine_memory(const struct engine_model *m, const struct engine_workload *w,
+                                   const struct engine_parallel *p, int seq_len)
+{
+    struct engine_memory mem = {0};
+    struct engine_param_count pc = engine_params(m);
+    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1;
+    int dp = p->dp > 0 ? p->dp : 1, ep = p->ep > 0 ? p->ep : 1;
+    int zero = p->zero < 0 ? 1 : p->zero;
+    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
+    double K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
+    double wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
+    double dense = (pc.total - pc.expert) / (double)(tp * pp);
+    double expert = pc.expert / (double)(tp * pp * ep);
+    int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+    double states, gib = 1024.0 * 1024.0 * 1024.0;
+
+    if (is_lora(w)) {
+        double base_bpp = w->task == TASK_QLORA ? 0.52 : 2.0;  /* F7: NF4 + double quant */
+        double adapters = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
+        double shard = zero >= 3 ? dp : 1;
+        mem.weights = (dense + expert) * base_bpp / shard + adapters * 2.0;
+        mem.gradients = adapters * 2.0;
+        mem.optimizer = adapters * K;
+    } else {
+        double d = dp, de = dpe;
+        /* Split engine_model_states_bytes into its three parts so the plan
+         * can show them; the sum equals it for wbytes = 2. */
+        mem.weights = wbytes * (zero >= 3 ? dense / d + expert / de : dense + expert);
+        mem.gradients = 2.0 * (zero >= 2 ? dense / d + expert / de : dense + expert);
+        mem.optimizer = K * (zero >= 1 ? dense / d + expert / de : dense + expert);
+    }
+    if (p->offload) {
+        mem.host_offload = mem.optimizer;
+        mem.optimizer = 0;
+    }
+    mem.activations = activation_bytes(m, w, p, seq, micro);
+    states = mem.weights + mem.gradients + mem.optimizer;
+    mem.other = 2.0 * gib + 0.05 * (states + mem.activations);
+    if (zero >= 3)
+        mem.other += 2.0 * 2.0 * pc.largest_layer / tp;
+    mem.total = states + mem.activations + mem.other;
+    return mem;
+}
+
+/* ------------------------------------------------------------------ F2/F3 */
+
+/* F2 (Megatron, PaLM appendix B): training FLOPs per token are
+ * 6 * (matmul parameters) for forward + backward plus the attention core,
+ * 12*L*s*h for full attention, halved here because causal FlashAttention
+ * skips the masked half (NVIDIA's benchmark formula counts it in full and so
+ * reads a few points higher at long sequences). MoE uses active parameters.
+ * The input embedding is a lookup, not a matmul, so it is left out.
+ * F3: LoRA and QLoRA skip the weight gradients of the frozen base:
+ * 4 * N (forward 2N + activation gradients 2N). */
+double engine_flops_per_token(const struct engine_model *m, const struct engine_workload *w, int seq_len)
+{
+    struct engine_param_count pc = engine_params(m);
+    double input_emb = (double)m->vocab * m->hidden;
+    double nmm = pc.active - (m->tied_embeddings ? 0.0 : input_emb);
+    double attn = 6.0 * (double)m->layers * seq_len * m->hidden * 0.5;
+
+    if (nmm < pc.active * 0.5)
+        nmm = pc.active * 0.5;
+    if (is_lora(w))
+        return 4.0 * nmm + attn * 2.0 / 3.0;
+    return 6.0 * nmm + attn;
+}
+
+/* Default global batch (tokens) when the workload does not give one:
+ * 2M tokens at 7B growing with N^0.4 (Llama: 4M at 65B; Llama 3 405B ended at
+ * 16M), clamped to [0.25M, 16M]; fine-tuning uses at most 64 sequences. */
+int engine_default_batch_seqs(const struct engine_model *m, const struct engine_workload *w, int seq)
+{
+    double tokens;
+    struct engine_param_count pc = engine_params(m);
+    double nb = pc.total / 1e9;
+
+    if (!isnan(w->global_batch_tokens) && w->global_batch_tokens > 0)
+        tokens = w->global_batch_tokens;
+    else {
+        tokens = 2.0e6 * pow(nb / 7.0 > 1e-3 ? nb / 7.0 : 1e-3, 0.4);
+        if (tokens < 0.25e6) tokens = 0.25e6;
+        if (tokens > 16e6) tokens = 16e6;
+        if (w->task != TASK_PRETRAIN && tokens > 64.0 * seq)
+            tokens = 64.0 * seq;
+    }
+    int seqs = (int)floor(tokens / seq + 0.5);
+    return seqs > 0 ? seqs : 1;
+}
+
+void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const struct engine_workload *w)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->m = m;
+    ctx->w = w;
+    ctx->pc = engine_params(m);
+    ctx->seq = w->seq_len > 0 ? w->seq_len : (m->seq_len > 0 ? m->seq_len : 4096);
+    ctx->fpt_model = engine_flops_per_token(m, w, ctx->seq);
+    ctx->fpt_attn_fwd = 2.0 * (double)m->layers * ctx->seq * m->hidden * 0.5;
+    ctx->batch_seqs = engine_default_batch_seqs(m, w, ctx->seq);
+    ctx->moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+}
+
+/* ------------------------------------------------------------------ F4 */
+
+double eval_peak_tflops(const struct engine_gpu *g, enum engine_precision p)
+{
+    switch (p) {
+    case PREC_FP8: return g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops;
+    case PREC_FP32: return g->bf16_tflops * 0.5;  /* TF32 tensor cores: half of BF16 */
+    default: return g->bf16_tflops;
+    }
+}
+
+/* F4 efficiency model: the fraction of dense peak that transformer training
+ * sustains on its GEMMs, by generation and precision, times a model-width
+ * factor and a micro-batch factor:
+ *   eta = eta_gen[gen][fp8] * h/(h + 2000) * t/(t + 128)
+ * Element-wise work (norms, activations, residuals, optimizer) grows with
+ * s*b*h while GEMM work grows with s*b*h^2, so its share falls as 1/h: a 2k
+ * wide model reaches 50% of the ceiling, a 16k wide one 89%. t = tokens per
+ * micro-batch (per-launch overheads). Tensor parallelism is not in the factor:
+ * its cost is the communication modelled in eval_time.
+ * eta_gen and the 2000 were fitted to published-runs.csv (Megatron-LM 2021,
+ * llm-foundry, NeMo/Megatron-Bridge, Nemotron, Pythia, BLOOM, MT-NLG; 65
+ * runs) by minimising the median |error| of the estimates against their
+ * published throughput; the runs enter only through these constants. FP8
+ * sustains a lower fraction of its doubled peak because attention, norms and
+ * the quantisation epilogues stay in BF16. No published run in the file uses
+ * AMD or Intel parts, so their ceilings are set conservatively (less mature
+ * kernels and collectives) and are not calibrated; Ada uses Hopper's. */
+static const double ETA_GEN[GEN_COUNT][2] = {
+    [GEN_AMPERE] = {0.756, 0.756},
+    [GEN_ADA] = {0.651, 0.441},
+    [GEN_HOPPER] = {0.651, 0.441},
+    [GEN_BLACKWELL] = {0.693, 0.462},
+    [GEN_CDNA3] = {0.35, 0.25},
+    [GEN_GAUDI3] = {0.32, 0.25},
+};
+
+#define ETA_WIDTH_H0 2000.0
+#define ETA_TOKENS_T0 128.0
+
+double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision p, int hidden, int tp,
+                              double tokens_per_microbatch)
+{
+    double h = hidden;
+    int fp8 = p == PREC_FP8 && g->fp8_tflops > 0;
+    double eta = ETA_GEN[g->gen][fp8];
+    (void)tp;
+    eta *= h / (h + ETA_WIDTH_H0);
+    eta *= tokens_per_microbatch / (tokens_per_microbatch + ETA_TOKENS_T0);
+    return eta;
+}
+
+/* ------------------------------------------------------------------ F8/F9 */
+
+/* Overlap assumptions (what part of each communication is left on the
+ * critical path). Megatron-style TP all-reduces sit between dependent GEMMs:
+ * about 60% exposed even with async TP. Pipeline sends overlap with the
+ * other micro-batches' compute except at warm-up/cool-down: 50%.
+ * DP gradient reduction overlaps the backward pass of the last micro-batch
+ * (bucketed all-reduce); ZeRO-3 gathers are prefetched one layer ahead and
+ * overlap the same micro-batch's compute. MoE all-to-all: 70% exposed
+ * (dispatch and combine block the expert GEMMs). */
+#define TP_EXPOSED 0.6
+#define PP_EXPOSED 0.5
+#define MOE_EXPOSED 0.7
+#define DP_OVERLAP 0.9
+#define ZERO3_OVERLAP 0.85
+#define DP_MIN_EXPOSED 0.05
+
+void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
+               struct eval_out *o)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
+    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
+    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
+    int n = tp * pp * dp * cp;
+    double s = ctx->seq, h = m->hidden;
+    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    double tokens_step, fpt_hw, eff, achieved, t_comp, bubble;
+    double bw_intra = hw->intra_busbw_gbs * hw->bw_scale * 1e9;
+    double bw_nic = hw->nic_busbw_per_gpu_gbs * hw->bw_scale * 1e9;
+    double t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt, step;
+    int per_node = hw->per_node > 0 ? hw->per_node : 1;
+    double psi;
+
+    if (micro < 1)
+        micro = 1;
+    gbs = micro * dp * b;
+    tokens_step = (double)gbs * s;
+
+    /* Hardware FLOPs: model FLOPs plus recomputation, counted apart (F2). */
+    fpt_hw = ctx->fpt_model;
+    if (p->recompute == RECOMPUTE_SELECTIVE)
+        fpt_hw += ctx->fpt_attn_fwd * 0.5;
+    else if (p->recompute == RECOMPUTE_FULL)
+        fpt_hw += is_lora(w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
+
+    eff = eval_kernel_efficiency(hw->g, w->precision, m->hidden, tp, (double)b * s / cp);
+    if (w->task == TASK_QLORA)
+        eff *= 0.8;   /* NF4 dequantisation before every base GEMM (QLoRA s3) */
+    if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0) {
+        /* A measured large-GEMM rate replaces peak * ceiling: cuBLAS reaches
+         * ~80% of dense peak on large BF16 GEMMs, so keep the rest of the
+         * efficiency model relative to that. */
+        achieved = hw->matmul_tflops * 1e12 * (eff / 0.8);
+    } else {
+        achieved = hw->peak_tflops * 1e12 * eff * hw->eff_scale;
+    }
+    t_comp = fpt_hw * tokens_step / (n * achieved);
+    /* Without FlashAttention the a*s score matrix of every token is written
+     * and read back by softmax, dropout and the AV product, about 30 bytes per
+     * score over forward and backward (Korthikanti's 5as^2b tensors, read and
+     * written), plus another forward's worth under full recompute. That
+     * traffic runs at HBM speed, not tensor-core speed, and is what makes
+     * small models slow on pre-2022 stacks (DOMAIN F6 s^2 term). */
+    if (w->standard_attention) {
+        double a = m->heads > 0 ? m->heads : 1;
+        double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
+        if (p->recompute == RECOMPUTE_FULL)
+            per_token *= 4.0 / 3.0;
+        t_comp += tokens_step / ((double)dp * cp) * per_token / (hw->g->mem_bw_gbs * 1e9 * 0.8);
+    }
+
+    /* F9: 1F1B bubble (p-1)/(v*m). */
+    bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
+
+    /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per micro-batch
+     * (2 forward, 2 backward; +2 forward again with full recompute). Inside
+     * the scale-up domain they run at the intra-node busbw, outside it over
+     * the NICs. */
+    if (tp > 1) {
+        double msg = (double)b * s / cp * h * 2.0;
+        double count = 4.0 + (p->recompute == RECOMPUTE_FULL ? 2.0 : 0.0);
+        double bw = tp <= hw->g->scaleup_domain && tp <= per_node ? bw_intra : bw_nic;
+        double layers = (double)m->layers / pp;
+        t_tp = layers * micro * count * 2.0 * (tp - 1) / tp * msg / bw * TP_EXPOSED;
+    }
+    /* F8 PP: activations b*s*h*2 bytes forward and their gradient backward
+     * per micro-batch and virtual stage; over NICs when a stage boundary
+     * crosses nodes (tp*pp*cp > GPUs per node). */
+    if (pp > 1) {
+        double msg = (double)b * s / cp * h * 2.0 / tp;
+        double bw = tp * pp * cp > per_node ? bw_nic : bw_intra;
+        t_pp = 2.0 * micro * v * msg / bw * PP_EXPOSED;
+    }
+    /* F8 DP: gradients of this GPU's model-parallel shard, 2 bytes each
+     * (bf16 reduction; 4 in fp32 training). All-reduce moves 2(d-1)/d of it
+     * (ZeRO 0-2, same volume as reduce-scatter + all-gather); ZeRO-3 moves
+     * 3(d-1)/d per micro-batch (gather forward, gather backward,
+     * reduce-scatter). The ring runs at the NIC busbw of the DP ranks that
+     * share a node, capped by the intra-node busbw. */
+    psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
+    if (is_lora(w))
+        psi = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
+    if (dp > 1) {
+        double gbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
+        int model_par = tp * pp * cp;
+        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+        double bw;
+        if (ranks_per_node > dp)
+            ranks_per_node = dp;
+        if (dp * model_par <= per_node)
+            bw = bw_intra;
+        else {
+            bw = bw_nic * ranks_per_node;
+            if (bw > bw_intra)
+                bw = bw_intra;
+        }
+        if (p->zero >= 3 && !is_lora(w)) {
+            /* ZeRO-3/FSDP gathers each layer's parameters separately and does
+             * not reduce inside the node first, so across nodes a GPU sees
+             * about its own NIC's bandwidth, not the node aggregate
+             * (Megatron-LM 2021 Table 2: ZeRO-3 falls from 100 to 31
+             * tokens/s/GPU from 384 to 1536 A100s at a fixed batch). */
+            if (dp * model_par > per_node && bw_nic < bw)
+                bw = bw_nic;
+            double vol = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+            double t = vol / bw;
+            double hidden_t = t_comp * ZERO3_OVERLAP;
+            t_dp = t - hidden_t;
+            if (t_dp < t * DP_MIN_EXPOSED)
+                t_dp = t * DP_MIN_EXPOSED;
+        } else {
+            double t = 2.0 * (dp - 1.0) / dp * psi * gbytes / bw;
+            double window = t_comp / micro * (2.0 / 3.0) * DP_OVERLAP;
+            t_dp = t - window;
+            if (t_dp < t * DP_MIN_EXPOSED)
+                t_dp = t * DP_MIN_EXPOSED;
+        }
+    }
+    /* F8 MoE: dispatch + combine, forward and backward, of every routed
+     * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
+     * Inside a node when ep*tp fits the scale-up domain. */
+    if (ctx->moe_layers > 0 && ep > 1) {
+        double k = m->experts_active > 0 ? m->experts_active : 1;
+        double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
+        double bw = ep * tp <= per_node ? bw_intra * 0.5 : bw_nic;
+        t_moe = (double)ctx->moe_layers / pp * micro * 4.0 * msg / bw * MOE_EXPOSED;
+    }
+    /* Optimizer step: memory-bound pass over this GPU's states (read and
+     * write 16 bytes per parameter of its shard). */
+    {
+        double shard = psi / (p->zero >= 1 ? dp : 1);
+        t_opt = shard * 16.0 * 2.0 / (hw->g->mem_bw_gbs * 1e9);
+        if (p->offload)
+            t_opt = shard * 16.0 * 2.0 / 50e9;   /* CPU Adam over host DRAM */
+    }
+    exposed = t_tp + t_pp + t_dp + t_moe;
+    step = t_comp * (1.0 + bubble) + exposed + t_opt;
+
+    o->step_s = step;
+    o->tokens_per_s = tokens_step / step;
+    o->t_compute = t_comp;
+    o->t_tp = t_tp;
+    o->t_pp = t_pp;
+    o->t_dp = t_dp;
+    o->t_moe = t_moe;
+    o->t_exposed = exposed;
+    o->bubble_fraction = t_comp * bubble / step;
+    o->comm_fraction = exposed / step;
+    o->mfu = ctx->fpt_model * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
+    o->hfu = fpt_hw * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
+    o->achieved_tflops = ctx->fpt_model * o->tokens_per_s / n / 1e12;
+    o->eff = eff;
+    o->global_batch = gbs;
+    o->grad_accum = micro;
+}
+
+/* ------------------------------------------------------------------ F10 */
+
+/* F10 checkpoint size: 14 bytes per parameter for full training (bf16
+ * weights 2 + fp32 master 4 + Adam m, v 8; BLOOM 2.3 TB / 176B, Megatron
+ * 13.8 TB / 1T); 8-bit Adam 8; LoRA saves only adapters with their state. */
+double engine_ckpt_bytes(const struct eval_ctx *ctx)
+{
+    if (is_lora(ctx->w))
+        return lora_adapter_params(ctx->m, lora_rank(ctx->w)) * 14.0;
+    return ctx->pc.total * (ctx->w->optimizer == OPT_ADAMW_8BIT ? 8.0 : 14.0);
+}
+
+/* Young (1974) with Daly's (2006) correction: tau = sqrt(2 delta M) *
+ * (1 + sqrt(delta/(2M))/3 + delta/(18M)) - delta, and M when delta >= 2M. */
+double engine_ckpt_interval_s(double delta_s, double mtbf_s)
+{
+    double x;
+    if (delta_s <= 0 || mtbf_s <= 0)
+        return 0;
+    if (delta_s >= 2.0 * mtbf_s)
+        return mtbf_s;
+    x = delta_s / (2.0 * mtbf_s);
+    return sqrt(2.0 * delta_s * mtbf_s) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - delta_s;
+}
+
+/* F10 goodput. Failure rate 2.2e-5 per GPU-hour: Llama 3's 1.97e-5
+ * unexpected interruptions plus its 11% planned ones (47 of 466); the high
+ * case scales it 3x (Meta RSC research clusters), the low case 0.5x.
+ * Checkpoints are asynchronous: the blocking stall is copying the GPU's shard
+ * to pinned host memory over PCIe at half the link rate, plus 5 s of
+ * barrier and metadata. The interval is Young/Daly clamped to 10-60 min
+ * (R31). A restart costs 10 min of rescheduling and NCCL init plus reading
+ * the checkpoint back. Waste = delta/tau + tau/(2M) + R/M (first order). */
+struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_gbs, double fail_scale)
+{
+    struct goodput g;
+    double lambda = 2.2e-5 * fail_scale;
+    double M, waste;
+
+    g.mtbf_h = 1.0 / (lambda * (n > 0 ? n : 1));
+    M = g.mtbf_h * 3600.0;
+    g.delta_s = 5.0 + ckpt_bytes_per_gpu / (host_copy_gbs * 0.5 * 1e9);
+    g.interval_s = engine_ckpt_interval_s(g.delta_s, M);
+    if (g.interval_s < 600.0)
+        g.interval_s = 600.0;
+    if (g.interval_s > 3600.0)
+        g.interval_s = 3600.0;
+    g.restart_s = 600.0 + ckpt_bytes_per_gpu / (host_copy_gbs * 0.5 * 1e9);
+    waste = g.delta_s / g.interval_s + g.interval_s / (2.0 * M) + g.restart_s / M;
+    g.goodput = 1.0 - waste;
+    if (g.goodput < 0.2)
+        g.goodput = 0.2;
+    return g;
+}
+
+double engine_pcie_gbs(int gen)
+{
+    switch (gen) {
+    case 3: return 15.75;
+    case 4: return 31.5;
+    case 5: return 63.0;
+    case 6: return 121.0;
+    default: return 15.75;
+    }
+}
+
+/* TP must divide the attention heads (and KV heads under GQA, or be a
+ * multiple of them) and the hidden size. */
+int engine_fits_tp(const struct engine_model *m, int tp)
+{
+    int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+    if (tp <= 1)
+        return 1;
+    if (m->heads % tp != 0 || m->hidden % tp != 0)
+        return 0;
+    if (kv % tp != 0 && tp % kv != 0)
+        return 0;
+    return 1;
+}

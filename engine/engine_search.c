@@ -1,0 +1,855 @@
+/* engine_search.c: workload checking, the layout search and the three tiers.
+ *
+ * The search is GPU type x server size x node count x TP x PP x DP x EP x
+ * ZeRO x recompute x micro-batch. It stays fast by (1) walking node counts on
+ * a geometric grid (1, 2, 3, 4, 6, 8, 12, ...) instead of every integer,
+ * (2) rejecting a node count before any layout when even full ZeRO-3 sharding
+ * over every GPU cannot hold the model states (a lower bound on memory), and
+ * (3) trying recompute levels cheapest-first and stopping at the first that
+ * fits, because more recompute never speeds a layout up. For each cluster it
+ * keeps only the fastest layout: on a fixed cluster the fastest layout is
+ * also the cheapest, so the tiers can be chosen among clusters alone. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+#define DAYS_CAP 1095.0          /* plans longer than 3 years are not offered as "minimum" */
+#define DEFAULT_DEADLINE_DAYS 90.0
+#define DEFAULT_MAX_GPUS 65536
+#define CANDIDATES_MAX 4096
+
+/* ------------------------------------------------------------ names */
+
+const char *engine_tier_name(enum engine_tier t)
+{
+    static const char *const names[] = {"minimum", "recommended", "performance"};
+    return (unsigned)t < TIER_COUNT ? names[t] : "?";
+}
+
+const char *engine_task_name(enum engine_task t)
+{
+    static const char *const names[] = {"pretrain", "finetune", "lora", "qlora"};
+    return (unsigned)t < 4 ? names[t] : "?";
+}
+
+const char *engine_precision_name(enum engine_precision p)
+{
+    static const char *const names[] = {"bf16", "fp16", "fp8", "fp32"};
+    return (unsigned)p < 4 ? names[p] : "?";
+}
+
+const char *engine_recompute_name(enum engine_recompute r)
+{
+    static const char *const names[] = {"none", "selective", "full"};
+    return (unsigned)r < 3 ? names[r] : "?";
+}
+
+const char *engine_fabric_kind_name(enum engine_fabric_kind k)
+{
+    static const char *const names[] = {"none", "roce", "infiniband"};
+    return (unsigned)k < 3 ? names[k] : "?";
+}
+
+/* ------------------------------------------------------------ catalog */
+
+const struct engine_gpu *catalog_gpu_find(const struct catalog *c, const char *id)
+{
+    for (int i = 0; i < c->n_gpus; i++)
+        if (strcmp(c->gpus[i].id, id) == 0)
+            return &c->gpus[i];
+    return NULL;
+}
+
+const struct engine_model *catalog_model_find(const struct catalog *c, const char *id)
+{
+    for (int i = 0; i < c->n_models; i++)
+        if (strcmp(c->models[i].id, id) == 0)
+            return &c->models[i];
+    return NULL;
+}
+
+const struct engine_storage *catalog_storage_find(const struct catalog *c, const char *id)
+{
+    for (int i = 0; i < c->n_storage; i++)
+        if (strcmp(c->storage[i].id, id) == 0)
+            return &c->storage[i];
+    return NULL;
+}
+
+static int bad_num(double v, double lo, double hi)
+{
+    return isnan(v) || v < lo || v > hi;
+}
+
+enum status catalog_validate(const struct catalog *c, char *err, size_t errlen)
+{
+    if (c->n_gpus < 1 || c->n_gpus > CATALOG_GPUS_MAX || c->n_fabrics < 1 ||
+        c->n_fabrics > CATALOG_FABRICS_MAX || c->n_storage < 1 || c->n_storage > CATALOG_STORAGE_MAX ||
+        c->n_models < 0 || c->n_models > CATALOG_MODELS_MAX) {
+        snprintf(err, errlen, "catalog: row counts out of range");
+        return ST_INVALID;
+    }
+    for (int i = 0; i < c->n_gpus; i++) {
+        const struct engine_gpu *g = &c->gpus[i];
+        const char *field = NULL;
+        if (bad_num(g->memory_gib, 1, 4096)) field = "memory_gib";
+        else if (bad_num(g->mem_bw_gbs, 1, 1e6)) field = "mem_bw_gbs";
+        else if (bad_num(g->bf16_tflops, 1, 1e6)) field = "bf16_tflops";
+        else if (bad_num(g->fp8_tflops, 0, 1e6)) field = "fp8_tflops";
+        else if (bad_num(g->intra_busbw_gbs, 0.1, 1e5)) field = "intra_busbw_gbs";
+        else if (g->per_node < 1 || g->per_node > 72 || g->per_node_min < 1 || g->per_node_min > g->per_node)
+            field = "per_node";
+        else if (g->scaleup_domain < 1) field = "scaleup_domain";
+        else if (bad_num(g->cloud_usd_per_gpu_hour, 0.01, 1e4)) field = "cloud_usd_per_gpu_hour";
+        else if (bad_num(g->server_usd, 1, 1e8)) field = "server_usd";
+        else if (bad_num(g->default_fabric_gbps, 1, 1e4)) field = "default_fabric_gbps";
+        else if ((unsigned)g->gen >= GEN_COUNT) field = "gen";
+        if (field) {
+            snprintf(err, errlen, "catalog gpu %s: %s out of range", g->id, field);
+            return ST_INVALID;
+        }
+    }
+    for (int i = 0; i < c->n_fabrics; i++) {
+        const struct engine_fabric *f = &c->fabrics[i];
+        if (bad_num(f->gbps, 1, 1e5) || bad_num(f->busbw_per_nic_gbs, 0.1, 1e4) || f->switch_radix < 4) {
+            snprintf(err, errlen, "catalog fabric %s: rate, busbw or radix out of range", f->id);
+            return ST_INVALID;
+        }
+    }
+    for (int i = 0; i < c->n_models; i++) {
+        const struct engine_model *m = &c->models[i];
+        if (m->layers < 1 || m->hidden < 64 || m->heads < 1 || m->vocab < 1) {
+            snprintf(err, errlen, "catalog model %s: incomplete shape", m->id);
+            return ST_INVALID;
+        }
+    }
+    return ST_OK;
+}
+
+/* ------------------------------------------------------------ workload */
+
+void engine_workload_init(struct engine_workload *w)
+{
+    memset(w, 0, sizeof *w);
+    w->task = TASK_PRETRAIN;
+    w->precision = PREC_BF16;
+    w->optimizer = OPT_ADAMW;
+    w->pricing = PRICING_CLOUD;
+    w->global_batch_tokens = NAN;
+    w->deadline_days = NAN;
+    w->budget_usd = NAN;
+    w->dataset_tb = NAN;
+}
+
+void engine_measured_init(struct engine_measured *m)
+{
+    m->intra_busbw_gbs = NAN;
+    m->inter_busbw_gbs = NAN;
+    m->matmul_tflops = NAN;
+}
+
+void engine_estimate_request_init(struct engine_estimate_request *r)
+{
+    memset(r, 0, sizeof *r);
+    engine_workload_init(&r->workload);
+    r->cluster.fabric_gbps_per_gpu = NAN;
+    r->parallel.zero = -1;
+    r->parallel.recompute = -1;
+    engine_measured_init(&r->measured);
+}
+
+/* Fills shape gaps from params_b: F1 inverted with the aspect ratio of the
+ * Llama/GPT families (about 128 hidden units per layer, head size 128),
+ * ungated 4h MLP, 32k vocabulary. A rough shape only refines FLOPs and
+ * activation memory; the declared parameter count stays authoritative. */
+static void model_complete(struct engine_model *m)
+{
+    double n = m->params_b * 1e9;
+
+    if (m->vocab <= 0)
+        m->vocab = 32000;
+    if (m->hidden <= 0) {
+        double h = cbrt(n * 128.0 / 12.0);
+        int hi = (int)(h / 128.0 + 0.5) * 128;
+        m->hidden = hi < 128 ? 128 : hi;
+    }
+    if (m->layers <= 0) {
+        double per_layer = 12.0 * (double)m->hidden * m->hidden;
+        double body = n - 2.0 * (double)m->vocab * m->hidden;
+        int L = (int)(body / per_layer + 0.5);
+        if (m->experts > 0 && m->experts_active > 0 && m->params_b > 0)
+            L = (int)(body / (per_layer + 8.0 * m->hidden * m->hidden * (m->experts - 1)) + 0.5);
+        m->layers = L < 1 ? 1 : L;
+    }
+    if (m->heads <= 0) {
+        m->heads = m->hidden / 128 > 0 ? m->hidden / 128 : 1;
+        while (m->hidden % m->heads != 0 && m->heads > 1)
+            m->heads--;
+    }
+    if (m->kv_heads <= 0)
+        m->kv_heads = m->heads;
+    if (m->ffn_hidden <= 0)
+        m->ffn_hidden = 4 * m->hidden;
+    if (m->experts > 0 && m->experts_active <= 0)
+        m->experts_active = m->experts < 2 ? m->experts : 2;
+    if (m->seq_len <= 0)
+        m->seq_len = 4096;
+    if (m->params_b <= 0) {
+        struct engine_param_count pc = engine_params(m);
+        m->params_b = pc.total / 1e9;
+    }
+}
+
+#define FAIL(fmt, ...) do { snprintf(err, errlen, fmt, __VA_ARGS__); return ST_INVALID; } while (0)
+
+enum status engine_workload_resolve(struct engine_workload *w, const struct catalog *c, char *err, size_t errlen)
+{
+    struct engine_model *m = &w->model;
+
+    if (w->preset[0]) {
+        const struct engine_model *pm = catalog_model_find(c, w->preset);
+        if (!pm)
+            FAIL("model.preset: unknown preset \"%s\" (GET /api/v1/catalog lists them)", w->preset);
+        *m = *pm;
+    } else if (!(m->params_b > 0)) {
+        FAIL("%s: either model.preset or model.params_b is required", "model");
+    }
+    if (bad_num(m->params_b, 1e-4, 1e5))
+        FAIL("model.params_b: %g is out of range (0.0001..100000)", m->params_b);
+    if (m->layers < 0 || m->layers > 2000) FAIL("model.layers: %d is out of range (1..2000)", m->layers);
+    if (m->hidden < 0 || m->hidden > 262144) FAIL("model.hidden: %d is out of range (64..262144)", m->hidden);
+    if (m->heads < 0 || m->heads > 4096) FAIL("model.heads: %d is out of range (1..4096)", m->heads);
+    if (m->kv_heads < 0 || (m->heads > 0 && m->kv_heads > m->heads))
+        FAIL("model.kv_heads: %d must be between 1 and heads", m->kv_heads);
+    if (m->ffn_hidden < 0 || m->ffn_hidden > 1048576) FAIL("model.ffn_hidden: %d is out of range", m->ffn_hidden);
+    if (m->vocab < 0 || m->vocab > 10000000) FAIL("model.vocab: %d is out of range", m->vocab);
+    if (m->experts < 0 || m->experts > 4096) FAIL("model.experts: %d is out of range (0..4096)", m->experts);
+    if (m->experts_active < 0 || (m->experts > 0 && m->experts_active > m->experts))
+        FAIL("model.experts_active: %d must be between 1 and experts", m->experts_active);
+    if (m->hidden > 0 && m->hidden < 64) FAIL("model.hidden: %d is out of range (64..262144)", m->hidden);
+    if (m->hidden > 0 && m->heads > 0 && m->hidden % m->heads != 0)
+        FAIL("model.heads: %d does not divide hidden %d", m->heads, m->hidden);
+    if (m->heads > 0 && m->kv_heads > 0 && m->heads % m->kv_heads != 0)
+        FAIL("model.kv_heads: %d does not divide heads %d", m->kv_heads, m->heads);
+    model_complete(m);
+    {
+        struct engine_param_count pc = engine_params(m);
+        if (pc.active <= 0 || pc.active > pc.total * 1.0001)
+            FAIL("model.experts_active: active parameters %.3g exceed total %.3g", pc.active, pc.total);
+    }
+    if (bad_num(w->tokens_b, 1e-6, 1e6)) FAIL("tokens_b: %g is out of range (0.000001..1000000)", w->tokens_b);
+    if (w->seq_len != 0 && (w->seq_len < 16 || w->seq_len > 2097152))
+        FAIL("seq_len: %d is out of range (16..2097152)", w->seq_len);
+    if (!isnan(w->deadline_days) && bad_num(w->deadline_days, 0.001, 36500))
+        FAIL("deadline_days: %g is out of range (0.001..36500)", w->deadline_days);
+    if (!isnan(w->budget_usd) && bad_num(w->budget_usd, 1, 1e13))
+        FAIL("budget_usd: %g is out of range (1..1e13)", w->budget_usd);
+    if (!isnan(w->dataset_tb) && bad_num(w->dataset_tb, 0, 1e7))
+        FAIL("dataset_tb: %g is out of range (0..1e7)", w->dataset_tb);
+    if (!isnan(w->global_batch_tokens) && bad_num(w->global_batch_tokens, 1, 1e9))
+        FAIL("global_batch_tokens: %g is out of range (1..1e9)", w->global_batch_tokens);
+    if (w->max_gpus < 0 || w->max_gpus > 1000000) FAIL("max_gpus: %d is out of range (1..1000000)", w->max_gpus);
+    if (w->lora_rank < 0 || w->lora_rank > 4096) FAIL("lora_rank: %d is out of range (1..4096)", w->lora_rank);
+    if (w->n_gpus_allowed < 0 || w->n_gpus_allowed > WORKLOAD_GPUS_ALLOWED_MAX)
+        FAIL("gpus_allowed: more than %d entries", WORKLOAD_GPUS_ALLOWED_MAX);
+    for (int i = 0; i < w->n_gpus_allowed; i++)
+        if (!catalog_gpu_find(c, w->gpus_allowed[i]))
+            FAIL("gpus_allowed[%d]: unknown GPU \"%s\"", i, w->gpus_allowed[i]);
+    return ST_OK;
+}
+
+/* ------------------------------------------------------------ search */
+
+struct limits {             /* layout parts fixed by an estimate request (0 = free) */
+    int tp, pp, dp, ep, cp, zero, recompute, micro_batch, global_batch, vpp, offload;
+    int fixed_cluster;      /* estimate: the GPU count is given, so the batch may grow to fill it */
+};
+
+struct cand {
+    int gi, per_node, nodes, n;
+    struct engine_parallel par;
+    struct eval_out ev;
+    double mem_gib, days, cost;
+};
+
+static void rec_warn(struct engine_recommendation *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (r->n_warnings >= PLAN_WARNINGS_MAX)
+        return;
+    va_start(ap, fmt);
+    if (vsnprintf(r->warnings[r->n_warnings], PLAN_TEXT_MAX, fmt, ap) < 0)
+        r->warnings[r->n_warnings][0] = '\0';
+    va_end(ap);
+    r->n_warnings++;
+}
+
+static int allowed(const struct engine_workload *w, const char *id)
+{
+    if (w->n_gpus_allowed == 0)
+        return 1;
+    for (int i = 0; i < w->n_gpus_allowed; i++)
+        if (strcmp(w->gpus_allowed[i], id) == 0)
+            return 1;
+    return 0;
+}
+
+static double gib_of(double bytes)
+{
+    return bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* Interleaved virtual stages: 2 chunks per device when every chunk keeps at
+ * least 2 layers (Megatron's interleaved 1F1B; F9). */
+static int pick_vpp(int layers, int pp)
+{
+    if (pp <= 1)
+        return 1;
+    if (layers % (pp * 2) == 0 && layers / (pp * 2) >= 2)
+        return 2;
+    return 1;
+}
+
+void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+             const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas)
+{
+    double ratio = 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
+
+    for (int i = 0; i < c->n_fabrics; i++)
+        if (fabs(c->fabrics[i].gbps - fabric_gbps) < 1e-6) {
+            ratio = c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
+            break;
+        }
+    memset(hw, 0, sizeof *hw);
+    hw->g = g;
+    hw->n = n;
+    hw->per_node = per_node;
+    hw->nic_busbw_per_gpu_gbs = fabric_gbps / 8.0 * ratio;
+    hw->intra_busbw_gbs = per_node > 1 ? g->intra_busbw_gbs : 1e6;
+    hw->peak_tflops = eval_peak_tflops(g, w->precision);
+    hw->eff_scale = 1.0;
+    hw->bw_scale = 1.0;
+    hw->matmul_tflops = NAN;
+    if (meas) {
+        if (!isnan(meas->intra_busbw_gbs) && meas->intra_busbw_gbs > 0)
+            hw->intra_busbw_gbs = meas->intra_busbw_gbs;
+        if (!isnan(meas->inter_busbw_gbs) && meas->inter_busbw_gbs > 0)
+            hw->nic_busbw_per_gpu_gbs = meas->inter_busbw_gbs / per_node;
+        if (!isnan(meas->matmul_tflops) && meas->matmul_tflops > 0)
+            hw->matmul_tflops = meas->matmul_tflops;
+    }
+}
+
+/* Fastest layout that fits one cluster. Returns 1 and fills best when one
+ * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen. */
+static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
+                       struct cand *best, double *min_mem_gib, long *evaluated)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    const struct engine_gpu *g = hw->g;
+    int n = hw->n, found = 0;
+    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
+    double cap = g->memory_gib;
+    int cp = lim->cp > 0 ? lim->cp : 1;
+
+    if (tp_max > 16)
+        tp_max = 16;
+    if (tp_max > n)
+        tp_max = n;
+    *min_mem_gib = INFINITY;
+    /* A fixed part of the layout (estimate) is tried as given, even when it
+     * is not a power of two (Megatron's PP 35, llm-foundry's micro-batch 6). */
+    for (int tp = lim->tp ? lim->tp : 1; tp <= (lim->tp ? lim->tp : tp_max); tp *= 2) {
+        if (!engine_fits_tp(m, tp) && !lim->tp)
+            continue;
+        for (int pp = lim->pp ? lim->pp : 1; pp <= (lim->pp ? lim->pp : m->layers) && pp <= n; pp *= 2) {
+            if (n % (tp * pp * cp) != 0)
+                continue;
+            int dp = n / (tp * pp * cp);
+            if (lim->dp && dp != lim->dp)
+                continue;
+            if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
+                continue;   /* more replicas than the global batch has sequences */
+            for (int ep = lim->ep ? lim->ep : 1; ep <= (lim->ep ? lim->ep : (m->experts > 0 ? m->experts : 1));
+                 ep *= 2) {
+                if (ep > 1 && dp % ep != 0)
+                    continue;
+                for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
+                    if (lim->zero >= 0 && zero != lim->zero && !(dp == 1 && lim->zero > 0))
+                        continue;
+                    if (pp > 1 && zero >= 2 && lim->zero < 0)
+                        continue;   /* gradient sharding fights gradient accumulation across stages */
+                    for (int off = 0; off <= 1; off++) {
+                        if (lim->offload >= 0 && off != lim->offload)
+                            continue;
+                        if (off && (found || zero < 1 || w->task == TASK_LORA || w->task == TASK_QLORA))
+                            continue;  /* offload only as the last rung of the ladder (R40) */
+                        for (int b = lim->micro_batch ? lim->micro_batch : 1; b <= (lim->micro_batch ? lim->micro_batch : 4);
+                             b *= 2) {
+                            if (!lim->micro_batch && b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
+                                continue;   /* keep the pipeline fed / the global batch as asked */
+                            for (int rc = 0; rc <= 2; rc++) {
+                                struct engine_parallel p = {0};
+                                struct engine_memory mem;
+                                double mgib;
+                                if (lim->recompute >= 0 && rc != lim->recompute)
+                                    continue;
+                                p.tp = tp; p.pp = pp; p.dp = dp; p.ep = ep; p.cp = cp;
+                                p.zero = zero; p.recompute = rc; p.micro_batch = b; p.offload = off;
+                                p.global_batch = lim->global_batch ? lim->global_batch : (int)ctx->batch_seqs;
+                                p.vpp = lim->vpp ? lim->vpp : pick_vpp(m->layers, pp);
+                                mem = engine_memory(m, w, &p, ctx->seq);
+                                mgib = gib_of(mem.total);
+                                if (mgib < *min_mem_gib)
+                                    *min_mem_gib = mgib;
+                                if (mgib > cap)
+                                    continue;
+                                struct eval_out ev;
+                                eval_time(ctx, hw, &p, &ev);
+                                (*evaluated)++;
+                                if (!lim->global_batch && !lim->dp && !lim->fixed_cluster &&
+                                    ev.global_batch > ctx->batch_seqs * 1.25)
+                                    break;   /* would inflate the global batch (convergence) */
+                                if (!found || ev.step_s / ev.global_batch < best->ev.step_s / best->ev.global_batch) {
+                                    best->par = p;
+                                    best->par.global_batch = ev.global_batch;
+                                    best->ev = ev;
+                                    best->mem_gib = mgib;
+                                    found = 1;
+                                }
+                                break;   /* less recompute always runs faster: stop at the first fit */
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* Cost of running a cluster for `days` (search ranking; plan_complete
+ * recomputes it line by line for the bill of materials). */
+static double cluster_cost(const struct catalog *c, const struct engine_gpu *g, int n, int per_node, int nodes,
+                           double days, enum engine_pricing pricing)
+{
+    if (pricing == PRICING_CLOUD)
+        return n * days * 24.0 * g->cloud_usd_per_gpu_hour;
+    double server = g->server_usd * (double)per_node / g->per_node;
+    double fabric = 0;
+    if (nodes > 1) {
+        /* One NIC per GPU (R16), a leaf and a spine port and two links per
+         * NIC (leaf-spine 1:1, R19/R20), at the GPU's default rate. */
+        for (int i = 0; i < c->n_fabrics; i++)
+            if (fabs(c->fabrics[i].gbps - g->default_fabric_gbps) < 1e-6) {
+                const struct engine_fabric *f = &c->fabrics[i];
+                double per = f->nic_usd + 2.0 * f->port_usd + 2.0 * f->cable_usd;
+                if (fabric == 0 || n * per < fabric)
+                    fabric = n * per;
+            }
+    }
+    double kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2);
+    return nodes * server + fabric + kw * days * 24.0 * 0.10;
+}
+
+static double days_for(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, double tokens_per_s,
+                       double *goodput_out)
+{
+    double ckpt = engine_ckpt_bytes(ctx);
+    struct goodput gp = eval_goodput(n, ckpt / n, engine_pcie_gbs(g->pcie_gen), 1.0);
+    double secs = ctx->w->tokens_b * 1e9 / tokens_per_s;
+    if (goodput_out)
+        *goodput_out = gp.goodput;
+    return secs / gp.goodput / 86400.0;
+}
+
+static void limits_free(struct limits *l)
+{
+    memset(l, 0, sizeof *l);
+    l->zero = -1;
+    l->recompute = -1;
+    l->offload = -1;
+}
+
+static void plan_from_cand(const struct catalog *c, const struct cand *cd, struct engine_plan *pl)
+{
+    const struct engine_gpu *g = &c->gpus[cd->gi];
+    memset(pl, 0, sizeof *pl);
+    pl->feasible = 1;
+    pl->need_budget_usd = NAN;
+    pl->need_deadline_days = NAN;
+    pl->gpu_index = cd->gi;
+    snprintf(pl->gpu_id, sizeof pl->gpu_id, "%s", g->id);
+    snprintf(pl->gpu_name, sizeof pl->gpu_name, "%s", g->name);
+    pl->count = cd->n;
+    pl->per_node = cd->per_node;
+    pl->nodes = cd->nodes;
+    pl->par = cd->par;
+}
+
+static void plan_empty(struct engine_plan *pl, const char *why)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->feasible = 0;
+    pl->gpu_index = -1;
+    pl->need_budget_usd = NAN;
+    pl->need_deadline_days = NAN;
+    pl->intra_node = "pcie";
+    pl->topology = "single-node";
+    pl->oversubscription = "1:1";
+    pl->recompute_name = "none";
+    snprintf(pl->why, sizeof pl->why, "%s", why);
+}
+
+/* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
+static int next_nodes(int x)
+{
+    if (x < 4)
+        return x + 1;
+    int p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return x == p ? p + p / 2 : p * 2;
+}
+
+enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
+                             struct engine_recommendation *out, char *err, size_t errlen)
+{
+    static const int small_nodes[] = {1, 2, 4, 8};
+    struct eval_ctx ctx;
+    struct cand cands[CANDIDATES_MAX];
+    int nc = 0, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
+    struct limits lim;
+    long evaluated = 0;
+    double min_mem_all = INFINITY;
+    const char *min_mem_gpu = "";
+    double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
+    double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
+
+    if (w->model.layers < 1 || w->model.hidden < 1) {
+        snprintf(err, errlen, "model: workload is not resolved");
+        return ST_INVALID;
+    }
+    memset(out, 0, sizeof *out);
+    eval_ctx_init(&ctx, &w->model, w);
+    limits_free(&lim);
+    out->params_b = ctx.pc.total / 1e9;
+    out->active_params_b = ctx.pc.active / 1e9;
+
+    for (int gi = 0; gi < c->n_gpus; gi++) {
+        const struct engine_gpu *g = &c->gpus[gi];
+        if (!allowed(w, g->id))
+            continue;
+        /* Lower bound on per-GPU memory: the model states (and for LoRA the
+         * frozen base) spread over every GPU with ZeRO-3 plus 2 GiB of context. */
+        double lb_bytes;
+        if (w->task == TASK_LORA || w->task == TASK_QLORA)
+            lb_bytes = ctx.pc.total * (w->task == TASK_QLORA ? 0.52 : 2.0);
+        else
+            lb_bytes = engine_model_states_bytes(ctx.pc.total, 3, 1, w->optimizer);
+        /* Servers smaller than a full one, single node (PCIe cards). */
+        for (int si = 0; si < 4; si++) {
+            int per_node = small_nodes[si], n = per_node;
+            struct eval_hw hw;
+            struct cand cd;
+            double mm;
+            if (per_node < g->per_node_min || per_node >= g->per_node || n > max_gpus)
+                continue;
+            if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
+                continue;
+            eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
+            hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
+            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+                if (nc >= CANDIDATES_MAX)
+                    break;
+                cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
+                cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
+                cd.cost = cluster_cost(c, g, n, per_node, 1, cd.days, w->pricing);
+                cands[nc++] = cd;
+            } else if (mm < min_mem_all) {
+                min_mem_all = mm;
+                min_mem_gpu = g->id;
+            }
+        }
+        /* Full servers on the geometric node-count grid. */
+        for (int nodes = 1; (long)nodes * g->per_node <= max_gpus; nodes = next_nodes(nodes)) {
+            int per_node = g->per_node, n = per_node * nodes;
+            struct eval_hw hw;
+            struct cand cd;
+            double mm;
+            if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
+                continue;
+            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? g->default_fabric_gbps : 0.0, c, w, NULL);
+            if (nodes == 1)
+                hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
+            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+                if (nc >= CANDIDATES_MAX)
+                    break;
+                cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
+                cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
+                cd.cost = cluster_cost(c, g, n, per_node, nodes, cd.days, w->pricing);
+                cands[nc++] = cd;
+            } else if (mm < min_mem_all) {
+                min_mem_all = mm;
+                min_mem_gpu = g->id;
+            }
+        }
+    }
+    out->configs_evaluated = evaluated;
+
+    if (nc == 0) {
+        char why[PLAN_TEXT_MAX];
+        if (isinf(min_mem_all))
+            snprintf(why, sizeof why, "the model does not fit on any allowed GPU within max_gpus %d (R1, F5)",
+                     max_gpus);
+        else
+            snprintf(why, sizeof why,
+                     "the model does not fit within max_gpus %d: the leanest layout needs %.1f GiB per GPU "
+                     "on %s (R1, F5, F6)", max_gpus, min_mem_all, min_mem_gpu);
+        for (int t = 0; t < TIER_COUNT; t++)
+            plan_empty(&out->tiers[t], why);
+        rec_warn(out, "%s", why);
+        return ST_OK;
+    }
+
+    /* ---- minimum: cheapest that fits (within 3 years when possible). */
+    int imin = -1, irec = -1, iperf = -1, any_short = 0;
+    for (int i = 0; i < nc; i++)
+        if (cands[i].days <= DAYS_CAP)
+            any_short = 1;
+    for (int i = 0; i < nc; i++) {
+        if (any_short && cands[i].days > DAYS_CAP)
+            continue;
+        if (imin < 0 || cands[i].cost < cands[imin].cost ||
+            (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
+            imin = i;
+    }
+    /* ---- recommended: cheapest meeting deadline and budget. */
+    for (int i = 0; i < nc; i++) {
+        if (cands[i].days > deadline || cands[i].cost > budget)
+            continue;
+        if (irec < 0 || cands[i].cost < cands[irec].cost ||
+            (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
+            irec = i;
+    }
+    /* ---- performance: fastest within budget (or 1.5x recommended). */
+    double perf_cap = budget;
+    if (isinf(perf_cap))
+        perf_cap = 1.5 * (irec >= 0 ? cands[irec].cost : cands[imin].cost);
+    for (int i = 0; i < nc; i++) {
+        if (cands[i].cost > perf_cap)
+            continue;
+        if (iperf < 0 || cands[i].days < cands[iperf].days ||
+            (cands[i].days == cands[iperf].days && cands[i].cost < cands[iperf].cost))
+            iperf = i;
+    }
+    /* The tiers must stay ordered once the plans are costed line by line:
+     * recommended is itself a plan that fits, so minimum never costs more
+     * than it, and performance is never slower than it. */
+    if (irec >= 0 && cands[irec].cost < cands[imin].cost)
+        imin = irec;
+    if (irec >= 0 && iperf >= 0 && cands[irec].days < cands[iperf].days)
+        iperf = irec;
+
+    /* Build plans. */
+    struct engine_plan *pmin = &out->tiers[TIER_MINIMUM], *prec = &out->tiers[TIER_RECOMMENDED],
+                       *pperf = &out->tiers[TIER_PERFORMANCE];
+    plan_from_cand(c, &cands[imin], pmin);
+    plan_complete(c, &ctx, pmin, NULL, w->pricing == PRICING_BUY);
+    if (pmin->cost_usd > budget) {
+        pmin->feasible = 0;
+        pmin->need_budget_usd = pmin->cost_usd;
+        snprintf(pmin->why, sizeof pmin->why,
+                 "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
+    }
+
+    if (irec >= 0) {
+        plan_from_cand(c, &cands[irec], prec);
+        plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
+        if (prec->days > deadline || prec->cost_usd > budget) {
+            /* A cheaper fabric must never cost the deadline: keep the
+             * default port rate the search scored. */
+            plan_from_cand(c, &cands[irec], prec);
+            plan_complete(c, &ctx, prec, NULL, 0);
+        }
+    } else {
+        /* Say what would make it possible: the cheapest plan meeting the
+         * deadline (needs more budget), or the fastest within budget (needs
+         * a later deadline). Show the first as the plan body. */
+        int icheap_dl = -1, ifast_b = -1;
+        for (int i = 0; i < nc; i++) {
+            if (cands[i].days <= deadline && (icheap_dl < 0 || cands[i].cost < cands[icheap_dl].cost))
+                icheap_dl = i;
+            if (cands[i].cost <= budget && (ifast_b < 0 || cands[i].days < cands[ifast_b].days))
+                ifast_b = i;
+        }
+        int ishow = icheap_dl >= 0 ? icheap_dl : (ifast_b >= 0 ? ifast_b : imin);
+        if (icheap_dl < 0) {
+            /* Nothing meets the deadline: show the fastest plan overall. */
+            for (int i = 0; i < nc; i++)
+                if (ishow < 0 || cands[i].days < cands[ishow].days)
+                    ishow = i;
+            if (ifast_b < 0)
+                ifast_b = ishow;
+        }
+        plan_from_cand(c, &cands[ishow], prec);
+        plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
+        prec->feasible = 0;
+        if (icheap_dl >= 0)
+            prec->need_budget_usd = cands[icheap_dl].cost;
+        if (ifast_b >= 0)
+            prec->need_deadline_days = cands[ifast_b].days;
+        if (icheap_dl >= 0 && ifast_b >= 0)
+            snprintf(prec->why, sizeof prec->why,
+                     "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
+                     "within the budget the fastest plan takes %.1f days", deadline, budget,
+                     prec->need_budget_usd, prec->need_deadline_days);
+        else if (icheap_dl >= 0)
+            snprintf(prec->why, sizeof prec->why,
+                     "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
+                     prec->need_budget_usd);
+        else if (ifast_b >= 0 && ifast_b != ishow)
+            snprintf(prec->why, sizeof prec->why,
+                     "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
+                     "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
+                     prec->need_deadline_days);
+        else
+            snprintf(prec->why, sizeof prec->why,
+                     "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
+                     deadline, cands[ishow].days, cands[ishow].n);
+    }
+
+    if (iperf >= 0) {
+        plan_from_cand(c, &cands[iperf], pperf);
+        plan_complete(c, &ctx, pperf, NULL, w->pricing == PRICING_BUY);
+    } else {
+        int ifast = 0;
+        for (int i = 1; i < nc; i++)
+            if (cands[i].days < cands[ifast].days)
+                ifast = i;
+        plan_from_cand(c, &cands[ifast], pperf);
+        plan_complete(c, &ctx, pperf, NULL, w->pricing == PRICING_BUY);
+        pperf->feasible = 0;
+        pperf->need_budget_usd = pperf->cost_usd;
+        snprintf(pperf->why, sizeof pperf->why,
+                 "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
+                 pperf->cost_usd);
+    }
+
+    /* Line-by-line costs can reorder near-ties; keep the promised order. */
+    if (prec->feasible && pmin->cost_usd > prec->cost_usd) {
+        *pmin = *prec;
+    }
+    if (prec->feasible && pperf->feasible && pperf->days > prec->days)
+        *pperf = *prec;
+
+    if (isnan(w->deadline_days))
+        rec_warn(out, "no deadline_days given: the recommended tier assumes %.0f days", DEFAULT_DEADLINE_DAYS);
+    if (!prec->feasible)
+        rec_warn(out, "recommended tier infeasible: %s", prec->why);
+    if (any_short == 0)
+        rec_warn(out, "every plan that fits takes more than 3 years; raise max_gpus or allow larger GPUs");
+    return ST_OK;
+}
+
+/* ------------------------------------------------------------ estimate */
+
+enum status engine_estimate(const struct catalog *c, const struct engine_estimate_request *req,
+                            struct engine_plan *out, char *err, size_t errlen)
+{
+    const struct engine_workload *w = &req->workload;
+    const struct engine_cluster *cl = &req->cluster;
+    const struct engine_parallel *rp = &req->parallel;
+    const struct engine_gpu *g = catalog_gpu_find(c, cl->gpu);
+    struct eval_ctx ctx;
+    struct eval_hw hw;
+    struct limits lim;
+    struct cand cd;
+    double mm;
+    long evaluated = 0;
+    int per_node, nodes;
+    double fabric;
+
+    if (!g)
+        FAIL("cluster.gpu: unknown GPU \"%s\"", cl->gpu);
+    if (cl->count < 1 || cl->count > 1000000)
+        FAIL("cluster.count: %d is out of range (1..1000000)", cl->count);
+    per_node = cl->per_node > 0 ? cl->per_node : g->per_node;
+    if (per_node > cl->count)
+        per_node = cl->count;
+    if (per_node > 72)
+        FAIL("cluster.per_node: %d is out of range (1..72)", per_node);
+    if (cl->count % per_node != 0)
+        FAIL("cluster.count: %d is not a multiple of per_node %d", cl->count, per_node);
+    nodes = cl->count / per_node;
+    fabric = !isnan(cl->fabric_gbps_per_gpu) ? cl->fabric_gbps_per_gpu : g->default_fabric_gbps;
+    if (!(fabric > 0) || fabric > 1e5)
+        FAIL("cluster.fabric_gbps_per_gpu: %g is out of range", fabric);
+    if (rp->tp < 0 || rp->pp < 0 || rp->dp < 0 || rp->ep < 0 || rp->cp < 0 || rp->micro_batch < 0 ||
+        rp->global_batch < 0 || rp->vpp < 0)
+        FAIL("%s: negative values are not allowed", "parallel");
+    if (rp->zero > 3)
+        FAIL("parallel.zero: %d is out of range (0..3)", rp->zero);
+    if (rp->recompute > 2)
+        FAIL("parallel.recompute: %d is out of range", rp->recompute);
+    {
+        int prod = (rp->tp ? rp->tp : 1) * (rp->pp ? rp->pp : 1) * (rp->cp ? rp->cp : 1) * (rp->dp ? rp->dp : 1);
+        if (cl->count % prod != 0 || (rp->tp && rp->pp && rp->dp && prod != cl->count))
+            FAIL("parallel: tp*pp*cp*dp = %d does not match cluster.count %d", prod, cl->count);
+    }
+    if (rp->tp && (rp->tp & (rp->tp - 1)))
+        FAIL("parallel.tp: %d must be a power of two", rp->tp);
+    if (rp->pp && (rp->pp & (rp->pp - 1)) && !(rp->tp && rp->dp))
+        FAIL("parallel.pp: %d must be a power of two unless tp and dp are given", rp->pp);
+    if (rp->ep && (rp->ep & (rp->ep - 1)))
+        FAIL("parallel.ep: %d must be a power of two", rp->ep);
+
+    eval_ctx_init(&ctx, &w->model, w);
+    limits_free(&lim);
+    lim.tp = rp->tp; lim.pp = rp->pp; lim.dp = rp->dp; lim.ep = rp->ep; lim.cp = rp->cp;
+    lim.zero = rp->zero; lim.recompute = rp->recompute; lim.micro_batch = rp->micro_batch;
+    lim.global_batch = rp->global_batch; lim.vpp = rp->vpp;
+    lim.offload = rp->offload ? 1 : -1;
+    lim.fixed_cluster = 1;
+    if (lim.global_batch)
+        ctx.batch_seqs = lim.global_batch;
+
+    eval_fill_hw(&hw, g, cl->count, per_node, nodes > 1 ? fabric : 0.0, c, w, &req->measured);
+    if (nodes == 1 && (isnan(req->measured.inter_busbw_gbs)))
+        hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
+    memset(out, 0, sizeof *out);
+    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+        char why[PLAN_TEXT_MAX];
+        if (isinf(mm))
+            snprintf(why, sizeof why, "no parallel layout of %d GPUs matches the given parallel settings",
+                     cl->count);
+        else
+            snprintf(why, sizeof why,
+                     "does not fit: the leanest layout needs %.1f GiB per GPU, the %s has %.0f GiB (R1, F5, F6)",
+                     mm, g->id, g->memory_gib);
+        plan_empty(out, why);
+        out->gpu_index = (int)(g - c->gpus);
+        snprintf(out->gpu_id, sizeof out->gpu_id, "%s", g->id);
+        snprintf(out->gpu_name, sizeof out->gpu_name, "%s", g->name);
+        out->count = cl->count;
+        out->per_node = per_node;
+        out->nodes = nodes;
+        out->mem_per_gpu_gib = isinf(mm) ? 0 : mm;
+        out->mem_capacity_gib = g->memory_gib;
+        return ST_OK;
+    }
+    cd.gi = (int)(g - c->gpus);
+    cd.per_node = per_node;
+    cd.nodes = nodes;
+    cd.n = cl->count;
+    plan_from_cand(c, &cd, out);
+    out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
+    out->fabric_kind = cl->fabric_kind;
+    plan_complete(c, &ctx, out, &req->measured, 0);
+    return ST_OK;
+}

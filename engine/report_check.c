@@ -1,0 +1,1053 @@
+/* report_check.c: judges parsed report sections against a plan tier's
+ * expectations, and flags what is wrong whatever the plan says (a port that
+ * is down, #wrong results, uncorrectable ECC errors).
+ *
+ * One function per expectation id gathers the evidence from every section
+ * of the matching kind and keeps the worst observation (several nodes may be
+ * uploaded together). Missing or unreadable evidence is `unknown`, never
+ * `pass`; a cut output that shows no fault yet is `unknown` too, since the
+ * part not shown could hold one (DOMAIN.md T10). Each finding cites the
+ * rule it rests on and carries a remediation hint taken from those rules. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+const char *report_severity_name(enum report_severity sev)
+{
+    switch (sev) {
+    case SEV_PASS: return "pass";
+    case SEV_WARN: return "warn";
+    case SEV_FAIL: return "fail";
+    case SEV_SKIP: return "skip";
+    case SEV_UNKNOWN: return "unknown";
+    }
+    return "unknown";
+}
+
+struct ctx {
+    const struct report *rep;
+    const struct expectation *exp;
+    size_t nexp;
+    struct report_verdict *out;
+};
+
+static struct report_finding *finding(struct ctx *c, const char *id, enum report_severity sev,
+                                      const char *rule, int section, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static struct report_finding *finding(struct ctx *c, const char *id, enum report_severity sev,
+                                      const char *rule, int section, const char *fmt, ...)
+{
+    struct report_verdict *v = c->out;
+    if (v->count >= VERDICT_FINDINGS_MAX) {
+        v->dropped++;
+        return NULL;
+    }
+    struct report_finding *f = &v->findings[v->count++];
+    memset(f, 0, sizeof(*f));
+    snprintf(f->id, sizeof(f->id), "%s", id);
+    f->severity = sev;
+    f->observed = f->expected = NAN;
+    snprintf(f->rule, sizeof(f->rule), "%s", rule);
+    f->section = section;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof(f->message), fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+static void hint(struct report_finding *f, const char *text)
+{
+    if (f)
+        snprintf(f->hint, sizeof(f->hint), "%s", text);
+}
+
+static void obs(struct report_finding *f, double o, double e)
+{
+    if (f) {
+        f->observed = o;
+        f->expected = e;
+    }
+}
+
+static void obs_text(struct report_finding *f, const char *o, const char *e)
+{
+    if (f) {
+        snprintf(f->observed_text, sizeof(f->observed_text), "%s", o ? o : "");
+        snprintf(f->expected_text, sizeof(f->expected_text), "%s", e ? e : "");
+    }
+}
+
+static const char *why(const struct expectation *e, const char *dflt)
+{
+    return e && e->why[0] ? e->why : dflt;
+}
+
+static void no_evidence(struct ctx *c, const struct expectation *e, const char *what)
+{
+    struct report_finding *f = finding(c, e->id, SEV_UNKNOWN, why(e, ""), -1,
+                                       "no evidence: the reports hold no %s", what);
+    if (f) {
+        f->expected = !isnan(e->min) ? e->min : e->max;
+        snprintf(f->expected_text, sizeof(f->expected_text), "%s", e->value);
+    }
+    struct report_verdict *v = c->out;
+    if (v->no_evidence_count < 32)
+        snprintf(v->no_evidence[v->no_evidence_count], EXPECTATION_ID_MAX, "%s", e->id);
+    v->no_evidence_count++;
+}
+
+static int has_exp(const struct ctx *c, const char *id)
+{
+    for (size_t i = 0; i < c->nexp; i++)
+        if (strcmp(c->exp[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- topology ------------------------------------------------------------ */
+
+static int path_badness(const char *s)
+{
+    static const char *const order[] = {"NV", "PIX", "PXB", "PHB", "NODE", "SYS"};
+    for (int i = 0; i < 6; i++)
+        if (strncmp(s, order[i], strlen(order[i])) == 0)
+            return i;
+    return -1;
+}
+
+static int cell_badness(int cell)
+{
+    if (cell >= 1 && cell <= 99)
+        return 0;
+    if (cell >= TOPO_CELL_PIX && cell <= TOPO_CELL_SYS)
+        return 1 + cell - TOPO_CELL_PIX;
+    return -1;
+}
+
+static void check_topo_link(struct ctx *c, const struct expectation *e)
+{
+    int want = path_badness(e->value);
+    int best_sec = -1, worst = -1, partial = 0;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_TOPO || !s->u.topo.link_worst)
+            continue;
+        int b = cell_badness(s->u.topo.link_worst);
+        if (b > worst) {
+            worst = b;
+            best_sec = (int)i;
+        }
+        partial |= s->u.topo.pairs_read < s->u.topo.pairs_total;
+    }
+    if (best_sec < 0 || want < 0) {
+        no_evidence(c, e, "GPU-GPU path from nvidia-smi topo -m");
+        return;
+    }
+    const struct report_topo *t = &c->rep->sections[best_sec].u.topo;
+    char cell[16];
+    report_topo_cell_str(t->link_worst, cell, sizeof(cell));
+    struct report_finding *f;
+    if (worst > want) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R12,R14"), best_sec,
+                    "GPU pairs talk over %s where the plan needs %s%s: collectives inside the "
+                    "node will run at PCIe/CPU speed",
+                    cell, e->value, want == 0 ? " (NVLink/NVSwitch between every pair)" : "");
+        hint(f, "Check the node is the planned NVLink/NVSwitch (HGX) model, that NVLink bridges "
+                "are seated and the fabric manager runs; keep tensor parallelism inside the "
+                "NVLink domain (R12, R15, F8).");
+    } else if (partial) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "R14"), best_sec,
+                    "the pairs shown are %s, but %d of %d GPU pairs are not shown (output cut)",
+                    cell, t->pairs_total - t->pairs_read, t->pairs_total);
+        hint(f, "Upload the full `nvidia-smi topo -m` output.");
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "R14"), best_sec,
+                    "every GPU pair is %s or better (worst path %s)", e->value, cell);
+    }
+    obs_text(f, cell, e->value);
+}
+
+static void check_nvlink_min(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, worst = 1000, partial = 0;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_TOPO || s->u.topo.nvlink_min < 0)
+            continue;
+        if (s->u.topo.nvlink_min < worst) {
+            worst = s->u.topo.nvlink_min;
+            sec = (int)i;
+        }
+        partial |= s->u.topo.pairs_read < s->u.topo.pairs_total;
+    }
+    if (sec < 0) {
+        no_evidence(c, e, "NVLink counts from nvidia-smi topo -m");
+        return;
+    }
+    struct report_finding *f;
+    if (!isnan(e->min) && worst < e->min) {
+        if (worst == 0)
+            f = finding(c, e->id, SEV_FAIL, why(e, "T5,R12"), sec,
+                        "a GPU pair has no NVLink at all (plan: NV%.0f or more)", e->min);
+        else
+            f = finding(c, e->id, SEV_FAIL, why(e, "T5,R12"), sec,
+                        "a GPU pair has only %d NVLinks (plan: NV%.0f): links are down", worst,
+                        e->min);
+        hint(f, "Run `nvidia-smi nvlink -s` to find the inactive links; reseat or RMA the "
+                "baseboard/bridge; check the fabric manager (T5).");
+    } else if (partial) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "T5"), sec,
+                    "pairs shown have at least %d NVLinks, but the matrix is cut", worst);
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "T5"), sec, "every GPU pair has at least %d NVLinks",
+                    worst);
+    }
+    obs(f, worst, e->min);
+}
+
+/* A count that must reach e->min: the worst section decides. */
+static void check_min_count(struct ctx *c, const struct expectation *e, enum report_kind kind,
+                            int (*get)(const struct report_section *), const char *what,
+                            const char *rule, const char *fail_hint)
+{
+    int sec = -1, worst = 0x7fffffff;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != kind)
+            continue;
+        int v = get(s);
+        if (v < 0)
+            continue;
+        if (v < worst) {
+            worst = v;
+            sec = (int)i;
+        }
+    }
+    if (sec < 0) {
+        no_evidence(c, e, what);
+        return;
+    }
+    struct report_finding *f;
+    if (!isnan(e->min) && worst < e->min)
+        f = finding(c, e->id, SEV_FAIL, why(e, rule), sec, "%s: %d, the plan needs %.0f", what,
+                    worst, e->min);
+    else if (!isnan(e->max) && worst > e->max)
+        f = finding(c, e->id, SEV_FAIL, why(e, rule), sec, "%s: %d, the plan allows %.0f", what,
+                    worst, e->max);
+    else
+        f = finding(c, e->id, SEV_PASS, why(e, rule), sec, "%s: %d", what, worst);
+    if (f && f->severity == SEV_FAIL)
+        hint(f, fail_hint);
+    obs(f, worst, !isnan(e->min) ? e->min : e->max);
+}
+
+static int topo_gpus(const struct report_section *s) { return s->u.topo.gpu_count; }
+static int topo_nics(const struct report_section *s) { return s->u.topo.nic_count; }
+static int gpu_count(const struct report_section *s) { return s->u.gpu.gpu_count; }
+static int cpu_threads(const struct report_section *s) { return s->u.cpu.threads; }
+static int gpu_gen(const struct report_section *s) { return s->u.gpu.pcie_gen_max; }
+
+static void check_pcie_width(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, worst = 1000;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind == REPORT_GPU && s->u.gpu.pcie_width_min_current >= 0 &&
+            s->u.gpu.pcie_width_min_current < worst) {
+            worst = s->u.gpu.pcie_width_min_current;
+            sec = (int)i;
+        }
+    }
+    if (sec < 0) {
+        no_evidence(c, e, "PCIe link width from nvidia-smi -q or --query-gpu");
+        return;
+    }
+    struct report_finding *f;
+    if (!isnan(e->min) && worst < e->min) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R9,T6"), sec,
+                    "a GPU runs at PCIe x%d, the plan needs x%.0f: x8 loses 15%% or more, x4 "
+                    "cripples it", worst, e->min);
+        hint(f, "Move the GPU to a full x16 slot that shares no lanes, reseat it and check "
+                "riser/retimer cables; a width below max is a fault (R9, T6).");
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "R9,T6"), sec, "every GPU shown runs at x%d or "
+                    "wider", worst);
+    }
+    obs(f, worst, e->min);
+}
+
+/* A total that must stay at or under e->max (errors, failures). */
+static void check_max_total(struct ctx *c, const struct expectation *e, enum report_kind kind,
+                            double (*get)(const struct report_section *), const char *what,
+                            const char *rule, const char *fail_hint)
+{
+    double total = NAN;
+    int sec = -1;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != kind)
+            continue;
+        double v = get(s);
+        if (isnan(v))
+            continue;
+        total = isnan(total) ? v : total + v;
+        if (sec < 0 || v > 0)
+            sec = (int)i;
+    }
+    if (isnan(total)) {
+        no_evidence(c, e, what);
+        return;
+    }
+    double lim = isnan(e->max) ? 0 : e->max;
+    struct report_finding *f;
+    if (total > lim) {
+        f = finding(c, e->id, SEV_FAIL, why(e, rule), sec, "%s: %.0f (allowed: %.0f)", what, total,
+                    lim);
+        hint(f, fail_hint);
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, rule), sec, "%s: %.0f", what, total);
+    }
+    obs(f, total, lim);
+}
+
+static double gpu_ecc(const struct report_section *s) { return s->u.gpu.ecc_uncorrectable; }
+static double gpu_remap(const struct report_section *s)
+{
+    return s->u.gpu.remap_pending < 0 ? NAN : s->u.gpu.remap_pending;
+}
+static double nccl_wrong(const struct report_section *s)
+{
+    const struct report_nccl *n = &s->u.nccl;
+    if (isnan(n->wrong_total) && isnan(n->oob_values))
+        return NAN;
+    return (isnan(n->wrong_total) ? 0 : n->wrong_total) + (isnan(n->oob_values) ? 0 : n->oob_values);
+}
+static double nccl_warns(const struct report_section *s) { return s->u.nccl.nccl_warnings; }
+static double nic_errors(const struct report_section *s) { return s->u.nic.errors; }
+static double nic_pause(const struct report_section *s)
+{
+    const struct report_nic *n = &s->u.nic;
+    if (isnan(n->rx_pause) && isnan(n->tx_pause))
+        return NAN;
+    return (isnan(n->rx_pause) ? 0 : n->rx_pause) + (isnan(n->tx_pause) ? 0 : n->tx_pause);
+}
+
+/* ---- collectives --------------------------------------------------------- */
+
+static int is_allreduce(const struct report_nccl *n, int *assumed)
+{
+    *assumed = 0;
+    if (strcmp(n->collective, "all_reduce") == 0)
+        return 1;
+    if (!n->collective[0] && strstr(n->candidates, "all_reduce")) {
+        *assumed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+#define NCCL_LARGE_B (64.0 * 1048576.0)
+
+static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
+{
+    int plan_inter = has_exp(c, EXP_NCCL_INTER_BUSBW);
+    int sec = -1, small = -1, assumed_any = 0;
+    double worst = NAN;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_NCCL)
+            continue;
+        const struct report_nccl *n = &s->u.nccl;
+        int assumed;
+        if (!is_allreduce(n, &assumed) || isnan(n->busbw_largest_gbs))
+            continue;
+        /* One node, or a node count the output does not show in a plan
+         * with no cross-node fabric. */
+        int is_inter = n->nodes >= 2;
+        if (n->nodes < 0 && (inter || plan_inter))
+            continue;
+        if (is_inter != inter)
+            continue;
+        if (n->largest_size_b < NCCL_LARGE_B) {
+            small = (int)i;
+            continue;
+        }
+        if (isnan(worst) || n->busbw_largest_gbs < worst) {
+            worst = n->busbw_largest_gbs;
+            sec = (int)i;
+            assumed_any = assumed;
+        }
+    }
+    const char *where = inter ? "across nodes" : "inside one node";
+    if (sec < 0) {
+        if (small >= 0) {
+            struct report_finding *f =
+                finding(c, e->id, SEV_UNKNOWN, why(e, "T2"), small,
+                        "all_reduce %s was run only up to %.0f MiB; bus bandwidth is judged at "
+                        "the largest sizes (>= 64 MiB)",
+                        where, c->rep->sections[small].u.nccl.largest_size_b / 1048576.0);
+            hint(f, "Rerun all_reduce_perf with -b 8 -e 8G -f 2 (T2).");
+            obs(f, c->rep->sections[small].u.nccl.busbw_largest_gbs, e->min);
+            return;
+        }
+        no_evidence(c, e, inter ? "multi-node all_reduce_perf result" :
+                                  "single-node all_reduce_perf result");
+        return;
+    }
+    const struct report_nccl *n = &c->rep->sections[sec].u.nccl;
+    double ratio = worst / e->min;
+    char note[96] = "";
+    if (assumed_any)
+        snprintf(note, sizeof(note), " (the output does not name the collective; the table fits "
+                                     "all_reduce)");
+    enum report_severity sev = ratio >= 0.9 ? SEV_PASS : ratio >= 0.7 ? SEV_WARN : SEV_FAIL;
+    struct report_finding *f =
+        finding(c, e->id, sev, why(e, inter ? "T2" : "T1"), sec,
+                "all_reduce bus bandwidth %s: %.1f GB/s at %.0f MiB, %.0f%% of the expected "
+                "%.0f GB/s%s (the \"Avg bus bandwidth\" footer averages all sizes and is not "
+                "used)",
+                where, worst, n->largest_size_b / 1048576.0, ratio * 100, e->min, note);
+    obs(f, worst, e->min);
+    if (sev == SEV_PASS)
+        return;
+    if (!inter) {
+        hint(f, "Check `nvidia-smi topo -m` for PCIe/SYS paths and NVLinks down, NCCL_P2P_DISABLE "
+                "or NCCL_P2P_LEVEL in the environment, and GPU clocks/power caps (R12-R14, T1).");
+        return;
+    }
+    /* R25: cross-node at ~30% of one node's figure pointed at switch buffers. */
+    double intra = NAN;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_nccl *m = &c->rep->sections[i].u.nccl;
+        int a;
+        if (c->rep->sections[i].kind == REPORT_NCCL && m->nodes == 1 && is_allreduce(m, &a) &&
+            !isnan(m->busbw_largest_gbs) && (isnan(intra) || m->busbw_largest_gbs > intra))
+            intra = m->busbw_largest_gbs;
+    }
+    if (!isnan(intra) && intra > 0 && worst / intra > 0.2 && worst / intra < 0.45) {
+        char h[FINDING_MSG_LEN];
+        snprintf(h, sizeof(h),
+                 "Cross-node busbw is %.0f%% of the single-node %.0f GB/s, the pattern R25 traced "
+                 "to too-small switch PFC buffers: check PFC priorities match on switch and NIC "
+                 "and ECN thresholds are not too aggressive (R23-R25).",
+                 worst / intra * 100, intra);
+        hint(f, h);
+    } else {
+        hint(f, "Validate bottom-up: ib_write_bw between the two nodes, port rates (ibstat), "
+                "GPUDirect RDMA in the NCCL log (GDRDMA), NCCL_ALGO=Ring for a NIC-bound figure, "
+                "then PFC/ECN on the switch (R17, R23, R24, T2).");
+    }
+}
+
+/* ---- RDMA ---------------------------------------------------------------- */
+
+static void check_ib_active(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, worst = 0x7fffffff, cut = 0;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_IB_PORTS || s->u.ib.ports_total == 0)
+            continue;
+        if (s->u.ib.ports_active < worst) {
+            worst = s->u.ib.ports_active;
+            sec = (int)i;
+            cut = s->u.ib.ports_declared > s->u.ib.ports_total || s->u.ib.panics > 0;
+        }
+    }
+    if (sec < 0) {
+        no_evidence(c, e, "port list from ibstat, ibstatus or ibv_devinfo");
+        return;
+    }
+    struct report_finding *f;
+    if (!isnan(e->min) && worst < e->min && cut)
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "T9"), sec,
+                    "%d active ports shown, the plan needs %.0f, but the listing is cut or a "
+                    "device could not be read", worst, e->min);
+    else if (!isnan(e->min) && worst < e->min) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "T9,R17"), sec,
+                    "%d active RDMA ports, the plan needs %.0f", worst, e->min);
+        hint(f, "Bring the missing ports up (cabling, optics, switch port, `ibstat`); every GPU "
+                "needs its NIC for the planned fabric bandwidth (R17, T9).");
+    } else
+        f = finding(c, e->id, SEV_PASS, why(e, "T9"), sec, "%d active RDMA ports", worst);
+    obs(f, worst, e->min);
+}
+
+static void check_ib_rate(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1;
+    double worst = NAN;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_IB_PORTS)
+            continue;
+        for (int p = 0; p < s->u.ib.port_count; p++) {
+            const struct report_ib_port *pt = &s->u.ib.ports[p];
+            if (strcmp(pt->state, "Active") != 0 || isnan(pt->rate_gbps))
+                continue;
+            if (isnan(worst) || pt->rate_gbps < worst) {
+                worst = pt->rate_gbps;
+                sec = (int)i;
+            }
+        }
+    }
+    if (sec < 0) {
+        no_evidence(c, e, "rate of an active RDMA port");
+        return;
+    }
+    struct report_finding *f;
+    if (!isnan(e->min) && worst < e->min) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "T9"), sec,
+                    "an active port runs at %g Gb/s, the plan needs %.0f Gb/s", worst, e->min);
+        hint(f, "A port below its rated speed (NDR 400, HDR 200, EDR 100) points at a cable, "
+                "optic or switch port setting; check `ibstat`/`ethtool` on both ends (T9, R39).");
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "T9"), sec, "every active port runs at %g Gb/s or "
+                    "faster", worst);
+    }
+    obs(f, worst, e->min);
+}
+
+static void check_link_layer(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, bad = 0, seen = 0;
+    char got[16] = "";
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind == REPORT_IB_PORTS) {
+            for (int p = 0; p < s->u.ib.port_count; p++) {
+                const struct report_ib_port *pt = &s->u.ib.ports[p];
+                if (strcmp(pt->state, "Active") != 0 || !pt->link_layer[0])
+                    continue;
+                seen = 1;
+                if (strcmp(pt->link_layer, e->value) != 0 && !bad) {
+                    bad = 1;
+                    sec = (int)i;
+                    snprintf(got, sizeof(got), "%s", pt->link_layer);
+                } else if (sec < 0) {
+                    sec = (int)i;
+                    snprintf(got, sizeof(got), "%s", pt->link_layer);
+                }
+            }
+        } else if (s->kind == REPORT_PERFTEST && s->u.perf.link_layer[0]) {
+            const char *ll = strcmp(s->u.perf.link_layer, "IB") == 0 ? "InfiniBand" : s->u.perf.link_layer;
+            seen = 1;
+            if (strcmp(ll, e->value) != 0 && !bad) {
+                bad = 1;
+                sec = (int)i;
+                snprintf(got, sizeof(got), "%s", ll);
+            } else if (sec < 0) {
+                sec = (int)i;
+                snprintf(got, sizeof(got), "%s", ll);
+            }
+        }
+    }
+    if (!seen) {
+        no_evidence(c, e, "link layer of an active RDMA port");
+        return;
+    }
+    struct report_finding *f;
+    if (bad) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R16,R17"), sec,
+                    "an active RDMA port is %s, the plan is built on %s", got, e->value);
+        hint(f, strcmp(e->value, "InfiniBand") == 0
+                    ? "The plan assumes an InfiniBand fabric; RoCE needs lossless Ethernet (PFC/ECN) "
+                      "to come close (R17, R23)."
+                    : "The plan assumes RoCE on Ethernet; check the port's link type (mlxconfig "
+                      "LINK_TYPE) matches the switch (R17).");
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "R17"), sec, "active RDMA ports are %s", got);
+    }
+    obs_text(f, got, e->value);
+}
+
+static void check_write_bw(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, small = -1;
+    double worst = NAN, need = e->min;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_PERFTEST || strcmp(s->u.perf.test, "ib_write_bw") != 0 ||
+            isnan(s->u.perf.bw_avg_gbps))
+            continue;
+        if (s->u.perf.largest_bytes < 65536) {
+            small = (int)i;
+            continue;
+        }
+        double bw = s->u.perf.bw_avg_gbps;
+        /* A bidirectional test reports both directions together. */
+        if (s->u.perf.bidirectional == 1)
+            bw /= 2;
+        if (isnan(worst) || bw < worst) {
+            worst = bw;
+            sec = (int)i;
+        }
+    }
+    if (sec < 0) {
+        if (small >= 0) {
+            struct report_finding *f = finding(c, e->id, SEV_UNKNOWN, why(e, "T3"), small,
+                        "ib_write_bw shows results only up to %.0f bytes; bandwidth is judged at "
+                        "large messages (T3 uses 8 MB)", c->rep->sections[small].u.perf.largest_bytes);
+            hint(f, "Rerun ib_write_bw -s 8388608 (or -a to the end) with --report_gbits.");
+            return;
+        }
+        no_evidence(c, e, "ib_write_bw result at a large message size");
+        return;
+    }
+    double ratio = worst / need;
+    enum report_severity sev = ratio >= 1 ? SEV_PASS : ratio >= 0.9 ? SEV_WARN : SEV_FAIL;
+    struct report_finding *f =
+        finding(c, e->id, sev, why(e, "T3"), sec,
+                "ib_write_bw average %.1f Gb/s per direction at %.0f bytes, %.0f%% of the %.0f Gb/s "
+                "threshold", worst, c->rep->sections[sec].u.perf.largest_bytes, ratio * 100, need);
+    if (sev != SEV_PASS)
+        hint(f, "Check the port rate (ibstat), PCIe width of the NIC, MTU, and that the test "
+                "pinned the NIC's NUMA node; then switch QoS/PFC for RoCE (T3, R18, R23).");
+    obs(f, worst, need);
+}
+
+/* ---- nvbandwidth, storage, host ----------------------------------------- */
+
+static void check_nvbw(struct ctx *c, const struct expectation *e, int d2d)
+{
+    int sec = -1, waived = -1;
+    double worst = NAN;
+    char name[48] = "";
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_NVBANDWIDTH)
+            continue;
+        const struct report_nvbandwidth *n = &s->u.nvbw;
+        for (int k = 0; k < n->waived_count && k < 4; k++)
+            if ((d2d && strncmp(n->waived[k], "device_to_device", 16) == 0) ||
+                (!d2d && strncmp(n->waived[k], "host_to_device", 14) == 0))
+                waived = (int)i;
+        for (int t = 0; t < n->test_count; t++) {
+            const struct report_nvbw_test *te = &n->tests[t];
+            int match = d2d ? strncmp(te->name, "device_to_device", 16) == 0 &&
+                                  !strstr(te->name, "bidirectional")
+                            : strncmp(te->name, "host_to_device", 14) == 0 &&
+                                  !strstr(te->name, "bidirectional");
+            if (!match || isnan(te->min_gbs))
+                continue;
+            if (isnan(worst) || te->min_gbs < worst) {
+                worst = te->min_gbs;
+                sec = (int)i;
+                snprintf(name, sizeof(name), "%s", te->name);
+            }
+        }
+    }
+    if (sec < 0) {
+        if (waived >= 0) {
+            struct report_finding *f = finding(c, e->id, SEV_UNKNOWN, why(e, d2d ? "T5" : "T4"),
+                        waived, "nvbandwidth waived the %s test: it could not run here",
+                        d2d ? "device_to_device" : "host_to_device");
+            hint(f, d2d ? "A waived GPU-to-GPU copy means no peer access (no NVLink/P2P): "
+                          "check `nvidia-smi topo -m` (R13)." : "");
+            return;
+        }
+        no_evidence(c, e, d2d ? "nvbandwidth device_to_device result" :
+                                "nvbandwidth host_to_device result");
+        return;
+    }
+    double ratio = worst / e->min;
+    enum report_severity sev = ratio >= 1 ? SEV_PASS : ratio >= 0.9 ? SEV_WARN : SEV_FAIL;
+    struct report_finding *f = finding(c, e->id, sev, why(e, d2d ? "T5" : "T4"), sec,
+                                       "%s: slowest GPU %.1f GB/s, threshold %.0f GB/s", name,
+                                       worst, e->min);
+    if (sev != SEV_PASS)
+        hint(f, d2d ? "Slow GPU-to-GPU copies: count active NVLinks (nvidia-smi nvlink -s) and "
+                      "check the fabric manager (T5)."
+                    : "Slow host-to-GPU copies: check the PCIe generation and width of that GPU "
+                      "(nvidia-smi -q), NUMA pinning, and IOMMU settings (R9, T4, T6).");
+    obs(f, worst, e->min);
+}
+
+static void check_fio(struct ctx *c, const struct expectation *e, int write)
+{
+    int sec = -1;
+    double best = NAN;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_FIO)
+            continue;
+        double v = write ? s->u.fio.write_bw_mbs : s->u.fio.read_bw_mbs;
+        if (isnan(v) || (!isnan(best) && v <= best))
+            continue;
+        best = v;
+        sec = (int)i;
+    }
+    if (sec < 0) {
+        no_evidence(c, e, write ? "fio write bandwidth" : "fio read bandwidth");
+        return;
+    }
+    double ratio = best / e->min;
+    enum report_severity sev = ratio >= 1 ? SEV_PASS : ratio >= 0.9 ? SEV_WARN : SEV_FAIL;
+    struct report_finding *f =
+        finding(c, e->id, sev, why(e, write ? "F10,R31" : "F11,R27"), sec,
+                "fio %s %.0f MB/s (best run), the plan needs %.0f MB/s%s", write ? "write" : "read",
+                best, e->min, write ? " for checkpoint writes" : " for training data reads");
+    if (sev != SEV_PASS)
+        hint(f, write ? "Checkpoints will stall training longer than planned: write to a faster "
+                        "tier (local NVMe, then drain), or lengthen the interval (F10, R29-R31)."
+                      : "The data path cannot feed the GPUs: prefetch hot data to local NVMe or "
+                        "use a parallel file system (R28, R29); check fio used large sequential "
+                        "reads (R27).");
+    obs(f, best, e->min);
+}
+
+static void check_governor(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, bad = 0;
+    char got[16] = "";
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_CPU || !s->u.cpu.governor[0])
+            continue;
+        int b = strcmp(s->u.cpu.governor, e->value[0] ? e->value : "performance") != 0;
+        if (sec < 0 || (b && !bad)) {
+            sec = (int)i;
+            bad = b;
+            snprintf(got, sizeof(got), "%s", s->u.cpu.governor);
+        }
+    }
+    if (sec < 0) {
+        no_evidence(c, e, "CPU governor from cpupower frequency-info");
+        return;
+    }
+    struct report_finding *f;
+    if (bad) {
+        f = finding(c, e->id, SEV_WARN, why(e, "R38"), sec,
+                    "CPU frequency governor is \"%s\"; data loading runs 10-20%% slower than with "
+                    "\"performance\"", got);
+        hint(f, "cpupower frequency-set -g performance (and persist it, e.g. tuned profile "
+                "throughput-performance) (R38).");
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "R38"), sec, "CPU governor is \"%s\"", got);
+    }
+    obs_text(f, got, e->value[0] ? e->value : "performance");
+}
+
+static void check_dcgm(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_DCGM)
+            continue;
+        const struct report_dcgm *d = &s->u.dcgm;
+        if (d->pass + d->fail + d->warn + d->skip == 0)
+            continue;
+        if (sec < 0 || d->fail > 0)
+            sec = (int)i;
+        pass += d->pass;
+        fail += d->fail;
+        skip += d->skip;
+        warn += d->warn;
+    }
+    if (sec < 0) {
+        no_evidence(c, e, "dcgmi diag result");
+        return;
+    }
+    double lim = isnan(e->max) ? 0 : e->max;
+    struct report_finding *f;
+    if (fail > lim) {
+        const struct report_dcgm *d = &c->rep->sections[sec].u.dcgm;
+        f = finding(c, e->id, SEV_FAIL, why(e, "T10"), sec,
+                    "dcgmi diag: %d failed (first: %s), %d passed, %d skipped", fail,
+                    d->failed_count ? d->failed_tests[0] : "?", pass, skip);
+        hint(f, "Read the failing test's message, reset or drain the GPU, rerun at -r 3; an "
+                "uncorrectable memory failure needs an RMA (T7, T10).");
+    } else if (skip > 0) {
+        f = finding(c, e->id, SEV_SKIP, why(e, "T10"), sec,
+                    "dcgmi diag: %d skipped, %d passed; a skipped test is never a pass", skip, pass);
+        hint(f, "Find why tests were skipped (missing CUDA, GPU busy, level too low) and rerun "
+                "`dcgmi diag -r 3` (T10).");
+    } else if (warn > 0) {
+        f = finding(c, e->id, SEV_WARN, why(e, "T10"), sec, "dcgmi diag: %d warnings, %d passed",
+                    warn, pass);
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag: all %d results passed",
+                    pass);
+    }
+    obs(f, fail, lim);
+}
+
+/* ---- findings that need no plan ----------------------------------------- */
+
+static void plan_free(struct ctx *c)
+{
+    const struct report *rep = c->rep;
+    for (size_t i = 0; i < rep->section_count; i++) {
+        const struct report_section *s = &rep->sections[i];
+        int si = (int)i;
+        struct report_finding *f;
+        switch (s->kind) {
+        case REPORT_IB_PORTS:
+            for (int p = 0; p < s->u.ib.port_count; p++) {
+                const struct report_ib_port *pt = &s->u.ib.ports[p];
+                char where[48];
+                snprintf(where, sizeof(where), "%s port %d", pt->ca[0] ? pt->ca : "?", pt->port);
+                if (strcmp(pt->state, "Active") != 0 && pt->state[0]) {
+                    f = finding(c, "ib.port_state", SEV_FAIL, "T9", si,
+                                "%s is %s (physical state %s)", where, pt->state,
+                                pt->phys_state[0] ? pt->phys_state : "not shown");
+                    hint(f, strcmp(pt->state, "Initializing") == 0
+                                ? "Link is up but no subnet manager configured the port: start "
+                                  "opensm or check the fabric's SM (T9, R22)."
+                                : "Check cable, optic and switch port; a disabled port must be "
+                                  "enabled on the switch or with mlxlink (T9, R39).");
+                    obs_text(f, pt->state, "Active");
+                }
+                int down = strcmp(pt->state, "Down") == 0 || strcmp(pt->phys_state, "Disabled") == 0;
+                if (!down && strcmp(pt->link_layer, "InfiniBand") == 0 && !isnan(pt->base_lid) &&
+                    (pt->base_lid == 0 || pt->base_lid == 65535)) {
+                    f = finding(c, "ib.lid", SEV_FAIL, "T9", si,
+                                "%s has LID %.0f on InfiniBand: no subnet manager assignment",
+                                where, pt->base_lid);
+                    hint(f, "Run a subnet manager (opensm or the switch's SM) and check the "
+                            "port's partition (T9).");
+                    obs(f, pt->base_lid, NAN);
+                }
+                if (strcmp(pt->state, "Active") == 0 && !isnan(pt->rate_gbps) && pt->rate_gbps < 25 &&
+                    !has_exp(c, EXP_IB_RATE)) {
+                    f = finding(c, "ib.rate_gbps", SEV_WARN, "T9", si,
+                                "%s is active at only %g Gb/s", where, pt->rate_gbps);
+                    hint(f, "The link negotiated far below any data-centre rate: check cable, "
+                            "optic and the switch port speed (T9, R39).");
+                    obs(f, pt->rate_gbps, NAN);
+                }
+            }
+            if (s->u.ib.panics > 0) {
+                f = finding(c, "ib.devices", SEV_UNKNOWN, "T9", si,
+                            "%d RDMA device(s) could not be read (ibpanic)", s->u.ib.panics);
+                hint(f, "An Accelerated-Networking or SR-IOV VF may be listed without IB state; "
+                        "check the device exists and the driver is loaded.");
+            }
+            break;
+        case REPORT_NCCL:
+            if (!has_exp(c, EXP_NCCL_WRONG) && !isnan(nccl_wrong(s)) && nccl_wrong(s) > 0) {
+                f = finding(c, EXP_NCCL_WRONG, SEV_FAIL, "T8", si,
+                            "nccl-tests found %.0f wrong results: data corruption", nccl_wrong(s));
+                hint(f, "Wrong results mean corruption on a GPU, NVLink or NIC path: bisect with "
+                        "subsets of GPUs/nodes and run dcgmi diag -r 3 (T8).");
+                obs(f, nccl_wrong(s), 0);
+            }
+            if (!has_exp(c, EXP_NCCL_WARNINGS) && s->u.nccl.nccl_warnings > 0) {
+                f = finding(c, EXP_NCCL_WARNINGS, SEV_FAIL, "T8", si, "%d NCCL WARN line(s): %s",
+                            s->u.nccl.nccl_warnings, s->u.nccl.warnings[0]);
+                hint(f, "Read the WARN text: NET/IB completion errors point at the link or QP "
+                        "(R18, R22); 'could not find a path' at the topology (R13).");
+                obs(f, s->u.nccl.nccl_warnings, 0);
+            }
+            break;
+        case REPORT_GPU: {
+            const struct report_gpu *g = &s->u.gpu;
+            for (int k = 0; k < g->info_count; k++) {
+                const struct report_gpu_info *gi = &g->info[k];
+                if (gi->pcie_width_current >= 0 && gi->pcie_width_max > 0 &&
+                    gi->pcie_width_current < gi->pcie_width_max) {
+                    f = finding(c, "gpu.pcie_width_degraded", SEV_FAIL, "T6,R9", si,
+                                "GPU %s runs at PCIe x%d of x%d", gi->bus_id[0] ? gi->bus_id : "?",
+                                gi->pcie_width_current, gi->pcie_width_max);
+                    hint(f, "A current width below max is a fault: reseat the GPU, check the "
+                            "slot and riser (T6, R9).");
+                    obs(f, gi->pcie_width_current, gi->pcie_width_max);
+                }
+                if (gi->remap_failure == 1) {
+                    f = finding(c, "gpu.remap_failure", SEV_FAIL, "T7", si,
+                                "GPU %s reports a row-remapping failure", gi->bus_id);
+                    hint(f, "A remap failure means the GPU ran out of spare rows: RMA (T7).");
+                }
+            }
+            if (!has_exp(c, EXP_GPU_ECC_UNCORR) && g->ecc_uncorrectable > 0) {
+                f = finding(c, EXP_GPU_ECC_UNCORR, SEV_FAIL, "T7", si,
+                            "%.0f uncorrectable ECC error(s)", g->ecc_uncorrectable);
+                hint(f, "Drain the GPU, reset it, rerun dcgmi diag -r 3; repeated errors need an "
+                        "RMA (T7).");
+                obs(f, g->ecc_uncorrectable, 0);
+            }
+            if (!has_exp(c, EXP_GPU_REMAP_PENDING) && g->remap_pending > 0) {
+                f = finding(c, EXP_GPU_REMAP_PENDING, SEV_FAIL, "T7", si,
+                            "%d GPU(s) with a row remap pending", g->remap_pending);
+                hint(f, "Reset the GPU (or reboot) to apply the pending remap, then recheck (T7).");
+                obs(f, g->remap_pending, 0);
+            }
+            break;
+        }
+        case REPORT_DCGM:
+            if (!has_exp(c, EXP_DCGM_FAIL)) {
+                const struct report_dcgm *d = &s->u.dcgm;
+                if (d->fail > 0) {
+                    f = finding(c, EXP_DCGM_FAIL, SEV_FAIL, "T10", si, "dcgmi diag: %d failed "
+                                "(first: %s)", d->fail, d->failed_count ? d->failed_tests[0] : "?");
+                    hint(f, "Read the failing test's message, reset the GPU and rerun (T10).");
+                    obs(f, d->fail, 0);
+                } else if (d->skip > 0) {
+                    f = finding(c, EXP_DCGM_FAIL, SEV_SKIP, "T10", si,
+                                "dcgmi diag: %d test(s) skipped; a skip is never a pass", d->skip);
+                    obs(f, 0, 0);
+                }
+            }
+            break;
+        case REPORT_CPU:
+            if (!has_exp(c, EXP_CPU_GOVERNOR) && s->u.cpu.governor[0] &&
+                strcmp(s->u.cpu.governor, "performance") != 0) {
+                f = finding(c, EXP_CPU_GOVERNOR, SEV_WARN, "R38", si,
+                            "CPU governor is \"%s\", not \"performance\"", s->u.cpu.governor);
+                hint(f, "cpupower frequency-set -g performance (R38).");
+                obs_text(f, s->u.cpu.governor, "performance");
+            }
+            break;
+        case REPORT_PERFTEST:
+            for (int k = 0; k < s->issue_count; k++)
+                if (strstr(s->issues[k], "CPU frequency")) {
+                    f = finding(c, "cpu.frequency", SEV_WARN, "R38", si,
+                                "perftest saw CPU frequencies below maximum during the run");
+                    hint(f, "Set the performance governor before benchmarking (R38).");
+                }
+            break;
+        case REPORT_NIC:
+            if (!has_exp(c, EXP_NIC_ERRORS) && s->u.nic.errors > 0) {
+                f = finding(c, EXP_NIC_ERRORS, SEV_WARN, "R39", si,
+                            "%.0f NIC error counter(s) counted (%s)", s->u.nic.errors,
+                            s->u.nic.driver[0] ? s->u.nic.driver : "NIC");
+                hint(f, "Check optics, cables and switch CRC/FCS counters bottom-up (R39).");
+                obs(f, s->u.nic.errors, 0);
+            }
+            if (!has_exp(c, EXP_NIC_PAUSE) && nic_pause(s) > 0) {
+                f = finding(c, EXP_NIC_PAUSE, SEV_WARN, "R23,R39", si,
+                            "%.0f pause frames (rx %.0f, tx %.0f): the link is back-pressured",
+                            nic_pause(s), isnan(s->u.nic.rx_pause) ? 0 : s->u.nic.rx_pause,
+                            isnan(s->u.nic.tx_pause) ? 0 : s->u.nic.tx_pause);
+                hint(f, "Check PFC priorities match between switch and NIC and ECN thresholds "
+                        "(R23); persistent pauses point at a congested or slow receiver (R39).");
+                obs(f, nic_pause(s), 0);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+void report_check(const struct expectation *exp, size_t n, const struct report *rep,
+                  struct report_verdict *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct ctx c = {rep, exp, exp ? n : 0, out};
+    for (size_t i = 0; i < c.nexp; i++) {
+        const struct expectation *e = &exp[i];
+        const char *id = e->id;
+        if (strcmp(id, EXP_TOPO_GPU_COUNT) == 0)
+            check_min_count(&c, e, REPORT_TOPO, topo_gpus, "GPUs in nvidia-smi topo -m", "R15",
+                            "GPUs are missing from the node: check nvidia-smi, the driver and "
+                            "the PCIe bus (lspci).");
+        else if (strcmp(id, EXP_TOPO_GPU_LINK) == 0)
+            check_topo_link(&c, e);
+        else if (strcmp(id, EXP_TOPO_NVLINK_MIN) == 0)
+            check_nvlink_min(&c, e);
+        else if (strcmp(id, EXP_TOPO_NIC_COUNT) == 0)
+            check_min_count(&c, e, REPORT_TOPO, topo_nics, "NICs in nvidia-smi topo -m", "R17",
+                            "RDMA NICs are missing: the planned fabric bandwidth per GPU needs "
+                            "them (R16, R17).");
+        else if (strcmp(id, EXP_GPU_COUNT) == 0)
+            check_min_count(&c, e, REPORT_GPU, gpu_count, "GPUs in nvidia-smi", "R5",
+                            "GPUs are missing: check nvidia-smi, the driver and lspci.");
+        else if (strcmp(id, EXP_GPU_PCIE_GEN) == 0)
+            check_min_count(&c, e, REPORT_GPU, gpu_gen, "PCIe generation (max)", "R9,T6",
+                            "The GPU links below the planned PCIe generation: check BIOS slot "
+                            "settings and risers (R9, T4).");
+        else if (strcmp(id, EXP_GPU_PCIE_WIDTH) == 0)
+            check_pcie_width(&c, e);
+        else if (strcmp(id, EXP_GPU_ECC_UNCORR) == 0)
+            check_max_total(&c, e, REPORT_GPU, gpu_ecc, "uncorrectable ECC errors", "T7",
+                            "Drain the GPU, reset it, rerun dcgmi diag -r 3; repeated errors "
+                            "need an RMA (T7).");
+        else if (strcmp(id, EXP_GPU_REMAP_PENDING) == 0)
+            check_max_total(&c, e, REPORT_GPU, gpu_remap, "GPUs with a row remap pending", "T7",
+                            "Reset the GPU to apply the remap, then recheck (T7).");
+        else if (strcmp(id, EXP_NCCL_INTRA_BUSBW) == 0)
+            check_busbw(&c, e, 0);
+        else if (strcmp(id, EXP_NCCL_INTER_BUSBW) == 0)
+            check_busbw(&c, e, 1);
+        else if (strcmp(id, EXP_NCCL_WRONG) == 0)
+            check_max_total(&c, e, REPORT_NCCL, nccl_wrong, "nccl-tests wrong results", "T8",
+                            "Wrong results mean corruption on a GPU, NVLink or NIC path: bisect "
+                            "with subsets of GPUs/nodes and run dcgmi diag -r 3 (T8).");
+        else if (strcmp(id, EXP_NCCL_WARNINGS) == 0)
+            check_max_total(&c, e, REPORT_NCCL, nccl_warns, "NCCL WARN lines", "T8",
+                            "Read the WARN text: NET/IB completion errors point at the link or "
+                            "QP (R18, R22); 'could not find a path' at the topology (R13).");
+        else if (strcmp(id, EXP_IB_PORTS_ACTIVE) == 0)
+            check_ib_active(&c, e);
+        else if (strcmp(id, EXP_IB_RATE) == 0)
+            check_ib_rate(&c, e);
+        else if (strcmp(id, EXP_IB_LINK_LAYER) == 0)
+            check_link_layer(&c, e);
+        else if (strcmp(id, EXP_IB_WRITE_BW) == 0)
+            check_write_bw(&c, e);
+        else if (strcmp(id, EXP_NVBW_H2D) == 0)
+            check_nvbw(&c, e, 0);
+        else if (strcmp(id, EXP_NVBW_D2D) == 0)
+            check_nvbw(&c, e, 1);
+        else if (strcmp(id, EXP_STORAGE_READ) == 0)
+            check_fio(&c, e, 0);
+        else if (strcmp(id, EXP_STORAGE_WRITE) == 0)
+            check_fio(&c, e, 1);
+        else if (strcmp(id, EXP_CPU_GOVERNOR) == 0)
+            check_governor(&c, e);
+        else if (strcmp(id, EXP_CPU_THREADS) == 0)
+            check_min_count(&c, e, REPORT_CPU, cpu_threads, "CPU threads (lscpu)", "R8,R26",
+                            "Too few CPU threads for data loading and the communication stack "
+                            "(R8, R26, R36).");
+        else if (strcmp(id, EXP_DCGM_FAIL) == 0)
+            check_dcgm(&c, e);
+        else if (strcmp(id, EXP_NIC_ERRORS) == 0)
+            check_max_total(&c, e, REPORT_NIC, nic_errors, "NIC error counters", "R39",
+                            "Check optics, cables and switch CRC/FCS counters bottom-up (R39).");
+        else if (strcmp(id, EXP_NIC_PAUSE) == 0)
+            check_max_total(&c, e, REPORT_NIC, nic_pause, "NIC pause frames", "R23,R39",
+                            "Check PFC priorities and ECN thresholds on switch and NIC (R23).");
+        else {
+            struct report_finding *f = finding(&c, id, SEV_UNKNOWN, why(e, ""), -1,
+                                               "this gpuplan has no check for this expectation");
+            (void)f;
+        }
+    }
+    plan_free(&c);
+
+    int any_fail = 0, any_warn = 0, any_unknown = 0;
+    for (size_t i = 0; i < out->count; i++) {
+        enum report_severity s = out->findings[i].severity;
+        any_fail |= s == SEV_FAIL;
+        any_warn |= s == SEV_WARN;
+        any_unknown |= s == SEV_UNKNOWN || s == SEV_SKIP;
+    }
+    out->verdict = any_fail ? SEV_FAIL : any_warn ? SEV_WARN :
+                   (any_unknown || out->count == 0) ? SEV_UNKNOWN : SEV_PASS;
+}
+
+void report_measured_extract(const struct report *rep, struct report_measured *out)
+{
+    out->intra_busbw_gbs = out->inter_busbw_gbs = out->matmul_tflops = NAN;
+    for (size_t i = 0; i < rep->section_count; i++) {
+        const struct report_section *s = &rep->sections[i];
+        if (s->kind != REPORT_NCCL)
+            continue;
+        const struct report_nccl *n = &s->u.nccl;
+        int assumed;
+        if (!is_allreduce(n, &assumed) || assumed || isnan(n->busbw_largest_gbs) ||
+            n->largest_size_b < NCCL_LARGE_B || n->nodes < 1)
+            continue;
+        /* The worst node is what a synchronous job runs at. */
+        double *dst = n->nodes >= 2 ? &out->inter_busbw_gbs : &out->intra_busbw_gbs;
+        if (isnan(*dst) || n->busbw_largest_gbs < *dst)
+            *dst = n->busbw_largest_gbs;
+    }
+}

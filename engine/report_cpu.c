@@ -1,0 +1,229 @@
+/* report_cpu.c: host CPU facts from `lscpu` (old flat and new hierarchical
+ * layouts, which differ only in indentation, so keys are matched by name)
+ * and the frequency policy from `cpupower frequency-info` (DOMAIN.md R38:
+ * a governor other than "performance" starves data loading).
+ *
+ * Each `cpupower` run or "analyzing CPU" stanza is its own section, so two
+ * runs pasted one after the other (e.g. on AC power and on battery) stay
+ * two observations rather than one blended one. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+int cpu_detect(const struct line *l)
+{
+    if (span_find(l->raw, l->raw_len, "cpupower frequency-info") ||
+        span_starts(l->s, l->len, "analyzing CPU ") || span_starts(l->s, l->len, "Architecture:"))
+        return DETECT_STRONG;
+    if (span_eq(l->raw, l->raw_len, "lscpu") || span_find(l->raw, l->raw_len, "$ lscpu") ||
+        span_find(l->raw, l->raw_len, "# lscpu"))
+        return DETECT_STRONG;
+    if (span_starts(l->s, l->len, "current policy: frequency should be within"))
+        return DETECT_WEAK;
+    return 0;
+}
+
+void cpu_init(struct report_section *sec)
+{
+    struct report_cpu *c = &sec->u.cpu;
+    memset(c, 0, sizeof(*c));
+    c->sockets = c->threads = c->cores_per_socket = c->threads_per_core = c->numa_nodes = -1;
+    c->hw_min_mhz = c->hw_max_mhz = c->policy_min_mhz = c->policy_max_mhz = c->current_mhz = NAN;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "lscpu");
+}
+
+/* "500 MHz" / "2.00 GHz" at s -> MHz; *end past the unit. */
+static int freq_mhz(const char *s, size_t n, double *mhz, size_t *end)
+{
+    double v;
+    size_t e;
+    if (!num_scan(s, n, &v, &e))
+        return 0;
+    const char *u = s + e;
+    size_t ul = n - e;
+    span_trim(&u, &ul);
+    if (span_starts(u, ul, "GHz"))
+        v *= 1000;
+    else if (span_starts(u, ul, "kHz"))
+        v /= 1000;
+    else if (!span_starts(u, ul, "MHz"))
+        return 0;
+    *mhz = v;
+    *end = (size_t)(u - s) + 3;
+    return 1;
+}
+
+static int int_val(const char *v, size_t vl)
+{
+    double d;
+    if (!num_parse(v, vl, &d) || d < 0 || d > 1e7)
+        return -1;
+    return (int)d;
+}
+
+enum take cpu_line(struct report_section *sec, const struct line *l)
+{
+    struct report_cpu *c = &sec->u.cpu;
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    int is_cpupower = strcmp(sec->tool, "cpupower frequency-info") == 0;
+    if (span_find(l->raw, l->raw_len, "cpupower frequency-info")) {
+        if (c->analyzing_seen || c->governor[0] || c->model_name[0] || c->threads >= 0)
+            return TAKE_END;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "analyzing CPU ")) {
+        if (c->analyzing_seen || c->governor[0] || (!is_cpupower && c->threads >= 0))
+            return TAKE_END;
+        c->analyzing_seen = 1;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
+        return TAKE_YES;
+    }
+    if (span_eq(l->s, l->len, "...")) {
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "Architecture:") && (c->threads >= 0 || c->model_name[0] ||
+                                                       is_cpupower))
+        return TAKE_END;
+    /* cpupower */
+    if (span_starts(l->s, l->len, "current policy: frequency should be within")) {
+        if (c->governor[0] && !c->analyzing_seen)
+            return TAKE_END;
+        if (!is_cpupower)
+            snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
+        const char *p = l->s + 42;
+        size_t n = l->len - 42;
+        double mhz;
+        size_t end;
+        if (freq_mhz(p, n, &mhz, &end)) {
+            c->policy_min_mhz = mhz;
+            if (end < n && freq_mhz(p + end, n - end, &mhz, &end))
+                c->policy_max_mhz = mhz;
+        }
+        c->policy_pending = 1;
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "The governor \"")) {
+        const char *g = l->s + 14;
+        const char *q = memchr(g, '"', l->len - 14);
+        if (q)
+            span_copy(c->governor, sizeof(c->governor), g, (size_t)(q - g));
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "within this range"))
+        return TAKE_YES;
+    const char *k, *v;
+    size_t kl, vl;
+    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+        /* the wrapped tail of lscpu's Flags line */
+        if (!is_cpupower && c->threads >= 0 && l->indent >= 16 && !memchr(l->s, ':', l->len))
+            return TAKE_YES;
+        return TAKE_NO;
+    }
+    double mhz;
+    size_t end;
+    if (span_eq(k, kl, "hardware limits")) {
+        if (freq_mhz(v, vl, &mhz, &end)) {
+            c->hw_min_mhz = mhz;
+            const char *dash = memchr(v + end, '-', vl - end);
+            if (dash && freq_mhz(dash + 1, vl - (size_t)(dash + 1 - v), &mhz, &end))
+                c->hw_max_mhz = mhz;
+        }
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "current CPU frequency")) {
+        if (freq_mhz(v, vl, &mhz, &end))
+            c->current_mhz = mhz;
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "driver")) {
+        span_copy(c->driver, sizeof(c->driver), v, vl);
+        return TAKE_YES;
+    }
+    if (is_cpupower) {
+        static const char *const keys[] = {
+            "CPUs which run at the same hardware frequency",
+            "CPUs which need to have their frequency coordinated by software",
+            "maximum transition latency", "available cpufreq governors",
+            "available frequency steps", "boost state support", "Supported", "Active",
+            "energy performance preference", NULL
+        };
+        for (int i = 0; keys[i]; i++)
+            if (span_eq(k, kl, keys[i]))
+                return TAKE_YES;
+        if (span_starts(k, kl, "AMD PSTATE") || span_starts(k, kl, "Boost States") ||
+            span_starts(k, kl, "Pstate-"))
+            return TAKE_YES;
+        return TAKE_NO;
+    }
+    /* lscpu */
+    if (span_eq(k, kl, "Model name")) {
+        if (!c->model_name[0])
+            span_copy(c->model_name, sizeof(c->model_name), v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "CPU(s)")) {
+        c->threads = int_val(v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Socket(s)")) {
+        c->sockets = int_val(v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Core(s) per socket")) {
+        c->cores_per_socket = int_val(v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Thread(s) per core")) {
+        c->threads_per_core = int_val(v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "NUMA node(s)")) {
+        c->numa_nodes = int_val(v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "CPU max MHz")) {
+        double d;
+        if (num_parse(v, vl, &d))
+            c->hw_max_mhz = d;
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "CPU min MHz")) {
+        double d;
+        if (num_parse(v, vl, &d))
+            c->hw_min_mhz = d;
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "CPU MHz")) {
+        double d;
+        if (num_parse(v, vl, &d))
+            c->current_mhz = d;
+        return TAKE_YES;
+    }
+    /* lscpu's other keys: words, parentheses, digits, dashes. */
+    static const char *const lkeys[] = {
+        "Architecture", "CPU op-mode(s)", "Address sizes", "Byte Order", "On-line CPU(s) list",
+        "Off-line CPU(s) list", "Vendor ID", "BIOS Vendor ID", "CPU family", "Model",
+        "BIOS Model name", "Stepping", "Frequency boost", "CPU(s) scaling MHz", "BogoMIPS",
+        "Virtualization", "Flags", "L1d cache", "L1i cache", "L2 cache", "L3 cache",
+        "Caches (sum of all)", "L1d", "L1i", "L2", "L3", "NUMA", "Vulnerabilities",
+        "Hypervisor vendor", "Virtualization type", "Virtualization features", "Family",
+        "Thread(s) per core", "Dispatching mode", "Book(s) per drawer", NULL
+    };
+    for (int i = 0; lkeys[i]; i++)
+        if (span_eq(k, kl, lkeys[i]))
+            return TAKE_YES;
+    if (span_starts(k, kl, "NUMA node") || span_starts(k, kl, "Vulnerability "))
+        return TAKE_YES;
+    return TAKE_NO;
+}
+
+void cpu_finish(struct report_section *sec)
+{
+    struct report_cpu *c = &sec->u.cpu;
+    if (strcmp(sec->tool, "cpupower frequency-info") == 0 && !c->governor[0])
+        section_issue(sec, "no governor line could be read");
+}

@@ -1,0 +1,206 @@
+/* report_dcgm.c: `dcgmi diag` results, as the boxed text table or as JSON.
+ *
+ * Text: each row is "| Test name | Result |"; a result may carry GPUs
+ * ("Pass - GPU: 1", "Fail - GPU: 0", "Pass - All") and a test may continue
+ * on rows with an empty name cell, each of which can add another result.
+ * "Info" and "Warning" rows are annotations of the test above, not results;
+ * their text wraps over following rows and is skipped. JSON (old
+ * "test_categories" and newer layouts alike) is read line by line:
+ * "name" sets the current test, "status" adds a result. Skip is counted
+ * apart and never as a pass (DOMAIN.md T10). */
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* A DCGM text row: '|', a 27-character name cell, '|', then the result. */
+static int table_geometry(const struct line *l)
+{
+    return l->len >= 30 && l->s[0] == '|' && l->s[28] == '|';
+}
+
+static int category_line(const struct line *l)
+{
+    return l->len > 8 && (l->s[0] == '|' || l->s[0] == '+') && span_starts(l->s + 1, l->len - 1, "-----  ");
+}
+
+int dcgm_detect(const struct line *l)
+{
+    if (span_find(l->s, l->len, "Successfully ran diagnostic") ||
+        span_find(l->raw, l->raw_len, "dcgmi diag") ||
+        span_find(l->s, l->len, "\"DCGM GPU Diagnostic\"") ||
+        span_find(l->s, l->len, "\"DCGM Diagnostic\""))
+        return DETECT_STRONG;
+    if (table_geometry(l) && (span_find(l->s, l->len, "| Diagnostic ") ||
+                              span_find(l->s, l->len, "| Result ")))
+        return DETECT_STRONG;
+    if (category_line(l) || table_geometry(l))
+        return DETECT_WEAK;
+    return 0;
+}
+
+void dcgm_init(struct report_section *sec)
+{
+    struct report_dcgm *d = &sec->u.dcgm;
+    memset(d, 0, sizeof(*d));
+    snprintf(d->format, sizeof(d->format), "text");
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "dcgmi diag");
+}
+
+static void result(struct report_dcgm *d, const char *v, size_t vl)
+{
+    if (span_starts_ci(v, vl, "Pass")) {
+        d->pass++;
+    } else if (span_starts_ci(v, vl, "Fail")) {
+        d->fail++;
+        if (d->failed_count < DCGM_FAILED_KEEP && d->cur_test[0]) {
+            int dup = 0;
+            for (int i = 0; i < d->failed_count; i++)
+                dup |= strcmp(d->failed_tests[i], d->cur_test) == 0;
+            if (!dup)
+                snprintf(d->failed_tests[d->failed_count++], sizeof(d->failed_tests[0]), "%s",
+                         d->cur_test);
+        }
+    } else if (span_starts_ci(v, vl, "Warn")) {
+        d->warn++;
+    } else if (span_starts_ci(v, vl, "Skip")) {
+        d->skip++;
+    }
+}
+
+static int is_result(const char *v, size_t vl)
+{
+    static const char *const words[] = {"Pass", "Fail", "Warn", "Skip", NULL};
+    for (int i = 0; words[i]; i++) {
+        size_t n = strlen(words[i]);
+        if (span_starts_ci(v, vl, words[i]) &&
+            (vl == n || v[n] == ' ' || v[n] == '-' || (vl > n && (v[n] == 'i' || v[n] == 'e'))))
+            return 1;
+    }
+    return 0;
+}
+
+static void json_line(struct report_section *sec, const struct line *l)
+{
+    struct report_dcgm *d = &sec->u.dcgm;
+    const char *s = l->s;
+    size_t n = l->len;
+    if (n < 3 || s[0] != '"')
+        return;
+    const char *q = memchr(s + 1, '"', n - 1);
+    if (!q)
+        return;
+    const char *k = s + 1;
+    size_t kl = (size_t)(q - k);
+    const char *c = memchr(q, ':', n - (size_t)(q - s));
+    if (!c)
+        return;
+    const char *v = c + 1;
+    size_t vl = n - (size_t)(v - s);
+    span_trim(&v, &vl);
+    while (vl && (v[vl - 1] == ',' || v[vl - 1] == ' '))
+        vl--;
+    if (vl < 2 || v[0] != '"')
+        return;
+    v++;
+    vl -= 1;
+    if (vl && v[vl - 1] == '"')
+        vl--;
+    if (span_eq(k, kl, "name") || span_eq(k, kl, "test_name"))
+        span_copy(d->cur_test, sizeof(d->cur_test), v, vl);
+    else if (span_eq(k, kl, "category"))
+        span_copy(d->category, sizeof(d->category), v, vl);
+    else if (span_eq(k, kl, "status") || span_eq(k, kl, "result"))
+        result(d, v, vl);
+    else if (span_eq(k, kl, "version") || span_eq(k, kl, "DCGM Version"))
+        span_copy(d->dcgm_version, sizeof(d->dcgm_version), v, vl);
+    else if (span_eq(k, kl, "Driver Version Detected") || span_eq(k, kl, "driver_version"))
+        span_copy(d->driver, sizeof(d->driver), v, vl);
+}
+
+enum take dcgm_line(struct report_section *sec, const struct line *l)
+{
+    struct report_dcgm *d = &sec->u.dcgm;
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    if (span_find(l->s, l->len, "Successfully ran diagnostic") ||
+        span_find(l->raw, l->raw_len, "dcgmi diag")) {
+        if (d->pass + d->fail + d->warn + d->skip > 0)
+            return TAKE_END;
+        return TAKE_YES;
+    }
+    if (strcmp(d->format, "json") == 0 || span_find(l->s, l->len, "\"DCGM GPU Diagnostic\"") ||
+        span_find(l->s, l->len, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
+        if (strcmp(d->format, "json") != 0 && d->pass + d->fail + d->warn + d->skip > 0)
+            return TAKE_END;
+        snprintf(d->format, sizeof(d->format), "json");
+        /* JSON lines are braces, brackets and "key" : value pairs. */
+        char c0 = l->s[0];
+        if (c0 != '{' && c0 != '}' && c0 != '[' && c0 != ']' && c0 != '"')
+            return TAKE_NO;
+        json_line(sec, l);
+        return TAKE_YES;
+    }
+    if (category_line(l)) {
+        const char *s = l->s + 6;
+        size_t n = l->len - 6;
+        while (n && (*s == ' ' || *s == '-'))
+            s++, n--;
+        size_t e = 0;
+        while (e < n && !(s[e] == ' ' && e + 1 < n && s[e + 1] == ' ') && s[e] != '-')
+            e++;
+        span_copy(d->category, sizeof(d->category), s, e);
+        d->cur_test[0] = '\0';
+        return TAKE_YES;
+    }
+    if (l->s[0] == '+' || l->s[0] == '=')
+        return TAKE_YES;
+    if (l->s[0] != '|')
+        return TAKE_NO;
+    /* "| name | value |", the value possibly cut without its closing bar */
+    const char *bar = l->len > 1 ? memchr(l->s + 1, '|', l->len - 1) : NULL;
+    if (!bar)
+        return TAKE_YES;
+    const char *k = l->s + 1;
+    size_t kl = (size_t)(bar - k);
+    const char *v = bar + 1;
+    size_t vl = l->len - (size_t)(v - l->s);
+    if (vl && v[vl - 1] == '|')
+        vl--;
+    span_trim(&k, &kl);
+    span_trim(&v, &vl);
+    if (span_eq(k, kl, "Diagnostic") && span_eq(v, vl, "Result"))
+        return TAKE_YES;
+    if (span_eq(k, kl, "DCGM Version")) {
+        span_copy(d->dcgm_version, sizeof(d->dcgm_version), v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Driver Version Detected")) {
+        span_copy(d->driver, sizeof(d->driver), v, vl);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Info") || span_eq(k, kl, "Warning") || span_eq(k, kl, "Error")) {
+        /* continuation rows after an annotation belong to it, not a test */
+        d->in_note = 1;
+        return TAKE_YES;
+    }
+    if (kl > 0) {
+        span_copy(d->cur_test, sizeof(d->cur_test), k, kl);
+        d->in_note = 0;
+        if (is_result(v, vl))
+            result(d, v, vl);
+        return TAKE_YES;
+    }
+    /* An empty name cell: a wrapped line, or another GPU's result. */
+    if (!d->in_note && is_result(v, vl) &&
+        span_find(v, vl, "GPU"))
+        result(d, v, vl);
+    return TAKE_YES;
+}
+
+void dcgm_finish(struct report_section *sec)
+{
+    struct report_dcgm *d = &sec->u.dcgm;
+    if (d->pass + d->fail + d->warn + d->skip == 0)
+        section_issue(sec, "no test result could be read");
+}

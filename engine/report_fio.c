@@ -1,0 +1,312 @@
+/* report_fio.c: fio results in its text and JSON output formats.
+ *
+ * Text: the "Run status group" lines carry the aggregate bandwidth (used
+ * when present); otherwise per-job "read:"/"write:" lines are summed. Both
+ * the fio 3 spelling ("BW=72.8MiB/s (76.4MB/s)") and the fio 2 one
+ * ("bw=153412KB/s") are read. JSON is read line by line with a brace depth
+ * counter instead of a JSON parser, because pasted JSON is often cut off or
+ * preceded by text, and a cut document still holds readable numbers. All
+ * bandwidths are reported in MB/s of 10^6 bytes. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+int fio_detect(const struct line *l)
+{
+    if (span_find(l->s, l->len, ": (g=") && span_find(l->s, l->len, "rw="))
+        return DETECT_STRONG;
+    if (span_find(l->s, l->len, "\"fio version\""))
+        return DETECT_STRONG;
+    if (span_find(l->s, l->len, ": (groupid=") && span_find(l->s, l->len, "jobs="))
+        return DETECT_STRONG;
+    if (span_starts(l->s, l->len, "fio-") && l->len < 16 && l->len > 5 && l->s[4] >= '0' &&
+        l->s[4] <= '9')
+        return DETECT_STRONG;
+    return 0;
+}
+
+void fio_init(struct report_section *sec)
+{
+    struct report_fio *f = &sec->u.fio;
+    memset(f, 0, sizeof(*f));
+    f->read_bw_mbs = f->write_bw_mbs = f->read_iops = f->write_iops = NAN;
+    f->iodepth = NAN;
+    f->job_read_bw = f->job_write_bw = f->job_read_iops = f->job_write_iops = NAN;
+    f->grp_read_bw = f->grp_write_bw = NAN;
+    f->json_dir = -1;
+    snprintf(f->format, sizeof(f->format), "text");
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "fio");
+}
+
+static void add(double *acc, double v)
+{
+    *acc = isnan(*acc) ? v : *acc + v;
+}
+
+/* "72.8MiB/s" or "76.4MB/s" or "153412KB/s" (fio 2: KB meant KiB) to MB/s. */
+static int bw_mbs(const char *s, size_t n, int old_units, double *out)
+{
+    double v;
+    size_t end;
+    if (!num_scan(s, n, &v, &end))
+        return 0;
+    const char *u = s + end;
+    size_t ul = n - end;
+    double mul;
+    if (span_starts(u, ul, "KiB/s")) mul = 1024.0 / 1e6;
+    else if (span_starts(u, ul, "MiB/s")) mul = 1048576.0 / 1e6;
+    else if (span_starts(u, ul, "GiB/s")) mul = 1073741824.0 / 1e6;
+    else if (span_starts(u, ul, "kB/s")) mul = 1e-3;
+    else if (span_starts(u, ul, "KB/s")) mul = old_units ? 1024.0 / 1e6 : 1e-3;
+    else if (span_starts(u, ul, "MB/s")) mul = old_units ? 1048576.0 / 1e6 : 1.0;
+    else if (span_starts(u, ul, "GB/s")) mul = old_units ? 1073741824.0 / 1e6 : 1e3;
+    else if (span_starts(u, ul, "B/s")) mul = 1e-6;
+    else return 0;
+    *out = v * mul;
+    return 1;
+}
+
+/* The value after "key=" up to the next ',' or ' ' or '('. */
+static int after(const struct line *l, const char *key, const char **v, size_t *vl)
+{
+    const char *k = span_find(l->s, l->len, key);
+    if (!k)
+        return 0;
+    const char *p = k + strlen(key);
+    const char *end = l->s + l->len;
+    const char *q = p;
+    while (q < end && *q != ',' && *q != ' ' && *q != '(')
+        q++;
+    *v = p;
+    *vl = (size_t)(q - p);
+    return q > p;
+}
+
+static void text_line(struct report_section *sec, const struct line *l)
+{
+    struct report_fio *f = &sec->u.fio;
+    const char *v;
+    size_t vl;
+    double d;
+    int is_read = span_starts(l->s, l->len, "read");
+    int is_write = span_starts(l->s, l->len, "write");
+    /* fio 3: "write: IOPS=18.6k, BW=72.8MiB/s (76.4MB/s)(22.0MiB/302msec)" */
+    if ((is_read || is_write) && (span_find(l->s, l->len, "IOPS=") || span_find(l->s, l->len, "iops="))) {
+        if (after(l, "IOPS=", &v, &vl) || after(l, "iops=", &v, &vl)) {
+            if (num_parse_suffix(v, vl, &d))
+                add(is_read ? &f->job_read_iops : &f->job_write_iops, d);
+        }
+        const char *paren = span_find(l->s, l->len, "B/s (");
+        int done = 0;
+        if (paren) {
+            const char *p = paren + 5;
+            size_t pl = l->len - (size_t)(p - l->s);
+            if (bw_mbs(p, pl, 0, &d)) {
+                add(is_read ? &f->job_read_bw : &f->job_write_bw, d);
+                done = 1;
+            }
+        }
+        if (!done && (after(l, "BW=", &v, &vl) || after(l, "bw=", &v, &vl))) {
+            int old = span_find(l->s, l->len, "BW=") == NULL;
+            if (bw_mbs(v, vl, old, &d))
+                add(is_read ? &f->job_read_bw : &f->job_write_bw, d);
+        }
+        return;
+    }
+    /* "READ: bw=72.8MiB/s (76.4MB/s), ..." or fio 2 "READ: io=..., aggrb=153412KB/s" */
+    int g_read = span_starts(l->s, l->len, "READ:");
+    int g_write = span_starts(l->s, l->len, "WRITE:");
+    if (g_read || g_write) {
+        double *dst = g_read ? &f->grp_read_bw : &f->grp_write_bw;
+        const char *paren = span_find(l->s, l->len, "B/s (");
+        if (paren && bw_mbs(paren + 5, l->len - (size_t)(paren + 5 - l->s), 0, &d))
+            add(dst, d);
+        else if (after(l, "aggrb=", &v, &vl) && bw_mbs(v, vl, 1, &d))
+            add(dst, d);
+        else if (after(l, "bw=", &v, &vl) && bw_mbs(v, vl, 0, &d))
+            add(dst, d);
+    }
+}
+
+static void job_header(struct report_fio *f, const struct line *l)
+{
+    const char *v;
+    size_t vl;
+    f->jobs++;
+    if (!f->rw[0] && after(l, "rw=", &v, &vl))
+        span_copy(f->rw, sizeof(f->rw), v, vl);
+    if (!f->ioengine[0] && after(l, "ioengine=", &v, &vl))
+        span_copy(f->ioengine, sizeof(f->ioengine), v, vl);
+    if (isnan(f->iodepth) && after(l, "iodepth=", &v, &vl)) {
+        double d;
+        if (num_parse(v, vl, &d))
+            f->iodepth = d;
+    }
+    /* fio 3: "bs=(R) 4096B-4096B, (W) ..."; fio 2: "bs=128K-128K/128K-128K," */
+    const char *b = span_find(l->s, l->len, "bs=");
+    if (b && !f->bs[0]) {
+        const char *p = b + 3;
+        const char *end = l->s + l->len;
+        if (end - p > 4 && memcmp(p, "(R) ", 4) == 0)
+            p += 4;
+        const char *q = p;
+        while (q < end && *q != ',' && *q != ' ')
+            q++;
+        span_copy(f->bs, sizeof(f->bs), p, (size_t)(q - p));
+    }
+}
+
+/* JSON, one line at a time: "key" : value with a running brace depth. */
+static void json_line(struct report_section *sec, const struct line *l)
+{
+    struct report_fio *f = &sec->u.fio;
+    const char *s = l->s;
+    size_t n = l->len;
+    int depth_before = f->json_depth;
+    /* key */
+    const char *k = NULL, *v = NULL;
+    size_t kl = 0, vl = 0;
+    if (n > 2 && s[0] == '"') {
+        const char *q = memchr(s + 1, '"', n - 1);
+        if (q) {
+            k = s + 1;
+            kl = (size_t)(q - k);
+            const char *c = memchr(q, ':', n - (size_t)(q - s));
+            if (c) {
+                v = c + 1;
+                vl = n - (size_t)(v - s);
+                span_trim(&v, &vl);
+                while (vl && v[vl - 1] == ',')
+                    vl--;
+            }
+        }
+    }
+    if (k && v && span_eq(k, kl, "fio version") && vl > 2)
+        span_copy(f->version, sizeof(f->version), v + 1, vl - 2);
+    if (k && span_eq(k, kl, "jobs"))
+        f->json_in_jobs = 1;
+    if (k && f->json_in_jobs && (span_eq(k, kl, "jobname")))
+        f->jobs++;
+    /* brace depth, ignoring braces inside strings */
+    int in_str = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '"' && (i == 0 || s[i - 1] != '\\'))
+            in_str = !in_str;
+        else if (!in_str && (c == '{' || c == '['))
+            f->json_depth++;
+        else if (!in_str && (c == '}' || c == ']'))
+            f->json_depth--;
+    }
+    if (f->json_depth < 0)
+        f->json_depth = 0;
+    if (k && v && f->json_in_jobs && (span_eq(k, kl, "read") || span_eq(k, kl, "write")) &&
+        vl >= 1 && v[0] == '{') {
+        f->json_dir = span_eq(k, kl, "read") ? 0 : 1;
+        f->json_dir_depth = f->json_depth;
+        return;
+    }
+    if (f->json_dir >= 0 && depth_before < f->json_dir_depth) {
+        f->json_dir = -1;
+        return;
+    }
+    if (f->json_dir >= 0 && k && v && depth_before == f->json_dir_depth) {
+        double d;
+        int i = f->json_dir;
+        if (span_eq(k, kl, "bw") && num_parse(v, vl, &d)) {
+            add(&f->json_bw[i], d);
+            f->json_seen[i] = 1;
+        } else if (span_eq(k, kl, "bw_bytes") && num_parse(v, vl, &d)) {
+            add(&f->json_bw_bytes[i], d);
+        } else if (span_eq(k, kl, "iops") && num_parse(v, vl, &d)) {
+            add(&f->json_iops[i], d);
+        }
+    }
+    if (f->json_dir >= 0 && f->json_depth < f->json_dir_depth)
+        f->json_dir = -1;
+}
+
+enum take fio_line(struct report_section *sec, const struct line *l)
+{
+    struct report_fio *f = &sec->u.fio;
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    if (span_find(l->s, l->len, ": (g=") && span_find(l->s, l->len, "rw=")) {
+        if (strcmp(f->format, "json") == 0 || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
+            !isnan(f->grp_read_bw) || !isnan(f->grp_write_bw))
+            return TAKE_END;
+        job_header(f, l);
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "fio-") && l->len < 16) {
+        span_copy(f->version, sizeof(f->version), l->s, l->len);
+        return TAKE_YES;
+    }
+    if (l->s[0] == '{' && l->len == 1 && strcmp(f->format, "json") != 0) {
+        snprintf(f->format, sizeof(f->format), "json");
+        f->jobs = 0;    /* the JSON lists the jobs the text header named */
+        f->json_depth = 0;
+        for (int i = 0; i < 2; i++)
+            f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
+    }
+    if (strcmp(f->format, "json") == 0 || span_find(l->s, l->len, "\"fio version\"")) {
+        if (strcmp(f->format, "json") != 0) {
+            snprintf(f->format, sizeof(f->format), "json");
+            f->jobs = 0;
+            for (int i = 0; i < 2; i++)
+                f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
+            f->json_depth = 1;
+        }
+        json_line(sec, l);
+        return TAKE_YES;
+    }
+    if (span_eq(l->s, l->len, "...") || span_starts(l->s, l->len, "Starting ") ||
+        span_starts(l->s, l->len, "Jobs:"))
+        return TAKE_YES;
+    if (span_find(l->s, l->len, ": (groupid=")) {
+        return TAKE_YES;
+    }
+    /* The body of a text result: indented stat lines and group summaries. */
+    text_line(sec, l);
+    static const char *const body[] = {
+        "read", "write", "trim", "READ:", "WRITE:", "TRIM:", "clat", "slat", "lat", "|", "cpu",
+        "IO depths", "submit", "complete", "issued", "latency", "Run status", "Disk stats",
+        "bw (", "iops", "fsync", "sync", "nvme", "sd", "vd", "dm-", "md", NULL
+    };
+    for (int i = 0; body[i]; i++)
+        if (span_starts(l->s, l->len, body[i]))
+            return TAKE_YES;
+    return TAKE_NO;
+}
+
+void fio_finish(struct report_section *sec)
+{
+    struct report_fio *f = &sec->u.fio;
+    if (strcmp(f->format, "json") == 0) {
+        for (int i = 0; i < 2; i++) {
+            double bw = NAN;
+            if (!isnan(f->json_bw_bytes[i]))
+                bw = f->json_bw_bytes[i] / 1e6;
+            else if (!isnan(f->json_bw[i]))
+                bw = f->json_bw[i] * 1024.0 / 1e6;   /* fio JSON "bw" is KiB/s */
+            if (i == 0) {
+                f->read_bw_mbs = bw;
+                f->read_iops = f->json_iops[0];
+            } else {
+                f->write_bw_mbs = bw;
+                f->write_iops = f->json_iops[1];
+            }
+        }
+        if (f->json_depth > 0)
+            section_issue(sec, "the JSON document is cut; values after the cut are unknown");
+        return;
+    }
+    f->read_bw_mbs = !isnan(f->grp_read_bw) ? f->grp_read_bw : f->job_read_bw;
+    f->write_bw_mbs = !isnan(f->grp_write_bw) ? f->grp_write_bw : f->job_write_bw;
+    f->read_iops = f->job_read_iops;
+    f->write_iops = f->job_write_iops;
+    if (f->jobs > 0 && isnan(f->read_bw_mbs) && isnan(f->write_bw_mbs))
+        section_issue(sec, "job headers only: the output ends before any result");
+}

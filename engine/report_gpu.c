@@ -1,0 +1,539 @@
+/* report_gpu.c: nvidia-smi in its three shapes: the default table, the
+ * `-q` key/value log, and `--query-gpu ... --format=csv`.
+ *
+ * `-q` repeats short keys ("Max", "Current", "Pending", "Total") under
+ * different headings, so the parser remembers the last heading line (a key
+ * with no value) rather than trusting indentation, which pastes lose. The
+ * summary facts are the worst over the GPUs read: the smallest PCIe
+ * generation and width, the sum of uncorrectable ECC errors, the number of
+ * GPUs with a row remap pending (DOMAIN.md T6, T7). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+enum gsub {
+    GS_NONE = 0, GS_PCIE_GEN, GS_WIDTH, GS_ECC, GS_REMAP, GS_RETIRED, GS_FB, GS_POWER, GS_TEMP,
+    GS_OTHER
+};
+
+static int csv_known(const char *s, size_t n)
+{
+    static const char *const pre[] = {
+        "name", "index", "uuid", "driver_version", "pci.", "pcie.", "clocks", "temperature.",
+        "power.", "memory.", "utilization.", "ecc.", "retired_pages.", "remapped_rows.",
+        "fan.", "pstate", "persistence_mode", "compute_mode", "serial", "vbios_version",
+        "gpu_name", "gpu_bus_id", "gpu_uuid", "count", "enforced.", "mig.", NULL
+    };
+    for (int i = 0; pre[i]; i++)
+        if (span_starts(s, n, pre[i]))
+            return 1;
+    return 0;
+}
+
+/* Split a CSV line at commas into at most max trimmed fields. */
+static int csv_split(const char *s, size_t len, struct tok *out, int max)
+{
+    int n = 0;
+    size_t b = 0;
+    for (size_t i = 0; i <= len && n < max; i++) {
+        if (i == len || s[i] == ',') {
+            const char *f = s + b;
+            size_t fl = i - b;
+            span_trim(&f, &fl);
+            out[n].s = f;
+            out[n].len = fl;
+            n++;
+            b = i + 1;
+        }
+    }
+    return n;
+}
+
+static int csv_header(const struct line *l)
+{
+    struct tok t[GPU_CSV_COLS];
+    if (l->len > 2048)
+        return 0;
+    int n = csv_split(l->s, l->len, t, GPU_CSV_COLS);
+    int dotted = 0;
+    for (int i = 0; i < n; i++) {
+        size_t fl = t[i].len;
+        const char *br = memchr(t[i].s, '[', fl);    /* "memory.total [MiB]" */
+        if (br)
+            fl = (size_t)(br - t[i].s);
+        while (fl && t[i].s[fl - 1] == ' ')
+            fl--;
+        if (fl == 0 || !csv_known(t[i].s, fl) || memchr(t[i].s, ' ', fl))
+            return 0;
+        if (memchr(t[i].s, '.', fl) || memchr(t[i].s, '_', fl))
+            dotted = 1;
+    }
+    return n >= 2 || dotted;
+}
+
+int gpu_detect(const struct line *l)
+{
+    if (span_find(l->s, l->len, "NVSMI LOG"))
+        return DETECT_STRONG;
+    if (span_find(l->s, l->len, "NVIDIA-SMI ") && span_find(l->s, l->len, "Driver Version"))
+        return DETECT_STRONG;
+    if (span_find(l->raw, l->raw_len, "nvidia-smi") && !span_find(l->raw, l->raw_len, "topo") &&
+        !span_find(l->raw, l->raw_len, "NVIDIA-SMI") && l->raw_len < 200)
+        return DETECT_STRONG;
+    if (csv_header(l))
+        return DETECT_STRONG;
+    return 0;
+}
+
+static void info_init(struct report_gpu_info *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->pcie_gen_max = g->pcie_gen_current = g->pcie_width_max = g->pcie_width_current = -1;
+    g->ecc_uncorrectable = g->replays = g->temp_c = g->power_w = g->power_cap_w = NAN;
+    g->memory_total_mib = NAN;
+    g->remap_pending = g->remap_failure = -1;
+}
+
+void gpu_init(struct report_section *sec)
+{
+    struct report_gpu *g = &sec->u.gpu;
+    memset(g, 0, sizeof(*g));
+    g->gpu_count = -1;
+    g->pcie_gen_max = g->pcie_width_max = g->pcie_width_min_current = -1;
+    g->ecc_uncorrectable = NAN;
+    g->remap_pending = -1;
+    g->ecc_vol = g->ecc_agg = NAN;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi");
+}
+
+static void close_ecc(struct report_gpu *g)
+{
+    if (g->info_count == 0)
+        return;
+    struct report_gpu_info *gi = &g->info[g->info_count - 1];
+    /* Aggregate counts include the volatile ones; prefer it when printed. */
+    if (!isnan(g->ecc_agg))
+        gi->ecc_uncorrectable = g->ecc_agg;
+    else if (!isnan(g->ecc_vol))
+        gi->ecc_uncorrectable = g->ecc_vol;
+}
+
+static struct report_gpu_info *new_gpu(struct report_gpu *g)
+{
+    close_ecc(g);
+    g->ecc_vol = g->ecc_agg = NAN;
+    g->ecc_scope = 0;
+    g->sub = GS_NONE;
+    if (g->info_count >= GPU_MAX) {
+        g->info_dropped++;
+        return NULL;
+    }
+    struct report_gpu_info *gi = &g->info[g->info_count++];
+    info_init(gi);
+    return gi;
+}
+
+static struct report_gpu_info *cur(struct report_gpu *g)
+{
+    if (g->info_count == 0 || g->info_dropped)
+        return NULL;
+    return &g->info[g->info_count - 1];
+}
+
+static int int_of(const char *v, size_t vl)
+{
+    double d;
+    size_t end;
+    if (!num_scan(v, vl, &d, &end) || d < 0 || d > 1e6)
+        return -1;
+    return (int)d;
+}
+
+static int yes_no(const char *v, size_t vl)
+{
+    if (span_starts_ci(v, vl, "yes"))
+        return 1;
+    if (span_starts_ci(v, vl, "no"))
+        return 0;
+    return -1;
+}
+
+static void heading(struct report_gpu *g, const char *k, size_t kl)
+{
+    if (span_eq(k, kl, "PCIe Generation"))
+        g->sub = GS_PCIE_GEN;
+    else if (span_eq(k, kl, "Link Width"))
+        g->sub = GS_WIDTH;
+    else if (span_eq(k, kl, "ECC Errors")) {
+        g->sub = GS_ECC;
+        g->ecc_scope = 0;
+    } else if (g->sub == GS_ECC && span_eq(k, kl, "Volatile"))
+        g->ecc_scope = 1;
+    else if (g->sub == GS_ECC && span_eq(k, kl, "Aggregate"))
+        g->ecc_scope = 2;
+    else if (g->sub == GS_ECC && (span_eq(k, kl, "Single Bit") || span_eq(k, kl, "Double Bit") ||
+                                  span_eq(k, kl, "Aggregate Uncorrectable SRAM Sources"))) {
+        if (span_eq(k, kl, "Single Bit"))
+            g->ecc_scope = g->ecc_scope == 2 || g->ecc_scope == 12 ? 12 : 11;
+        else if (span_eq(k, kl, "Double Bit"))
+            g->ecc_scope = g->ecc_scope == 2 || g->ecc_scope == 12 || g->ecc_scope == 22 ? 22 : 21;
+        else
+            g->ecc_scope = 0;
+    } else if (span_eq(k, kl, "Remapped Rows"))
+        g->sub = GS_REMAP;
+    else if (span_eq(k, kl, "Retired Pages"))
+        g->sub = GS_RETIRED;
+    else if (span_eq(k, kl, "FB Memory Usage"))
+        g->sub = GS_FB;
+    else if (span_eq(k, kl, "GPU Power Readings") || span_eq(k, kl, "Power Readings"))
+        g->sub = GS_POWER;
+    else if (span_eq(k, kl, "Temperature"))
+        g->sub = GS_TEMP;
+    else if (span_eq(k, kl, "Bank Remap Availability Histogram") && g->sub == GS_REMAP)
+        g->sub = GS_OTHER;
+    else
+        g->sub = GS_OTHER;
+}
+
+static void ecc_add(double *acc, double v)
+{
+    *acc = isnan(*acc) ? v : *acc + v;
+}
+
+static void q_value(struct report_section *sec, const char *k, size_t kl, const char *v,
+                    size_t vl)
+{
+    struct report_gpu *g = &sec->u.gpu;
+    struct report_gpu_info *gi = cur(g);
+    double d;
+    if (span_eq(k, kl, "Driver Version")) {
+        span_copy(g->driver, sizeof(g->driver), v, vl);
+        return;
+    }
+    if (span_eq(k, kl, "CUDA Version")) {
+        span_copy(g->cuda, sizeof(g->cuda), v, vl);
+        return;
+    }
+    if (span_eq(k, kl, "Attached GPUs")) {
+        g->gpu_count = int_of(v, vl);
+        return;
+    }
+    if (!gi)
+        return;
+    if (span_eq(k, kl, "Product Name")) {
+        span_copy(gi->name, sizeof(gi->name), v, vl);
+    } else if (span_eq(k, kl, "Performance State")) {
+        span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
+    } else if (span_eq(k, kl, "Replays Since Reset")) {
+        if (num_parse(v, vl, &d))
+            gi->replays = d;
+    } else if (g->sub == GS_PCIE_GEN && span_eq(k, kl, "Max")) {
+        gi->pcie_gen_max = int_of(v, vl);
+    } else if (g->sub == GS_PCIE_GEN && span_eq(k, kl, "Current")) {
+        gi->pcie_gen_current = int_of(v, vl);
+    } else if (g->sub == GS_WIDTH && span_eq(k, kl, "Max")) {
+        gi->pcie_width_max = int_of(v, vl);
+    } else if (g->sub == GS_WIDTH && span_eq(k, kl, "Current")) {
+        gi->pcie_width_current = int_of(v, vl);
+    } else if (g->sub == GS_ECC) {
+        int scope = g->ecc_scope % 10 == 1 ? 1 : g->ecc_scope % 10 == 2 ? 2 : 0;
+        int agg = g->ecc_scope == 2 || g->ecc_scope == 12 || g->ecc_scope == 22;
+        int counts = 0;
+        if (span_find(k, kl, "Uncorrectable") && !span_find(k, kl, "Sources"))
+            counts = 1;
+        /* the oldest layout: "Double Bit" then "Total : N" */
+        if ((g->ecc_scope == 21 || g->ecc_scope == 22) && span_eq(k, kl, "Total"))
+            counts = 1;
+        (void)scope;
+        if (counts && num_parse(v, vl, &d))
+            ecc_add(agg ? &g->ecc_agg : &g->ecc_vol, d);
+    } else if (g->sub == GS_REMAP && span_eq(k, kl, "Pending")) {
+        gi->remap_pending = yes_no(v, vl);
+    } else if (g->sub == GS_REMAP && span_eq(k, kl, "Remapping Failure Occurred")) {
+        gi->remap_failure = yes_no(v, vl);
+    } else if (g->sub == GS_RETIRED && span_starts(k, kl, "Pending Page")) {
+        int y = yes_no(v, vl);
+        if (y >= 0 && gi->remap_pending != 1)
+            gi->remap_pending = y;
+    } else if (g->sub == GS_FB && span_eq(k, kl, "Total")) {
+        if (int_of(v, vl) >= 0)
+            gi->memory_total_mib = int_of(v, vl);
+    } else if (g->sub == GS_POWER && span_eq(k, kl, "Power Draw")) {
+        size_t end;
+        if (num_scan(v, vl, &d, &end))
+            gi->power_w = d;
+    } else if (g->sub == GS_POWER && (span_eq(k, kl, "Current Power Limit") ||
+                                      span_eq(k, kl, "Power Limit"))) {
+        size_t end;
+        if (num_scan(v, vl, &d, &end))
+            gi->power_cap_w = d;
+    } else if (g->sub == GS_TEMP && span_eq(k, kl, "GPU Current Temp")) {
+        size_t end;
+        if (num_scan(v, vl, &d, &end))
+            gi->temp_c = d;
+    }
+}
+
+/* "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |     0 |" */
+static int table_row(struct report_section *sec, const struct line *l)
+{
+    struct report_gpu *g = &sec->u.gpu;
+    struct tok cell[8];
+    int nc = 0;
+    size_t b = 1;
+    for (size_t i = 1; i <= l->len && nc < 8; i++) {
+        if (i == l->len || l->s[i] == '|') {
+            const char *f = l->s + b;
+            size_t fl = i - b;
+            span_trim(&f, &fl);
+            cell[nc].s = f;
+            cell[nc].len = fl;
+            nc++;
+            b = i + 1;
+        }
+    }
+    if (nc < 1)
+        return 0;
+    struct tok t[TOK_MAX];
+    int n = tok_split(cell[0].s, cell[0].len, t, TOK_MAX);
+    double idx;
+    if (n >= 3 && num_parse(t[0].s, t[0].len, &idx) && idx >= 0 && idx < 1e4 &&
+        (tok_eq(&t[n - 1], "On") || tok_eq(&t[n - 1], "Off"))) {
+        struct report_gpu_info *gi = new_gpu(g);
+        if (gi) {
+            const char *ns = t[1].s;
+            size_t nl = (size_t)(t[n - 2].s + t[n - 2].len - ns);
+            span_copy(gi->name, sizeof(gi->name), ns, nl);
+            if (nc >= 2) {
+                struct tok b2[2];
+                if (tok_split(cell[1].s, cell[1].len, b2, 2) >= 1)
+                    span_copy(gi->bus_id, sizeof(gi->bus_id), b2[0].s, b2[0].len);
+            }
+            double e;
+            if (nc >= 3 && num_parse(cell[2].s, cell[2].len, &e))
+                gi->ecc_uncorrectable = e;
+        }
+        g->table_row_pending = 1;
+        return 1;
+    }
+    /* The second line of a GPU: fan, temperature, perf, power, memory. */
+    if (g->table_row_pending && n >= 3) {
+        struct report_gpu_info *gi = cur(g);
+        g->table_row_pending = 0;
+        if (gi) {
+            for (int i = 0; i < n; i++) {
+                double d;
+                size_t tl = t[i].len;
+                if (tl >= 2 && t[i].s[tl - 1] == 'C' && num_parse(t[i].s, tl - 1, &d))
+                    gi->temp_c = d;
+                else if (tl >= 2 && t[i].s[0] == 'P' && num_parse(t[i].s + 1, tl - 1, &d))
+                    span_copy(gi->perf_state, sizeof(gi->perf_state), t[i].s, tl);
+                else if (tl >= 2 && t[i].s[tl - 1] == 'W' && num_parse(t[i].s, tl - 1, &d)) {
+                    if (isnan(gi->power_w))
+                        gi->power_w = d;
+                    else
+                        gi->power_cap_w = d;
+                }
+            }
+            if (nc >= 2) {
+                struct tok m[4];
+                int mn = tok_split(cell[1].s, cell[1].len, m, 4);
+                if (mn >= 3 && m[2].len > 3) {
+                    double d;
+                    if (num_parse(m[2].s, m[2].len - 3, &d))
+                        gi->memory_total_mib = d;
+                }
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void csv_row(struct report_section *sec, const struct line *l)
+{
+    struct report_gpu *g = &sec->u.gpu;
+    struct tok f[GPU_CSV_COLS];
+    int n = csv_split(l->s, l->len, f, GPU_CSV_COLS);
+    struct report_gpu_info *gi = new_gpu(g);
+    if (!gi)
+        return;
+    int row = g->info_count - 1;
+    for (int i = 0; i < n && i < g->csv_cols; i++) {
+        const char *name = g->csv_names[i];
+        const char *v = f[i].s;
+        size_t vl = f[i].len;
+        span_copy(g->csv_values[row][i], sizeof(g->csv_values[row][i]), v, vl);
+        double d;
+        size_t end;
+        if (strcmp(name, "name") == 0 || strcmp(name, "gpu_name") == 0)
+            span_copy(gi->name, sizeof(gi->name), v, vl);
+        else if (strcmp(name, "pci.bus_id") == 0 || strcmp(name, "gpu_bus_id") == 0)
+            span_copy(gi->bus_id, sizeof(gi->bus_id), v, vl);
+        else if (strcmp(name, "pcie.link.gen.max") == 0)
+            gi->pcie_gen_max = int_of(v, vl);
+        else if (strcmp(name, "pcie.link.gen.current") == 0)
+            gi->pcie_gen_current = int_of(v, vl);
+        else if (strcmp(name, "pcie.link.width.max") == 0)
+            gi->pcie_width_max = int_of(v, vl);
+        else if (strcmp(name, "pcie.link.width.current") == 0)
+            gi->pcie_width_current = int_of(v, vl);
+        else if (strcmp(name, "ecc.errors.uncorrected.aggregate.total") == 0 ||
+                 strcmp(name, "ecc.errors.uncorrected.volatile.total") == 0) {
+            if (num_parse(v, vl, &d) &&
+                (isnan(gi->ecc_uncorrectable) || strstr(name, "aggregate")))
+                gi->ecc_uncorrectable = d;
+        } else if (strcmp(name, "remapped_rows.pending") == 0) {
+            gi->remap_pending = yes_no(v, vl);
+        } else if (strcmp(name, "remapped_rows.failure") == 0) {
+            gi->remap_failure = yes_no(v, vl);
+        } else if (strcmp(name, "temperature.gpu") == 0 && num_scan(v, vl, &d, &end)) {
+            gi->temp_c = d;
+        } else if (strcmp(name, "memory.total") == 0 && num_scan(v, vl, &d, &end)) {
+            gi->memory_total_mib = d;
+        } else if (strcmp(name, "power.draw") == 0 && num_scan(v, vl, &d, &end)) {
+            gi->power_w = d;
+        } else if (strcmp(name, "pstate") == 0) {
+            span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
+        }
+    }
+    if (n < g->csv_cols)
+        section_issue(sec, "a CSV row has fewer fields than the header");
+}
+
+enum take gpu_line(struct report_section *sec, const struct line *l)
+{
+    struct report_gpu *g = &sec->u.gpu;
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    if (span_find(l->s, l->len, "NVSMI LOG")) {
+        if (g->info_count > 0 || g->gpu_count >= 0)
+            return TAKE_END;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi -q");
+        return TAKE_YES;
+    }
+    if (span_find(l->raw, l->raw_len, "nvidia-smi") && !span_find(l->raw, l->raw_len, "NVIDIA-SMI")) {
+        if (g->info_count > 0 || g->gpu_count >= 0 || g->csv_cols)
+            return TAKE_END;
+        if (span_find(l->raw, l->raw_len, "--query-gpu"))
+            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi --query-gpu");
+        else if (span_find(l->raw, l->raw_len, " -q"))
+            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi -q");
+        return TAKE_YES;
+    }
+    if (!g->csv_cols && csv_header(l)) {
+        if (g->info_count > 0)
+            return TAKE_END;
+        struct tok f[GPU_CSV_COLS];
+        int n = csv_split(l->s, l->len, f, GPU_CSV_COLS);
+        for (int i = 0; i < n; i++) {
+            size_t fl = f[i].len;
+            const char *br = memchr(f[i].s, '[', fl);
+            if (br)
+                fl = (size_t)(br - f[i].s);
+            while (fl && f[i].s[fl - 1] == ' ')
+                fl--;
+            span_copy(g->csv_names[i], sizeof(g->csv_names[i]), f[i].s, fl);
+        }
+        g->csv_cols = n;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi --query-gpu");
+        return TAKE_YES;
+    }
+    if (g->csv_cols) {
+        struct tok f[GPU_CSV_COLS];
+        int n = csv_split(l->s, l->len, f, GPU_CSV_COLS);
+        /* A row has the header's field count (fewer when cut); a one-column
+         * query's row is one token with no "key:" shape. */
+        int single_ok = g->csv_cols == 1 && n == 1 && !memchr(l->s, ':', l->len) &&
+                        !memchr(l->s, ' ', l->len);
+        if ((g->csv_cols > 1 && n > 1 && n <= g->csv_cols) || single_ok) {
+            csv_row(sec, l);
+            return TAKE_YES;
+        }
+        return TAKE_NO;
+    }
+    if (l->s[0] == '|' || l->s[0] == '+') {
+        if (span_find(l->s, l->len, "NVIDIA-SMI")) {
+            const char *d = span_find(l->s, l->len, "Driver Version:");
+            const char *c = span_find(l->s, l->len, "CUDA Version:");
+            struct tok t[1];
+            if (d && tok_split(d + 15, l->len - (size_t)(d + 15 - l->s), t, 1) == 1)
+                span_copy(g->driver, sizeof(g->driver), t[0].s, t[0].len);
+            if (c && tok_split(c + 13, l->len - (size_t)(c + 13 - l->s), t, 1) == 1 &&
+                t[0].s[0] != '|')
+                span_copy(g->cuda, sizeof(g->cuda), t[0].s, t[0].len);
+            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi");
+            return TAKE_YES;
+        }
+        if (span_find(l->s, l->len, "Processes:"))
+            g->sub = GS_OTHER + 1;     /* the process table follows */
+        if (g->sub != GS_OTHER + 1 && l->s[0] == '|')
+            table_row(sec, l);
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "GPU ") && memchr(l->s, ':', l->len) &&
+        !span_find(l->s, l->len, " : ")) {
+        struct report_gpu_info *gi = new_gpu(g);
+        if (gi)
+            span_copy(gi->bus_id, sizeof(gi->bus_id), l->s + 4, l->len - 4);
+        return TAKE_YES;
+    }
+    const char *k, *v;
+    size_t kl, vl;
+    if (kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+        /* -q aligns its colons after padding: "Key      : value". */
+        const char *colon = memchr(l->s, ':', l->len);
+        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t')) {
+            q_value(sec, k, kl, v, vl);
+            return TAKE_YES;
+        }
+        return TAKE_NO;
+    }
+    /* A -q heading: a few words with no value. */
+    if (l->len <= 48 && strcmp(sec->tool, "nvidia-smi -q") == 0) {
+        for (size_t i = 0; i < l->len; i++) {
+            unsigned char c = (unsigned char)l->s[i];
+            if (c == '|' || c == '=' || c == '#' || c == '$')
+                return TAKE_NO;
+        }
+        heading(g, l->s, l->len);
+        return TAKE_YES;
+    }
+    return TAKE_NO;
+}
+
+void gpu_finish(struct report_section *sec)
+{
+    struct report_gpu *g = &sec->u.gpu;
+    close_ecc(g);
+    int table = g->gpu_count < 0;
+    if (table && (g->info_count > 0 || g->csv_cols))
+        g->gpu_count = g->info_count + g->info_dropped;
+    double ecc = NAN;
+    int remap = -1;
+    for (int i = 0; i < g->info_count; i++) {
+        const struct report_gpu_info *gi = &g->info[i];
+        if (gi->pcie_gen_max >= 0 && (g->pcie_gen_max < 0 || gi->pcie_gen_max < g->pcie_gen_max))
+            g->pcie_gen_max = gi->pcie_gen_max;
+        if (gi->pcie_width_max >= 0 &&
+            (g->pcie_width_max < 0 || gi->pcie_width_max < g->pcie_width_max))
+            g->pcie_width_max = gi->pcie_width_max;
+        if (gi->pcie_width_current >= 0 && (g->pcie_width_min_current < 0 ||
+                                            gi->pcie_width_current < g->pcie_width_min_current))
+            g->pcie_width_min_current = gi->pcie_width_current;
+        if (!isnan(gi->ecc_uncorrectable))
+            ecc = isnan(ecc) ? gi->ecc_uncorrectable : ecc + gi->ecc_uncorrectable;
+        if (gi->remap_pending >= 0)
+            remap = (remap < 0 ? 0 : remap) + gi->remap_pending;
+    }
+    g->ecc_uncorrectable = ecc;
+    g->remap_pending = remap;
+    if (g->gpu_count > g->info_count && g->info_count > 0) {
+        char msg[REPORT_ISSUE_LEN];
+        snprintf(msg, sizeof(msg), "%d GPUs attached, %d shown (output cut)", g->gpu_count,
+                 g->info_count);
+        section_issue(sec, msg);
+    }
+}

@@ -1,0 +1,381 @@
+/* report_ib.c: RDMA port state from `ibstat`, `ibstatus` and `ibv_devinfo`.
+ *
+ * The three tools say the same things in three spellings ("State: Active",
+ * "state: 4: ACTIVE", "state: PORT_ACTIVE (4)"); each key is matched case-
+ * insensitively after the indentation is gone, and values are normalised to
+ * one vocabulary. Indentation is never relied on: pasted issues often lose
+ * it. A port is a "Port N:" / "port: N" / "... port N status:" stanza; ports a
+ * device declares but that the output does not show are counted apart so a
+ * cut listing is never read as a healthy one. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+enum ib_fmt { IBF_NONE = 0, IBF_IBSTAT, IBF_IBSTATUS, IBF_DEVINFO };
+
+static int fmt_of_line(const struct line *l)
+{
+    if (span_starts(l->s, l->len, "CA '"))
+        return IBF_IBSTAT;
+    if (span_starts(l->s, l->len, "Infiniband device '"))
+        return IBF_IBSTATUS;
+    if (span_starts(l->s, l->len, "hca_id:"))
+        return IBF_DEVINFO;
+    return IBF_NONE;
+}
+
+static int command_of(const struct line *l)
+{
+    struct tok t[8];
+    int n = tok_split(l->raw, l->raw_len, t, 8);
+    if (n == 0 || n > 6)
+        return IBF_NONE;
+    for (int i = 0; i < n; i++) {
+        /* the tool name, possibly after a prompt such as "~$" or "root@x:/#" */
+        const struct tok *k = &t[i];
+        size_t len = k->len;
+        const char *s = k->s;
+        const char *slash = NULL;
+        for (size_t j = 0; j < len; j++)
+            if (s[j] == '/' || s[j] == '$' || s[j] == '#')
+                slash = s + j;
+        if (slash) {
+            len -= (size_t)(slash + 1 - s);
+            s = slash + 1;
+        }
+        if (span_eq(s, len, "ibstat"))
+            return IBF_IBSTAT;
+        if (span_eq(s, len, "ibstatus"))
+            return IBF_IBSTATUS;
+        if (span_eq(s, len, "ibv_devinfo"))
+            return IBF_DEVINFO;
+    }
+    return IBF_NONE;
+}
+
+int ib_detect(const struct line *l)
+{
+    if (fmt_of_line(l) != IBF_NONE || command_of(l) != IBF_NONE)
+        return DETECT_STRONG;
+    if (span_starts(l->s, l->len, "ibpanic:") || span_starts(l->s, l->len, "ibwarn:"))
+        return DETECT_WEAK;
+    return 0;
+}
+
+void ib_init(struct report_section *sec)
+{
+    struct report_ib_ports *ib = &sec->u.ib;
+    memset(ib, 0, sizeof(*ib));
+    ib->ports_bad_lid = -1;
+    ib->ports_declared = -1;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "ibstat");
+}
+
+static const char *fmt_name(int f)
+{
+    return f == IBF_IBSTATUS ? "ibstatus" : f == IBF_DEVINFO ? "ibv_devinfo" : "ibstat";
+}
+
+static struct report_ib_port *new_port(struct report_ib_ports *ib, int num)
+{
+    if (ib->port_count >= IB_PORTS_MAX) {
+        ib->ports_dropped++;
+        return NULL;
+    }
+    struct report_ib_port *p = &ib->ports[ib->port_count++];
+    memset(p, 0, sizeof(*p));
+    snprintf(p->ca, sizeof(p->ca), "%s", ib->cur_ca);
+    snprintf(p->fw, sizeof(p->fw), "%s", ib->cur_fw);
+    p->port = num;
+    p->rate_gbps = p->base_lid = p->sm_lid = p->active_mtu = NAN;
+    ib->width_x = NAN;
+    return p;
+}
+
+static struct report_ib_port *cur_port(struct report_ib_ports *ib)
+{
+    return ib->port_count > 0 ? &ib->ports[ib->port_count - 1] : NULL;
+}
+
+static int has_ci(const char *s, size_t n, const char *lit)
+{
+    size_t m = strlen(lit);
+    for (size_t i = 0; i + m <= n; i++)
+        if (span_starts_ci(s + i, n - i, lit))
+            return 1;
+    return 0;
+}
+
+static void norm_state(char *dst, size_t dl, const char *v, size_t vl)
+{
+    const char *s = NULL;
+    if (has_ci(v, vl, "ACTIVE"))
+        s = "Active";
+    else if (has_ci(v, vl, "DOWN"))
+        s = "Down";
+    else if (has_ci(v, vl, "INIT"))
+        s = "Initializing";
+    else if (has_ci(v, vl, "ARMED"))
+        s = "Armed";
+    if (s)
+        snprintf(dst, dl, "%s", s);
+    else
+        span_copy(dst, dl, v, vl);
+}
+
+static void norm_phys(char *dst, size_t dl, const char *v, size_t vl)
+{
+    const char *s = NULL;
+    if (has_ci(v, vl, "LinkUp") || has_ci(v, vl, "LINK_UP"))
+        s = "LinkUp";
+    else if (has_ci(v, vl, "Disabled"))
+        s = "Disabled";
+    else if (has_ci(v, vl, "Polling"))
+        s = "Polling";
+    else if (has_ci(v, vl, "Sleep"))
+        s = "Sleep";
+    else if (has_ci(v, vl, "LinkErrorRecovery") || has_ci(v, vl, "LINK_ERROR"))
+        s = "LinkErrorRecovery";
+    if (s)
+        snprintf(dst, dl, "%s", s);
+    else
+        span_copy(dst, dl, v, vl);
+}
+
+/* Numbers here may be hex ("0x0" in ibstatus) or decimal. */
+static int lid_value(const char *v, size_t vl, double *out)
+{
+    if (vl > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+        double d = 0;
+        size_t i;
+        for (i = 2; i < vl && i < 12; i++) {
+            char c = v[i];
+            int x = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
+                    (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+            if (x < 0)
+                break;
+            d = d * 16 + x;
+        }
+        if (i == 2)
+            return 0;
+        *out = d;
+        return 1;
+    }
+    struct tok t[1];
+    if (tok_split(v, vl, t, 1) == 1 && num_parse(t[0].s, t[0].len, out))
+        return 1;
+    return 0;
+}
+
+static void quoted_name(const struct line *l, char *dst, size_t dl)
+{
+    const char *q = memchr(l->s, '\'', l->len);
+    if (!q)
+        return;
+    q++;
+    size_t rest = l->len - (size_t)(q - l->s);
+    const char *e = memchr(q, '\'', rest);
+    span_copy(dst, dl, q, e ? (size_t)(e - q) : rest);
+}
+
+enum take ib_line(struct report_section *sec, const struct line *l)
+{
+    struct report_ib_ports *ib = &sec->u.ib;
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    int fmt = fmt_of_line(l);
+    int cmd = command_of(l);
+    int cur_fmt = strcmp(sec->tool, "ibstatus") == 0 ? IBF_IBSTATUS :
+                  strcmp(sec->tool, "ibv_devinfo") == 0 ? IBF_DEVINFO : IBF_IBSTAT;
+    int started = ib->port_count > 0 || ib->cur_ca[0];
+    if (cmd != IBF_NONE) {
+        if (started && cmd != cur_fmt)
+            return TAKE_END;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", fmt_name(cmd));
+        return TAKE_YES;
+    }
+    if (fmt != IBF_NONE) {
+        if (started && fmt != cur_fmt)
+            return TAKE_END;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", fmt_name(fmt));
+        if (fmt == IBF_IBSTATUS) {
+            char ca[24] = "";
+            quoted_name(l, ca, sizeof(ca));
+            snprintf(ib->cur_ca, sizeof(ib->cur_ca), "%s", ca);
+            ib->cur_fw[0] = '\0';
+            const char *pp = span_find(l->s, l->len, "' port ");
+            double num = -1;
+            size_t end;
+            if (pp)
+                num_scan(pp + 7, l->len - (size_t)(pp + 7 - l->s), &num, &end);
+            new_port(ib, num >= 0 && num < 1e4 ? (int)num : -1);
+        } else if (fmt == IBF_IBSTAT) {
+            quoted_name(l, ib->cur_ca, sizeof(ib->cur_ca));
+            ib->cur_fw[0] = '\0';
+        } else {
+            const char *v = l->s + 7;
+            size_t vl = l->len - 7;
+            span_trim(&v, &vl);
+            span_copy(ib->cur_ca, sizeof(ib->cur_ca), v, vl);
+            ib->cur_fw[0] = '\0';
+        }
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "ibpanic:")) {
+        char msg[REPORT_ISSUE_LEN];
+        char dev[24] = "?";
+        quoted_name(l, dev, sizeof(dev));
+        snprintf(msg, sizeof(msg), "ibstat could not read device '%s' (ibpanic)", dev);
+        section_issue(sec, msg);
+        ib->panics++;
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "ibwarn:") || span_eq(l->s, l->len, "..."))
+        return TAKE_YES;
+
+    const char *k, *v;
+    size_t kl, vl;
+    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+        /* ibv_devinfo -v lists capability flags one per line. */
+        if (cur_fmt == IBF_DEVINFO && ib->cur_ca[0] && l->len < 48) {
+            for (size_t i = 0; i < l->len; i++) {
+                char c = l->s[i];
+                if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+                    return TAKE_NO;
+            }
+            return TAKE_YES;
+        }
+        return TAKE_NO;
+    }
+    if (!ib->cur_ca[0] && ib->port_count == 0)
+        return TAKE_NO;
+    /* A value elided by the poster ("CA type: ...") is not a value. */
+    if (span_eq(v, vl, "..."))
+        vl = 0;
+    struct report_ib_port *p = cur_port(ib);
+    double d;
+    /* "Port 1:" (ibstat) and "port: 1" (ibv_devinfo) open a port. */
+    double num = -1;
+    if (kl > 5 && span_starts(k, kl, "Port ") && vl == 0 && num_parse(k + 5, kl - 5, &num)) {
+        new_port(ib, num >= 0 && num < 1e4 ? (int)num : -1);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "port")) {
+        if (num_parse(v, vl, &num) && num >= 0 && num < 1e4)
+            new_port(ib, (int)num);
+        else
+            new_port(ib, -1);
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Number of ports") || span_eq(k, kl, "phys_port_cnt")) {
+        if (num_parse(v, vl, &d) && d >= 0 && d < 1e4)
+            ib->ports_declared = (ib->ports_declared < 0 ? 0 : ib->ports_declared) + (int)d;
+        return TAKE_YES;
+    }
+    if (span_eq(k, kl, "Firmware version") || span_eq(k, kl, "fw_ver")) {
+        span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
+        return TAKE_YES;
+    }
+    if (p) {
+        if (span_starts_ci(k, kl, "state") && kl == 5) {
+            norm_state(p->state, sizeof(p->state), v, vl);
+            return TAKE_YES;
+        }
+        if ((span_starts_ci(k, kl, "physical state") && kl == 14) ||
+            (span_starts_ci(k, kl, "phys state") && kl == 10) || span_eq(k, kl, "phys_state")) {
+            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
+            return TAKE_YES;
+        }
+        if (span_starts_ci(k, kl, "rate") && kl == 4) {
+            size_t end;
+            if (num_scan(v, vl, &d, &end))
+                p->rate_gbps = d;
+            return TAKE_YES;
+        }
+        if ((span_starts_ci(k, kl, "base lid") && kl == 8) || span_eq(k, kl, "port_lid")) {
+            if (lid_value(v, vl, &d))
+                p->base_lid = d;
+            return TAKE_YES;
+        }
+        if ((span_starts_ci(k, kl, "sm lid") && kl == 6) || span_eq(k, kl, "sm_lid")) {
+            if (lid_value(v, vl, &d))
+                p->sm_lid = d;
+            return TAKE_YES;
+        }
+        if ((span_starts_ci(k, kl, "link layer") && kl == 10) || span_eq(k, kl, "link_layer")) {
+            if (has_ci(v, vl, "infiniband"))
+                snprintf(p->link_layer, sizeof(p->link_layer), "InfiniBand");
+            else if (has_ci(v, vl, "ethernet"))
+                snprintf(p->link_layer, sizeof(p->link_layer), "Ethernet");
+            else
+                span_copy(p->link_layer, sizeof(p->link_layer), v, vl);
+            return TAKE_YES;
+        }
+        if (span_eq(k, kl, "active_mtu")) {
+            size_t end;
+            if (num_scan(v, vl, &d, &end))
+                p->active_mtu = d;
+            return TAKE_YES;
+        }
+        /* ibv_devinfo -v: rate = lanes x per-lane speed. */
+        if (span_eq(k, kl, "active_width")) {
+            size_t end;
+            if (num_scan(v, vl, &d, &end))
+                ib->width_x = d;
+            return TAKE_YES;
+        }
+        if (span_eq(k, kl, "active_speed")) {
+            size_t end;
+            if (num_scan(v, vl, &d, &end) && !isnan(ib->width_x) && isnan(p->rate_gbps))
+                p->rate_gbps = d * ib->width_x;
+            return TAKE_YES;
+        }
+    }
+    /* Other lines of these tools (GUIDs, LMC, masks, capabilities): ibstat's
+     * known keys, or ibv_devinfo's lower-case snake_case keys. Anything else
+     * may be the next tool's output. */
+    static const char *const known[] = {
+        "CA type", "Hardware version", "Node GUID", "System image GUID", "LMC",
+        "Capability mask", "Port GUID", "default gid", NULL
+    };
+    for (int i = 0; known[i]; i++)
+        if (span_eq(k, kl, known[i]))
+            return TAKE_YES;
+    if (kl == 0 || kl > 40 || cur_fmt != IBF_DEVINFO)
+        return TAKE_NO;
+    for (size_t i = 0; i < kl; i++)
+        if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+            return TAKE_NO;
+    return TAKE_YES;
+}
+
+void ib_finish(struct report_section *sec)
+{
+    struct report_ib_ports *ib = &sec->u.ib;
+    int bad = 0, judged = 0;
+    ib->ports_total = ib->port_count + ib->ports_dropped;
+    for (int i = 0; i < ib->port_count; i++) {
+        const struct report_ib_port *p = &ib->ports[i];
+        if (strcmp(p->state, "Active") == 0)
+            ib->ports_active++;
+        /* A LID means something only on InfiniBand (RoCE ports show 0) and
+         * only on a port whose link is up. */
+        int down = strcmp(p->state, "Down") == 0 || strcmp(p->phys_state, "Disabled") == 0;
+        if (!down && strcmp(p->link_layer, "InfiniBand") == 0 && !isnan(p->base_lid)) {
+            judged++;
+            if (p->base_lid == 0 || p->base_lid == 65535)
+                bad++;
+        } else if (!down && strcmp(p->link_layer, "Ethernet") == 0) {
+            judged++;
+        }
+    }
+    ib->ports_bad_lid = judged ? bad : -1;
+    if (ib->ports_declared > ib->ports_total) {
+        char msg[REPORT_ISSUE_LEN];
+        snprintf(msg, sizeof(msg), "%d port(s) declared but not shown (output cut)",
+                 ib->ports_declared - ib->ports_total);
+        section_issue(sec, msg);
+    }
+}

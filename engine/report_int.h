@@ -1,0 +1,122 @@
+/* report_int.h: what the report parsers share inside the module: the line
+ * view (a cleaned-up window into the input, never a copy), the tokenizer,
+ * the one number parser, and each kind's parser entry points. */
+#ifndef GPUPLAN_REPORT_INT_H
+#define GPUPLAN_REPORT_INT_H
+
+#include <stddef.h>
+#include "report.h"
+
+/* One input line after removing terminal and paste debris: `> ` quoting,
+ * tmux pane borders, stray backticks, CR, leading/trailing blanks.
+ * s points into the caller's text; len excludes the debris. */
+struct line {
+    const char *s;
+    size_t len;
+    int indent;                /* columns of leading blanks removed (tab = 8) */
+    int hashed;                /* a leading '#' comment mark was present (s skips it) */
+    const char *raw;           /* the line before removing '#', for kinds that need it */
+    size_t raw_len;
+};
+
+#define TOK_MAX 64
+
+struct tok {
+    const char *s;
+    size_t len;
+};
+
+/* Split l into blank-separated tokens (spaces or tabs); at most max. */
+int tok_split(const char *s, size_t len, struct tok *out, int max);
+/* Parse a whole token as a number ("47.38", "-1", "1e+00", "18.6k" with
+ * allow_suffix). Returns 1 and sets *v, or 0 when the token is not a number. */
+int num_parse(const char *s, size_t len, double *v);
+int num_parse_suffix(const char *s, size_t len, double *v);
+/* First number in s (skipping non-digits before it). Sets *end past it. */
+int num_scan(const char *s, size_t len, double *v, size_t *end);
+
+int tok_eq(const struct tok *t, const char *lit);
+int span_eq(const char *s, size_t len, const char *lit);
+int span_starts(const char *s, size_t len, const char *lit);
+int span_starts_ci(const char *s, size_t len, const char *lit);
+const char *span_find(const char *s, size_t len, const char *lit);
+/* Trim blanks on both sides of [*s, *s+*len). */
+void span_trim(const char **s, size_t *len);
+/* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */
+void span_copy(char *dst, size_t dstlen, const char *s, size_t len);
+/* "key : value" split at the first ':'; both trimmed. 0 when there is no ':'. */
+int kv_split(const char *s, size_t len, const char **k, size_t *klen,
+             const char **v, size_t *vlen);
+int is_blank(const char *s, size_t len);
+unsigned span_hash(const char *s, size_t len);
+
+void section_issue(struct report_section *sec, const char *msg);
+
+/* What a kind's line handler says about a line. */
+enum take {
+    TAKE_NO = 0,               /* not mine; the section stays open */
+    TAKE_YES,                  /* consumed */
+    TAKE_END                   /* not mine and this section is over */
+};
+
+/* Strength of a start marker: a weak one (a table row, a "key: value" line)
+ * opens a section only when none is open; a strong one (a banner, a title,
+ * the tool's command line) also ends another tool's open section. */
+#define DETECT_WEAK 1
+#define DETECT_STRONG 2
+
+/* Each kind: detect() says whether a line starts output of that kind (and
+ * fills the tool name); init() prepares a fresh section; line() feeds lines;
+ * finish() derives summary facts once the section closes. */
+int topo_detect(const struct line *l);
+void topo_init(struct report_section *sec);
+enum take topo_line(struct report_section *sec, const struct line *l);
+void topo_finish(struct report_section *sec);
+
+int nccl_detect(const struct line *l);
+void nccl_init(struct report_section *sec);
+enum take nccl_line(struct report_section *sec, const struct line *l);
+void nccl_finish(struct report_section *sec);
+int nccl_is_info(const struct line *l);
+
+int perf_detect(const struct line *l);
+void perf_init(struct report_section *sec);
+enum take perf_line(struct report_section *sec, const struct line *l);
+void perf_finish(struct report_section *sec);
+
+int ib_detect(const struct line *l);
+void ib_init(struct report_section *sec);
+enum take ib_line(struct report_section *sec, const struct line *l);
+void ib_finish(struct report_section *sec);
+
+int gpu_detect(const struct line *l);
+void gpu_init(struct report_section *sec);
+enum take gpu_line(struct report_section *sec, const struct line *l);
+void gpu_finish(struct report_section *sec);
+
+int fio_detect(const struct line *l);
+void fio_init(struct report_section *sec);
+enum take fio_line(struct report_section *sec, const struct line *l);
+void fio_finish(struct report_section *sec);
+
+int dcgm_detect(const struct line *l);
+void dcgm_init(struct report_section *sec);
+enum take dcgm_line(struct report_section *sec, const struct line *l);
+void dcgm_finish(struct report_section *sec);
+
+int nvbw_detect(const struct line *l);
+void nvbw_init(struct report_section *sec);
+enum take nvbw_line(struct report_section *sec, const struct line *l);
+void nvbw_finish(struct report_section *sec);
+
+int cpu_detect(const struct line *l);
+void cpu_init(struct report_section *sec);
+enum take cpu_line(struct report_section *sec, const struct line *l);
+void cpu_finish(struct report_section *sec);
+
+int nic_detect(const struct line *l);
+void nic_init(struct report_section *sec);
+enum take nic_line(struct report_section *sec, const struct line *l);
+void nic_finish(struct report_section *sec);
+
+#endif

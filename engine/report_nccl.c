@@ -1,0 +1,428 @@
+/* report_nccl.c: nccl-tests `*_perf` tables and NCCL debug logs.
+ *
+ * The table is read by shape, not by position: a data row is two integers
+ * (size, count), a data type word, an optional reduction word, an optional
+ * root, then (time, algbw, busbw, #wrong) for out-of-place and again for
+ * in-place. The optional columns are settled by the header when it was
+ * pasted, else by counting the remaining cells, which covers the oldest
+ * layout (no redop/root, "error" instead of "#wrong") and the current one.
+ * NCCL INFO lines between rows are skipped; a row cut mid-line is dropped
+ * with an issue. The "Avg bus bandwidth" footer is kept but never used as the
+ * bandwidth: it averages every message size (DOMAIN.md T2). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static const char *const dtypes[] = {
+    "float", "double", "half", "bfloat16", "int8", "uint8", "int32", "uint32",
+    "int64", "uint64", "fp8_e4m3", "fp8_e5m2", "f8e4m3", "f8e5m2", "int", "char",
+    "float32", "float16", "float64", NULL
+};
+
+static const char *const redops[] = {"sum", "prod", "max", "min", "avg", "none", "mulsum", NULL};
+
+static int in_list(const struct tok *t, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (tok_eq(t, list[i]))
+            return 1;
+    return 0;
+}
+
+static const struct {
+    const char *bin, *name;
+} colls[] = {
+    {"all_reduce_perf", "all_reduce"}, {"all_gather_perf", "all_gather"},
+    {"reduce_scatter_perf", "reduce_scatter"}, {"alltoall_perf", "alltoall"},
+    {"sendrecv_perf", "sendrecv"}, {"broadcast_perf", "broadcast"},
+    {"hypercube_perf", "hypercube"}, {"gather_perf", "gather"}, {"scatter_perf", "scatter"},
+    {"reduce_perf", "reduce"},
+};
+
+static const char *coll_in(const struct line *l)
+{
+    if (!memchr(l->raw, '_', l->raw_len))
+        return NULL;
+    for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
+        const char *f = span_find(l->raw, l->raw_len, colls[i].bin);
+        /* "reduce_perf" is also the tail of "all_reduce_perf". */
+        if (f && (f == l->raw || f[-1] != '_'))
+            return colls[i].name;
+    }
+    return NULL;
+}
+
+int nccl_is_info(const struct line *l)
+{
+    /* "host:pid:tid [dev] NCCL INFO ..." */
+    const char *b = memchr(l->raw, ']', l->raw_len);
+    if (!b)
+        return 0;
+    size_t rest = l->raw_len - (size_t)(b - l->raw);
+    return span_starts(b, rest, "] NCCL INFO");
+}
+
+static int is_warn(const struct line *l)
+{
+    return span_find(l->raw, l->raw_len, "NCCL WARN") != NULL;
+}
+
+/* A data row: size count type ... with at least the out-of-place quartet. */
+static int row_shape(const struct tok *t, int n)
+{
+    double v;
+    if (n < 6)
+        return 0;
+    if (!num_parse(t[0].s, t[0].len, &v) || !num_parse(t[1].s, t[1].len, &v))
+        return 0;
+    return in_list(&t[2], dtypes);
+}
+
+static int header_shape(const struct tok *t, int n)
+{
+    return n >= 4 && tok_eq(&t[0], "size") && tok_eq(&t[1], "count") && tok_eq(&t[2], "type");
+}
+
+int nccl_detect(const struct line *l)
+{
+    struct tok t[TOK_MAX];
+    if (span_starts(l->s, l->len, "nThread ") || is_warn(l) ||
+        span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l) ||
+        span_starts(l->s, l->len, "out-of-place"))
+        return DETECT_STRONG;
+    if (nccl_is_info(l) || span_starts(l->s, l->len, "Out of bounds values") ||
+        span_starts(l->s, l->len, "Avg bus bandwidth"))
+        return DETECT_WEAK;
+    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    if (header_shape(t, n))
+        return DETECT_STRONG;
+    return row_shape(t, n) ? DETECT_WEAK : 0;
+}
+
+void nccl_init(struct report_section *sec)
+{
+    struct report_nccl *c = &sec->u.nccl;
+    memset(c, 0, sizeof(*c));
+    c->ranks = c->nodes = -1;
+    c->busbw_peak_gbs = c->busbw_largest_gbs = c->busbw_avg_gbs = NAN;
+    c->largest_size_b = c->wrong_total = c->oob_values = NAN;
+    c->max_rank = -1;
+    c->nnodes_info = c->nranks_info = -1;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "nccl-tests");
+}
+
+static void keep_warning(struct report_nccl *c, const struct line *l)
+{
+    const char *w = span_find(l->raw, l->raw_len, "NCCL WARN");
+    if (c->nccl_warnings < NCCL_WARN_KEEP && w) {
+        w += 9;
+        size_t n = l->raw_len - (size_t)(w - l->raw);
+        span_trim(&w, &n);
+        span_copy(c->warnings[c->nccl_warnings], REPORT_ISSUE_LEN, w, n);
+    }
+    c->nccl_warnings++;
+}
+
+static void info_line(struct report_nccl *c, const struct line *l)
+{
+    const char *p;
+    double v;
+    size_t end;
+    size_t rest;
+    if ((p = span_find(l->raw, l->raw_len, " nNodes ")) != NULL) {
+        rest = l->raw_len - (size_t)(p - l->raw);
+        if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e6)
+            c->nnodes_info = (int)v;
+    }
+    if ((p = span_find(l->raw, l->raw_len, " nranks ")) != NULL ||
+        (p = span_find(l->raw, l->raw_len, " nRanks ")) != NULL) {
+        rest = l->raw_len - (size_t)(p - l->raw);
+        if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e7)
+            c->nranks_info = (int)v;
+    }
+    if ((p = span_find(l->raw, l->raw_len, "NCCL_ALGO set by environment to ")) != NULL) {
+        p += 32;
+        rest = l->raw_len - (size_t)(p - l->raw);
+        struct tok t[1];
+        if (tok_split(p, rest, t, 1) == 1)
+            span_copy(c->algo, sizeof(c->algo), t[0].s, t[0].len);
+    }
+    if ((p = span_find(l->raw, l->raw_len, "Using network ")) != NULL) {
+        p += 14;
+        rest = l->raw_len - (size_t)(p - l->raw);
+        struct tok t[1];
+        if (tok_split(p, rest, t, 1) == 1)
+            span_copy(c->net, sizeof(c->net), t[0].s, t[0].len);
+    }
+}
+
+/* "Rank  0 Group  0 Pid 574629 on MOC-R4PCC04U37 device  0 [0000:06:00] NVIDIA H100 80GB HBM3" */
+static void rank_line(struct report_nccl *c, const struct tok *t, int n, const struct line *l)
+{
+    double r;
+    if (n < 2 || !num_parse(t[1].s, t[1].len, &r) || r < 0 || r > 1e7)
+        return;
+    if ((int)r > c->max_rank)
+        c->max_rank = (int)r;
+    for (int i = 2; i + 1 < n; i++) {
+        if (tok_eq(&t[i], "on")) {
+            unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
+            int seen = 0;
+            for (int k = 0; k < c->host_count; k++)
+                seen |= c->host_hash[k] == h;
+            if (!seen && c->host_count < 16)
+                c->host_hash[c->host_count++] = h;
+            break;
+        }
+    }
+    const char *b = memchr(l->s, ']', l->len);
+    if (b && !c->gpu_name[0]) {
+        const char *g = b + 1;
+        size_t gl = l->len - (size_t)(g - l->s);
+        span_trim(&g, &gl);
+        span_copy(c->gpu_name, sizeof(c->gpu_name), g, gl);
+    }
+}
+
+static void header_line(struct report_nccl *c, const struct tok *t, int n)
+{
+    /* Columns before "time": size count type [redop] [root]. */
+    int before = 0;
+    for (int i = 0; i < n; i++) {
+        if (tok_eq(&t[i], "time")) {
+            before = i;
+            break;
+        }
+    }
+    if (before >= 3 && before <= 5)
+        c->layout_cols = before;
+    for (int i = 0; i < n; i++)
+        if (tok_eq(&t[i], "error"))
+            c->wrong_is_error_column = 1;
+    c->have_header = 1;
+}
+
+static double cell(const struct tok *t)
+{
+    double v;
+    if (num_parse(t->s, t->len, &v))
+        return v;
+    return NAN;
+}
+
+static void add_wrong(struct report_nccl *c, double w)
+{
+    if (isnan(w))
+        return;
+    double add = c->wrong_is_error_column ? (w != 0 ? 1 : 0) : w;
+    c->wrong_total = isnan(c->wrong_total) ? add : c->wrong_total + add;
+}
+
+static void data_row(struct report_section *sec, const struct tok *t, int n)
+{
+    struct report_nccl *c = &sec->u.nccl;
+    struct report_nccl_row r;
+    memset(&r, 0, sizeof(r));
+    r.root = NAN;
+    r.size_b = cell(&t[0]);
+    r.count = cell(&t[1]);
+    span_copy(r.type, sizeof(r.type), t[2].s, t[2].len);
+    int i = 3;
+    if (i < n && in_list(&t[i], redops)) {
+        span_copy(r.redop, sizeof(r.redop), t[i].s, t[i].len);
+        i++;
+    }
+    int rest = n - i;
+    /* A root column is present when the header says so, or when the cell
+     * count only adds up with it (9 = root + 2 quartets, 5 = root + 1). */
+    int has_root = c->layout_cols == 5 || (c->layout_cols == 0 && (rest == 9 || rest == 5));
+    if (c->layout_cols == 5 && !r.redop[0] && i < n) {
+        i++;    /* a redop word we do not know still takes its column */
+        rest = n - i;
+    }
+    if (has_root && rest >= 5) {
+        r.root = cell(&t[i]);
+        i++;
+        rest--;
+    }
+    if (rest < 4) {
+        section_issue(sec, "a table row was cut before its bus bandwidth");
+        return;
+    }
+    r.oop_time_us = cell(&t[i]);
+    r.oop_algbw_gbs = cell(&t[i + 1]);
+    r.oop_busbw_gbs = cell(&t[i + 2]);
+    r.oop_wrong = cell(&t[i + 3]);
+    /* The oldest layout prints the largest error ("0e+00"), not a count. */
+    if (memchr(t[i + 3].s, 'e', t[i + 3].len) && t[i + 3].len > 1 && t[i + 3].s[0] != 'N')
+        c->wrong_is_error_column = 1;
+    r.ip_time_us = r.ip_algbw_gbs = r.ip_busbw_gbs = r.ip_wrong = NAN;
+    if (rest >= 8) {
+        r.ip_time_us = cell(&t[i + 4]);
+        r.ip_algbw_gbs = cell(&t[i + 5]);
+        r.ip_busbw_gbs = cell(&t[i + 6]);
+        r.ip_wrong = cell(&t[i + 7]);
+    } else if (rest > 4) {
+        section_issue(sec, "a table row was cut in its in-place columns");
+    }
+    if (isnan(r.oop_busbw_gbs) && isnan(r.ip_busbw_gbs))
+        return;
+    add_wrong(c, r.oop_wrong);
+    add_wrong(c, r.ip_wrong);
+    double best = r.oop_busbw_gbs;
+    if (isnan(best) || (!isnan(r.ip_busbw_gbs) && r.ip_busbw_gbs > best))
+        best = r.ip_busbw_gbs;
+    if (!isnan(best) && (isnan(c->busbw_peak_gbs) || best > c->busbw_peak_gbs))
+        c->busbw_peak_gbs = best;
+    if (!isnan(r.size_b) && (isnan(c->largest_size_b) || r.size_b >= c->largest_size_b)) {
+        c->largest_size_b = r.size_b;
+        c->busbw_largest_gbs = best;
+    }
+    if (c->row_count < NCCL_ROWS_MAX)
+        c->rows[c->row_count++] = r;
+    else
+        c->rows_dropped++;
+}
+
+enum take nccl_line(struct report_section *sec, const struct line *l)
+{
+    struct report_nccl *c = &sec->u.nccl;
+    struct tok t[TOK_MAX];
+    if (l->raw_len == 0 || (l->hashed && l->len == 0))
+        return TAKE_YES;
+    if (is_warn(l)) {
+        keep_warning(c, l);
+        return TAKE_YES;
+    }
+    if (nccl_is_info(l)) {
+        info_line(c, l);
+        return TAKE_YES;
+    }
+    const char *coll = coll_in(l);
+    if (coll) {
+        /* A second benchmark command starts a new run. */
+        if (c->row_count > 0 || (c->collective[0] && strcmp(c->collective, coll) != 0))
+            return TAKE_END;
+        snprintf(c->collective, sizeof(c->collective), "%s", coll);
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "nThread ")) {
+        /* nccl-tests built without MPI prints one header per process before
+         * any row; only a header after rows starts a new run. */
+        if (c->row_count > 0)
+            return TAKE_END;
+        c->have_header = c->have_header ? c->have_header : 2;
+        return TAKE_YES;
+    }
+    if (span_starts(l->raw, l->raw_len, "NCCL version") ||
+        span_starts(l->s, l->len, "Using devices") ||
+        span_starts(l->s, l->len, "(B)") || span_starts(l->s, l->len, "out-of-place"))
+        return TAKE_YES;
+    if (span_starts(l->s, l->len, "Out of bounds values")) {
+        double v;
+        size_t end;
+        const char *colon = memchr(l->s, ':', l->len);
+        if (colon && num_scan(colon, l->len - (size_t)(colon - l->s), &v, &end))
+            c->oob_values = v;
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "Avg bus bandwidth")) {
+        double v;
+        size_t end;
+        const char *colon = memchr(l->s, ':', l->len);
+        if (colon && num_scan(colon, l->len - (size_t)(colon - l->s), &v, &end))
+            c->busbw_avg_gbs = v;
+        return TAKE_YES;
+    }
+    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    if (n >= 2 && tok_eq(&t[0], "Rank")) {
+        rank_line(c, t, n, l);
+        return TAKE_YES;
+    }
+    if (header_shape(t, n)) {
+        if (c->row_count > 0 && !c->have_header)
+            return TAKE_END;
+        if (c->row_count > 0 && c->have_header)
+            return TAKE_END;
+        header_line(c, t, n);
+        return TAKE_YES;
+    }
+    if (row_shape(t, n)) {
+        data_row(sec, t, n);
+        return TAKE_YES;
+    }
+    /* A row cut to a bare number (or "...") right after the table. */
+    if (c->row_count > 0 && n <= 2) {
+        double v;
+        if (n >= 1 && (num_parse(t[0].s, t[0].len, &v) || span_starts(t[0].s, t[0].len, "..."))) {
+            section_issue(sec, "the output is cut inside the table");
+            return TAKE_YES;
+        }
+    }
+    if (c->row_count == 0 && memchr(l->s, '|', l->len)) {
+        /* NCCL's Func/Proto/Algo matrix block from NCCL_DEBUG=INFO. */
+        if (span_find(l->s, l->len, "Function") || span_find(l->s, l->len, "Broadcast") ||
+            span_find(l->s, l->len, "Reduce") || span_find(l->s, l->len, "AllGather"))
+            return TAKE_YES;
+    }
+    return TAKE_NO;
+}
+
+void nccl_finish(struct report_section *sec)
+{
+    struct report_nccl *c = &sec->u.nccl;
+    if (c->max_rank >= 0)
+        c->ranks = c->max_rank + 1;
+    else if (c->nranks_info > 0)
+        c->ranks = c->nranks_info;
+    if (c->host_count > 0)
+        c->nodes = c->host_count;
+    else if (c->nnodes_info > 0)
+        c->nodes = c->nnodes_info;
+    if (c->row_count == 0 && c->nccl_warnings > 0 && !c->have_header)
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "NCCL log");
+    if (!c->collective[0] && c->row_count > 0) {
+        /* Infer from the table only what it proves: busbw/algbw is
+         * 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter
+         * and alltoall, 1 for sendrecv, broadcast and reduce. */
+        const struct report_nccl_row *r = NULL;
+        for (int i = c->row_count - 1; i >= 0; i--) {
+            if (c->rows[i].oop_algbw_gbs > 0 && c->rows[i].oop_busbw_gbs > 0) {
+                r = &c->rows[i];
+                break;
+            }
+        }
+        if (r) {
+            double ratio = r->oop_busbw_gbs / r->oop_algbw_gbs;
+            int none = strcmp(r->redop, "none") == 0;
+            int n = c->ranks;
+            if (ratio > 1.05) {
+                snprintf(c->collective, sizeof(c->collective), "all_reduce");
+            } else if (ratio < 0.95) {
+                snprintf(c->candidates, sizeof(c->candidates), "%s",
+                         none ? "all_gather,alltoall" : r->redop[0] ? "reduce_scatter" :
+                                "all_gather,alltoall,reduce_scatter");
+                if (r->redop[0] && !none)
+                    snprintf(c->collective, sizeof(c->collective), "reduce_scatter");
+            } else if (r->root >= 0) {
+                snprintf(c->collective, sizeof(c->collective), "%s", none ? "broadcast" : "reduce");
+            } else if (isnan(r->root)) {
+                snprintf(c->candidates, sizeof(c->candidates), "all_reduce,broadcast,reduce,sendrecv");
+            } else if (n > 2) {
+                /* ratio 1 with more than two ranks cannot be all_reduce */
+                snprintf(c->collective, sizeof(c->collective), "sendrecv");
+            } else {
+                snprintf(c->candidates, sizeof(c->candidates), "all_reduce,sendrecv");
+            }
+        }
+    }
+    if (c->collective[0]) {
+        char tool[40];
+        snprintf(tool, sizeof(tool), "%s_perf", c->collective);
+        memcpy(sec->tool, tool, sizeof(tool));
+    }
+    if (c->rows_dropped)
+        section_issue(sec, "more than 64 message sizes: later rows are not listed");
+}

@@ -1,0 +1,140 @@
+/* report_nic.c: `ethtool -i` (driver and firmware) and `ethtool -S` (NIC
+ * counters), which preflight scripts print one after the other.
+ *
+ * Counters are classified by name, not by driver: names with "pause" are
+ * pause frames (R23, R39), names with "err", "crc" or "fcs" are errors,
+ * "discard"/"out_of_buffer" are drops. mlx5 prints both a PHY total
+ * (rx_pause_ctrl_phy) and per-priority counts of the same frames, so when the
+ * PHY total is present it is used alone instead of summing both. A counter
+ * class that never appears stays null: a cut listing is not a clean one. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static int counter_key(const char *k, size_t kl)
+{
+    if (kl == 0 || kl > 64)
+        return 0;
+    for (size_t i = 0; i < kl; i++) {
+        char c = k[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '-' || c == '[' || c == ']' || (c >= 'A' && c <= 'Z')))
+            return 0;
+    }
+    return 1;
+}
+
+int nic_detect(const struct line *l)
+{
+    if (span_starts(l->s, l->len, "NIC statistics:") || span_find(l->raw, l->raw_len, "ethtool -S") ||
+        span_find(l->raw, l->raw_len, "ethtool -i"))
+        return DETECT_STRONG;
+    if (span_starts(l->s, l->len, "driver: ") || span_starts(l->s, l->len, "rx_packets:") ||
+        span_starts(l->s, l->len, "tx_packets:"))
+        return DETECT_WEAK;
+    return 0;
+}
+
+void nic_init(struct report_section *sec)
+{
+    struct report_nic *n = &sec->u.nic;
+    memset(n, 0, sizeof(*n));
+    n->rx_pause = n->tx_pause = n->errors = n->discards = NAN;
+    n->rx_pause_phy = n->tx_pause_phy = NAN;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool");
+}
+
+static void add(double *acc, double v)
+{
+    *acc = isnan(*acc) ? v : *acc + v;
+}
+
+static int has(const char *k, size_t kl, const char *lit)
+{
+    return span_find(k, kl, lit) != NULL;
+}
+
+enum take nic_line(struct report_section *sec, const struct line *l)
+{
+    struct report_nic *n = &sec->u.nic;
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    if (span_find(l->raw, l->raw_len, "ethtool -")) {
+        if (n->counters > 0 && span_find(l->raw, l->raw_len, "ethtool -i"))
+            return TAKE_END;
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "NIC statistics:"))
+        return n->counters > 0 ? TAKE_END : TAKE_YES;
+    if (span_starts(l->s, l->len, "<etc") || span_eq(l->s, l->len, "..."))
+        return TAKE_YES;
+    const char *k, *v;
+    size_t kl, vl;
+    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl))
+        return TAKE_NO;
+    static const struct {
+        const char *key;
+        size_t off;
+        size_t len;
+    } info[] = {
+        {"driver", offsetof(struct report_nic, driver), sizeof(((struct report_nic *)0)->driver)},
+        {"version", offsetof(struct report_nic, version), sizeof(((struct report_nic *)0)->version)},
+        {"firmware-version", offsetof(struct report_nic, firmware),
+         sizeof(((struct report_nic *)0)->firmware)},
+        {"bus-info", offsetof(struct report_nic, bus_info),
+         sizeof(((struct report_nic *)0)->bus_info)},
+    };
+    for (size_t i = 0; i < sizeof(info) / sizeof(info[0]); i++) {
+        if (span_eq(k, kl, info[i].key)) {
+            if (i == 0 && (n->driver[0] || n->counters > 0))
+                return TAKE_END;    /* the next NIC's ethtool -i */
+            span_copy((char *)n + info[i].off, info[i].len, v, vl);
+            return TAKE_YES;
+        }
+    }
+    if (span_eq(k, kl, "expansion-rom-version") || span_starts(k, kl, "supports-"))
+        return TAKE_YES;
+    double d;
+    if (!counter_key(k, kl) || !num_parse(v, vl, &d))
+        return TAKE_NO;
+    n->counters++;
+    int rx = span_starts(k, kl, "rx") || has(k, kl, "_rx");
+    int tx = span_starts(k, kl, "tx") || has(k, kl, "_tx");
+    if (has(k, kl, "pause") && !has(k, kl, "duration") && !has(k, kl, "transition") &&
+        !has(k, kl, "storm")) {
+        if (span_eq(k, kl, "rx_pause_ctrl_phy")) {
+            n->rx_pause_phy = d;
+            n->have_rx_pause_phy = 1;
+        } else if (span_eq(k, kl, "tx_pause_ctrl_phy")) {
+            n->tx_pause_phy = d;
+            n->have_tx_pause_phy = 1;
+        } else if (rx) {
+            add(&n->rx_pause, d);
+        } else if (tx) {
+            add(&n->tx_pause, d);
+        }
+    } else if (has(k, kl, "err") || has(k, kl, "crc") || has(k, kl, "fcs")) {
+        add(&n->errors, d);
+    } else if (has(k, kl, "discard") || has(k, kl, "out_of_buffer")) {
+        add(&n->discards, d);
+    }
+    return TAKE_YES;
+}
+
+void nic_finish(struct report_section *sec)
+{
+    struct report_nic *n = &sec->u.nic;
+    if (n->have_rx_pause_phy)
+        n->rx_pause = n->rx_pause_phy;
+    if (n->have_tx_pause_phy)
+        n->tx_pause = n->tx_pause_phy;
+    if (n->counters > 0 && n->driver[0])
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -i, ethtool -S");
+    else if (n->counters > 0)
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -S");
+    else if (n->driver[0])
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -i");
+}

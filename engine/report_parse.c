@@ -1,0 +1,304 @@
+/* report_parse.c: the driver that walks an upload line by line, cleans each
+ * line of paste debris, recognises where one tool's output starts, and hands
+ * lines to that kind's parser until another tool's output begins.
+ *
+ * One pass, no backtracking, no recursion: each line is looked at a bounded
+ * number of times, so time is linear in the input and nothing the input says
+ * can make it loop. Lines are windows into the caller's text (never copied),
+ * and the only heap memory is the section array, capped at
+ * REPORT_SECTIONS_MAX; sections beyond the cap are still parsed (into a
+ * scratch slot) so that their lines are accounted for, then counted as
+ * dropped. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+const char *report_kind_name(enum report_kind kind)
+{
+    static const char *const names[REPORT_KIND_COUNT] = {
+        [REPORT_TOPO] = "topo", [REPORT_NCCL] = "nccl", [REPORT_PERFTEST] = "perftest",
+        [REPORT_IB_PORTS] = "ib_ports", [REPORT_GPU] = "gpu", [REPORT_FIO] = "fio",
+        [REPORT_DCGM] = "dcgm", [REPORT_NVBANDWIDTH] = "nvbandwidth", [REPORT_CPU] = "cpu",
+        [REPORT_NIC] = "nic",
+    };
+    if ((unsigned)kind < REPORT_KIND_COUNT)
+        return names[kind];
+    return "unknown";
+}
+
+struct kind_ops {
+    enum report_kind kind;
+    int (*detect)(const struct line *l);
+    void (*init)(struct report_section *sec);
+    enum take (*line)(struct report_section *sec, const struct line *l);
+    void (*finish)(struct report_section *sec);
+};
+
+/* Detection order matters only where two kinds could claim one line; the
+ * more specific markers come first. */
+static const struct kind_ops kinds[] = {
+    {REPORT_NCCL, nccl_detect, nccl_init, nccl_line, nccl_finish},
+    {REPORT_PERFTEST, perf_detect, perf_init, perf_line, perf_finish},
+    {REPORT_TOPO, topo_detect, topo_init, topo_line, topo_finish},
+    {REPORT_DCGM, dcgm_detect, dcgm_init, dcgm_line, dcgm_finish},
+    {REPORT_NVBANDWIDTH, nvbw_detect, nvbw_init, nvbw_line, nvbw_finish},
+    {REPORT_GPU, gpu_detect, gpu_init, gpu_line, gpu_finish},
+    {REPORT_IB_PORTS, ib_detect, ib_init, ib_line, ib_finish},
+    {REPORT_FIO, fio_detect, fio_init, fio_line, fio_finish},
+    {REPORT_CPU, cpu_detect, cpu_init, cpu_line, cpu_finish},
+    {REPORT_NIC, nic_detect, nic_init, nic_line, nic_finish},
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/* Box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF) are terminal
+ * multiplexer borders and fancy prompts, never tool output. */
+static int box_at(const char *s, size_t len)
+{
+    return len >= 3 && (unsigned char)s[0] == 0xE2 &&
+           ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
+}
+
+static void line_clean(const char *s, size_t len, struct line *l)
+{
+    int indent = 0;
+    /* Each pass removes at least one byte, so this ends within len passes. */
+    for (;;) {
+        if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+            indent += *s == '\t' ? 8 : 1;
+            s++;
+            len--;
+        } else if (len && *s == '>' && (len == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '>')) {
+            s++;
+            len--;
+            indent = 0;
+        } else if (len && *s == '`') {
+            s++;
+            len--;
+        } else if (box_at(s, len)) {
+            s += 3;
+            len -= 3;
+            indent = 0;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
+                    s[len - 1] == '`')) {
+            len--;
+        } else if (len >= 3 && box_at(s + len - 3, 3)) {
+            len -= 3;
+        } else {
+            break;
+        }
+    }
+    l->raw = s;
+    l->raw_len = len;
+    l->indent = indent;
+    l->hashed = 0;
+    if (len && *s == '#') {
+        l->hashed = 1;
+        s++;
+        len--;
+        while (len && (*s == ' ' || *s == '\t')) {
+            s++;
+            len--;
+        }
+    }
+    l->s = s;
+    l->len = len;
+}
+
+/* Separator rules ("-----", "=====", "*****") carry no facts and are not
+ * unrecognized text either. */
+static int is_decoration(const struct line *l)
+{
+    for (size_t i = 0; i < l->raw_len; i++) {
+        char c = l->raw[i];
+        if (c != '-' && c != '=' && c != '*' && c != '+' && c != '|' && c != ' ' && c != '#' &&
+            c != '.' && c != '~' && c != '_' && c != '{' && c != '}' && c != '[' && c != ']')
+            return 0;
+    }
+    return 1;
+}
+
+struct parser {
+    struct report *rep;
+    size_t cap;
+    struct report_section *cur;
+    const struct kind_ops *cur_ops;
+    struct report_section scratch;
+    int cur_is_scratch;
+    int oom;
+};
+
+static void close_cur(struct parser *p)
+{
+    if (!p->cur)
+        return;
+    p->cur_ops->finish(p->cur);
+    if (!p->cur_is_scratch)
+        p->rep->section_count++;
+    else
+        p->rep->sections_dropped++;
+    p->cur = NULL;
+    p->cur_ops = NULL;
+}
+
+static struct report_section *open_section(struct parser *p, const struct kind_ops *ops,
+                                           int lineno)
+{
+    struct report *rep = p->rep;
+    struct report_section *sec;
+    close_cur(p);
+    if (rep->section_count < REPORT_SECTIONS_MAX) {
+        if (rep->section_count == p->cap) {
+            size_t ncap = p->cap ? p->cap * 2 : 8;
+            if (ncap > REPORT_SECTIONS_MAX)
+                ncap = REPORT_SECTIONS_MAX;
+            struct report_section *n = realloc(rep->sections, ncap * sizeof(*n));
+            if (!n) {
+                p->oom = 1;
+                return NULL;
+            }
+            rep->sections = n;
+            p->cap = ncap;
+        }
+        sec = &rep->sections[rep->section_count];
+        p->cur_is_scratch = 0;
+    } else {
+        sec = &p->scratch;
+        p->cur_is_scratch = 1;
+    }
+    /* Clear the header and only the union member in use: sections are large
+     * and a big log opens many. */
+    memset(sec, 0, offsetof(struct report_section, u));
+    sec->kind = ops->kind;
+    sec->first_line = lineno;
+    sec->last_line = lineno;
+    ops->init(sec);
+    p->cur = sec;
+    p->cur_ops = ops;
+    return sec;
+}
+
+/* The kind whose start marker this line is, at least of strength min. */
+static const struct kind_ops *detect_kind(const struct line *l, int min, int skip_kind)
+{
+    for (size_t i = 0; i < NKINDS; i++)
+        if ((int)kinds[i].kind != skip_kind && kinds[i].detect(l) >= min)
+            return &kinds[i];
+    return NULL;
+}
+
+static void start(struct parser *p, const struct kind_ops *ops, const struct line *l, int lineno)
+{
+    struct report_section *sec = open_section(p, ops, lineno);
+    if (!sec)
+        return;
+    if (ops->line(sec, l) == TAKE_YES)
+        sec->last_line = lineno;
+}
+
+static void feed(struct parser *p, const struct line *l, int lineno)
+{
+    struct report *rep = p->rep;
+    int blank = l->raw_len == 0 || (l->len == 0 && l->hashed);
+
+    if (p->cur) {
+        /* A strong start marker of another tool (a banner, a title, the
+         * command line) ends the open section even if that section's parser
+         * would have taken the line. No marker starts with a digit, which
+         * spares table rows the search. */
+        if (!blank && !(l->s[0] >= '0' && l->s[0] <= '9') && !nccl_is_info(l)) {
+            const struct kind_ops *ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
+            if (ops) {
+                start(p, ops, l, lineno);
+                return;
+            }
+        }
+        enum take t = p->cur_ops->line(p->cur, l);
+        if (t == TAKE_YES) {
+            p->cur->last_line = lineno;
+            return;
+        }
+        if (t == TAKE_END)
+            close_cur(p);
+    }
+    if (blank)
+        return;
+    /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another tool's
+     * output they are noise, not the start of something new. */
+    if (p->cur && nccl_is_info(l))
+        return;
+    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
+    if (ops) {
+        start(p, ops, l, lineno);
+        return;
+    }
+    if (!is_decoration(l))
+        rep->unrecognized_lines++;
+}
+
+enum status report_parse(const char *text, size_t len, struct report **out)
+{
+    struct parser *p = calloc(1, sizeof(*p));
+    struct report *rep = calloc(1, sizeof(*rep));
+    enum status st = ST_NOMEM;
+    if (!p || !rep)
+        goto out;
+    p->rep = rep;
+    size_t pos = 0;
+    int lineno = 0;
+    while (pos < len && !p->oom) {
+        const char *s = text + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t ll = nl ? (size_t)(nl - s) : len - pos;
+        pos += ll + (nl ? 1 : 0);
+        if (lineno < 0x7fffffff)
+            lineno++;
+        struct line l;
+        line_clean(s, ll, &l);
+        feed(p, &l, lineno);
+    }
+    close_cur(p);
+    rep->lines = (size_t)lineno;
+    if (p->oom)
+        goto out;
+    *out = rep;
+    rep = NULL;
+    st = ST_OK;
+out:
+    report_free(rep);
+    free(p);
+    return st;
+}
+
+void report_free(struct report *rep)
+{
+    if (!rep)
+        return;
+    free(rep->sections);
+    free(rep);
+}
+
+enum status report_append(struct report *dst, const struct report *src)
+{
+    size_t room = REPORT_SECTIONS_MAX - dst->section_count;
+    size_t take = src->section_count < room ? src->section_count : room;
+    if (take > 0) {
+        struct report_section *n =
+            realloc(dst->sections, (dst->section_count + take) * sizeof(*n));
+        if (!n)
+            return ST_NOMEM;
+        memcpy(n + dst->section_count, src->sections, take * sizeof(*n));
+        dst->sections = n;
+        dst->section_count += take;
+    }
+    dst->sections_dropped += src->sections_dropped + (src->section_count - take);
+    dst->unrecognized_lines += src->unrecognized_lines;
+    dst->lines += src->lines;
+    return ST_OK;
+}

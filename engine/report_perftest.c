@@ -1,0 +1,295 @@
+/* report_perftest.c: perftest output (ib_write_bw, ib_read_bw, ib_send_bw,
+ * ib_*_lat): the banner (test, link type, device, MTU) and the result table.
+ *
+ * The table's columns are found by their labels in the header line
+ * ("BW peak[MB/sec]", "t_typical[usec]", ...), so old and new column sets
+ * and either unit read the same way. Bandwidth is stored in Gb/s whatever
+ * was printed: perftest's MB/sec is 2^20 bytes per second (its MBS format
+ * factor is 0x100000) and its Gb/sec is 10^9 bits per second. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+enum pcol {
+    PC_NONE = 0, PC_BYTES, PC_ITERS, PC_PEAK, PC_AVG, PC_RATE, PC_TMIN, PC_TMAX, PC_TTYP,
+    PC_TAVG, PC_TSTD, PC_P99, PC_P999
+};
+
+static const struct {
+    const char *title, *test;
+    int lat, bidir;
+} titles[] = {
+    {"RDMA_Write Bidirectional BW Test", "ib_write_bw", 0, 1},
+    {"RDMA_Read Bidirectional BW Test", "ib_read_bw", 0, 1},
+    {"Send Bidirectional BW Test", "ib_send_bw", 0, 1},
+    {"RDMA_Write BW Test", "ib_write_bw", 0, 0},
+    {"RDMA_Read BW Test", "ib_read_bw", 0, 0},
+    {"Send BW Test", "ib_send_bw", 0, 0},
+    {"Atomic FETCH_AND_ADD BW Test", "ib_atomic_bw", 0, 0},
+    {"Atomic CMP_AND_SWAP BW Test", "ib_atomic_bw", 0, 0},
+    {"RDMA_Write Latency Test", "ib_write_lat", 1, 0},
+    {"RDMA_Read Latency Test", "ib_read_lat", 1, 0},
+    {"Send Latency Test", "ib_send_lat", 1, 0},
+    {"Atomic FETCH_AND_ADD Latency Test", "ib_atomic_lat", 1, 0},
+};
+
+static const char *const binaries[] = {
+    "ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat", "ib_read_lat",
+    "ib_send_lat", "ib_atomic_lat", NULL
+};
+
+static int title_of(const struct line *l)
+{
+    if (!span_find(l->s, l->len, " Test"))
+        return -1;
+    for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
+        if (span_find(l->s, l->len, titles[i].title))
+            return (int)i;
+    return -1;
+}
+
+static const char *binary_of(const struct line *l)
+{
+    if (!span_find(l->raw, l->raw_len, "ib_"))
+        return NULL;
+    for (int i = 0; binaries[i]; i++)
+        if (span_find(l->raw, l->raw_len, binaries[i]))
+            return binaries[i];
+    return NULL;
+}
+
+int perf_detect(const struct line *l)
+{
+    if (title_of(l) >= 0 || binary_of(l) ||
+        span_starts(l->s, l->len, "WARNING: BW peak won't be measured") ||
+        span_find(l->s, l->len, "Waiting for client to connect"))
+        return DETECT_STRONG;
+    return 0;
+}
+
+void perf_init(struct report_section *sec)
+{
+    struct report_perftest *p = &sec->u.perf;
+    memset(p, 0, sizeof(*p));
+    p->bidirectional = -1;
+    p->qps = -1;
+    p->mtu_b = p->bw_avg_gbps = p->bw_peak_gbps = p->lat_typical_us = p->largest_bytes = NAN;
+    p->lat_bytes = NAN;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "perftest");
+}
+
+/* Value after "Key   : " somewhere in the line, as one token. */
+static int field(const struct line *l, const char *key, struct tok *out)
+{
+    const char *k = span_find(l->s, l->len, key);
+    if (!k)
+        return 0;
+    const char *p = k + strlen(key);
+    const char *end = l->s + l->len;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || *p != ':')
+        return 0;
+    p++;
+    struct tok t[1];
+    if (tok_split(p, (size_t)(end - p), t, 1) != 1)
+        return 0;
+    *out = t[0];
+    return 1;
+}
+
+static void header_row(struct report_perftest *p, const struct line *l)
+{
+    static const struct {
+        const char *label;
+        int col;
+    } labels[] = {
+        {"BW peak", PC_PEAK}, {"BW average", PC_AVG}, {"MsgRate", PC_RATE},
+        {"t_min", PC_TMIN}, {"t_max", PC_TMAX}, {"t_typical", PC_TTYP}, {"t_avg", PC_TAVG},
+        {"t_stdev", PC_TSTD}, {"99.9% percentile", PC_P999}, {"99% percentile", PC_P99},
+    };
+    const char *pos[12];
+    int col[12];
+    int n = 0;
+    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]) && n < 10; i++) {
+        const char *f = span_find(l->s, l->len, labels[i].label);
+        if (f) {
+            pos[n] = f;
+            col[n] = labels[i].col;
+            n++;
+        }
+    }
+    /* Order the labels by where they stand in the header. */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && pos[j] < pos[j - 1]; j--) {
+            const char *tp = pos[j];
+            pos[j] = pos[j - 1];
+            pos[j - 1] = tp;
+            int tc = col[j];
+            col[j] = col[j - 1];
+            col[j - 1] = tc;
+        }
+    p->col_map[0] = PC_BYTES;
+    p->col_map[1] = PC_ITERS;
+    for (int i = 0; i < n; i++)
+        p->col_map[2 + i] = col[i];
+    p->ncols = 2 + n;
+    if (span_find(l->s, l->len, "[Gb/sec]")) {
+        p->unit_to_gbps = 1.0;
+        snprintf(p->units, sizeof(p->units), "Gb/sec");
+    } else if (span_find(l->s, l->len, "[MB/sec]")) {
+        p->unit_to_gbps = 1048576.0 * 8.0 / 1e9;
+        snprintf(p->units, sizeof(p->units), "MB/sec");
+    } else if (span_find(l->s, l->len, "[usec]")) {
+        p->unit_to_gbps = 1.0;
+        snprintf(p->units, sizeof(p->units), "usec");
+        p->is_latency = 1;
+    } else {
+        p->unit_to_gbps = 1.0;
+    }
+    p->in_table = 1;
+}
+
+static void data_row(struct report_section *sec, const struct tok *t, int n)
+{
+    struct report_perftest *p = &sec->u.perf;
+    struct report_perf_row r;
+    double *slot[13] = {0};
+    r.bytes = r.iterations = r.bw_peak_gbps = r.bw_avg_gbps = r.msg_rate_mpps = NAN;
+    r.t_min_us = r.t_max_us = r.t_typical_us = r.t_avg_us = r.t_p99_us = r.t_p999_us = NAN;
+    slot[PC_BYTES] = &r.bytes;
+    slot[PC_ITERS] = &r.iterations;
+    slot[PC_PEAK] = &r.bw_peak_gbps;
+    slot[PC_AVG] = &r.bw_avg_gbps;
+    slot[PC_RATE] = &r.msg_rate_mpps;
+    slot[PC_TMIN] = &r.t_min_us;
+    slot[PC_TMAX] = &r.t_max_us;
+    slot[PC_TTYP] = &r.t_typical_us;
+    slot[PC_TAVG] = &r.t_avg_us;
+    slot[PC_P99] = &r.t_p99_us;
+    slot[PC_P999] = &r.t_p999_us;
+    int got = 0;
+    for (int i = 0; i < n && i < p->ncols; i++) {
+        double v;
+        if (!num_parse(t[i].s, t[i].len, &v))
+            break;
+        if (slot[p->col_map[i]])
+            *slot[p->col_map[i]] = v;
+        got++;
+    }
+    if (got < p->ncols)
+        section_issue(sec, "a result row was cut");
+    if (!isnan(r.bw_peak_gbps))
+        r.bw_peak_gbps *= p->unit_to_gbps;
+    if (!isnan(r.bw_avg_gbps))
+        r.bw_avg_gbps *= p->unit_to_gbps;
+    if (isnan(r.bytes) || (got <= 2))
+        return;
+    if (!isnan(r.bw_peak_gbps) && r.bw_peak_gbps > 0 && !p->peak_not_measured &&
+        (isnan(p->bw_peak_gbps) || r.bw_peak_gbps > p->bw_peak_gbps))
+        p->bw_peak_gbps = r.bw_peak_gbps;
+    /* "Largest message" means the largest row whose average was readable:
+     * a row cut after its peak says nothing about the average. */
+    if (!isnan(r.bw_avg_gbps) && (isnan(p->largest_bytes) || r.bytes >= p->largest_bytes)) {
+        p->largest_bytes = r.bytes;
+        p->bw_avg_gbps = r.bw_avg_gbps;
+    }
+    if (isnan(p->lat_typical_us) && !isnan(r.t_typical_us)) {
+        p->lat_typical_us = r.t_typical_us;
+        p->lat_bytes = r.bytes;
+    }
+    if (p->row_count < PERF_ROWS_MAX)
+        p->rows[p->row_count++] = r;
+    else
+        p->rows_dropped++;
+}
+
+enum take perf_line(struct report_section *sec, const struct line *l)
+{
+    struct report_perftest *p = &sec->u.perf;
+    struct tok t[TOK_MAX];
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    int ti = title_of(l);
+    if (ti >= 0) {
+        if (p->row_count > 0 || p->test[0])
+            if (p->row_count > 0 || strcmp(p->test, titles[ti].test) != 0)
+                return TAKE_END;
+        snprintf(p->test, sizeof(p->test), "%s", titles[ti].test);
+        p->is_latency = titles[ti].lat;
+        p->bidirectional = titles[ti].bidir;
+        snprintf(sec->tool, sizeof(sec->tool), "%s", titles[ti].test);
+        return TAKE_YES;
+    }
+    const char *bin = binary_of(l);
+    if (bin) {
+        if (p->row_count > 0 || p->in_table)
+            return TAKE_END;
+        snprintf(p->test, sizeof(p->test), "%s", bin);
+        snprintf(sec->tool, sizeof(sec->tool), "%s", bin);
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "WARNING: BW peak won't be measured")) {
+        p->peak_not_measured = 1;
+        return TAKE_YES;
+    }
+    if (span_find(l->s, l->len, "Waiting for client") || span_starts(l->s, l->len, "*"))
+        return TAKE_YES;
+    if (span_starts(l->s, l->len, "Conflicting CPU frequency values")) {
+        section_issue(sec, "perftest: CPU frequency is not at its maximum (governor? R38)");
+        return TAKE_YES;
+    }
+    if (span_starts(l->s, l->len, "bytes") && span_find(l->s, l->len, "iterations")) {
+        header_row(p, l);
+        return TAKE_YES;
+    }
+    struct tok v;
+    int kv = 0;
+    if (field(l, "Link type", &v)) {
+        span_copy(p->link_layer, sizeof(p->link_layer), v.s, v.len);
+        kv = 1;
+    }
+    if (field(l, "Device", &v)) {
+        span_copy(p->device, sizeof(p->device), v.s, v.len);
+        kv = 1;
+    }
+    if (field(l, "Number of qps", &v)) {
+        double q;
+        if (num_parse(v.s, v.len, &q) && q >= 0 && q < 1e6)
+            p->qps = (int)q;
+        kv = 1;
+    }
+    if (field(l, "Mtu", &v)) {
+        double m;
+        size_t end;
+        if (num_scan(v.s, v.len, &m, &end))
+            p->mtu_b = m;
+        kv = 1;
+    }
+    /* The banner's other "Key : value" lines (TX depth, PCIe relax order, ...). */
+    if (kv || (!p->in_table && memchr(l->s, ':', l->len)))
+        return TAKE_YES;
+    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    if (p->in_table && n >= 1) {
+        double d;
+        if (num_parse(t[0].s, t[0].len, &d)) {
+            data_row(sec, t, n);
+            return TAKE_YES;
+        }
+    }
+    return TAKE_NO;
+}
+
+void perf_finish(struct report_section *sec)
+{
+    struct report_perftest *p = &sec->u.perf;
+    if (p->is_latency) {
+        p->bw_avg_gbps = p->bw_peak_gbps = NAN;
+    }
+    if (p->in_table && p->row_count == 0)
+        section_issue(sec, "the result table has no complete row");
+    if (!p->in_table && !p->is_latency)
+        section_issue(sec, "the output ends before the result table");
+}

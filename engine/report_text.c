@@ -1,0 +1,299 @@
+/* report_text.c: the small text tools every report parser uses: tokenizing a
+ * line in place, one number parser, span comparisons and bounded copies.
+ *
+ * Nothing here allocates or copies the input: parsers look at windows
+ * (pointer + length) into the caller's text, which need not end in NUL, so
+ * every helper takes an explicit length and never reads past it. The number
+ * parser is written out by hand because strtod needs a NUL-terminated string
+ * and honours the locale. */
+#include <math.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static int is_sp(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+
+int is_blank(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!is_sp(s[i]) && s[i] != '\r')
+            return 0;
+    return 1;
+}
+
+int tok_split(const char *s, size_t len, struct tok *out, int max)
+{
+    int n = 0;
+    size_t i = 0;
+    while (i < len && n < max) {
+        while (i < len && is_sp(s[i]))
+            i++;
+        if (i >= len)
+            break;
+        size_t b = i;
+        while (i < len && !is_sp(s[i]))
+            i++;
+        out[n].s = s + b;
+        out[n].len = i - b;
+        n++;
+    }
+    return n;
+}
+
+static const double pow10_tab[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+static double scale10(double m, int e)
+{
+    /* Exact for |e| <= 22 and m below 2^53: one correctly rounded operation. */
+    while (e > 22) {
+        m *= 1e22;
+        e -= 22;
+        if (isinf(m))
+            return m;
+    }
+    while (e < -22) {
+        m /= 1e22;
+        e += 22;
+        if (m == 0.0)
+            return m;
+    }
+    return e >= 0 ? m * pow10_tab[e] : m / pow10_tab[-e];
+}
+
+/* Parse a number at s; returns characters used (0 if none). */
+static size_t num_prefix(const char *s, size_t len, double *v)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    unsigned long long mant = 0;
+    int digits = 0, exp10 = 0, any = 0;
+    while (i < len && s[i] >= '0' && s[i] <= '9') {
+        if (digits < 19) {
+            mant = mant * 10 + (unsigned)(s[i] - '0');
+            if (mant)
+                digits++;
+        } else {
+            exp10++;
+        }
+        any = 1;
+        i++;
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            if (digits < 19) {
+                mant = mant * 10 + (unsigned)(s[i] - '0');
+                if (mant)
+                    digits++;
+                exp10--;
+            }
+            any = 1;
+            i++;
+        }
+    }
+    if (!any)
+        return 0;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1;
+        int eneg = 0, e = 0, edig = 0;
+        if (j < len && (s[j] == '-' || s[j] == '+')) {
+            eneg = s[j] == '-';
+            j++;
+        }
+        while (j < len && s[j] >= '0' && s[j] <= '9') {
+            if (e < 10000)
+                e = e * 10 + (s[j] - '0');
+            edig = 1;
+            j++;
+        }
+        if (edig) {
+            exp10 += eneg ? -e : e;
+            i = j;
+        }
+    }
+    double d = scale10((double)mant, exp10);
+    *v = neg ? -d : d;
+    return i;
+}
+
+int num_parse(const char *s, size_t len, double *v)
+{
+    double d;
+    if (len == 0 || num_prefix(s, len, &d) != len)
+        return 0;
+    if (!isfinite(d))
+        return 0;
+    *v = d;
+    return 1;
+}
+
+int num_parse_suffix(const char *s, size_t len, double *v)
+{
+    double d, mul = 1;
+    if (len == 0)
+        return 0;
+    size_t used = num_prefix(s, len, &d);
+    if (used == 0)
+        return 0;
+    if (used + 1 == len) {
+        switch (s[used]) {
+        case 'k': case 'K': mul = 1e3; break;
+        case 'm': case 'M': mul = 1e6; break;
+        case 'g': case 'G': mul = 1e9; break;
+        default: return 0;
+        }
+    } else if (used != len) {
+        return 0;
+    }
+    d *= mul;
+    if (!isfinite(d))
+        return 0;
+    *v = d;
+    return 1;
+}
+
+int num_scan(const char *s, size_t len, double *v, size_t *end)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if ((c >= '0' && c <= '9') ||
+            ((c == '-' || c == '.') && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+            double d;
+            size_t used = num_prefix(s + i, len - i, &d);
+            if (used && isfinite(d)) {
+                *v = d;
+                if (end)
+                    *end = i + used;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int span_eq(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    return n == len && memcmp(s, lit, n) == 0;
+}
+
+int tok_eq(const struct tok *t, const char *lit)
+{
+    return span_eq(t->s, t->len, lit);
+}
+
+int span_starts(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    return len >= n && memcmp(s, lit, n) == 0;
+}
+
+static char lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+int span_starts_ci(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (len < n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (lower(s[i]) != lower(lit[i]))
+            return 0;
+    return 1;
+}
+
+const char *span_find(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (n == 0 || len < n)
+        return NULL;
+    const char *end = s + len - n;
+    const char *p = s;
+    while (p <= end) {
+        const char *q = memchr(p, lit[0], (size_t)(end - p) + 1);
+        if (!q)
+            return NULL;
+        if (memcmp(q, lit, n) == 0)
+            return q;
+        p = q + 1;
+    }
+    return NULL;
+}
+
+void span_trim(const char **s, size_t *len)
+{
+    while (*len && (is_sp(**s) || **s == '\r')) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && (is_sp((*s)[*len - 1]) || (*s)[*len - 1] == '\r'))
+        (*len)--;
+}
+
+void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
+{
+    if (dstlen == 0)
+        return;
+    size_t n = len < dstlen - 1 ? len : dstlen - 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        /* Control bytes would make invalid JSON text downstream. */
+        dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+    }
+    /* Do not leave half a UTF-8 sequence at the cut. */
+    if (n < len) {
+        while (n > 0 && ((unsigned char)dst[n - 1] & 0xC0) == 0x80)
+            n--;
+        if (n > 0 && ((unsigned char)dst[n - 1] & 0xC0) == 0xC0)
+            n--;
+    }
+    dst[n] = '\0';
+}
+
+int kv_split(const char *s, size_t len, const char **k, size_t *klen,
+             const char **v, size_t *vlen)
+{
+    const char *c = memchr(s, ':', len);
+    if (!c)
+        return 0;
+    *k = s;
+    *klen = (size_t)(c - s);
+    *v = c + 1;
+    *vlen = len - *klen - 1;
+    span_trim(k, klen);
+    span_trim(v, vlen);
+    return 1;
+}
+
+unsigned span_hash(const char *s, size_t len)
+{
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h ? h : 1;
+}
+
+void section_issue(struct report_section *sec, const char *msg)
+{
+    for (int i = 0; i < sec->issue_count; i++)
+        if (strcmp(sec->issues[i], msg) == 0)
+            return;
+    if (sec->issue_count >= REPORT_ISSUES_MAX)
+        return;
+    span_copy(sec->issues[sec->issue_count], REPORT_ISSUE_LEN, msg, strlen(msg));
+    sec->issue_count++;
+}

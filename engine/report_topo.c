@@ -1,0 +1,362 @@
+/* report_topo.c: `nvidia-smi topo -m` link matrices and `topo -p2p` status
+ * matrices.
+ *
+ * The header names the columns (GPUn, NICn, or old device names such as
+ * mlx4_0); each row starts with its own name and gives one cell per column,
+ * then CPU/NUMA affinity. Cells are read until the first token that is not a
+ * cell code, so tab or space alignment, lost padding and rows cut short all
+ * read the same way. A GPU pair counts as read if either of its two rows
+ * showed it; the summary (worst path, fewest NVLinks) is over pairs read and
+ * says how many pairs that was, so a cut matrix never passes as complete. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static int cell_code(const struct tok *t)
+{
+    const char *s = t->s;
+    size_t n = t->len;
+    if (span_eq(s, n, "X")) return TOPO_CELL_X;
+    if (n >= 3 && s[0] == 'N' && s[1] == 'V' && s[2] >= '0' && s[2] <= '9') {
+        double v;
+        if (num_parse(s + 2, n - 2, &v) && v >= 1 && v <= 99)
+            return (int)v;
+        return 0;
+    }
+    if (span_eq(s, n, "PIX")) return TOPO_CELL_PIX;
+    if (span_eq(s, n, "PXB")) return TOPO_CELL_PXB;
+    if (span_eq(s, n, "PHB")) return TOPO_CELL_PHB;
+    if (span_eq(s, n, "NODE")) return TOPO_CELL_NODE;
+    if (span_eq(s, n, "SYS") || span_eq(s, n, "SOC")) return TOPO_CELL_SYS;
+    if (span_eq(s, n, "OK")) return TOPO_CELL_P2P_OK;
+    if (span_eq(s, n, "NS")) return TOPO_CELL_P2P_NS;
+    if (span_eq(s, n, "GNS")) return TOPO_CELL_P2P_GNS;
+    if (span_eq(s, n, "CNS")) return TOPO_CELL_P2P_CNS;
+    if (span_eq(s, n, "TNS")) return TOPO_CELL_P2P_TNS;
+    if (span_eq(s, n, "DR")) return TOPO_CELL_P2P_DR;
+    if (span_eq(s, n, "U")) return TOPO_CELL_P2P_U;
+    if (span_eq(s, n, "...")) return TOPO_CELL_OTHER;
+    return 0;
+}
+
+const char *report_topo_cell_str(int cell, char *buf, size_t len)
+{
+    static const char *const pcie[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+    static const char *const p2p[] = {"OK", "NS", "GNS", "CNS", "TNS", "DR", "U"};
+    const char *s = "";
+    if (cell >= 1 && cell <= 99) {
+        snprintf(buf, len, "NV%d", cell);
+        return buf;
+    }
+    if (cell >= TOPO_CELL_PIX && cell <= TOPO_CELL_SYS)
+        s = pcie[cell - TOPO_CELL_PIX];
+    else if (cell >= TOPO_CELL_P2P_OK && cell <= TOPO_CELL_P2P_U)
+        s = p2p[cell - TOPO_CELL_P2P_OK];
+    else if (cell == TOPO_CELL_X)
+        s = "X";
+    else if (cell == TOPO_CELL_OTHER)
+        s = "...";
+    snprintf(buf, len, "%s", s);
+    return buf;
+}
+
+static int is_gpu_name(const char *s, size_t n)
+{
+    return n >= 4 && memcmp(s, "GPU", 3) == 0 && s[3] >= '0' && s[3] <= '9';
+}
+
+static int col_token(const struct tok *t)
+{
+    /* Header tokens that name a column: GPUn, NICn, mlx4_0, ib0, "...". */
+    if (is_gpu_name(t->s, t->len))
+        return 1;
+    if (span_starts(t->s, t->len, "NIC") && t->len > 3 && t->s[3] >= '0' && t->s[3] <= '9')
+        return 1;
+    if (span_starts(t->s, t->len, "mlx") || span_starts(t->s, t->len, "ib") ||
+        span_starts(t->s, t->len, "bnxt") || span_starts(t->s, t->len, "efa") ||
+        span_starts(t->s, t->len, "roce") || span_eq(t->s, t->len, "..."))
+        return 1;
+    return 0;
+}
+
+static int header_cols(const struct tok *t, int n)
+{
+    int c = 0;
+    while (c < n && c < TOPO_DIM_MAX && col_token(&t[c]))
+        c++;
+    return c;
+}
+
+int topo_detect(const struct line *l)
+{
+    struct tok t[4];
+    if (span_find(l->raw, l->raw_len, "nvidia-smi topo"))
+        return DETECT_STRONG;
+    int n = tok_split(l->s, l->len, t, 4);
+    if (n < 2 || !span_eq(t[0].s, t[0].len, "GPU0"))
+        return 0;
+    if (col_token(&t[1]) || tok_eq(&t[1], "CPU"))
+        return DETECT_STRONG;
+    return tok_eq(&t[1], "X") ? DETECT_WEAK : 0;
+}
+
+void topo_init(struct report_section *sec)
+{
+    struct report_topo *tp = &sec->u.topo;
+    memset(tp, 0, sizeof(*tp));
+    tp->gpu_count = tp->nic_count = -1;
+    tp->nvlink_min = -1;
+    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -m");
+}
+
+static int legend_text(const struct line *l)
+{
+    /* A legend entry hard-wrapped by the paste: words only. */
+    if (l->len > 72 || memchr(l->s, ':', l->len))
+        return 0;
+    for (size_t i = 0; i < l->len; i++)
+        if (l->s[i] >= '0' && l->s[i] <= '9')
+            return 0;
+    return 1;
+}
+
+static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
+{
+    int cols = p2p ? tp->p2p_cols : tp->cols;
+    char (*names)[12] = p2p ? tp->pend_names : tp->col_names;
+    for (int i = 0; i < cols; i++)
+        if (span_eq(name->s, name->len, names[i]))
+            return i;
+    return -1;
+}
+
+static void data_row(struct report_section *sec, const struct tok *t, int n)
+{
+    struct report_topo *tp = &sec->u.topo;
+    int codes[TOPO_DIM_MAX];
+    int ncell = 0, p2p_seen = 0;
+    int cols = tp->cur_matrix == 2 ? tp->p2p_cols : tp->cur_matrix == 1 ? tp->cols : tp->pend_cols;
+    if (cols == 0)
+        cols = TOPO_DIM_MAX;    /* no header: as many cells as the row shows */
+    for (int i = 1; i < n && ncell < cols; i++) {
+        int c = cell_code(&t[i]);
+        if (!c)
+            break;
+        if (c >= TOPO_CELL_P2P_OK && c <= TOPO_CELL_P2P_U)
+            p2p_seen = 1;
+        codes[ncell++] = c;
+    }
+    int aff = 1 + ncell;
+    if (tp->cur_matrix == 3 || tp->cur_matrix == 0) {
+        /* The first row tells a link matrix from a P2P status matrix. */
+        int want = p2p_seen ? 2 : 1;
+        if ((want == 1 && tp->has_link) || (want == 2 && tp->has_p2p)) {
+            section_issue(sec, "a second matrix of the same kind was ignored");
+            tp->cur_matrix = 4;
+            return;
+        }
+        if (want == 1) {
+            tp->cols = tp->pend_cols;
+            memcpy(tp->col_names, tp->pend_names, sizeof(tp->col_names));
+            tp->has_link = 1;
+        } else {
+            tp->p2p_cols = tp->pend_cols;
+            tp->has_p2p = 1;
+        }
+        if (tp->pend_cols == 0) {
+            /* No header (cut above): GPU rows come first, so column c is GPUc. */
+            cols = ncell;
+            for (int c = 0; c < cols; c++) {
+                snprintf(tp->pend_names[c], sizeof(tp->pend_names[c]), "GPU%d", c);
+                if (want == 1)
+                    snprintf(tp->col_names[c], sizeof(tp->col_names[c]), "GPU%d", c);
+            }
+            tp->pend_cols = cols;
+            if (want == 1)
+                tp->cols = cols;
+            else
+                tp->p2p_cols = cols;
+            section_issue(sec, "the matrix header is missing; columns taken as GPU0..GPUn");
+        }
+        tp->cur_matrix = want;
+    }
+    if (tp->cur_matrix == 4)
+        return;
+    if (tp->cur_matrix == 1) {
+        if (tp->rows >= TOPO_DIM_MAX)
+            return;
+        int r = tp->rows++;
+        span_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
+        for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
+            tp->cells[r][c] = (unsigned char)codes[c];
+        if (aff < n)
+            span_copy(tp->cpu_affinity[r], sizeof(tp->cpu_affinity[r]), t[aff].s, t[aff].len);
+        if (aff + 1 < n)
+            span_copy(tp->numa_affinity[r], sizeof(tp->numa_affinity[r]), t[aff + 1].s,
+                      t[aff + 1].len);
+        if (ncell < tp->cols && (aff >= n))
+            section_issue(sec, "the matrix is cut: a row ends early");
+    } else {
+        if (tp->p2p_rows >= TOPO_DIM_MAX)
+            return;
+        int r = row_index(tp, &t[0], 1);
+        if (r < 0)
+            r = tp->p2p_rows;
+        tp->p2p_rows++;
+        for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
+            tp->p2p[r][c] = (unsigned char)codes[c];
+    }
+}
+
+enum take topo_line(struct report_section *sec, const struct line *l)
+{
+    struct report_topo *tp = &sec->u.topo;
+    struct tok t[TOK_MAX];
+    if (l->raw_len == 0)
+        return TAKE_YES;
+    if (span_find(l->raw, l->raw_len, "nvidia-smi topo")) {
+        if (tp->has_link || tp->has_p2p || tp->cur_matrix)
+            return TAKE_END;
+        if (span_find(l->raw, l->raw_len, "-p2p"))
+            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
+        return TAKE_YES;
+    }
+    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    if (n == 0)
+        return TAKE_YES;
+    if (span_starts(l->s, l->len, "Legend") || span_starts(l->s, l->len, "NIC Legend")) {
+        tp->cur_matrix = tp->cur_matrix == 4 ? 4 : 5;   /* 5: in the legend */
+        return TAKE_YES;
+    }
+    if (tp->cur_matrix == 5 || tp->cur_matrix == 4) {
+        if (span_find(l->s, l->len, " = ") || (span_starts(l->s, l->len, "NIC") &&
+                                               memchr(l->s, ':', l->len)))
+            return TAKE_YES;
+        if (legend_text(l) && !topo_detect(l))
+            return TAKE_YES;
+    }
+    /* A header: column names, then affinity titles. */
+    int hc = header_cols(t, n);
+    if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
+                    tok_eq(&t[hc], "GPU")) && !(n > 1 && cell_code(&t[1]))) {
+        if (tp->has_link && tp->has_p2p)
+            return TAKE_END;
+        tp->pend_cols = hc;
+        for (int i = 0; i < hc; i++)
+            span_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
+        tp->cur_matrix = 3;
+        return TAKE_YES;
+    }
+    if (n >= 2 && col_token(&t[0]) && cell_code(&t[1])) {
+        data_row(sec, t, n);
+        return TAKE_YES;
+    }
+    /* A row cut right after its name ("GPU4") */
+    if (n == 1 && col_token(&t[0]) && (tp->cur_matrix == 1 || tp->cur_matrix == 2)) {
+        section_issue(sec, "the matrix is cut: a row ends early");
+        return TAKE_YES;
+    }
+    return TAKE_NO;
+}
+
+static int badness(int c)
+{
+    if (c >= 1 && c <= 99)
+        return 0;
+    if (c >= TOPO_CELL_PIX && c <= TOPO_CELL_SYS)
+        return 1 + c - TOPO_CELL_PIX;
+    return -1;
+}
+
+static int p2p_badness(int c)
+{
+    if (c == TOPO_CELL_P2P_OK)
+        return 0;
+    if (c > TOPO_CELL_P2P_OK && c <= TOPO_CELL_P2P_U)
+        return c - TOPO_CELL_P2P_OK;
+    return -1;
+}
+
+void topo_finish(struct report_section *sec)
+{
+    struct report_topo *tp = &sec->u.topo;
+    char (*names)[12] = tp->has_link ? tp->col_names : tp->pend_names;
+    int cols = tp->has_link ? tp->cols : tp->p2p_cols;
+    int gpu_col[TOPO_DIM_MAX];
+    int ngpu = 0, nnic = 0, elided = 0;
+    for (int c = 0; c < cols; c++) {
+        if (is_gpu_name(names[c], strlen(names[c])))
+            gpu_col[ngpu++] = c;
+        else if (strcmp(names[c], "...") == 0)
+            elided = 1;
+        else
+            nnic++;
+    }
+    if (tp->has_link || tp->has_p2p)
+        tp->gpu_count = ngpu;
+    if (tp->has_link)
+        tp->nic_count = elided ? -1 : nnic;
+    if (!tp->has_link && tp->has_p2p)
+        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
+
+    /* Rows in the link matrix, by GPU column. */
+    int row_of[TOPO_DIM_MAX];
+    for (int i = 0; i < ngpu; i++) {
+        row_of[i] = -1;
+        for (int r = 0; r < tp->rows; r++)
+            if (strcmp(tp->row_names[r], names[gpu_col[i]]) == 0)
+                row_of[i] = r;
+    }
+    int worst = 0, worst_bad = -1, nvmin = -1;
+    int p2p_worst = 0, p2p_bad = -1;
+    for (int i = 0; i < ngpu; i++) {
+        for (int j = i + 1; j < ngpu; j++) {
+            tp->pairs_total++;
+            if (tp->has_link) {
+                int c = 0;
+                if (row_of[i] >= 0)
+                    c = tp->cells[row_of[i]][gpu_col[j]];
+                if (badness(c) < 0 && row_of[j] >= 0)
+                    c = tp->cells[row_of[j]][gpu_col[i]];
+                int b = badness(c);
+                if (b >= 0) {
+                    tp->pairs_read++;
+                    if (b > worst_bad || (b == 0 && worst_bad == 0 && c < worst)) {
+                        worst_bad = b;
+                        worst = c;
+                    }
+                    int nv = b == 0 ? c : 0;
+                    if (nvmin < 0 || nv < nvmin)
+                        nvmin = nv;
+                }
+            }
+            if (tp->has_p2p) {
+                int c = tp->p2p[gpu_col[i]][gpu_col[j]];
+                if (p2p_badness(c) < 0)
+                    c = tp->p2p[gpu_col[j]][gpu_col[i]];
+                int b = p2p_badness(c);
+                if (b >= 0) {
+                    tp->p2p_pairs_read++;
+                    if (b == 0)
+                        tp->p2p_pairs_ok++;
+                    if (b > p2p_bad) {
+                        p2p_bad = b;
+                        p2p_worst = c;
+                    }
+                }
+            }
+        }
+    }
+    if (!tp->has_link)
+        tp->pairs_total = 0;
+    tp->link_worst = worst;
+    tp->nvlink_min = nvmin;
+    tp->p2p_worst = p2p_worst;
+    if (tp->has_link && tp->pairs_read < tp->pairs_total) {
+        char msg[REPORT_ISSUE_LEN];
+        snprintf(msg, sizeof(msg), "%d of %d GPU pairs are not shown (output cut)",
+                 tp->pairs_total - tp->pairs_read, tp->pairs_total);
+        section_issue(sec, msg);
+    }
+}

@@ -1,0 +1,108 @@
+/* http_engine.c: the planner over HTTP: POST /api/v1/recommend,
+ * POST /api/v1/estimate, GET /api/v1/catalog.
+ *
+ * The catalog was loaded once at start (app->catalog) and is shared
+ * read-only by every worker; the engine is pure, so handlers need no lock.
+ * Bodies are read up to the JSON limit (413 above it); any invalid input is
+ * a 400 problem+json whose "field" names what to fix. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "engine.h"
+#include "server_int.h"
+
+static int no_catalog(struct http_req *req)
+{
+    http_problem(req, 503, NULL, "the hardware catalog is not loaded");
+    return 0;
+}
+
+static int bad_input(struct http_req *req, const char *field, const char *err)
+{
+    char f[96];
+    if (!field || !field[0]) {
+        json_field_from_error(err, f, sizeof f);
+        field = f[0] ? f : NULL;
+    }
+    http_problem(req, 400, field, "%s", err);
+    return 0;
+}
+
+int http_recommend(struct http_req *req)
+{
+    const struct catalog *cat = req->app->catalog;
+    cJSON *doc = NULL;
+    struct engine_workload w;
+    struct engine_recommendation *rec = NULL;
+    char err[512] = "", field[96] = "";
+
+    if (!cat)
+        return no_catalog(req);
+    if (!http_body(req, req->app->json_limit))
+        return 0;
+    if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
+        return bad_input(req, "body", err);
+    if (json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) != ST_OK ||
+        engine_workload_resolve(&w, cat, err, sizeof err) != ST_OK) {
+        cJSON_Delete(doc);
+        return bad_input(req, field, err);
+    }
+    cJSON_Delete(doc);
+    rec = calloc(1, sizeof *rec);
+    if (!rec) {
+        http_problem_status(req, ST_NOMEM, "out of memory");
+        return 0;
+    }
+    if (engine_recommend(cat, &w, rec, err, sizeof err) != ST_OK) {
+        free(rec);
+        return bad_input(req, NULL, err);
+    }
+    http_json(req, 200, json_recommendation_encode(&w, rec));
+    free(rec);
+    return 0;
+}
+
+int http_estimate(struct http_req *req)
+{
+    const struct catalog *cat = req->app->catalog;
+    cJSON *doc = NULL;
+    struct engine_estimate_request *er = NULL;
+    struct engine_plan *plan = NULL;
+    char err[512] = "", field[96] = "";
+    int rc = 0;
+
+    if (!cat)
+        return no_catalog(req);
+    if (!http_body(req, req->app->json_limit))
+        return 0;
+    if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
+        return bad_input(req, "body", err);
+    er = calloc(1, sizeof *er);
+    plan = calloc(1, sizeof *plan);
+    if (!er || !plan) {
+        http_problem_status(req, ST_NOMEM, "out of memory");
+        goto out;
+    }
+    if (json_estimate_decode(doc, er, field, sizeof field, err, sizeof err) != ST_OK ||
+        engine_workload_resolve(&er->workload, cat, err, sizeof err) != ST_OK ||
+        engine_estimate(cat, er, plan, err, sizeof err) != ST_OK) {
+        bad_input(req, field, err);
+        goto out;
+    }
+    http_json(req, 200, json_estimate_encode(&er->workload, plan));
+out:
+    cJSON_Delete(doc);
+    free(plan);
+    free(er);
+    return rc;
+}
+
+int http_catalog(struct http_req *req)
+{
+    if (!req->app->catalog)
+        return no_catalog(req);
+    http_json(req, 200, json_catalog_encode(req->app->catalog));
+    return 0;
+}

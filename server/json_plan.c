@@ -1,0 +1,746 @@
+/* json_plan.c: cJSON <-> planner structs (workload, estimate request,
+ * recommendation, plan, catalog).
+ *
+ * The decoder is strict because its input is untrusted: every key is known,
+ * every value has the expected JSON type, numbers are finite and in range,
+ * integers are whole, counts are not negative, strings fit their buffers, and
+ * duplicate keys are refused. Each failure names the field with its path
+ * ("model.layers", "gpus_allowed[2]") so the CLI's one-line error and the
+ * problem+json "field" member say exactly what to fix. The encoder writes
+ * every name API.md fixes and adds detail freely; numbers are rounded to
+ * what the models can justify so the output reads cleanly. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "engine.h"
+#include "server_int.h"
+
+/* ------------------------------------------------------------ decoding */
+
+struct dec {
+    char *field;
+    size_t fieldlen;
+    char *err;
+    size_t errlen;
+};
+
+static enum status fail(struct dec *d, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static enum status fail(struct dec *d, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    char why[256];
+    va_start(ap, fmt);
+    if (vsnprintf(why, sizeof why, fmt, ap) < 0)
+        why[0] = '\0';
+    va_end(ap);
+    if (d->field && d->fieldlen && snprintf(d->field, d->fieldlen, "%s", field) < 0)
+        d->field[0] = '\0';
+    if (d->err && d->errlen && snprintf(d->err, d->errlen, "%s: %s", field, why) < 0)
+        d->err[0] = '\0';
+    return ST_INVALID;
+}
+
+/* Refuses keys outside `known` and duplicate keys. */
+static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefix, const char *const *known)
+{
+    char path[96];
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        int ok = 0;
+        if (snprintf(path, sizeof path, "%s%s", prefix, it->string ? it->string : "?") < 0)
+            path[0] = '\0';
+        for (const char *const *k = known; *k; k++)
+            if (it->string && strcmp(it->string, *k) == 0)
+                ok = 1;
+        if (!ok)
+            return fail(d, path, "unknown field");
+        for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
+            if (prev->string && it->string && strcmp(prev->string, it->string) == 0)
+                return fail(d, path, "duplicate field");
+    }
+    return ST_OK;
+}
+
+/* A number in [lo, hi]; absent leaves *out alone. */
+static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, const char *key, double lo,
+                           double hi, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[96];
+    if (!v)
+        return ST_OK;
+    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
+        path[0] = '\0';
+    if (!cJSON_IsNumber(v))
+        return fail(d, path, "must be a number");
+    if (!isfinite(v->valuedouble))
+        return fail(d, path, "must be a finite number");
+    if (v->valuedouble < lo || v->valuedouble > hi)
+        return fail(d, path, "%g is out of range (%g..%g)", v->valuedouble, lo, hi);
+    *out = v->valuedouble;
+    return ST_OK;
+}
+
+static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, const char *key, int lo, int hi,
+                           int *out)
+{
+    double x = NAN;
+    enum status st = get_num(d, obj, prefix, key, lo, hi, &x);
+    char path[96];
+    if (st != ST_OK || isnan(x))
+        return st;
+    if (x != floor(x)) {
+        if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
+            path[0] = '\0';
+        return fail(d, path, "must be a whole number");
+    }
+    *out = (int)x;
+    return ST_OK;
+}
+
+static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, const char *key, char *out,
+                           size_t outlen, int *present)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[96];
+    if (present)
+        *present = 0;
+    if (!v)
+        return ST_OK;
+    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
+        path[0] = '\0';
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return fail(d, path, "must be a string");
+    if (strlen(v->valuestring) >= outlen || !v->valuestring[0])
+        return fail(d, path, "must be 1 to %zu characters", outlen - 1);
+    memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+    if (present)
+        *present = 1;
+    return ST_OK;
+}
+
+/* A string that must be one of `names`; returns the index via *out. */
+static enum status get_enum(struct dec *d, const cJSON *obj, const char *prefix, const char *key,
+                            const char *const *names, int *out)
+{
+    char buf[32];
+    int present = 0;
+    char path[96];
+    enum status st = get_str(d, obj, prefix, key, buf, sizeof buf, &present);
+    if (st != ST_OK || !present)
+        return st;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(buf, names[i]) == 0) {
+            *out = i;
+            return ST_OK;
+        }
+    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
+        path[0] = '\0';
+    return fail(d, path, "unknown value \"%s\"", buf);
+}
+
+static enum status decode_model(struct dec *d, const cJSON *m, struct engine_workload *w)
+{
+    static const char *const known[] = {"preset", "params_b", "active_params_b", "layers", "hidden", "heads",
+        "kv_heads", "ffn_hidden", "vocab", "experts", "experts_active", "shared_experts", "moe_ffn_hidden",
+        "dense_layers", "gated", "tied_embeddings", NULL};
+    struct engine_model *x = &w->model;
+    int has_preset = 0;
+    enum status st;
+
+    if (!cJSON_IsObject(m))
+        return fail(d, "model", "must be an object: {\"preset\": ID} or {\"params_b\": N, ...}");
+    if ((st = check_keys(d, m, "model.", known)) != ST_OK)
+        return st;
+    if ((st = get_str(d, m, "model.", "preset", w->preset, sizeof w->preset, &has_preset)) != ST_OK)
+        return st;
+    if (has_preset) {
+        if (m->child && (m->child->next || strcmp(m->child->string, "preset") != 0))
+            return fail(d, "model", "give either a preset or an explicit shape, not both");
+        return ST_OK;
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(m, "params_b"))
+        return fail(d, "model.params_b", "required when no preset is given");
+    {
+        int gated = -1, tied = 0;
+        if ((st = get_num(d, m, "model.", "params_b", 1e-4, 1e5, &x->params_b)) != ST_OK ||
+            (st = get_num(d, m, "model.", "active_params_b", 1e-4, 1e5, &x->active_params_b)) != ST_OK ||
+            (st = get_int(d, m, "model.", "layers", 1, 2000, &x->layers)) != ST_OK ||
+            (st = get_int(d, m, "model.", "hidden", 64, 262144, &x->hidden)) != ST_OK ||
+            (st = get_int(d, m, "model.", "heads", 1, 4096, &x->heads)) != ST_OK ||
+            (st = get_int(d, m, "model.", "kv_heads", 1, 4096, &x->kv_heads)) != ST_OK ||
+            (st = get_int(d, m, "model.", "ffn_hidden", 1, 1048576, &x->ffn_hidden)) != ST_OK ||
+            (st = get_int(d, m, "model.", "vocab", 1, 10000000, &x->vocab)) != ST_OK ||
+            (st = get_int(d, m, "model.", "experts", 0, 4096, &x->experts)) != ST_OK ||
+            (st = get_int(d, m, "model.", "experts_active", 1, 4096, &x->experts_active)) != ST_OK ||
+            (st = get_int(d, m, "model.", "shared_experts", 0, 64, &x->shared_experts)) != ST_OK ||
+            (st = get_int(d, m, "model.", "moe_ffn_hidden", 1, 1048576, &x->moe_ffn_hidden)) != ST_OK ||
+            (st = get_int(d, m, "model.", "dense_layers", 0, 2000, &x->dense_layers)) != ST_OK)
+            return st;
+        {
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(m, "gated");
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "tied_embeddings");
+            if (g && !cJSON_IsBool(g))
+                return fail(d, "model.gated", "must be true or false");
+            if (t && !cJSON_IsBool(t))
+                return fail(d, "model.tied_embeddings", "must be true or false");
+            gated = g ? cJSON_IsTrue(g) : -1;
+            tied = t ? cJSON_IsTrue(t) : 0;
+        }
+        /* Modern decoders are SwiGLU; an explicit shape without the flag is
+         * taken as gated when its FFN width looks like one (8/3 h rounded). */
+        if (gated < 0)
+            gated = x->ffn_hidden > 0 && x->hidden > 0 && x->ffn_hidden != 4 * x->hidden;
+        x->gated = gated;
+        x->tied_embeddings = tied;
+        if (x->active_params_b > x->params_b)
+            return fail(d, "model.active_params_b", "exceeds params_b");
+        if (x->dense_layers > 0 && x->layers > 0 && x->dense_layers >= x->layers)
+            return fail(d, "model.dense_layers", "must be below layers");
+    }
+    return ST_OK;
+}
+
+static const char *const TASKS[] = {"pretrain", "finetune", "lora", "qlora", NULL};
+static const char *const PRECISIONS[] = {"bf16", "fp16", "fp8", "fp32", NULL};
+static const char *const PRICINGS[] = {"cloud", "buy", NULL};
+static const char *const OPTIMIZERS[] = {"adamw", "adamw-8bit", NULL};
+static const char *const ATTENTIONS[] = {"flash", "standard", NULL};
+static const char *const RECOMPUTES[] = {"none", "selective", "full", NULL};
+static const char *const FABRIC_KINDS[] = {"none", "roce", "infiniband", NULL};
+
+#define WORKLOAD_KEYS "model", "task", "tokens_b", "seq_len", "precision", "deadline_days", "budget_usd", \
+    "pricing", "dataset_tb", "gpus_allowed", "max_gpus", "global_batch_tokens", "optimizer", "lora_rank", \
+    "attention"
+
+static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct engine_workload *w)
+{
+    enum status st;
+    int e;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
+    const cJSON *ga;
+
+    if (!m)
+        return fail(d, "model", "required");
+    if ((st = decode_model(d, m, w)) != ST_OK)
+        return st;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "tokens_b"))
+        return fail(d, "tokens_b", "required (training tokens in billions)");
+    e = w->task;
+    if ((st = get_enum(d, o, "", "task", TASKS, &e)) != ST_OK)
+        return st;
+    w->task = (enum engine_task)e;
+    e = w->precision;
+    if ((st = get_enum(d, o, "", "precision", PRECISIONS, &e)) != ST_OK)
+        return st;
+    w->precision = (enum engine_precision)e;
+    e = w->pricing;
+    if ((st = get_enum(d, o, "", "pricing", PRICINGS, &e)) != ST_OK)
+        return st;
+    w->pricing = (enum engine_pricing)e;
+    e = w->optimizer;
+    if ((st = get_enum(d, o, "", "optimizer", OPTIMIZERS, &e)) != ST_OK)
+        return st;
+    w->optimizer = (enum engine_optimizer)e;
+    e = w->standard_attention;
+    if ((st = get_enum(d, o, "", "attention", ATTENTIONS, &e)) != ST_OK)
+        return st;
+    w->standard_attention = e;
+    if ((st = get_num(d, o, "", "tokens_b", 1e-6, 1e6, &w->tokens_b)) != ST_OK ||
+        (st = get_int(d, o, "", "seq_len", 16, 2097152, &w->seq_len)) != ST_OK ||
+        (st = get_num(d, o, "", "deadline_days", 0.001, 36500, &w->deadline_days)) != ST_OK ||
+        (st = get_num(d, o, "", "budget_usd", 1, 1e13, &w->budget_usd)) != ST_OK ||
+        (st = get_num(d, o, "", "dataset_tb", 0, 1e7, &w->dataset_tb)) != ST_OK ||
+        (st = get_num(d, o, "", "global_batch_tokens", 1, 1e9, &w->global_batch_tokens)) != ST_OK ||
+        (st = get_int(d, o, "", "max_gpus", 1, 1000000, &w->max_gpus)) != ST_OK ||
+        (st = get_int(d, o, "", "lora_rank", 1, 4096, &w->lora_rank)) != ST_OK)
+        return st;
+    ga = cJSON_GetObjectItemCaseSensitive(o, "gpus_allowed");
+    if (ga) {
+        int i = 0;
+        const cJSON *it;
+        char path[48];
+        if (!cJSON_IsArray(ga))
+            return fail(d, "gpus_allowed", "must be an array of GPU ids");
+        if (cJSON_GetArraySize(ga) > WORKLOAD_GPUS_ALLOWED_MAX)
+            return fail(d, "gpus_allowed", "more than %d entries", WORKLOAD_GPUS_ALLOWED_MAX);
+        if (cJSON_GetArraySize(ga) == 0)
+            return fail(d, "gpus_allowed", "must not be empty (leave it out to allow every GPU)");
+        cJSON_ArrayForEach(it, ga) {
+            if (snprintf(path, sizeof path, "gpus_allowed[%d]", i) < 0)
+                path[0] = '\0';
+            if (!cJSON_IsString(it) || !it->valuestring || !it->valuestring[0] ||
+                strlen(it->valuestring) >= ENGINE_ID_MAX)
+                return fail(d, path, "must be a GPU id string");
+            memcpy(w->gpus_allowed[i], it->valuestring, strlen(it->valuestring) + 1);
+            i++;
+        }
+        w->n_gpus_allowed = i;
+    }
+    return ST_OK;
+}
+
+enum status json_workload_decode(const cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
+                                 char *err, size_t errlen)
+{
+    static const char *const known[] = {WORKLOAD_KEYS, NULL};
+    struct dec d = {field, fieldlen, err, errlen};
+    enum status st;
+
+    engine_workload_init(w);
+    if (!cJSON_IsObject(o))
+        return fail(&d, "workload", "must be a JSON object");
+    if ((st = check_keys(&d, o, "", known)) != ST_OK)
+        return st;
+    return decode_workload_fields(&d, o, w);
+}
+
+enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request *r, char *field, size_t fieldlen,
+                                 char *err, size_t errlen)
+{
+    static const char *const known[] = {WORKLOAD_KEYS, "cluster", "parallel", "measured", NULL};
+    static const char *const ckeys[] = {"gpu", "count", "per_node", "fabric_gbps_per_gpu", "fabric", NULL};
+    static const char *const pkeys[] = {"tp", "pp", "dp", "ep", "cp", "zero", "recompute", "micro_batch",
+                                        "global_batch", "vpp", "offload", NULL};
+    static const char *const mkeys[] = {"intra_busbw_gbs", "inter_busbw_gbs", "matmul_tflops", NULL};
+    struct dec d = {field, fieldlen, err, errlen};
+    const cJSON *c, *p, *m;
+    enum status st;
+    int present = 0, e;
+
+    engine_estimate_request_init(r);
+    if (!cJSON_IsObject(o))
+        return fail(&d, "estimate", "must be a JSON object");
+    if ((st = check_keys(&d, o, "", known)) != ST_OK || (st = decode_workload_fields(&d, o, &r->workload)) != ST_OK)
+        return st;
+    c = cJSON_GetObjectItemCaseSensitive(o, "cluster");
+    if (!c)
+        return fail(&d, "cluster", "required: {\"gpu\", \"count\", \"per_node\", \"fabric_gbps_per_gpu\"}");
+    if (!cJSON_IsObject(c))
+        return fail(&d, "cluster", "must be an object");
+    if ((st = check_keys(&d, c, "cluster.", ckeys)) != ST_OK ||
+        (st = get_str(&d, c, "cluster.", "gpu", r->cluster.gpu, sizeof r->cluster.gpu, &present)) != ST_OK)
+        return st;
+    if (!present)
+        return fail(&d, "cluster.gpu", "required");
+    if (!cJSON_GetObjectItemCaseSensitive(c, "count"))
+        return fail(&d, "cluster.count", "required");
+    e = 0;
+    if ((st = get_int(&d, c, "cluster.", "count", 1, 1000000, &r->cluster.count)) != ST_OK ||
+        (st = get_int(&d, c, "cluster.", "per_node", 1, 72, &r->cluster.per_node)) != ST_OK ||
+        (st = get_num(&d, c, "cluster.", "fabric_gbps_per_gpu", 1, 100000, &r->cluster.fabric_gbps_per_gpu)) != ST_OK ||
+        (st = get_enum(&d, c, "cluster.", "fabric", FABRIC_KINDS, &e)) != ST_OK)
+        return st;
+    r->cluster.fabric_kind = (enum engine_fabric_kind)e;
+
+    p = cJSON_GetObjectItemCaseSensitive(o, "parallel");
+    if (p) {
+        const cJSON *off;
+        if (!cJSON_IsObject(p))
+            return fail(&d, "parallel", "must be an object");
+        if ((st = check_keys(&d, p, "parallel.", pkeys)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "tp", 1, 1024, &r->parallel.tp)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "pp", 1, 1024, &r->parallel.pp)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "dp", 1, 1000000, &r->parallel.dp)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "ep", 1, 4096, &r->parallel.ep)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "cp", 1, 64, &r->parallel.cp)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "zero", 0, 3, &r->parallel.zero)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "micro_batch", 1, 4096, &r->parallel.micro_batch)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "global_batch", 1, 10000000, &r->parallel.global_batch)) != ST_OK ||
+            (st = get_int(&d, p, "parallel.", "vpp", 1, 64, &r->parallel.vpp)) != ST_OK)
+            return st;
+        e = r->parallel.recompute;
+        if ((st = get_enum(&d, p, "parallel.", "recompute", RECOMPUTES, &e)) != ST_OK)
+            return st;
+        r->parallel.recompute = e;
+        off = cJSON_GetObjectItemCaseSensitive(p, "offload");
+        if (off && !cJSON_IsBool(off))
+            return fail(&d, "parallel.offload", "must be true or false");
+        r->parallel.offload = off ? cJSON_IsTrue(off) : 0;
+    }
+    m = cJSON_GetObjectItemCaseSensitive(o, "measured");
+    if (m) {
+        if (!cJSON_IsObject(m))
+            return fail(&d, "measured", "must be an object");
+        if ((st = check_keys(&d, m, "measured.", mkeys)) != ST_OK ||
+            (st = get_num(&d, m, "measured.", "intra_busbw_gbs", 0.01, 1e5, &r->measured.intra_busbw_gbs)) != ST_OK ||
+            (st = get_num(&d, m, "measured.", "inter_busbw_gbs", 0.01, 1e5, &r->measured.inter_busbw_gbs)) != ST_OK ||
+            (st = get_num(&d, m, "measured.", "matmul_tflops", 0.01, 1e5, &r->measured.matmul_tflops)) != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+/* The engine's own messages start with the field ("tokens_b: ..."): split
+ * that off for problem+json. */
+void json_field_from_error(const char *err, char *field, size_t fieldlen)
+{
+    size_t n = strcspn(err, ":");
+    if (!fieldlen)
+        return;
+    if (err[n] != ':' || n >= fieldlen || strchr(err, ' ') < err + n) {
+        field[0] = '\0';
+        return;
+    }
+    memcpy(field, err, n);
+    field[n] = '\0';
+}
+
+enum status json_parse(const char *text, size_t len, cJSON **out, char *err, size_t errlen)
+{
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!doc) {
+        size_t at = end && end >= text ? (size_t)(end - text) : 0;
+        snprintf(err, errlen, "body: not valid JSON (near byte %zu)", at);
+        return ST_INVALID;
+    }
+    /* Only whitespace may follow the value. */
+    while (end && (size_t)(end - text) < len && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+        end++;
+    if (end && (size_t)(end - text) < len && *end) {
+        cJSON_Delete(doc);
+        snprintf(err, errlen, "body: unexpected data after the JSON value");
+        return ST_INVALID;
+    }
+    *out = doc;
+    return ST_OK;
+}
+
+/* ------------------------------------------------------------ encoding */
+
+static double rnd(double x, int digits)
+{
+    double f = pow(10.0, digits);
+    if (!isfinite(x))
+        return x;
+    return round(x * f) / f;
+}
+
+/* Significant-figure rounding for quantities that span orders of magnitude. */
+static double sig(double x, int digits)
+{
+    if (!isfinite(x) || x == 0)
+        return x;
+    int mag = (int)floor(log10(fabs(x)));
+    return rnd(x, digits - 1 - mag);
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, v);
+}
+
+static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engine_tier tier)
+{
+    cJSON *o = cJSON_CreateObject(), *x, *arr;
+    char oversub[8];
+
+    if (!o)
+        return NULL;
+    if (with_tier)
+        cJSON_AddStringToObject(o, "tier", engine_tier_name(tier));
+    cJSON_AddBoolToObject(o, "feasible", p->feasible);
+    if (!p->feasible) {
+        cJSON_AddStringToObject(o, "why", p->why);
+        add_num(o, "need_budget_usd", sig(p->need_budget_usd, 4));
+        add_num(o, "need_deadline_days", rnd(p->need_deadline_days, 1));
+    }
+    x = cJSON_AddObjectToObject(o, "gpu");
+    cJSON_AddStringToObject(x, "id", p->gpu_id);
+    cJSON_AddStringToObject(x, "name", p->gpu_name);
+    cJSON_AddNumberToObject(x, "count", p->count);
+    cJSON_AddNumberToObject(x, "per_node", p->per_node);
+    cJSON_AddNumberToObject(x, "nodes", p->nodes);
+
+    x = cJSON_AddObjectToObject(o, "parallel");
+    cJSON_AddNumberToObject(x, "tp", p->par.tp);
+    cJSON_AddNumberToObject(x, "pp", p->par.pp);
+    cJSON_AddNumberToObject(x, "dp", p->par.dp);
+    cJSON_AddNumberToObject(x, "zero", p->par.zero < 0 ? 0 : p->par.zero);
+    cJSON_AddStringToObject(x, "recompute", p->recompute_name ? p->recompute_name : "none");
+    cJSON_AddNumberToObject(x, "micro_batch", p->par.micro_batch);
+    cJSON_AddNumberToObject(x, "ep", p->par.ep);
+    cJSON_AddNumberToObject(x, "cp", p->par.cp);
+    cJSON_AddNumberToObject(x, "vpp", p->par.vpp);
+    cJSON_AddNumberToObject(x, "global_batch", p->par.global_batch);
+    cJSON_AddBoolToObject(x, "offload", p->par.offload);
+
+    x = cJSON_AddObjectToObject(o, "memory");
+    cJSON_AddNumberToObject(x, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
+    cJSON_AddNumberToObject(x, "capacity_gib", rnd(p->mem_capacity_gib, 1));
+    cJSON_AddNumberToObject(x, "weights_gib", rnd(p->mem_weights_gib, 2));
+    cJSON_AddNumberToObject(x, "gradients_gib", rnd(p->mem_gradients_gib, 2));
+    cJSON_AddNumberToObject(x, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
+    cJSON_AddNumberToObject(x, "activations_gib", rnd(p->mem_activations_gib, 2));
+    cJSON_AddNumberToObject(x, "other_gib", rnd(p->mem_other_gib, 2));
+    cJSON_AddNumberToObject(x, "host_offload_gib", rnd(p->host_offload_gib, 2));
+
+    x = cJSON_AddObjectToObject(o, "interconnect");
+    cJSON_AddStringToObject(x, "intra_node", p->intra_node ? p->intra_node : "pcie");
+    cJSON_AddNumberToObject(x, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
+    cJSON_AddNumberToObject(x, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
+
+    x = cJSON_AddObjectToObject(o, "fabric");
+    cJSON_AddStringToObject(x, "type", engine_fabric_kind_name(p->fabric_kind));
+    cJSON_AddStringToObject(x, "id", p->fabric_id);
+    cJSON_AddNumberToObject(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
+    cJSON_AddNumberToObject(x, "nics_per_node", p->nics_per_node);
+    cJSON_AddStringToObject(x, "topology", p->topology ? p->topology : "single-node");
+    snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
+    cJSON_AddStringToObject(x, "oversubscription", oversub);
+    cJSON_AddBoolToObject(x, "lossless", p->lossless);
+    cJSON_AddNumberToObject(x, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
+    {
+        cJSON *sw = cJSON_AddObjectToObject(x, "switches");
+        cJSON_AddNumberToObject(sw, "leaf", p->switches_leaf);
+        cJSON_AddNumberToObject(sw, "spine", p->switches_spine);
+        cJSON_AddNumberToObject(sw, "core", p->switches_core);
+    }
+    cJSON_AddNumberToObject(x, "links", p->links);
+
+    x = cJSON_AddObjectToObject(o, "storage");
+    arr = cJSON_AddArrayToObject(x, "tiers");
+    for (int i = 0; i < p->n_storage; i++) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "tier", p->storage[i].tier);
+        cJSON_AddStringToObject(t, "kind", p->storage[i].kind);
+        cJSON_AddNumberToObject(t, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
+        cJSON_AddNumberToObject(t, "read_gbs", rnd(p->storage[i].read_gbs, 2));
+        cJSON_AddNumberToObject(t, "write_gbs", rnd(p->storage[i].write_gbs, 2));
+        cJSON_AddNumberToObject(t, "usd", rnd(p->storage[i].usd, 0));
+        cJSON_AddItemToArray(arr, t);
+    }
+    {
+        cJSON *ck = cJSON_AddObjectToObject(x, "checkpoint");
+        cJSON_AddNumberToObject(ck, "size_gb", rnd(p->ckpt_size_gb, 1));
+        cJSON_AddNumberToObject(ck, "interval_min", rnd(p->ckpt_interval_min, 1));
+        cJSON_AddNumberToObject(ck, "keep", p->ckpt_keep);
+        cJSON_AddNumberToObject(ck, "write_gbs", rnd(p->ckpt_write_gbs, 2));
+        cJSON_AddNumberToObject(ck, "stall_s", rnd(p->ckpt_stall_s, 1));
+        cJSON_AddBoolToObject(ck, "async", 1);
+        cJSON_AddBoolToObject(ck, "atomic_rename", 1);
+    }
+    cJSON_AddNumberToObject(x, "dataset_tb", rnd(p->dataset_tb, 3));
+    cJSON_AddNumberToObject(x, "read_gbs", rnd(p->read_gbs, 3));
+
+    x = cJSON_AddObjectToObject(o, "host");
+    cJSON_AddNumberToObject(x, "cpu_threads_per_node", p->cpu_threads_per_node);
+    cJSON_AddNumberToObject(x, "ram_gb_per_node", p->ram_gb_per_node);
+    cJSON_AddStringToObject(x, "cpu_governor", "performance");
+    cJSON_AddNumberToObject(o, "power_kw", rnd(p->power_kw, 1));
+
+    x = cJSON_AddObjectToObject(o, "time");
+    cJSON_AddNumberToObject(x, "days", rnd(p->days, 2));
+    cJSON_AddNumberToObject(x, "days_low", rnd(p->days_low, 2));
+    cJSON_AddNumberToObject(x, "days_high", rnd(p->days_high, 2));
+    cJSON_AddNumberToObject(x, "gpu_hours", rnd(p->gpu_hours, 0));
+    cJSON_AddNumberToObject(x, "tokens_per_s", sig(p->tokens_per_s, 5));
+    cJSON_AddNumberToObject(x, "step_time_s", sig(p->step_time_s, 4));
+    cJSON_AddNumberToObject(x, "mfu", rnd(p->mfu, 3));
+    cJSON_AddNumberToObject(x, "hfu", rnd(p->hfu, 3));
+    cJSON_AddNumberToObject(x, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
+    cJSON_AddNumberToObject(x, "comm_fraction", rnd(p->comm_fraction, 3));
+    cJSON_AddNumberToObject(x, "bubble_fraction", rnd(p->bubble_fraction, 3));
+    cJSON_AddNumberToObject(x, "goodput", rnd(p->goodput, 3));
+    cJSON_AddNumberToObject(x, "mtbf_job_h", sig(p->mtbf_job_h, 3));
+    cJSON_AddNumberToObject(x, "flops_total", sig(p->flops_total, 4));
+
+    x = cJSON_AddObjectToObject(o, "cost");
+    cJSON_AddNumberToObject(x, "usd", rnd(p->cost_usd, 0));
+    cJSON_AddNumberToObject(x, "usd_low", rnd(p->cost_low_usd, 0));
+    cJSON_AddNumberToObject(x, "usd_high", rnd(p->cost_high_usd, 0));
+    cJSON_AddStringToObject(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
+
+    arr = cJSON_AddArrayToObject(o, "expectations");
+    for (int i = 0; i < p->n_expectations; i++) {
+        const struct expectation *e = &p->expectations[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "id", e->id);
+        if (!isnan(e->min))
+            cJSON_AddNumberToObject(t, "min", rnd(e->min, 1));
+        if (!isnan(e->max))
+            cJSON_AddNumberToObject(t, "max", rnd(e->max, 1));
+        if (e->value[0])
+            cJSON_AddStringToObject(t, "value", e->value);
+        if (e->unit[0])
+            cJSON_AddStringToObject(t, "unit", e->unit);
+        cJSON_AddStringToObject(t, "why", e->why);
+        cJSON_AddItemToArray(arr, t);
+    }
+    arr = cJSON_AddArrayToObject(o, "rationale");
+    for (int i = 0; i < p->n_rationale; i++) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "rule", p->rationale[i].rule);
+        cJSON_AddStringToObject(t, "text", p->rationale[i].text);
+        cJSON_AddItemToArray(arr, t);
+    }
+    arr = cJSON_AddArrayToObject(o, "warnings");
+    for (int i = 0; i < p->n_warnings; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(p->warnings[i]));
+    arr = cJSON_AddArrayToObject(o, "bom");
+    for (int i = 0; i < p->n_bom; i++) {
+        const struct plan_bom_line *b = &p->bom[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "item", b->item);
+        cJSON_AddStringToObject(t, "description", b->description);
+        cJSON_AddNumberToObject(t, "quantity", rnd(b->quantity, 1));
+        cJSON_AddNumberToObject(t, "unit_usd", rnd(b->unit_usd, 2));
+        cJSON_AddNumberToObject(t, "total_usd", rnd(b->total_usd, 0));
+        cJSON_AddStringToObject(t, "as_of", b->as_of);
+        cJSON_AddItemToArray(arr, t);
+    }
+    cJSON_AddNumberToObject(o, "bom_total_usd", rnd(p->bom_total_usd, 0));
+    return o;
+}
+
+static void add_model(cJSON *o, const struct engine_workload *w, double params_b, double active_b)
+{
+    const struct engine_model *m = &w->model;
+    cJSON *x = cJSON_AddObjectToObject(o, "model");
+    if (w->preset[0])
+        cJSON_AddStringToObject(x, "preset", w->preset);
+    cJSON_AddNumberToObject(x, "params_b", sig(params_b, 4));
+    cJSON_AddNumberToObject(x, "active_params_b", sig(active_b, 4));
+    cJSON_AddNumberToObject(x, "layers", m->layers);
+    cJSON_AddNumberToObject(x, "hidden", m->hidden);
+    cJSON_AddNumberToObject(x, "heads", m->heads);
+    cJSON_AddNumberToObject(x, "kv_heads", m->kv_heads);
+    cJSON_AddNumberToObject(x, "ffn_hidden", m->ffn_hidden);
+    cJSON_AddNumberToObject(x, "vocab", m->vocab);
+    cJSON_AddNumberToObject(x, "experts", m->experts);
+    cJSON_AddNumberToObject(x, "experts_active", m->experts_active);
+    cJSON_AddNumberToObject(x, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+}
+
+cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r)
+{
+    cJSON *o = cJSON_CreateObject(), *arr;
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
+    add_model(o, w, r->params_b, r->active_params_b);
+    cJSON_AddStringToObject(o, "task", engine_task_name(w->task));
+    cJSON_AddNumberToObject(o, "tokens_b", w->tokens_b);
+    cJSON_AddStringToObject(o, "precision", engine_precision_name(w->precision));
+    cJSON_AddStringToObject(o, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
+    arr = cJSON_AddArrayToObject(o, "tiers");
+    for (int t = 0; t < TIER_COUNT; t++)
+        cJSON_AddItemToArray(arr, encode_plan(&r->tiers[t], 1, (enum engine_tier)t));
+    arr = cJSON_AddArrayToObject(o, "warnings");
+    for (int i = 0; i < r->n_warnings; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
+    cJSON_AddNumberToObject(o, "configs_evaluated", (double)r->configs_evaluated);
+    return o;
+}
+
+cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p)
+{
+    cJSON *o = encode_plan(p, 0, TIER_RECOMMENDED);
+    struct engine_param_count pc;
+    if (!o)
+        return NULL;
+    pc = engine_params(&w->model);
+    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
+    add_model(o, w, pc.total / 1e9, pc.active / 1e9);
+    return o;
+}
+
+cJSON *json_catalog_encode(const struct catalog *c)
+{
+    static const char *const gens[GEN_COUNT] = {"ampere", "ada", "hopper", "blackwell", "cdna3", "gaudi3"};
+    static const char *const links[] = {"pcie", "nvlink-bridge", "nvswitch", "xgmi-mesh", "ethernet"};
+    cJSON *o = cJSON_CreateObject(), *arr;
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
+    arr = cJSON_AddArrayToObject(o, "gpus");
+    for (int i = 0; i < c->n_gpus; i++) {
+        const struct engine_gpu *g = &c->gpus[i];
+        cJSON *t = cJSON_CreateObject(), *pr;
+        cJSON_AddStringToObject(t, "id", g->id);
+        cJSON_AddStringToObject(t, "name", g->name);
+        cJSON_AddStringToObject(t, "vendor", g->vendor);
+        cJSON_AddStringToObject(t, "generation", gens[g->gen]);
+        cJSON_AddNumberToObject(t, "memory_gib", g->memory_gib);
+        cJSON_AddNumberToObject(t, "mem_bw_gbs", g->mem_bw_gbs);
+        cJSON_AddNumberToObject(t, "bf16_tflops", g->bf16_tflops);
+        cJSON_AddNumberToObject(t, "fp8_tflops", g->fp8_tflops);
+        cJSON_AddNumberToObject(t, "tdp_w", g->tdp_w);
+        cJSON_AddStringToObject(t, "scaleup_link", links[g->link]);
+        cJSON_AddNumberToObject(t, "scaleup_gbs", g->scaleup_gbs);
+        cJSON_AddNumberToObject(t, "scaleup_domain", g->scaleup_domain);
+        cJSON_AddNumberToObject(t, "nvlinks", g->nvlinks);
+        cJSON_AddNumberToObject(t, "intra_busbw_gbs", g->intra_busbw_gbs);
+        cJSON_AddNumberToObject(t, "pcie_gen", g->pcie_gen);
+        cJSON_AddNumberToObject(t, "per_node", g->per_node);
+        cJSON_AddNumberToObject(t, "default_fabric_gbps", g->default_fabric_gbps);
+        pr = cJSON_AddObjectToObject(t, "price");
+        cJSON_AddNumberToObject(pr, "cloud_usd_per_gpu_hour", g->cloud_usd_per_gpu_hour);
+        cJSON_AddNumberToObject(pr, "server_usd", g->server_usd);
+        cJSON_AddNumberToObject(pr, "server_gpus", g->per_node);
+        cJSON_AddStringToObject(pr, "as_of", g->price_as_of);
+        cJSON_AddStringToObject(pr, "source", g->price_source);
+        cJSON_AddStringToObject(t, "source", g->source);
+        cJSON_AddItemToArray(arr, t);
+    }
+    arr = cJSON_AddArrayToObject(o, "fabrics");
+    for (int i = 0; i < c->n_fabrics; i++) {
+        const struct engine_fabric *f = &c->fabrics[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "id", f->id);
+        cJSON_AddStringToObject(t, "name", f->name);
+        cJSON_AddStringToObject(t, "type", engine_fabric_kind_name(f->kind));
+        cJSON_AddNumberToObject(t, "gbps", f->gbps);
+        cJSON_AddNumberToObject(t, "busbw_per_nic_gbs", f->busbw_per_nic_gbs);
+        cJSON_AddNumberToObject(t, "nic_usd", f->nic_usd);
+        cJSON_AddNumberToObject(t, "switch_radix", f->switch_radix);
+        cJSON_AddNumberToObject(t, "switch_usd", f->switch_usd);
+        cJSON_AddNumberToObject(t, "port_usd", f->port_usd);
+        cJSON_AddNumberToObject(t, "cable_usd", f->cable_usd);
+        cJSON_AddStringToObject(t, "as_of", f->as_of);
+        cJSON_AddStringToObject(t, "source", f->source);
+        cJSON_AddItemToArray(arr, t);
+    }
+    arr = cJSON_AddArrayToObject(o, "storage");
+    for (int i = 0; i < c->n_storage; i++) {
+        const struct engine_storage *s = &c->storage[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "kind", s->id);
+        cJSON_AddStringToObject(t, "name", s->name);
+        cJSON_AddNumberToObject(t, "read_gbs_per_tb", s->read_gbs_per_tb);
+        cJSON_AddNumberToObject(t, "write_gbs_per_tb", s->write_gbs_per_tb);
+        cJSON_AddNumberToObject(t, "usd_per_tb_month", s->usd_per_tb_month);
+        cJSON_AddNumberToObject(t, "usd_per_tb_buy", s->usd_per_tb_buy);
+        cJSON_AddStringToObject(t, "as_of", s->as_of);
+        cJSON_AddStringToObject(t, "source", s->source);
+        cJSON_AddItemToArray(arr, t);
+    }
+    arr = cJSON_AddArrayToObject(o, "presets");
+    for (int i = 0; i < c->n_models; i++) {
+        const struct engine_model *m = &c->models[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "id", m->id);
+        cJSON_AddStringToObject(t, "name", m->name);
+        cJSON_AddNumberToObject(t, "params_b", m->params_b);
+        cJSON_AddNumberToObject(t, "active_params_b", m->active_params_b);
+        cJSON_AddNumberToObject(t, "layers", m->layers);
+        cJSON_AddNumberToObject(t, "hidden", m->hidden);
+        cJSON_AddNumberToObject(t, "heads", m->heads);
+        cJSON_AddNumberToObject(t, "kv_heads", m->kv_heads);
+        cJSON_AddNumberToObject(t, "ffn_hidden", m->ffn_hidden);
+        cJSON_AddNumberToObject(t, "vocab", m->vocab);
+        cJSON_AddNumberToObject(t, "experts", m->experts);
+        cJSON_AddNumberToObject(t, "experts_active", m->experts_active);
+        cJSON_AddNumberToObject(t, "seq_len", m->seq_len);
+        cJSON_AddStringToObject(t, "source", m->source);
+        cJSON_AddItemToArray(arr, t);
+    }
+    return o;
+}

@@ -1,0 +1,47 @@
+# Writes NAME.expected.json for the verdict cases in tests/data/checks/: each
+# input judged against plan-2x8xh100.json (the recommended tier). The
+# expected findings follow from how each input was assembled (see the README
+# there): which faults were put in and which tools were left out.
+import json, os, sys
+
+def F(i, sev, **kw): return {"id": i, "severity": sev, **kw}
+C = "$contains"
+cases = {
+ "healthy-node.log": {"$exit": 0, "verdict": "unknown", "tier": "recommended",
+     "no_evidence": [C, "nccl.allreduce.inter_busbw_gbs", "nvbandwidth.h2d_gbs", "storage.read_mbs",
+                     "storage.write_mbs"],
+     "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "pass", observed=486.10, expected=460),
+                  F("topo.gpu_link", "pass", observed="NV18"), F("ib.write_bw_gbps", "pass"),
+                  F("cpu.governor", "pass"), F("dcgm.fail", "pass"), F("nic.pause", "pass")],
+     "measured": {"intra_busbw_gbs": 486.10, "inter_busbw_gbs": None}},
+ "degraded-node.log": {"$exit": 1, "verdict": "fail",
+     "findings": [C, F("topo.gpu_link", "fail", observed="SYS", expected="NV", rule="R12,R14"),
+                  F("topo.nvlink_min", "fail", observed=0),
+                  F("gpu.pcie_width", "fail", observed=8, expected=16),
+                  F("gpu.pcie_width_degraded", "fail"),
+                  F("gpu.ecc_uncorrectable", "fail", observed=2),
+                  F("gpu.remap_pending", "fail", observed=1),
+                  F("nccl.allreduce.intra_busbw_gbs", "fail", observed={"$approx": 303.03}),
+                  F("nccl.warnings", "fail", observed=1, rule="T8"),
+                  F("ib.rate_gbps", "fail", observed=200), F("ib.port_state", "fail"),
+                  F("ib.lid", "fail", observed=0, rule="T9"),
+                  F("cpu.governor", "warn", observed="powersave", rule="R38"),
+                  F("dcgm.fail", "fail", observed=1, rule="T10"),
+                  F("nic.errors", "fail", observed=49), F("nic.pause", "fail", observed=15631),
+                  F("storage.write_mbs", "fail", observed=76.4)]},
+ "cross-node-30-percent.log": {"$exit": 1, "verdict": "fail",
+     "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "pass"),
+                  F("nccl.allreduce.inter_busbw_gbs", "fail", rule="T2")],
+     "measured": {"intra_busbw_gbs": {"$approx": 484.85}, "inter_busbw_gbs": {"$approx": 141.41}}},
+ "intra-busbw-87-percent.log": {"$exit": 0, "verdict": "warn",
+     "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "warn", observed={"$approx": 404.04})]},
+ "dcgm-skips-only.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("dcgm.fail", "skip", rule="T10")]},
+}
+root = sys.argv[1]
+for name, doc in cases.items():
+    stem = name[:name.rindex(".")]
+    with open(os.path.join(root, stem + ".expected.json"), "w") as out:
+        json.dump(doc, out, indent=1)
+        out.write("\n")
+print(len(cases), "cases")

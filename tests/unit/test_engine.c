@@ -1,0 +1,504 @@
+/* test_engine.c: the planner's Check suite.
+ *
+ * Formulas against the papers they come from (ZeRO table, R2, F1 against
+ * published parameter counts, Young/Daly), properties of the search that must
+ * hold for any workload (memory fits, tp*pp*dp*cp = GPUs, tier ordering,
+ * deadline and budget honoured, ZeRO-3 memory falls with GPUs), input checks
+ * that name the field, and the guard on the median error against published
+ * runs. The catalog comes from the migrations through the db module, as in
+ * production. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "engine.h"
+#include "published_runs.h"
+
+static struct catalog *cat;
+
+static void setup(void)
+{
+    struct db *db = NULL;
+    char err[256];
+    cat = calloc(1, sizeof *cat);
+    ck_assert_ptr_nonnull(cat);
+    ck_assert_int_eq(db_open(":memory:", DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
+    ck_assert_msg(db_catalog_load(db, cat, err, sizeof err) == ST_OK, "%s", err);
+    db_close(db);
+}
+
+static void teardown(void)
+{
+    free(cat);
+    cat = NULL;
+}
+
+static void workload(struct engine_workload *w, const char *preset, double tokens_b)
+{
+    char err[256];
+    engine_workload_init(w);
+    snprintf(w->preset, sizeof w->preset, "%s", preset);
+    w->tokens_b = tokens_b;
+    ck_assert_msg(engine_workload_resolve(w, cat, err, sizeof err) == ST_OK, "%s", err);
+}
+
+static struct engine_recommendation *recommend(const struct engine_workload *w)
+{
+    char err[256];
+    struct engine_recommendation *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(engine_recommend(cat, w, r, err, sizeof err) == ST_OK, "%s", err);
+    return r;
+}
+
+static int within(double got, double want, double rel)
+{
+    return fabs(got - want) <= rel * fabs(want);
+}
+
+/* ---------------------------------------------------------------- formulas */
+
+START_TEST(zero_states_match_the_zero_paper_table)
+{
+    /* ZeRO paper Figure 1: 7.5B parameters, N_d = 64: 120 / 31.4 / 16.6 / 1.9 GB. */
+    double psi = 7.5e9;
+    ck_assert(within(engine_model_states_bytes(psi, 0, 64, OPT_ADAMW) / 1e9, 120.0, 0.02));
+    ck_assert(within(engine_model_states_bytes(psi, 1, 64, OPT_ADAMW) / 1e9, 31.4, 0.02));
+    ck_assert(within(engine_model_states_bytes(psi, 2, 64, OPT_ADAMW) / 1e9, 16.6, 0.02));
+    ck_assert(within(engine_model_states_bytes(psi, 3, 64, OPT_ADAMW) / 1e9, 1.9, 0.02));
+}
+END_TEST
+
+START_TEST(r2_seven_billion_weights_are_14_gb_and_states_exceed_70_gb)
+{
+    struct engine_workload w;
+    struct engine_param_count pc;
+    workload(&w, "llama-2-7b", 1);
+    pc = engine_params(&w.model);
+    ck_assert(within(pc.total * 2.0 / 1e9, 14.0, 0.05));
+    ck_assert(engine_model_states_bytes(pc.total, 0, 1, OPT_ADAMW) / 1e9 > 70.0);
+}
+END_TEST
+
+START_TEST(eight_bit_adam_shrinks_optimizer_state)
+{
+    ck_assert(engine_model_states_bytes(7e9, 0, 1, OPT_ADAMW_8BIT) < engine_model_states_bytes(7e9, 0, 1, OPT_ADAMW));
+    ck_assert(within(engine_model_states_bytes(1e9, 0, 1, OPT_ADAMW_8BIT), 10e9, 1e-9));
+}
+END_TEST
+
+START_TEST(f1_counts_parameters_of_published_shapes)
+{
+    /* Shape-only counts (declared totals removed) against the published sizes. */
+    static const struct { const char *id; double total_b, active_b, tol; } cases[] = {
+        {"llama-2-7b", 6.74, 6.74, 0.02},
+        {"llama-3-70b", 70.6, 70.6, 0.02},
+        {"llama-3.1-405b", 405.85, 405.85, 0.02},
+        {"mixtral-8x7b", 46.7, 12.9, 0.02},
+        {"deepseek-v3", 671, 37, 0.05},
+        {"qwen2.5-72b", 72.7, 72.7, 0.02},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct engine_model m = *catalog_model_find(cat, cases[i].id);
+        struct engine_param_count pc;
+        m.params_b = 0;
+        m.active_params_b = 0;
+        pc = engine_params(&m);
+        ck_assert_msg(within(pc.total / 1e9, cases[i].total_b, cases[i].tol), "%s total %.2f", cases[i].id,
+                      pc.total / 1e9);
+        ck_assert_msg(within(pc.active / 1e9, cases[i].active_b, cases[i].tol), "%s active %.2f", cases[i].id,
+                      pc.active / 1e9);
+    }
+}
+END_TEST
+
+START_TEST(young_daly_interval_matches_the_worked_example)
+{
+    /* facts s4: delta 60 s, M = 11,160 s: Young 1,157 s; Daly first order ~1,100 s. */
+    double t = engine_ckpt_interval_s(60.0, 11160.0);
+    ck_assert_msg(t > 1080 && t < 1180, "%f", t);
+    ck_assert(engine_ckpt_interval_s(100.0, 40.0) == 40.0);
+}
+END_TEST
+
+START_TEST(recompute_and_tensor_parallel_shrink_activations)
+{
+    struct engine_workload w;
+    struct engine_parallel p = {.tp = 1, .pp = 1, .dp = 1, .ep = 1, .cp = 1, .zero = 0, .micro_batch = 1,
+                                .global_batch = 1, .vpp = 1};
+    struct engine_memory none, sel, full, tp8;
+    workload(&w, "gpt-3-175b", 1);
+    p.recompute = RECOMPUTE_NONE;
+    none = engine_memory(&w.model, &w, &p, 2048);
+    p.recompute = RECOMPUTE_SELECTIVE;
+    sel = engine_memory(&w.model, &w, &p, 2048);
+    p.recompute = RECOMPUTE_FULL;
+    full = engine_memory(&w.model, &w, &p, 2048);
+    p.recompute = RECOMPUTE_NONE;
+    p.tp = 8;
+    tp8 = engine_memory(&w.model, &w, &p, 2048);
+    ck_assert(sel.activations < none.activations);
+    ck_assert(full.activations < sel.activations / 5);
+    ck_assert(tp8.activations < none.activations / 6);
+}
+END_TEST
+
+START_TEST(qlora_needs_less_memory_than_lora_and_lora_less_than_full)
+{
+    struct engine_workload w;
+    struct engine_parallel p = {.tp = 1, .pp = 1, .dp = 1, .ep = 1, .cp = 1, .zero = 0,
+                                .recompute = RECOMPUTE_FULL, .micro_batch = 1, .global_batch = 1, .vpp = 1};
+    struct engine_memory full, lora, qlora;
+    workload(&w, "llama-2-70b", 1);
+    full = engine_memory(&w.model, &w, &p, 4096);
+    w.task = TASK_LORA;
+    lora = engine_memory(&w.model, &w, &p, 4096);
+    w.task = TASK_QLORA;
+    qlora = engine_memory(&w.model, &w, &p, 4096);
+    ck_assert(lora.total < full.total / 5);
+    ck_assert(qlora.total < lora.total / 2.5);
+    /* QLoRA s1: a 65B model fine-tunes in under 48 GB. */
+    ck_assert_msg(qlora.total / 1e9 < 52, "%f GB", qlora.total / 1e9);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- properties */
+
+START_TEST(more_gpus_never_raise_memory_per_gpu_under_zero3)
+{
+    struct engine_workload w;
+    double last = INFINITY;
+    workload(&w, "llama-3-70b", 1);
+    for (int dp = 1; dp <= 4096; dp *= 2) {
+        struct engine_parallel p = {.tp = 1, .pp = 1, .dp = dp, .ep = 1, .cp = 1, .zero = 3,
+                                    .recompute = RECOMPUTE_FULL, .micro_batch = 1, .global_batch = 4096, .vpp = 1};
+        struct engine_memory m = engine_memory(&w.model, &w, &p, 8192);
+        ck_assert_msg(m.total <= last, "dp %d: %f > %f", dp, m.total, last);
+        last = m.total;
+    }
+}
+END_TEST
+
+static void check_plan_invariants(const struct engine_plan *p, const char *what)
+{
+    if (p->gpu_index < 0)
+        return;
+    ck_assert_msg(p->par.tp * p->par.pp * p->par.dp * (p->par.cp > 0 ? p->par.cp : 1) == p->count,
+                  "%s: tp %d pp %d dp %d != %d", what, p->par.tp, p->par.pp, p->par.dp, p->count);
+    ck_assert_msg(p->count == p->per_node * p->nodes, "%s: count", what);
+    ck_assert_msg(p->mem_per_gpu_gib <= p->mem_capacity_gib, "%s: %.1f GiB > %.1f", what, p->mem_per_gpu_gib,
+                  p->mem_capacity_gib);
+    ck_assert_msg(p->days > 0 && p->days_low <= p->days && p->days <= p->days_high, "%s: days", what);
+    ck_assert_msg(p->cost_usd > 0 && p->cost_low_usd <= p->cost_usd && p->cost_usd <= p->cost_high_usd,
+                  "%s: cost", what);
+    ck_assert_msg(p->mfu > 0 && p->mfu < 1 && p->goodput > 0 && p->goodput <= 1, "%s: mfu/goodput", what);
+    ck_assert_msg(p->n_expectations > 0 && p->n_rationale > 0, "%s: explained", what);
+    ck_assert_msg(fabs(p->bom_total_usd - p->cost_usd) < 1.0, "%s: bom %.0f != cost %.0f", what, p->bom_total_usd,
+                  p->cost_usd);
+    if (p->nodes > 1) {
+        ck_assert_msg(p->nics_per_node == p->per_node, "%s: one NIC per GPU (R16)", what);
+        ck_assert_msg(p->fabric_kind != FABRIC_NONE, "%s: multi-node needs RDMA", what);
+    }
+}
+
+START_TEST(tiers_are_ordered_and_honour_deadline_and_budget)
+{
+    static const struct { const char *preset; double tokens_b, deadline, budget; enum engine_task task;
+                          enum engine_pricing pricing; } cases[] = {
+        {"llama-2-7b", 200, 14, 200000, TASK_PRETRAIN, PRICING_CLOUD},
+        {"llama-3-70b", 2000, 60, 20e6, TASK_PRETRAIN, PRICING_CLOUD},
+        {"llama-3-8b", 1, 2, NAN, TASK_LORA, PRICING_CLOUD},
+        {"mixtral-8x7b", 500, 30, NAN, TASK_PRETRAIN, PRICING_BUY},
+        {"llama-3.1-405b", 15600, 90, NAN, TASK_PRETRAIN, PRICING_CLOUD},
+        {"qwen2.5-7b", 5, 3, 50000, TASK_QLORA, PRICING_BUY},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        const struct engine_plan *mn, *rc, *pf;
+        workload(&w, cases[i].preset, cases[i].tokens_b);
+        w.deadline_days = cases[i].deadline;
+        w.budget_usd = cases[i].budget;
+        w.task = cases[i].task;
+        w.pricing = cases[i].pricing;
+        r = recommend(&w);
+        mn = &r->tiers[TIER_MINIMUM];
+        rc = &r->tiers[TIER_RECOMMENDED];
+        pf = &r->tiers[TIER_PERFORMANCE];
+        for (int t = 0; t < TIER_COUNT; t++)
+            check_plan_invariants(&r->tiers[t], cases[i].preset);
+        ck_assert_msg(rc->feasible, "%s: recommended infeasible: %s", cases[i].preset, rc->why);
+        ck_assert_msg(rc->days <= cases[i].deadline, "%s: %.1f days > deadline", cases[i].preset, rc->days);
+        if (!isnan(cases[i].budget))
+            ck_assert_msg(rc->cost_usd <= cases[i].budget, "%s: over budget", cases[i].preset);
+        ck_assert_msg(mn->cost_usd <= rc->cost_usd + 0.5 && mn->cost_usd <= pf->cost_usd + 0.5,
+                      "%s: minimum is not cheapest", cases[i].preset);
+        ck_assert_msg(pf->days <= rc->days + 1e-9 && pf->days <= mn->days + 1e-9, "%s: performance is not fastest",
+                      cases[i].preset);
+        free(r);
+    }
+}
+END_TEST
+
+START_TEST(recommend_respects_gpus_allowed_and_max_gpus)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    char err[256];
+    workload(&w, "llama-3-70b", 1000);
+    snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "a100-sxm-80gb");
+    snprintf(w.gpus_allowed[1], sizeof w.gpus_allowed[1], "h100-sxm-80gb");
+    w.n_gpus_allowed = 2;
+    w.max_gpus = 256;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+    r = recommend(&w);
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct engine_plan *p = &r->tiers[t];
+        ck_assert(strcmp(p->gpu_id, "a100-sxm-80gb") == 0 || strcmp(p->gpu_id, "h100-sxm-80gb") == 0);
+        ck_assert_int_le(p->count, 256);
+    }
+    free(r);
+}
+END_TEST
+
+START_TEST(impossible_deadline_says_what_would_work)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    workload(&w, "llama-3.1-405b", 15600);
+    w.deadline_days = 30;
+    w.budget_usd = 10e6;
+    w.max_gpus = 4096;
+    r = recommend(&w);
+    ck_assert(!r->tiers[TIER_RECOMMENDED].feasible);
+    ck_assert(strlen(r->tiers[TIER_RECOMMENDED].why) > 10);
+    ck_assert(!isnan(r->tiers[TIER_RECOMMENDED].need_deadline_days) ||
+              !isnan(r->tiers[TIER_RECOMMENDED].need_budget_usd));
+    ck_assert_int_gt(r->n_warnings, 0);
+    free(r);
+}
+END_TEST
+
+START_TEST(a_model_too_large_for_max_gpus_is_infeasible_with_a_reason)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    workload(&w, "llama-3.1-405b", 100);
+    w.max_gpus = 2;
+    r = recommend(&w);
+    for (int t = 0; t < TIER_COUNT; t++) {
+        ck_assert(!r->tiers[t].feasible);
+        ck_assert(strstr(r->tiers[t].why, "does not fit") != NULL);
+    }
+    free(r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- estimate */
+
+static void estimate_70b(struct engine_estimate_request *q)
+{
+    char err[256];
+    engine_estimate_request_init(q);
+    snprintf(q->workload.preset, sizeof q->workload.preset, "llama-3-70b");
+    q->workload.tokens_b = 2000;
+    ck_assert_int_eq(engine_workload_resolve(&q->workload, cat, err, sizeof err), ST_OK);
+    snprintf(q->cluster.gpu, sizeof q->cluster.gpu, "h100-sxm-80gb");
+    q->cluster.count = 1024;
+    q->cluster.per_node = 8;
+    q->cluster.fabric_gbps_per_gpu = 400;
+}
+
+START_TEST(estimate_keeps_the_given_layout_and_fills_the_rest)
+{
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+    estimate_70b(&q);
+    q.parallel.tp = 8;
+    q.parallel.pp = 4;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert(p.feasible);
+    ck_assert_int_eq(p.par.tp, 8);
+    ck_assert_int_eq(p.par.pp, 4);
+    ck_assert_int_eq(p.par.dp, 32);
+    check_plan_invariants(&p, "estimate");
+}
+END_TEST
+
+START_TEST(measured_slow_fabric_lengthens_the_plan)
+{
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    struct engine_measured m;
+    char err[256];
+    double nominal, slow;
+    estimate_70b(&q);
+    q.parallel.tp = 8;
+    q.parallel.pp = 1;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert_msg(p.feasible, "%s", p.why);
+    engine_measured_init(&m);
+    nominal = engine_plan_days_at(cat, &q.workload, &p, &m);
+    ck_assert(within(nominal, p.days, 1e-6));
+    m.inter_busbw_gbs = 151.0 / 8.0;   /* 151 Gb/s measured across nodes, in GB/s */
+    slow = engine_plan_days_at(cat, &q.workload, &p, &m);
+    ck_assert_msg(slow > nominal * 1.2, "%f vs %f", slow, nominal);
+}
+END_TEST
+
+START_TEST(estimate_rejects_a_layout_that_does_not_match_the_cluster)
+{
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+    estimate_70b(&q);
+    q.parallel.tp = 8;
+    q.parallel.pp = 4;
+    q.parallel.dp = 8;
+    ck_assert_int_eq(engine_estimate(cat, &q, &p, err, sizeof err), ST_INVALID);
+    ck_assert(strncmp(err, "parallel", 8) == 0);
+    estimate_70b(&q);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "nope");
+    ck_assert_int_eq(engine_estimate(cat, &q, &p, err, sizeof err), ST_INVALID);
+    ck_assert(strncmp(err, "cluster.gpu", 11) == 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- input */
+
+START_TEST(resolve_names_the_field_it_rejects)
+{
+    struct engine_workload w;
+    char err[256];
+    engine_workload_init(&w);
+    snprintf(w.preset, sizeof w.preset, "no-such-model");
+    w.tokens_b = 1;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_INVALID);
+    ck_assert(strncmp(err, "model.preset", 12) == 0);
+
+    engine_workload_init(&w);
+    w.model.params_b = 7;
+    w.tokens_b = -1;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_INVALID);
+    ck_assert(strncmp(err, "tokens_b", 8) == 0);
+
+    engine_workload_init(&w);
+    w.model.params_b = 7;
+    w.tokens_b = 1;
+    snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "tpu-v9");
+    w.n_gpus_allowed = 1;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_INVALID);
+    ck_assert(strncmp(err, "gpus_allowed[0]", 15) == 0);
+
+    engine_workload_init(&w);
+    w.model.params_b = 7;
+    w.model.hidden = 4096;
+    w.model.heads = 30;
+    w.tokens_b = 1;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_INVALID);
+    ck_assert(strncmp(err, "model.heads", 11) == 0);
+}
+END_TEST
+
+START_TEST(params_only_models_get_a_usable_shape)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    char err[256];
+    engine_workload_init(&w);
+    w.model.params_b = 13;
+    w.tokens_b = 100;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+    ck_assert_int_gt(w.model.layers, 10);
+    ck_assert_int_eq(w.model.hidden % w.model.heads, 0);
+    r = recommend(&w);
+    ck_assert(r->tiers[TIER_MINIMUM].feasible);
+    free(r);
+}
+END_TEST
+
+START_TEST(catalog_holds_every_gpu_named_in_the_api)
+{
+    static const char *const ids[] = {"a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-40gb", "a100-pcie-80gb",
+        "h100-sxm-80gb", "h100-pcie-80gb", "h100-nvl-94gb", "h800-sxm-80gb", "h200-sxm-141gb", "h200-nvl-141gb",
+        "b200-sxm-180gb", "gb200-nvl-186gb", "l40s-pcie-48gb", "l4-pcie-24gb", "a10-pcie-24gb", "rtx4090-pcie-24gb",
+        "rtx5090-pcie-32gb", "rtx6000ada-pcie-48gb", "mi300x-oam-192gb", "mi325x-oam-256gb", "gaudi3-oam-128gb"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        const struct engine_gpu *g = catalog_gpu_find(cat, ids[i]);
+        ck_assert_msg(g != NULL, "%s missing", ids[i]);
+        ck_assert_msg(g->price_as_of[0] && g->price_source[0] && g->source[0], "%s: no source", ids[i]);
+    }
+    ck_assert_ptr_nonnull(catalog_model_find(cat, "llama-3.1-405b"));
+    ck_assert_ptr_nonnull(catalog_model_find(cat, "deepseek-v3"));
+    ck_assert_ptr_nonnull(catalog_storage_find(cat, "parallel-fs"));
+    ck_assert_int_ge(cat->n_fabrics, 7);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- accuracy */
+
+START_TEST(median_error_on_published_runs_stays_within_15_percent)
+{
+    struct runs *rs = calloc(1, sizeof *rs);
+    char err[256];
+    double median;
+    int n;
+    ck_assert_ptr_nonnull(rs);
+    ck_assert_msg(runs_load(TESTDATA "/published-runs.csv", cat, rs, err, sizeof err) == 0, "%s", err);
+    n = runs_evaluate(cat, rs, &median);
+    ck_assert_int_ge(n, 50);
+    ck_assert_msg(median <= 0.15, "median |error| %.1f%% over %d runs", 100 * median, n);
+    free(rs);
+}
+END_TEST
+
+static Suite *engine_suite(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *f = tcase_create("formulas"), *p = tcase_create("properties"), *e = tcase_create("estimate"),
+          *i = tcase_create("input"), *a = tcase_create("accuracy");
+    TCase *all[] = {f, p, e, i, a};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+        tcase_add_checked_fixture(all[k], setup, teardown);
+        tcase_set_timeout(all[k], 60);
+    }
+    tcase_add_test(f, zero_states_match_the_zero_paper_table);
+    tcase_add_test(f, r2_seven_billion_weights_are_14_gb_and_states_exceed_70_gb);
+    tcase_add_test(f, eight_bit_adam_shrinks_optimizer_state);
+    tcase_add_test(f, f1_counts_parameters_of_published_shapes);
+    tcase_add_test(f, young_daly_interval_matches_the_worked_example);
+    tcase_add_test(f, recompute_and_tensor_parallel_shrink_activations);
+    tcase_add_test(f, qlora_needs_less_memory_than_lora_and_lora_less_than_full);
+    tcase_add_test(p, more_gpus_never_raise_memory_per_gpu_under_zero3);
+    tcase_add_test(p, tiers_are_ordered_and_honour_deadline_and_budget);
+    tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
+    tcase_add_test(p, impossible_deadline_says_what_would_work);
+    tcase_add_test(p, a_model_too_large_for_max_gpus_is_infeasible_with_a_reason);
+    tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
+    tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
+    tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
+    tcase_add_test(i, resolve_names_the_field_it_rejects);
+    tcase_add_test(i, params_only_models_get_a_usable_shape);
+    tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
+    tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
+    suite_add_tcase(s, f);
+    suite_add_tcase(s, p);
+    suite_add_tcase(s, e);
+    suite_add_tcase(s, i);
+    suite_add_tcase(s, a);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(engine_suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

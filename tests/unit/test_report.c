@@ -1,0 +1,626 @@
+/* test_report.c: the report module's parsers and checker, one behaviour per
+ * test. Inputs are small texts written here to isolate one rule each; the
+ * real samples are covered by the fixture runner (tests/data/reports). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static struct report *parse(const char *text)
+{
+    struct report *rep = NULL;
+    ck_assert_int_eq(report_parse(text, strlen(text), &rep), ST_OK);
+    ck_assert_ptr_nonnull(rep);
+    return rep;
+}
+
+static const struct report_section *first(const struct report *rep, enum report_kind k)
+{
+    for (size_t i = 0; i < rep->section_count; i++)
+        if (rep->sections[i].kind == k)
+            return &rep->sections[i];
+    return NULL;
+}
+
+static struct expectation exp_min(const char *id, double min)
+{
+    struct expectation e;
+    memset(&e, 0, sizeof(e));
+    snprintf(e.id, sizeof(e.id), "%s", id);
+    e.min = min;
+    e.max = NAN;
+    return e;
+}
+
+static struct expectation exp_max(const char *id, double max)
+{
+    struct expectation e = exp_min(id, NAN);
+    e.max = max;
+    return e;
+}
+
+static struct expectation exp_val(const char *id, const char *v)
+{
+    struct expectation e = exp_min(id, NAN);
+    snprintf(e.value, sizeof(e.value), "%s", v);
+    return e;
+}
+
+static const struct report_finding *finding(const struct report_verdict *v, const char *id)
+{
+    for (size_t i = 0; i < v->count; i++)
+        if (strcmp(v->findings[i].id, id) == 0)
+            return &v->findings[i];
+    return NULL;
+}
+
+static struct report_verdict verdict;
+
+static enum report_severity judge(const char *text, struct expectation e, const char *id)
+{
+    struct report *rep = parse(text);
+    report_check(&e, 1, rep, &verdict);
+    report_free(rep);
+    const struct report_finding *f = finding(&verdict, id);
+    ck_assert_msg(f != NULL, "no finding %s", id);
+    return f->severity;
+}
+
+/* ---- shared input pieces ---- */
+
+static const char *NCCL_HDR =
+    "# nThread 1 nGpus 8 minBytes 8 maxBytes 4294967296 step: 2(factor) warmup iters: 5\n"
+    "#  Rank  0 Group  0 Pid 1 on nodeA device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+    "#  Rank  7 Group  0 Pid 1 on nodeA device  7 [0xdb] NVIDIA H100 80GB HBM3\n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+
+static char *nccl_text(const char *rows, const char *footer)
+{
+    static char buf[8192];
+    snprintf(buf, sizeof(buf), "%s%s%s", NCCL_HDR, rows, footer);
+    return buf;
+}
+
+static const char *ROW_SMALL =
+    "     8388608       2097152     float     sum      -1    60.1  139.57  244.25      0    60.0  139.81  244.67      0\n";
+static const char *ROW_LARGE_300 =
+    "  4294967296    1073741824     float     sum      -1  25000  171.80  300.65      0  25010  171.73  300.53      0\n";
+static const char *ROW_LARGE_480 =
+    "  4294967296    1073741824     float     sum      -1  15600  275.32  481.81      0  15610  275.14  481.50      0\n";
+
+/* ---- parser ---- */
+
+START_TEST(parse_nccl_reads_current_layout_and_ignores_the_avg_footer)
+{
+    struct report *rep = parse(nccl_text(ROW_SMALL, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 12.5\n"));
+    const struct report_section *s = first(rep, REPORT_NCCL);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.nccl.ranks, 8);
+    ck_assert_int_eq(s->u.nccl.nodes, 1);
+    ck_assert_double_eq_tol(s->u.nccl.busbw_largest_gbs, 244.67, 1e-9);
+    ck_assert_double_eq_tol(s->u.nccl.busbw_avg_gbs, 12.5, 1e-9);
+    ck_assert_str_eq(s->u.nccl.collective, "all_reduce");
+    ck_assert_double_eq(s->u.nccl.wrong_total, 0);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_nccl_reads_old_error_column)
+{
+    struct report *rep = parse(
+        "       65536          8192   float    16.57    1.98    1.98  0e+00    13.83    2.37    2.37  1e-03\n");
+    const struct report_section *s = first(rep, REPORT_NCCL);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.nccl.wrong_is_error_column, 1);
+    ck_assert_double_eq(s->u.nccl.wrong_total, 1);   /* one nonzero error cell */
+    ck_assert_double_eq_tol(s->u.nccl.busbw_peak_gbs, 2.37, 1e-9);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_nccl_skips_info_lines_between_rows)
+{
+    char text[8192];
+    snprintf(text, sizeof(text), "%s%s%s%s", NCCL_HDR, ROW_SMALL,
+             "nodeA:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n", ROW_LARGE_480);
+    struct report *rep = parse(text);
+    ck_assert_uint_eq(rep->section_count, 1);
+    ck_assert_int_eq(rep->sections[0].u.nccl.row_count, 2);
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_nccl_sums_nonzero_wrong_and_counts_warn_lines)
+{
+    struct report *rep = parse(nccl_text(
+        "  4294967296    1073741824     float     sum      -1  15600  275.32  481.81      4  15610  275.14  481.50      1\n",
+        "host:1:2 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion with error 12\n"));
+    const struct report_section *s = first(rep, REPORT_NCCL);
+    ck_assert_double_eq(s->u.nccl.wrong_total, 5);
+    ck_assert_int_eq(s->u.nccl.nccl_warnings, 1);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_nccl_reads_a_header_whose_hash_markdown_ate)
+{
+    struct report *rep = parse(
+        "      size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "  4294967296    1073741824     float     sum      -1  15600  275.32  481.81      0  15610  275.14  481.50      0\n"
+        "Avg bus bandwidth    : 400.1\n");
+    const struct report_section *s = first(rep, REPORT_NCCL);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq_tol(s->u.nccl.busbw_largest_gbs, 481.81, 1e-9);
+    ck_assert_double_eq_tol(s->u.nccl.busbw_avg_gbs, 400.1, 1e-9);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_topo_finds_worst_path_and_fewest_nvlinks)
+{
+    struct report *rep = parse("\tGPU0\tGPU1\tGPU2\tCPU Affinity\n"
+                               "GPU0\t X \tNV12\tNV6\t0-7\n"
+                               "GPU1\tNV12\t X \tPIX\t0-7\n"
+                               "GPU2\tNV6\tPIX\t X \t0-7\n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.topo.gpu_count, 3);
+    ck_assert_int_eq(s->u.topo.nic_count, 0);
+    ck_assert_int_eq(s->u.topo.link_worst, TOPO_CELL_PIX);
+    ck_assert_int_eq(s->u.topo.nvlink_min, 0);
+    ck_assert_int_eq(s->u.topo.pairs_read, 3);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_topo_counts_pairs_a_cut_matrix_does_not_show)
+{
+    struct report *rep = parse("        GPU0    GPU1    GPU2    GPU3\n"
+                               "GPU0     X      NV18    NV18    NV18\n"
+                               "GPU1    NV18     X      NV18    NV18\n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_int_eq(s->u.topo.pairs_total, 6);
+    ck_assert_int_eq(s->u.topo.pairs_read, 5);
+    ck_assert_int_eq(s->u.topo.nvlink_min, 18);
+    ck_assert_int_gt(s->issue_count, 0);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_perftest_converts_mb_per_sec_to_gbps)
+{
+    struct report *rep = parse("                    RDMA_Write BW Test\n"
+                               " Link type       : Ethernet\n"
+                               " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+                               " 65536      5000             11000.00            10000.00               0.16\n");
+    const struct report_section *s = first(rep, REPORT_PERFTEST);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(s->u.perf.test, "ib_write_bw");
+    ck_assert_str_eq(s->u.perf.link_layer, "Ethernet");
+    ck_assert_double_eq_tol(s->u.perf.bw_avg_gbps, 10000.0 * 1048576 * 8 / 1e9, 1e-9);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_strips_email_quotes_and_tmux_borders)
+{
+    struct report *rep = parse("> CA 'mlx5_0'\n"
+                               "> \tPort 1:\n"
+                               "> \t\tState: Active\n"
+                               "\xe2\x94\x82\t\tRate: 400        \xe2\x94\x82\n"
+                               "\xe2\x94\x82\t\tLink layer: InfiniBand\n");
+    const struct report_section *s = first(rep, REPORT_IB_PORTS);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.ib.ports_active, 1);
+    ck_assert_double_eq(s->u.ib.ports[0].rate_gbps, 400);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_ibstat_flags_bad_lid_only_on_infiniband)
+{
+    struct report *rep = parse("CA 'a'\n\tPort 1:\n\t\tState: Active\n\t\tBase lid: 0\n\t\tLink layer: Ethernet\n"
+                               "CA 'b'\n\tPort 1:\n\t\tState: Active\n\t\tBase lid: 65535\n\t\tLink layer: InfiniBand\n");
+    const struct report_section *s = first(rep, REPORT_IB_PORTS);
+    ck_assert_int_eq(s->u.ib.ports_total, 2);
+    ck_assert_int_eq(s->u.ib.ports_bad_lid, 1);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_ibstatus_reads_hex_lid_and_rate)
+{
+    struct report *rep = parse("Infiniband device 'mlx5_0' port 1 status:\n"
+                               "\tbase lid:\t 0x1a\n\tstate:\t\t 4: ACTIVE\n\tphys state:\t 5: LinkUp\n"
+                               "\trate:\t\t 200 Gb/sec (4X HDR)\n\tlink_layer:\t InfiniBand\n");
+    const struct report_section *s = first(rep, REPORT_IB_PORTS);
+    ck_assert_str_eq(s->tool, "ibstatus");
+    ck_assert_double_eq(s->u.ib.ports[0].base_lid, 26);
+    ck_assert_double_eq(s->u.ib.ports[0].rate_gbps, 200);
+    ck_assert_str_eq(s->u.ib.ports[0].state, "Active");
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_nvidia_smi_q_keeps_max_and_current_apart)
+{
+    struct report *rep = parse("==============NVSMI LOG==============\n"
+                               "Attached GPUs                             : 1\n"
+                               "GPU 00000000:18:00.0\n"
+                               "    Product Name                          : NVIDIA H100 80GB HBM3\n"
+                               "            PCIe Generation\n"
+                               "                Max                       : 5\n"
+                               "                Current                   : 1\n"
+                               "            Link Width\n"
+                               "                Max                       : 16x\n"
+                               "                Current                   : 8x\n"
+                               "    MIG Mode\n"
+                               "        Current                           : Disabled\n"
+                               "        Pending                           : Disabled\n");
+    const struct report_section *s = first(rep, REPORT_GPU);
+    ck_assert_int_eq(s->u.gpu.pcie_gen_max, 5);
+    ck_assert_int_eq(s->u.gpu.info[0].pcie_gen_current, 1);
+    ck_assert_int_eq(s->u.gpu.pcie_width_max, 16);
+    ck_assert_int_eq(s->u.gpu.pcie_width_min_current, 8);
+    ck_assert_int_eq(s->u.gpu.remap_pending, -1);   /* MIG's Pending is not a remap */
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_dcgm_counts_per_gpu_results_on_continuation_rows)
+{
+    struct report *rep = parse("| GPU Memory                | Pass - GPU: 1                                  |\n"
+                               "|                           | Fail - GPU: 0                                  |\n"
+                               "| Info                      | GPU 0 Fail to allocate: out of memory          |\n"
+                               "|                           | Pass maybe later                               |\n");
+    const struct report_section *s = first(rep, REPORT_DCGM);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.dcgm.pass, 1);
+    ck_assert_int_eq(s->u.dcgm.fail, 1);
+    ck_assert_str_eq(s->u.dcgm.failed_tests[0], "GPU Memory");
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_fio_text_prefers_group_bandwidth_in_decimal_mb)
+{
+    struct report *rep = parse("seq: (g=0): rw=read, bs=(R) 1024KiB-1024KiB, ioengine=libaio, iodepth=32\n"
+                               "fio-3.36\n"
+                               "  read: IOPS=2861, BW=2861MiB/s (3000MB/s)(167GiB/60001msec)\n"
+                               "Run status group 0 (all jobs):\n"
+                               "   READ: bw=2861MiB/s (3000MB/s), 2861MiB/s-2861MiB/s (3000MB/s-3000MB/s), io=167GiB (180GB)\n");
+    const struct report_section *s = first(rep, REPORT_FIO);
+    ck_assert_double_eq_tol(s->u.fio.read_bw_mbs, 3000, 1e-9);
+    ck_assert_double_eq_tol(s->u.fio.read_iops, 2861, 1e-9);
+    ck_assert(isnan(s->u.fio.write_bw_mbs));
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_cpupower_keeps_two_runs_as_two_sections)
+{
+    struct report *rep = parse("# cpupower frequency-info\n"
+                               "                  The governor \"performance\" may decide which speed to use\n"
+                               "# cpupower frequency-info\n"
+                               "                  The governor \"powersave\" may decide which speed to use\n");
+    ck_assert_uint_eq(rep->section_count, 2);
+    ck_assert_str_eq(rep->sections[0].u.cpu.governor, "performance");
+    ck_assert_str_eq(rep->sections[1].u.cpu.governor, "powersave");
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_ethtool_uses_phy_pause_total_instead_of_summing_priorities)
+{
+    struct report *rep = parse("NIC statistics:\n     rx_prio3_pause: 10\n     rx_pause_ctrl_phy: 10\n"
+                               "     tx_pause_ctrl_phy: 2\n     rx_crc_errors_phy: 3\n");
+    const struct report_section *s = first(rep, REPORT_NIC);
+    ck_assert_double_eq(s->u.nic.rx_pause, 10);
+    ck_assert_double_eq(s->u.nic.tx_pause, 2);
+    ck_assert_double_eq(s->u.nic.errors, 3);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_splits_a_preflight_log_into_one_section_per_tool)
+{
+    struct report *rep = parse("$ ibstat\nCA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n"
+                               "$ lscpu\nArchitecture:        x86_64\nCPU(s):              64\n"
+                               "nvbandwidth Version: v0.5\nRunning host_to_device_memcpy_ce.\n"
+                               "SUM host_to_device_memcpy_ce 411.10\n");
+    ck_assert_uint_eq(rep->section_count, 3);
+    ck_assert_int_eq(rep->sections[0].kind, REPORT_IB_PORTS);
+    ck_assert_int_eq(rep->sections[1].kind, REPORT_CPU);
+    ck_assert_int_eq(rep->sections[1].u.cpu.threads, 64);
+    ck_assert_int_eq(rep->sections[2].kind, REPORT_NVBANDWIDTH);
+    ck_assert_double_eq_tol(rep->sections[2].u.nvbw.tests[0].sum_gbs, 411.10, 1e-9);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_survives_binary_and_unterminated_input)
+{
+    char junk[4096];
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = (char)((i * 2654435761u) >> 13);
+    struct report *rep = NULL;
+    ck_assert_int_eq(report_parse(junk, sizeof(junk), &rep), ST_OK);
+    report_free(rep);
+    /* a buffer that ends mid-number with no NUL after it */
+    char *cut = malloc(5);
+    memcpy(cut, "GPU0 ", 5);
+    ck_assert_int_eq(report_parse(cut, 5, &rep), ST_OK);
+    report_free(rep);
+    free(cut);
+}
+END_TEST
+
+START_TEST(parse_caps_sections_and_counts_the_rest)
+{
+    size_t n = REPORT_SECTIONS_MAX + 10;
+    char *text = malloc(n * 32);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, 32, "analyzing CPU %zu:\n", i);
+    struct report *rep = NULL;
+    ck_assert_int_eq(report_parse(text, len, &rep), ST_OK);
+    ck_assert_uint_eq(rep->section_count, REPORT_SECTIONS_MAX);
+    ck_assert_uint_eq(rep->sections_dropped, 10);
+    report_free(rep);
+    free(text);
+}
+END_TEST
+
+/* ---- checker ---- */
+
+static const char *TOPO_PCIE = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nGPU1\tSYS\t X \t0-7\n";
+static const char *TOPO_NV = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0-7\nGPU1\tNV18\t X \t0-7\n";
+
+START_TEST(check_fails_a_pcie_path_where_nvswitch_is_planned)
+{
+    ck_assert_int_eq(judge(TOPO_PCIE, exp_val(EXP_TOPO_GPU_LINK, "NV"), EXP_TOPO_GPU_LINK), SEV_FAIL);
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    ck_assert_int_eq(judge(TOPO_NV, exp_val(EXP_TOPO_GPU_LINK, "NV"), EXP_TOPO_GPU_LINK), SEV_PASS);
+}
+END_TEST
+
+START_TEST(check_fails_when_nvlinks_are_down)
+{
+    const char *t = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV12\t0-7\nGPU1\tNV12\t X \t0-7\n";
+    ck_assert_int_eq(judge(t, exp_min(EXP_TOPO_NVLINK_MIN, 18), EXP_TOPO_NVLINK_MIN), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_is_unknown_when_a_cut_matrix_shows_no_fault)
+{
+    const char *t = "GPU0 GPU1 GPU2\nGPU0 X NV18 NV18\n";
+    ck_assert_int_eq(judge(t, exp_val(EXP_TOPO_GPU_LINK, "NV"), EXP_TOPO_GPU_LINK), SEV_UNKNOWN);
+}
+END_TEST
+
+START_TEST(check_grades_busbw_at_90_and_70_percent_of_expected)
+{
+    ck_assert_int_eq(judge(nccl_text(ROW_LARGE_480, ""), exp_min(EXP_NCCL_INTRA_BUSBW, 460),
+                           EXP_NCCL_INTRA_BUSBW), SEV_PASS);
+    ck_assert_int_eq(judge(nccl_text(ROW_LARGE_480, ""), exp_min(EXP_NCCL_INTRA_BUSBW, 560),
+                           EXP_NCCL_INTRA_BUSBW), SEV_WARN);
+    ck_assert_int_eq(judge(nccl_text(ROW_LARGE_300, ""), exp_min(EXP_NCCL_INTRA_BUSBW, 460),
+                           EXP_NCCL_INTRA_BUSBW), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_never_judges_busbw_by_the_avg_footer)
+{
+    /* Only small messages plus a high footer: no evidence at large sizes. */
+    ck_assert_int_eq(judge(nccl_text(ROW_SMALL, "# Avg bus bandwidth    : 999\n"),
+                           exp_min(EXP_NCCL_INTRA_BUSBW, 460), EXP_NCCL_INTRA_BUSBW), SEV_UNKNOWN);
+}
+END_TEST
+
+START_TEST(check_hints_pfc_buffers_when_cross_node_is_30_percent_of_intra)
+{
+    char text[16384];
+    snprintf(text, sizeof(text), "%s%s"
+             "# nThread 1 nGpus 1 minBytes 8 maxBytes 4294967296\n"
+             "#  Rank  0 Group  0 Pid 1 on nodeA device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+             "#  Rank 15 Group  0 Pid 1 on nodeB device  7 [0xdb] NVIDIA H100 80GB HBM3\n"
+             "  4294967296    1073741824     float     sum      -1  60000   71.58  134.22      0  60000   71.58  134.22      0\n",
+             NCCL_HDR, ROW_LARGE_480);
+    ck_assert_int_eq(judge(text, exp_min(EXP_NCCL_INTER_BUSBW, 370), EXP_NCCL_INTER_BUSBW), SEV_FAIL);
+    const struct report_finding *f = finding(&verdict, EXP_NCCL_INTER_BUSBW);
+    ck_assert_ptr_nonnull(strstr(f->hint, "PFC"));
+    ck_assert_ptr_nonnull(strstr(f->hint, "R25"));
+}
+END_TEST
+
+START_TEST(check_fails_wrong_results_and_nccl_warn_lines)
+{
+    const char *rows =
+        "  4294967296    1073741824     float     sum      -1  15600  275.32  481.81      2  15610  275.14  481.50      0\n";
+    ck_assert_int_eq(judge(nccl_text(rows, ""), exp_max(EXP_NCCL_WRONG, 0), EXP_NCCL_WRONG), SEV_FAIL);
+    ck_assert_int_eq(judge("h:1:2 [0] misc.cc:1 NCCL WARN Cuda failure 'out of memory'\n",
+                           exp_max(EXP_NCCL_WARNINGS, 0), EXP_NCCL_WARNINGS), SEV_FAIL);
+    /* without a plan, too */
+    ck_assert_int_eq(judge(nccl_text(rows, ""), exp_min("unrelated.id", 1), EXP_NCCL_WRONG), SEV_FAIL);
+}
+END_TEST
+
+static const char *IB_MIX = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+                            "\t\tRate: 200\n\t\tBase lid: 7\n\t\tLink layer: InfiniBand\n"
+                            "CA 'mlx5_1'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n"
+                            "\t\tRate: 10\n\t\tBase lid: 0\n\t\tLink layer: InfiniBand\n";
+
+START_TEST(check_fails_ports_down_wrong_rate_and_bad_lid)
+{
+    ck_assert_int_eq(judge(IB_MIX, exp_min(EXP_IB_RATE, 400), EXP_IB_RATE), SEV_FAIL);
+    ck_assert_int_eq(judge(IB_MIX, exp_min(EXP_IB_PORTS_ACTIVE, 2), EXP_IB_PORTS_ACTIVE), SEV_FAIL);
+    ck_assert_ptr_nonnull(finding(&verdict, "ib.port_state"));
+    ck_assert_int_eq(finding(&verdict, "ib.port_state")->severity, SEV_FAIL);
+    ck_assert_int_eq(judge("CA 'x'\n\tPort 1:\n\t\tState: Active\n\t\tBase lid: 65535\n\t\tLink layer: InfiniBand\n",
+                           exp_min("unrelated.id", 1), "ib.lid"), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_grades_ib_write_bw_against_t3)
+{
+    const char *t = "                    RDMA_Write BW Test\n"
+                    " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+                    " 8388608    5000             300.10             299.80               0.0045\n";
+    ck_assert_int_eq(judge(t, exp_min(EXP_IB_WRITE_BW, 375), EXP_IB_WRITE_BW), SEV_FAIL);
+    ck_assert_int_eq(judge(t, exp_min(EXP_IB_WRITE_BW, 185), EXP_IB_WRITE_BW), SEV_PASS);
+}
+END_TEST
+
+static const char *SMI_X8 = "==============NVSMI LOG==============\nAttached GPUs : 1\nGPU 00000000:18:00.0\n"
+                            "            PCIe Generation\n                Max : 4\n"
+                            "            Link Width\n                Max : 16x\n                Current : 8x\n"
+                            "    ECC Errors\n        Aggregate\n            DRAM Uncorrectable : 3\n"
+                            "    Remapped Rows\n        Pending : Yes\n";
+
+START_TEST(check_fails_pcie_width_and_generation_below_plan)
+{
+    ck_assert_int_eq(judge(SMI_X8, exp_min(EXP_GPU_PCIE_WIDTH, 16), EXP_GPU_PCIE_WIDTH), SEV_FAIL);
+    ck_assert_int_eq(judge(SMI_X8, exp_min(EXP_GPU_PCIE_GEN, 5), EXP_GPU_PCIE_GEN), SEV_FAIL);
+    /* width below the GPU's own max fails without a plan (T6) */
+    ck_assert_ptr_nonnull(finding(&verdict, "gpu.pcie_width_degraded"));
+}
+END_TEST
+
+START_TEST(check_fails_uncorrectable_ecc_and_pending_remap)
+{
+    ck_assert_int_eq(judge(SMI_X8, exp_max(EXP_GPU_ECC_UNCORR, 0), EXP_GPU_ECC_UNCORR), SEV_FAIL);
+    ck_assert_int_eq(judge(SMI_X8, exp_max(EXP_GPU_REMAP_PENDING, 0), EXP_GPU_REMAP_PENDING), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_warns_on_a_governor_other_than_performance)
+{
+    const char *t = "analyzing CPU 0:\n  current policy: frequency should be within 800 MHz and 3.80 GHz.\n"
+                    "                  The governor \"powersave\" may decide which speed to use\n";
+    ck_assert_int_eq(judge(t, exp_val(EXP_CPU_GOVERNOR, "performance"), EXP_CPU_GOVERNOR), SEV_WARN);
+    ck_assert_int_eq(verdict.verdict, SEV_WARN);
+}
+END_TEST
+
+START_TEST(check_treats_dcgm_skip_as_skip_and_fail_as_fail)
+{
+    ck_assert_int_eq(judge("| PCIe                      | Skip                                           |\n",
+                           exp_max(EXP_DCGM_FAIL, 0), EXP_DCGM_FAIL), SEV_SKIP);
+    ck_assert_int_eq(verdict.verdict, SEV_UNKNOWN);
+    ck_assert_int_eq(judge("| PCIe                      | Fail - GPU: 3                                  |\n",
+                           exp_max(EXP_DCGM_FAIL, 0), EXP_DCGM_FAIL), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_warns_on_pause_frames_and_link_errors)
+{
+    const char *t = "NIC statistics:\n     rx_pause_ctrl_phy: 500\n     rx_crc_errors_phy: 2\n";
+    ck_assert_int_eq(judge(t, exp_max(EXP_NIC_PAUSE, 100), EXP_NIC_PAUSE), SEV_FAIL);
+    ck_assert_int_eq(judge(t, exp_max(EXP_NIC_ERRORS, 0), EXP_NIC_ERRORS), SEV_FAIL);
+    /* without a plan: warnings, citing R39 */
+    ck_assert_int_eq(judge(t, exp_min("unrelated.id", 1), EXP_NIC_ERRORS), SEV_WARN);
+}
+END_TEST
+
+START_TEST(check_compares_fio_with_planned_read_and_write_rates)
+{
+    const char *t = "j: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, ioengine=libaio, iodepth=16\n"
+                    "  write: IOPS=1000, BW=954MiB/s (1000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(t, exp_min(EXP_STORAGE_WRITE, 2000), EXP_STORAGE_WRITE), SEV_FAIL);
+    ck_assert_int_eq(judge(t, exp_min(EXP_STORAGE_WRITE, 950), EXP_STORAGE_WRITE), SEV_PASS);
+    ck_assert_int_eq(judge(t, exp_min(EXP_STORAGE_READ, 950), EXP_STORAGE_READ), SEV_UNKNOWN);
+}
+END_TEST
+
+START_TEST(check_lists_expectations_without_evidence_and_never_passes_them)
+{
+    struct report *rep = parse(TOPO_NV);
+    struct expectation e[2] = {exp_val(EXP_TOPO_GPU_LINK, "NV"), exp_min(EXP_NCCL_INTRA_BUSBW, 460)};
+    report_check(e, 2, rep, &verdict);
+    report_free(rep);
+    ck_assert_int_eq(verdict.verdict, SEV_UNKNOWN);
+    ck_assert_uint_eq(verdict.no_evidence_count, 1);
+    ck_assert_str_eq(verdict.no_evidence[0], EXP_NCCL_INTRA_BUSBW);
+}
+END_TEST
+
+START_TEST(check_without_plan_or_reports_is_unknown)
+{
+    struct report *rep = parse("hello\n");
+    report_check(NULL, 0, rep, &verdict);
+    report_free(rep);
+    ck_assert_int_eq(verdict.verdict, SEV_UNKNOWN);
+}
+END_TEST
+
+START_TEST(measured_takes_the_worst_large_message_busbw_per_scope)
+{
+    struct report *rep = parse(nccl_text(ROW_LARGE_480, ""));
+    struct report_measured m;
+    report_measured_extract(rep, &m);
+    report_free(rep);
+    ck_assert_double_eq_tol(m.intra_busbw_gbs, 481.81, 1e-9);
+    ck_assert(isnan(m.inter_busbw_gbs));
+    ck_assert(isnan(m.matmul_tflops));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *p = tcase_create("parse");
+    tcase_add_test(p, parse_nccl_reads_current_layout_and_ignores_the_avg_footer);
+    tcase_add_test(p, parse_nccl_reads_old_error_column);
+    tcase_add_test(p, parse_nccl_skips_info_lines_between_rows);
+    tcase_add_test(p, parse_nccl_sums_nonzero_wrong_and_counts_warn_lines);
+    tcase_add_test(p, parse_nccl_reads_a_header_whose_hash_markdown_ate);
+    tcase_add_test(p, parse_topo_finds_worst_path_and_fewest_nvlinks);
+    tcase_add_test(p, parse_topo_counts_pairs_a_cut_matrix_does_not_show);
+    tcase_add_test(p, parse_perftest_converts_mb_per_sec_to_gbps);
+    tcase_add_test(p, parse_strips_email_quotes_and_tmux_borders);
+    tcase_add_test(p, parse_ibstat_flags_bad_lid_only_on_infiniband);
+    tcase_add_test(p, parse_ibstatus_reads_hex_lid_and_rate);
+    tcase_add_test(p, parse_nvidia_smi_q_keeps_max_and_current_apart);
+    tcase_add_test(p, parse_dcgm_counts_per_gpu_results_on_continuation_rows);
+    tcase_add_test(p, parse_fio_text_prefers_group_bandwidth_in_decimal_mb);
+    tcase_add_test(p, parse_cpupower_keeps_two_runs_as_two_sections);
+    tcase_add_test(p, parse_ethtool_uses_phy_pause_total_instead_of_summing_priorities);
+    tcase_add_test(p, parse_splits_a_preflight_log_into_one_section_per_tool);
+    tcase_add_test(p, parse_survives_binary_and_unterminated_input);
+    tcase_add_test(p, parse_caps_sections_and_counts_the_rest);
+    suite_add_tcase(s, p);
+    TCase *c = tcase_create("check");
+    tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
+    tcase_add_test(c, check_fails_when_nvlinks_are_down);
+    tcase_add_test(c, check_is_unknown_when_a_cut_matrix_shows_no_fault);
+    tcase_add_test(c, check_grades_busbw_at_90_and_70_percent_of_expected);
+    tcase_add_test(c, check_never_judges_busbw_by_the_avg_footer);
+    tcase_add_test(c, check_hints_pfc_buffers_when_cross_node_is_30_percent_of_intra);
+    tcase_add_test(c, check_fails_wrong_results_and_nccl_warn_lines);
+    tcase_add_test(c, check_fails_ports_down_wrong_rate_and_bad_lid);
+    tcase_add_test(c, check_grades_ib_write_bw_against_t3);
+    tcase_add_test(c, check_fails_pcie_width_and_generation_below_plan);
+    tcase_add_test(c, check_fails_uncorrectable_ecc_and_pending_remap);
+    tcase_add_test(c, check_warns_on_a_governor_other_than_performance);
+    tcase_add_test(c, check_treats_dcgm_skip_as_skip_and_fail_as_fail);
+    tcase_add_test(c, check_warns_on_pause_frames_and_link_errors);
+    tcase_add_test(c, check_compares_fio_with_planned_read_and_write_rates);
+    tcase_add_test(c, check_lists_expectations_without_evidence_and_never_passes_them);
+    tcase_add_test(c, check_without_plan_or_reports_is_unknown);
+    tcase_add_test(c, measured_takes_the_worst_large_message_busbw_per_scope);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
