@@ -109,6 +109,18 @@ export function timeCostChart(rec, workload = {}) {
     svg.append(s('line', { x1: left, x2: W - right, y1: ys(bud), y2: ys(bud), class: 'limit' }));
     svg.append(s('text', { x: W - right, y: ys(bud) - 5, class: 'limit-label', 'text-anchor': 'end', text: `budget ${f.usd(bud)}` }));
   }
+  // The cheapest plan at each speed (the engine's time/cost frontier), where it falls inside the chart.
+  const front = (rec.frontier || []).filter((p) => f.isNum(p.days) && f.isNum(p.cost_usd) && p.days <= dmax && p.cost_usd <= cmax);
+  if (front.length) {
+    const fg = s('g', { class: 'frontier' });
+    if (front.length > 1) fg.append(s('polyline', { points: front.map((p) => `${xs(p.days)},${ys(p.cost_usd)}`).join(' '), class: 'frontier-line' }));
+    for (const p of front) {
+      const c = s('circle', { cx: xs(p.days), cy: ys(p.cost_usd), r: 3, class: 'frontier-dot' });
+      c.append(s('title', { text: `${p.count} × ${p.gpu} (TP ${p.tp} · PP ${p.pp} · DP ${p.dp}): ${f.days(p.days)}, ${f.usd(p.cost_usd)}` }));
+      fg.append(c);
+    }
+    svg.append(fg);
+  }
   // Tiers that land on the same plan share one point and one label.
   const groups = [];
   for (const t of tiers) {
@@ -133,8 +145,8 @@ export function timeCostChart(rec, workload = {}) {
   return figure(
     'Time against cost',
     svg,
-    legend([['tier-minimum', 'Minimum'], ['tier-recommended', 'Recommended'], ['tier-performance', 'Performance'], ['limit-key', 'Deadline / budget']]),
-    'Whiskers show the time range (restarts, efficiency spread).',
+    legend([['tier-minimum', 'Minimum'], ['tier-recommended', 'Recommended'], ['tier-performance', 'Performance'], ...(front.length ? [['frontier-key', 'Cheapest plan at each speed']] : []), ['limit-key', 'Deadline / budget']]),
+    'Whiskers show the time range (restarts, efficiency spread). Hover a point for its cluster.',
   );
 }
 
