@@ -426,12 +426,23 @@ function header() {
       msg.classList.add('error');
     }
   });
+  const del = h('button', { type: 'button', class: 'danger', id: 'plan-delete' }, 'Delete plan');
+  del.addEventListener('click', async () => {
+    if (!confirm(`Delete the plan "${plan.title}" with its revisions, reports and share links?`)) return;
+    try {
+      await api('DELETE', `/api/v1/plans/${enc(id)}`);
+      location.href = '/workspace.html';
+    } catch (e) {
+      msg.textContent = e.message;
+      msg.classList.add('error');
+    }
+  });
   return h(
     'div',
     { class: 'plan-head' },
     h('div', null, h('p', { class: 'crumbs' }, h('a', { href: '/workspace.html' }, 'Workspace'), ' › plan ', String(plan.id)), h('h1', null, plan.title || `Plan ${plan.id}`),
       h('p', { class: 'muted' }, `Revision ${plan.revision ?? 1}${plan.engine_version ? ` · engine ${plan.engine_version}` : ''}${plan.updated_at || plan.created_at ? ` · ${f.when(plan.updated_at || plan.created_at)}` : ''}`)),
-    h('div', { class: 'inline-form' }, h('div', { class: 'field' }, h('label', { for: 'plan-tier' }, 'The team goes with'), sel), h('a', { href: plannerUrl(plan.workload || {}, plan.id) }, 'Edit in the planner'), msg),
+    h('div', { class: 'inline-form' }, h('div', { class: 'field' }, h('label', { for: 'plan-tier' }, 'The team goes with'), sel), h('a', { href: plannerUrl(plan.workload || {}, plan.id) }, 'Edit in the planner'), del, msg),
   );
 }
 

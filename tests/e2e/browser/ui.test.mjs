@@ -145,6 +145,9 @@ test('sign-up, save a plan, upload a report and read its verdict and findings', 
     await page.waitForFunction(() => document.querySelectorAll('[data-tier]').length === 3, null, { timeout: 15000 });
     assert.equal(await page.locator('h1').innerText(), 'Browser test plan');
     assert.equal(await page.locator('[data-tier].chosen').getAttribute('data-tier'), 'recommended');
+    // The team can choose another tier; the page marks it.
+    await page.getByLabel('The team goes with').selectOption('performance');
+    await page.waitForFunction(() => document.querySelector('[data-tier].chosen')?.dataset.tier === 'performance', null, { timeout: 15000 });
 
     // Upload through the file picker: its text lands in the box, then goes up.
     await page.setInputFiles('#report-file', { name: 'all_reduce.txt', mimeType: 'text/plain', buffer: Buffer.from(fixture('oci-oke-2node-a100-busbw238.txt')) });
