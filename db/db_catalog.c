@@ -8,6 +8,7 @@
  * error rather than a silent truncation, and the result is validated before
  * it is handed out. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db_int.h"
@@ -224,13 +225,18 @@ out:
 
 enum status db_catalog_load(struct db *db, struct catalog *out, char *err, size_t errlen)
 {
+    /* Read into a scratch copy so *out is written only on success. */
+    struct catalog *c = calloc(1, sizeof *c);
     enum status rc;
 
-    memset(out, 0, sizeof *out);
-    if ((rc = load_gpus(db, out, err, errlen)) != ST_OK ||
-        (rc = load_fabrics(db, out, err, errlen)) != ST_OK ||
-        (rc = load_storage(db, out, err, errlen)) != ST_OK ||
-        (rc = load_models(db, out, err, errlen)) != ST_OK)
-        return rc;
-    return catalog_validate(out, err, errlen);
+    if (!c) {
+        snprintf(err, errlen, "catalog: out of memory");
+        return ST_NOMEM;
+    }
+    if ((rc = load_gpus(db, c, err, errlen)) == ST_OK && (rc = load_fabrics(db, c, err, errlen)) == ST_OK &&
+        (rc = load_storage(db, c, err, errlen)) == ST_OK && (rc = load_models(db, c, err, errlen)) == ST_OK &&
+        (rc = catalog_validate(c, err, errlen)) == ST_OK)
+        *out = *c;
+    free(c);
+    return rc;
 }

@@ -192,11 +192,18 @@ struct engine_parallel {
 };
 
 /* Values measured on the real cluster (from reports) that replace catalog
- * assumptions in an estimate. NaN = absent. */
+ * assumptions in an estimate. NaN = absent.
+ * - intra_busbw_gbs: nccl-tests all_reduce busbw at the largest message on
+ *   one node (T1), GB/s.
+ * - inter_busbw_gbs: the same across two or more nodes with every GPU taking
+ *   part, GB/s; it is about NICs per node x per-NIC busbw (T2), so a report
+ *   that only has ib_write_bw per NIC (Gb/s) converts as
+ *   nics_per_node * gbps / 8 * 0.92.
+ * - matmul_tflops: sustained dense GEMM rate per GPU at the plan's precision. */
 struct engine_measured {
-    double intra_busbw_gbs;           /* all_reduce busbw inside one node */
-    double inter_busbw_gbs;           /* all_reduce busbw across nodes (per node) */
-    double matmul_tflops;             /* sustained dense matmul per GPU */
+    double intra_busbw_gbs;
+    double inter_busbw_gbs;
+    double matmul_tflops;
 };
 
 void engine_measured_init(struct engine_measured *m);
@@ -307,12 +314,26 @@ struct engine_plan {
     double bom_total_usd;
 };
 
+/* One cluster the search scored, with its fastest layout that fits. The
+ * search keeps them in the recommendation (the caller's memory) so the engine
+ * needs neither the heap nor a large stack; they also describe the cost/time
+ * frontier the tiers were picked from. */
+struct engine_candidate {
+    int gi, per_node, nodes, n;       /* catalog GPU index, GPUs per node, nodes, GPUs */
+    struct engine_parallel par;
+    double tokens_per_s, mem_gib, days, cost;
+};
+
+#define ENGINE_CANDIDATES_MAX 2048
+
 struct engine_recommendation {
     double params_b, active_params_b;
     struct engine_plan tiers[TIER_COUNT];
     char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
     int n_warnings;
     long configs_evaluated;           /* layouts scored by the search */
+    int n_candidates;
+    struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
 };
 
 const char *engine_tier_name(enum engine_tier t);

@@ -379,7 +379,14 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     else if (p->recompute == RECOMPUTE_FULL)
         fpt_hw += is_lora(w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
 
-    eff = eval_kernel_efficiency(hw->g, w->precision, m->hidden, tp, (double)b * s / cp);
+    {
+        /* MoE expert GEMMs are h x moe_ffn on a slice of the tokens: narrow
+         * experts (DeepSeek-V3: 2048) run like a narrower model. */
+        int width = m->hidden;
+        if (m->experts > 0 && m->moe_ffn_hidden > 0 && m->moe_ffn_hidden < m->hidden)
+            width = (int)sqrt((double)m->hidden * m->moe_ffn_hidden);
+        eff = eval_kernel_efficiency(hw->g, w->precision, width, tp, (double)b * s / cp);
+    }
     if (w->task == TASK_QLORA)
         eff *= 0.8;   /* NF4 dequantisation before every base GEMM (QLoRA s3) */
     if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0) {
@@ -478,7 +485,10 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     if (ctx->moe_layers > 0 && ep > 1) {
         double k = m->experts_active > 0 ? m->experts_active : 1;
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
-        double bw = ep * tp <= per_node ? bw_intra * 0.5 : bw_nic;
+        /* Inside the scale-up domain (a node, or an NVL72 rack) the
+         * all-to-all runs over NVLink at about half the all-reduce busbw. */
+        double bw = ep * tp <= (hw->g->scaleup_domain > per_node ? hw->g->scaleup_domain : per_node)
+                        ? bw_intra * 0.5 : bw_nic;
         t_moe = (double)ctx->moe_layers / pp * micro * 4.0 * msg / bw * MOE_EXPOSED;
     }
     /* Optimizer step: memory-bound pass over this GPU's states (read and

@@ -45,6 +45,18 @@ void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
     pl->n_warnings++;
 }
 
+/* Bounded formatting for descriptions; a long catalog name is cut, which is
+ * fine for display text. */
+static void fmt_text(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fmt_text(char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vsnprintf(dst, n, fmt, ap) < 0)
+        dst[0] = '\0';
+    va_end(ap);
+}
+
 static void expect(struct engine_plan *pl, const char *id, double min, double max, const char *value,
                    const char *unit, const char *why)
 {
@@ -374,11 +386,11 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     pl->n_bom = 0;
     pl->bom_total_usd = 0;
     if (w->pricing == PRICING_CLOUD) {
-        snprintf(buf, sizeof buf, "%s cloud GPU-hours (%d GPUs x %.1f days)", g->name, n, pl->days);
+        fmt_text(buf, sizeof buf, "%s cloud GPU-hours (%d GPUs x %.1f days)", g->name, n, pl->days);
         bom(pl, "gpu-hours", buf, pl->gpu_hours, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
-                snprintf(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
+                fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
                          pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, "storage", buf, 1, pl->storage[i].usd, catalog_storage_find(c, pl->storage[i].kind)->as_of);
             }
@@ -388,20 +400,20 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     } else {
         double server = g->server_usd * (double)per_node / g->per_node;
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
-        snprintf(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
+        fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
         bom(pl, "servers", buf, nodes, server, as_of);
         if (f) {
-            snprintf(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+            fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
             bom(pl, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
-            snprintf(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+            fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
             bom(pl, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
                 f->as_of);
-            snprintf(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+            fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
             bom(pl, "optics", buf, pl->links, f->cable_usd, f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
-                snprintf(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
                 bom(pl, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
                     catalog_storage_find(c, pl->storage[i].kind)->as_of);
@@ -541,6 +553,14 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     plan_add_rationale(pl, "R8", "%d CPU threads and %.0f GB RAM per node: data loaders, pinned buffers, async "
                        "checkpoint copies; cores reserved for the RDMA control path (R26)", pl->cpu_threads_per_node,
                        pl->ram_gb_per_node);
+    if (w->pricing == PRICING_CLOUD)
+        plan_add_rationale(pl, "R11", "$%.0f = %.0f GPU-hours x $%.2f per GPU-hour (%s, as of %s) plus storage; the "
+                           "same GPU differs across zones and providers: benchmark before committing",
+                           pl->cost_usd, pl->gpu_hours, g->cloud_usd_per_gpu_hour, g->price_source, g->price_as_of);
+    else
+        plan_add_rationale(pl, "R5", "$%.0f = %d servers at $%.0f (%s, as of %s), fabric, storage and electricity; "
+                           "hardware sized backwards from the job", pl->cost_usd, nodes,
+                           g->server_usd * (double)per_node / g->per_node, g->price_source, g->price_as_of);
     plan_add_rationale(pl, "R10", "%.1f kW IT load (GPU TDP x1.25 for host share, 1.2 kW per server, switches); "
                        "keep GPU cores below 80 C", pl->power_kw);
 

@@ -19,7 +19,6 @@
 #define DAYS_CAP 1095.0          /* plans longer than 3 years are not offered as "minimum" */
 #define DEFAULT_DEADLINE_DAYS 90.0
 #define DEFAULT_MAX_GPUS 65536
-#define CANDIDATES_MAX 4096
 
 /* ------------------------------------------------------------ names */
 
@@ -354,7 +353,9 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     const struct engine_gpu *g = hw->g;
     int n = hw->n, found = 0;
     int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
-    double cap = g->memory_gib;
+    /* Plan to 97% of the card: allocator spikes and NCCL channel buffers
+     * come on top of the modelled 5% fragmentation. */
+    double cap = g->memory_gib * 0.97;
     int cp = lim->cp > 0 ? lim->cp : 1;
 
     if (tp_max > 16)
@@ -375,8 +376,10 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                 continue;
             if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
                 continue;   /* more replicas than the global batch has sequences */
-            for (int ep = lim->ep ? lim->ep : 1; ep <= (lim->ep ? lim->ep : (m->experts > 0 ? m->experts : 1));
-                 ep *= 2) {
+            /* Expert parallelism beyond 64 ranks only adds all-to-all hops
+             * (DeepSeek-V3 trained with EP64); the search stops there. */
+            int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
+            for (int ep = lim->ep ? lim->ep : 1; ep <= (lim->ep ? lim->ep : ep_max); ep *= 2) {
                 if (ep > 1 && dp % ep != 0)
                     continue;
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
@@ -387,7 +390,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                     for (int off = 0; off <= 1; off++) {
                         if (lim->offload >= 0 && off != lim->offload)
                             continue;
-                        if (off && (found || zero < 1 || w->task == TASK_LORA || w->task == TASK_QLORA))
+                        if (off && (found || w->task == TASK_LORA || w->task == TASK_QLORA))
                             continue;  /* offload only as the last rung of the ladder (R40) */
                         for (int b = lim->micro_batch ? lim->micro_batch : 1; b <= (lim->micro_batch ? lim->micro_batch : 4);
                              b *= 2) {
@@ -476,7 +479,20 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-static void plan_from_cand(const struct catalog *c, const struct cand *cd, struct engine_plan *pl)
+static void cand_keep(struct engine_candidate *out, const struct cand *cd)
+{
+    out->gi = cd->gi;
+    out->per_node = cd->per_node;
+    out->nodes = cd->nodes;
+    out->n = cd->n;
+    out->par = cd->par;
+    out->tokens_per_s = cd->ev.tokens_per_s;
+    out->mem_gib = cd->mem_gib;
+    out->days = cd->days;
+    out->cost = cd->cost;
+}
+
+static void plan_from_cand(const struct catalog *c, const struct engine_candidate *cd, struct engine_plan *pl)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     memset(pl, 0, sizeof *pl);
@@ -522,7 +538,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
-    struct cand cands[CANDIDATES_MAX];
+    struct engine_candidate *cands = out->candidates;
     int nc = 0, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     struct limits lim;
     long evaluated = 0;
@@ -565,12 +581,12 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
             if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
-                if (nc >= CANDIDATES_MAX)
+                if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
                 cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
                 cd.cost = cluster_cost(c, g, n, per_node, 1, cd.days, w->pricing);
-                cands[nc++] = cd;
+                cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -588,12 +604,12 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
             if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
-                if (nc >= CANDIDATES_MAX)
+                if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
                 cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
                 cd.cost = cluster_cost(c, g, n, per_node, nodes, cd.days, w->pricing);
-                cands[nc++] = cd;
+                cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -601,6 +617,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
         }
     }
     out->configs_evaluated = evaluated;
+    out->n_candidates = nc;
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
@@ -629,13 +646,32 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
             imin = i;
     }
-    /* ---- recommended: cheapest meeting deadline and budget. */
+    /* Near-ties (within 2%) go to the plan with the fewest GPUs. */
+    {
+        double near = cands[imin].cost * 1.02;
+        int best = imin;
+        for (int i = 0; i < nc; i++)
+            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near &&
+                (cands[i].n < cands[best].n || (cands[i].n == cands[best].n && cands[i].cost < cands[best].cost)))
+                best = i;
+        imin = best;
+    }
+    /* ---- recommended: cheapest meeting deadline and budget; among plans
+     * within 2% of that cost (cloud GPU-hours are nearly flat in cluster
+     * size) the one with the fewest GPUs, which is simpler to get and run. */
     for (int i = 0; i < nc; i++) {
         if (cands[i].days > deadline || cands[i].cost > budget)
             continue;
         if (irec < 0 || cands[i].cost < cands[irec].cost ||
             (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
             irec = i;
+    }
+    if (irec >= 0) {
+        double near = cands[irec].cost * 1.02;
+        for (int i = 0; i < nc; i++)
+            if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
+                (cands[i].n < cands[irec].n || (cands[i].n == cands[irec].n && cands[i].cost < cands[irec].cost)))
+                irec = i;
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
     double perf_cap = budget;
@@ -747,6 +783,8 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     }
     if (prec->feasible && pperf->feasible && pperf->days > prec->days)
         *pperf = *prec;
+    if (pperf->feasible && pmin->feasible && pperf->cost_usd < pmin->cost_usd)
+        *pmin = *pperf;
 
     if (isnan(w->deadline_days))
         rec_warn(out, "no deadline_days given: the recommended tier assumes %.0f days", DEFAULT_DEADLINE_DAYS);
@@ -847,7 +885,13 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     cd.per_node = per_node;
     cd.nodes = nodes;
     cd.n = cl->count;
-    plan_from_cand(c, &cd, out);
+    cd.days = 0;
+    cd.cost = 0;
+    {
+        struct engine_candidate kept;
+        cand_keep(&kept, &cd);
+        plan_from_cand(c, &kept, out);
+    }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
     out->fabric_kind = cl->fabric_kind;
     plan_complete(c, &ctx, out, &req->measured, 0);

@@ -126,7 +126,7 @@ static int run(int argc, char **argv, int estimate)
             cli_error(cmd, "%s", err);
             goto out;
         }
-        outdoc = json_recommendation_encode(&w, rec);
+        outdoc = json_recommendation_encode(cat, &w, rec);
     } else {
         req = calloc(1, sizeof *req);
         plan = calloc(1, sizeof *plan);

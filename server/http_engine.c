@@ -59,7 +59,7 @@ int http_recommend(struct http_req *req)
         free(rec);
         return bad_input(req, NULL, err);
     }
-    http_json(req, 200, json_recommendation_encode(&w, rec));
+    http_json(req, 200, json_recommendation_encode(cat, &w, rec));
     free(rec);
     return 0;
 }

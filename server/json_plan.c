@@ -11,6 +11,7 @@
  * what the models can justify so the output reads cleanly. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -619,7 +620,51 @@ static void add_model(cJSON *o, const struct engine_workload *w, double params_b
     cJSON_AddNumberToObject(x, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
 }
 
-cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r)
+static int cand_by_days(const void *a, const void *b)
+{
+    const struct engine_candidate *x = a, *y = b;
+    if (x->days != y->days)
+        return x->days < y->days ? -1 : 1;
+    return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
+/* The clusters no other cluster beats on both time and cost, fastest first:
+ * the trade-off curve the three tiers were picked from. */
+static void add_frontier(cJSON *o, const struct catalog *c, const struct engine_recommendation *r)
+{
+    struct engine_candidate *sorted = malloc(sizeof *sorted * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
+    cJSON *arr = cJSON_AddArrayToObject(o, "frontier");
+    double best_cost = INFINITY;
+    int kept = 0;
+    if (!sorted || !arr) {
+        free(sorted);
+        return;
+    }
+    memcpy(sorted, r->candidates, sizeof *sorted * (size_t)r->n_candidates);
+    qsort(sorted, (size_t)r->n_candidates, sizeof *sorted, cand_by_days);
+    for (int i = 0; i < r->n_candidates && kept < 64; i++) {
+        const struct engine_candidate *k = &sorted[i];
+        cJSON *t;
+        if (k->cost >= best_cost)
+            continue;
+        best_cost = k->cost;
+        t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
+        cJSON_AddNumberToObject(t, "count", k->n);
+        cJSON_AddNumberToObject(t, "nodes", k->nodes);
+        cJSON_AddNumberToObject(t, "tp", k->par.tp);
+        cJSON_AddNumberToObject(t, "pp", k->par.pp);
+        cJSON_AddNumberToObject(t, "dp", k->par.dp);
+        cJSON_AddNumberToObject(t, "days", rnd(k->days, 2));
+        cJSON_AddNumberToObject(t, "cost_usd", rnd(k->cost, 0));
+        cJSON_AddItemToArray(arr, t);
+        kept++;
+    }
+    free(sorted);
+}
+
+cJSON *json_recommendation_encode(const struct catalog *c, const struct engine_workload *w,
+                                  const struct engine_recommendation *r)
 {
     cJSON *o = cJSON_CreateObject(), *arr;
     if (!o)
@@ -637,6 +682,7 @@ cJSON *json_recommendation_encode(const struct engine_workload *w, const struct 
     for (int i = 0; i < r->n_warnings; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
     cJSON_AddNumberToObject(o, "configs_evaluated", (double)r->configs_evaluated);
+    add_frontier(o, c, r);
     return o;
 }
 

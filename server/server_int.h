@@ -61,7 +61,8 @@ enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_r
 /* Splits the field name off an engine message "field: why". */
 void json_field_from_error(const char *err, char *field, size_t fieldlen);
 /* Encoders return a new tree; caller frees with cJSON_Delete. */
-struct cJSON *json_recommendation_encode(const struct engine_workload *w, const struct engine_recommendation *r);
+struct cJSON *json_recommendation_encode(const struct catalog *c, const struct engine_workload *w,
+                                         const struct engine_recommendation *r);
 struct cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p);
 struct cJSON *json_catalog_encode(const struct catalog *c);
 

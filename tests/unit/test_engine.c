@@ -243,6 +243,51 @@ START_TEST(tiers_are_ordered_and_honour_deadline_and_budget)
 }
 END_TEST
 
+/* Random workloads from a fixed seed: the invariants hold for all of them. */
+START_TEST(random_workloads_keep_every_invariant)
+{
+    static const char *const presets[] = {"llama-2-7b", "llama-3-8b", "llama-3-70b", "mixtral-8x7b", "qwen2.5-14b",
+                                          "llama-3.2-1b", "gpt-3-175b", "deepseek-v3", "qwen2.5-72b", "dbrx"};
+    unsigned long long x = 0x9e3779b97f4a7c15ULL;
+    for (int k = 0; k < 40; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        char what[96];
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+        const char *preset = presets[NEXT() % (sizeof presets / sizeof presets[0])];
+        workload(&w, preset, 1.0 + (double)(NEXT() % 3000));
+        w.task = (enum engine_task)(NEXT() % 4);
+        if (w.task != TASK_PRETRAIN)
+            w.tokens_b = 0.01 + (double)(NEXT() % 50);
+        w.pricing = NEXT() % 2 ? PRICING_BUY : PRICING_CLOUD;
+        w.precision = NEXT() % 3 == 0 ? PREC_FP8 : PREC_BF16;
+        w.deadline_days = NEXT() % 4 == 0 ? NAN : 1.0 + (double)(NEXT() % 120);
+        w.budget_usd = NEXT() % 3 == 0 ? NAN : 1e4 * (double)(1 + NEXT() % 5000);
+        w.max_gpus = NEXT() % 2 ? 0 : (int)(8 << (NEXT() % 12));
+        snprintf(what, sizeof what, "case %d %s task %d", k, preset, (int)w.task);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            check_plan_invariants(p, what);
+            if (p->gpu_index >= 0 && w.max_gpus > 0)
+                ck_assert_msg(p->count <= w.max_gpus, "%s: max_gpus", what);
+        }
+        if (r->tiers[TIER_RECOMMENDED].feasible) {
+            const struct engine_plan *rc = &r->tiers[TIER_RECOMMENDED];
+            ck_assert_msg(isnan(w.deadline_days) || rc->days <= w.deadline_days, "%s: deadline", what);
+            ck_assert_msg(isnan(w.budget_usd) || rc->cost_usd <= w.budget_usd, "%s: budget", what);
+            ck_assert_msg(r->tiers[TIER_MINIMUM].cost_usd <= rc->cost_usd + 0.5, "%s: minimum not cheapest", what);
+            if (r->tiers[TIER_PERFORMANCE].feasible)
+                ck_assert_msg(r->tiers[TIER_PERFORMANCE].days <= rc->days + 1e-9, "%s: performance slower", what);
+        } else {
+            ck_assert_msg(r->tiers[TIER_RECOMMENDED].why[0], "%s: infeasible without a reason", what);
+        }
+        free(r);
+#undef NEXT
+    }
+}
+END_TEST
+
 START_TEST(recommend_respects_gpus_allowed_and_max_gpus)
 {
     struct engine_workload w;
@@ -347,6 +392,33 @@ START_TEST(measured_slow_fabric_lengthens_the_plan)
     m.inter_busbw_gbs = 151.0 / 8.0;   /* 151 Gb/s measured across nodes, in GB/s */
     slow = engine_plan_days_at(cat, &q.workload, &p, &m);
     ck_assert_msg(slow > nominal * 1.2, "%f vs %f", slow, nominal);
+}
+END_TEST
+
+START_TEST(r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder)
+{
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+    engine_estimate_request_init(&q);
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-2-7b");
+    q.workload.task = TASK_FINETUNE;
+    q.workload.tokens_b = 1;
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "a100-sxm-80gb");
+    q.cluster.count = 1;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert_msg(p.feasible, "%s", p.why);
+    /* 16 B/param of states (108 GB) cannot sit on the card: optimizer state
+     * goes to host RAM (R40), and the host is sized for it. */
+    ck_assert(p.par.offload);
+    ck_assert(p.host_offload_gib > 50);
+    ck_assert(p.ram_gb_per_node >= 128);
+    /* R3: fine-tuning a ~1B model fits one card without tricks. */
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3.2-1b");
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert(p.feasible && !p.par.offload);
 }
 END_TEST
 
@@ -475,12 +547,14 @@ static Suite *engine_suite(void)
     tcase_add_test(f, qlora_needs_less_memory_than_lora_and_lora_less_than_full);
     tcase_add_test(p, more_gpus_never_raise_memory_per_gpu_under_zero3);
     tcase_add_test(p, tiers_are_ordered_and_honour_deadline_and_budget);
+    tcase_add_test(p, random_workloads_keep_every_invariant);
     tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
     tcase_add_test(p, a_model_too_large_for_max_gpus_is_infeasible_with_a_reason);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
+    tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);

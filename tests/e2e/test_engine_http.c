@@ -1,0 +1,159 @@
+/* test_engine_http.c: the planner end to end: POST /api/v1/recommend,
+ * POST /api/v1/estimate and GET /api/v1/catalog on the real server over
+ * loopback, and the CLI giving the same answer as the API. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+static struct e2e_server srv;
+
+static void start_default(void)
+{
+    ck_assert_int_eq(e2e_start(&srv, NULL, NULL), 0);
+}
+
+static void stop_default(void)
+{
+    ck_assert_int_eq(e2e_stop(&srv), 0);
+}
+
+static cJSON *post_json(const char *path, const char *body, long want_status)
+{
+    struct e2e_resp r;
+    const char *headers[] = {"Content-Type: application/json", NULL};
+    cJSON *doc;
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, headers, body, strlen(body), &r), 0);
+    ck_assert_msg(r.status == want_status, "%s: status %ld, body %s", path, r.status, r.body);
+    doc = cJSON_Parse(r.body);
+    ck_assert_ptr_nonnull(doc);
+    e2e_resp_release(&r);
+    return doc;
+}
+
+static const char *WORKLOAD =
+    "{\"model\": {\"preset\": \"llama-3-8b\"}, \"task\": \"pretrain\", \"tokens_b\": 300, \"deadline_days\": 20,"
+    " \"pricing\": \"cloud\"}";
+
+START_TEST(catalog_lists_gpus_fabrics_storage_and_presets_with_dates)
+{
+    struct e2e_resp r;
+    cJSON *doc, *gpus, *g;
+    ck_assert_int_eq(e2e_request(&srv, "GET", "/api/v1/catalog", NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    doc = cJSON_Parse(r.body);
+    ck_assert_ptr_nonnull(doc);
+    gpus = cJSON_GetObjectItem(doc, "gpus");
+    ck_assert_int_ge(cJSON_GetArraySize(gpus), 21);
+    g = cJSON_GetArrayItem(gpus, 0);
+    ck_assert(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(g, "price"), "as_of")));
+    ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "fabrics")), 7);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "storage")), 5);
+    ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "presets")), 10);
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+}
+END_TEST
+
+START_TEST(recommend_returns_three_tiers_in_order)
+{
+    static const char *const names[] = {"minimum", "recommended", "performance"};
+    cJSON *doc = post_json("/api/v1/recommend", WORKLOAD, 200), *tiers;
+    tiers = cJSON_GetObjectItem(doc, "tiers");
+    ck_assert_int_eq(cJSON_GetArraySize(tiers), 3);
+    for (int i = 0; i < 3; i++) {
+        cJSON *t = cJSON_GetArrayItem(tiers, i);
+        ck_assert_str_eq(cJSON_GetObjectItem(t, "tier")->valuestring, names[i]);
+        ck_assert(cJSON_IsBool(cJSON_GetObjectItem(t, "feasible")));
+        ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "gpu"), "count")));
+        ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "memory"), "per_gpu_gib")));
+        ck_assert(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "fabric"), "topology")));
+        ck_assert(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "storage"), "checkpoint")));
+        ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "time"), "days")));
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(t, "expectations")));
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(t, "rationale")));
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(t, "bom")));
+    }
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(invalid_workload_is_a_400_problem_naming_the_field)
+{
+    cJSON *doc = post_json("/api/v1/recommend", "{\"model\": {\"preset\": \"llama-3-8b\"}, \"tokens_b\": -5}", 400);
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "field")->valuestring, "tokens_b");
+    ck_assert_int_eq(cJSON_GetObjectItem(doc, "status")->valueint, 400);
+    cJSON_Delete(doc);
+    doc = post_json("/api/v1/recommend", "{\"model\": {\"preset\": \"nope\"}, \"tokens_b\": 5}", 400);
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "field")->valuestring, "model.preset");
+    cJSON_Delete(doc);
+    doc = post_json("/api/v1/recommend", "{\"model\": ", 400);
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "field")->valuestring, "body");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(estimate_evaluates_a_fixed_cluster)
+{
+    cJSON *doc = post_json("/api/v1/estimate",
+                           "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": 2000, \"cluster\": {\"gpu\": "
+                           "\"h100-sxm-80gb\", \"count\": 512, \"per_node\": 8}, \"parallel\": {\"tp\": 8}}",
+                           200);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(doc, "feasible")));
+    ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "parallel"), "tp")->valueint, 8);
+    ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "gpu"), "nodes")->valueint, 64);
+    cJSON_Delete(doc);
+    doc = post_json("/api/v1/estimate",
+                    "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": 2000, \"cluster\": {\"gpu\": "
+                    "\"h100-sxm-80gb\", \"count\": 0}}",
+                    400);
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "field")->valuestring, "cluster.count");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(cli_and_api_give_the_same_plan)
+{
+    char path[] = "/tmp/gpuplan-e2e-workload-XXXXXX";
+    int fd = mkstemp(path);
+    char *out = NULL, *err = NULL;
+    cJSON *api, *cli;
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq((int)write(fd, WORKLOAD, strlen(WORKLOAD)), (int)strlen(WORKLOAD));
+    close(fd);
+    const char *argv[] = {"gpuplan", "recommend", path, NULL};
+    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    unlink(path);
+    cli = cJSON_Parse(out);
+    api = post_json("/api/v1/recommend", WORKLOAD, 200);
+    ck_assert_ptr_nonnull(cli);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(cli, "tiers"), cJSON_GetObjectItem(api, "tiers"), 1));
+    cJSON_Delete(cli);
+    cJSON_Delete(api);
+    free(out);
+    free(err);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("engine_http");
+    TCase *tc = tcase_create("running");
+    tcase_add_unchecked_fixture(tc, start_default, stop_default);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, catalog_lists_gpus_fabrics_storage_and_presets_with_dates);
+    tcase_add_test(tc, recommend_returns_three_tiers_in_order);
+    tcase_add_test(tc, invalid_workload_is_a_400_problem_naming_the_field);
+    tcase_add_test(tc, estimate_evaluates_a_fixed_cluster);
+    tcase_add_test(tc, cli_and_api_give_the_same_plan);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
