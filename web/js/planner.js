@@ -310,6 +310,16 @@ async function main() {
     if (p && !form.elements.params_b.value)
       for (const k of MODEL_FIELDS) if (p[k] !== undefined && p[k] !== null && (p[k] !== 0 || k === 'experts')) form.elements[k].value = p[k];
   });
+  $('#copy-link').addEventListener('click', async (ev) => {
+    const b = ev.currentTarget;
+    try {
+      await navigator.clipboard.writeText(location.href);
+      b.textContent = 'Link copied';
+    } catch {
+      b.textContent = 'Copy the address bar';
+    }
+    setTimeout(() => (b.textContent = 'Copy link to this calculation'), 2000);
+  });
   form.addEventListener('input', schedule);
   form.addEventListener('change', schedule);
   form.addEventListener('submit', (ev) => {
