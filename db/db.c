@@ -83,6 +83,65 @@ char *db_column_dup(sqlite3_stmt *st, int col)
     return s;
 }
 
+int db_bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+    return s ? sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, idx);
+}
+
+int db_bind_id(sqlite3_stmt *st, int idx, long long v)
+{
+    return v ? sqlite3_bind_int64(st, idx, v) : sqlite3_bind_null(st, idx);
+}
+
+enum status db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errlen)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+        return ST_OK;
+    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: already exists", what);
+        return ST_CONFLICT;
+    }
+    return db_fail(db, what, err, errlen);
+}
+
+int db_changes(struct db *db)
+{
+    return sqlite3_changes(db->sql);
+}
+
+enum status db_tx_begin(struct db *db, char *err, size_t errlen)
+{
+    return db_begin_write(db, err, errlen);
+}
+
+enum status db_tx_commit(struct db *db, char *err, size_t errlen)
+{
+    return db_commit(db, err, errlen);
+}
+
+void db_tx_rollback(struct db *db)
+{
+    db_rollback(db);
+}
+
+enum status db_tx_enter(struct db *db, int *owned, char *err, size_t errlen)
+{
+    *owned = sqlite3_get_autocommit(db->sql) != 0;
+    return *owned ? db_begin_write(db, err, errlen) : ST_OK;
+}
+
+enum status db_tx_leave(struct db *db, int owned, enum status st, char *err, size_t errlen)
+{
+    if (!owned)
+        return st;
+    if (st == ST_OK)
+        return db_commit(db, err, errlen);
+    db_rollback(db);
+    return st;
+}
+
 int db_migrations_latest(void)
 {
     return db_migrations_count ? db_migrations[db_migrations_count - 1].version : 0;

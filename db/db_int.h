@@ -38,4 +38,20 @@ void db_column_copy(sqlite3_stmt *st, int col, char *out, size_t outlen);
 /* Returns a heap copy of column text (NULL for NULL); caller frees with free(). */
 char *db_column_dup(sqlite3_stmt *st, int col);
 
+/* Binds s as text, or NULL when s is NULL. */
+int db_bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* Binds v, or NULL when v is 0 (optional foreign keys, unset times). */
+int db_bind_id(sqlite3_stmt *st, int idx, long long v);
+/* Steps st expecting no rows. A unique or primary-key violation is
+ * ST_CONFLICT (with err set); anything else failing is ST_DB. */
+enum status db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errlen);
+/* Rows changed by the last statement on this connection. */
+int db_changes(struct db *db);
+
+/* For domain functions that write several rows: opens a write transaction
+ * unless the caller already holds one (*owned says which), and closes it
+ * with commit or rollback by st. Returns the final status. */
+enum status db_tx_enter(struct db *db, int *owned, char *err, size_t errlen);
+enum status db_tx_leave(struct db *db, int owned, enum status st, char *err, size_t errlen);
+
 #endif

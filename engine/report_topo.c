@@ -168,9 +168,11 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             /* No header (cut above): GPU rows come first, so column c is GPUc. */
             cols = ncell;
             for (int c = 0; c < cols; c++) {
-                snprintf(tp->pend_names[c], sizeof(tp->pend_names[c]), "GPU%d", c);
+                /* c < TOPO_DIM_MAX, so three digits always fit; the modulo tells the compiler. */
+                unsigned idx = (unsigned)c % 1000u;
+                snprintf(tp->pend_names[c], sizeof(tp->pend_names[c]), "GPU%u", idx);
                 if (want == 1)
-                    snprintf(tp->col_names[c], sizeof(tp->col_names[c]), "GPU%d", c);
+                    snprintf(tp->col_names[c], sizeof(tp->col_names[c]), "GPU%u", idx);
             }
             tp->pend_cols = cols;
             if (want == 1)

@@ -113,6 +113,18 @@ CREATE TABLE reports (
 );
 CREATE INDEX reports_plan ON reports(plan_id, id);
 
+-- Every verdict a report has had: one row for the upload and one for each
+-- re-check against a later revision, so a team sees how the verdict moved.
+CREATE TABLE report_checks (
+    id          INTEGER PRIMARY KEY,
+    report_id   INTEGER NOT NULL REFERENCES reports(id) ON DELETE CASCADE,
+    revision    INTEGER NOT NULL,
+    tier        TEXT NOT NULL,
+    verdict     TEXT NOT NULL CHECK (verdict IN ('pass', 'warn', 'fail', 'unknown')),
+    checked_at  INTEGER NOT NULL
+);
+CREATE INDEX report_checks_report ON report_checks(report_id, id);
+
 CREATE TABLE shares (
     id          INTEGER PRIMARY KEY,
     plan_id     INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,

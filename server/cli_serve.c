@@ -163,6 +163,11 @@ int cli_serve(int argc, char **argv)
         cli_error("serve", "%s", err);
         return 1;
     }
+    if (webhook_start(&app, err, sizeof err) != ST_OK) {
+        cli_error("serve", "%s", err);
+        http_stop(&app);
+        return 1;
+    }
     log_msg(LOG_INFO, "listening on http://%s:%d/", listen, bound);
     if (port_file && write_port_file(port_file, bound) != 0)
         log_msg(LOG_WARN, "cannot write port file %s", port_file);
@@ -171,6 +176,7 @@ int cli_serve(int argc, char **argv)
     sigwait(&set, &sig);
     log_msg(LOG_INFO, "received %s, finishing in-flight requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(&app);
+    webhook_stop();
     app.catalog = NULL;
     free(catalog);
     log_msg(LOG_INFO, "stopped");

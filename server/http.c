@@ -112,6 +112,8 @@ static double now_ms(void)
 
 static const char *reason(int status)
 {
+    if (status == 422) /* civetweb's own text for 422 is misspelled */
+        return "Unprocessable Content";
     const char *r = mg_get_response_code_text(NULL, status);
     return r ? r : "";
 }
@@ -150,11 +152,14 @@ void http_json(struct http_req *req, int status, cJSON *doc)
     cJSON_free(text);
 }
 
-static void problem_send(struct http_req *req, int status, const char *field, const char *detail)
+static void problem_send_with(struct http_req *req, int status, const char *field, const char *detail,
+                              const char *more_headers)
 {
     cJSON *doc = cJSON_CreateObject();
-    char *text = NULL;
-    const char *extra = "Cache-Control: no-store\r\n";
+    char *text = NULL, headers[512];
+    const char *extra = headers;
+
+    snprintf(headers, sizeof headers, "Cache-Control: no-store\r\n%s", more_headers ? more_headers : "");
 
     if (doc) {
         cJSON_AddStringToObject(doc, "type", "about:blank");
@@ -163,8 +168,12 @@ static void problem_send(struct http_req *req, int status, const char *field, co
         cJSON_AddStringToObject(doc, "detail", detail);
         if (field)
             cJSON_AddStringToObject(doc, "field", field);
+        /* A share path carries its token: name the route instead. */
         if (req->path)
-            cJSON_AddStringToObject(doc, "instance", req->path);
+            cJSON_AddStringToObject(doc, "instance",
+                                    strncmp(req->path, "/s/", 3) != 0 ? req->path
+                                    : req->route && strncmp(req->route, "/s/", 3) == 0 ? req->route
+                                                                                       : "/s/{token}");
         text = cJSON_PrintUnformatted(doc);
         cJSON_Delete(doc);
     }
@@ -177,6 +186,21 @@ static void problem_send(struct http_req *req, int status, const char *field, co
         static const char fallback[] = "{\"title\":\"Internal Server Error\",\"status\":500}";
         http_send(req, 500, "application/problem+json", extra, fallback, sizeof fallback - 1);
     }
+}
+
+static void problem_send(struct http_req *req, int status, const char *field, const char *detail)
+{
+    problem_send_with(req, status, field, detail, NULL);
+}
+
+void http_problem_headers(struct http_req *req, int status, const char *extra_headers, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    problem_send_with(req, status, NULL, detail, extra_headers);
 }
 
 void http_problem(struct http_req *req, int status, const char *field, const char *fmt, ...)
@@ -205,6 +229,8 @@ void http_problem_status(struct http_req *req, enum status st, const char *msg)
     case ST_TOONEW: code = 503; break;
     default: code = 500; break;
     }
+    if (st == ST_DB)
+        metrics_db_error();
     if (code >= 500)
         log_msg(LOG_ERROR, "%s %s: %s: %s", req->method, req->path, status_str(st), msg ? msg : "");
     problem_send(req, code, NULL, code >= 500 ? status_str(st) : (msg && *msg ? msg : status_str(st)));
@@ -307,12 +333,21 @@ static int route_match(const char *pattern, const char *path, struct http_req *r
             const char *pe = strchr(p, '}');
             const char *se = strchr(s, '/');
             size_t len = se ? (size_t)(se - s) : strlen(s);
-            if (!pe || len == 0 || len >= sizeof req->params[0] || n >= 4)
+            if (!pe)
                 return 0;
-            memcpy(req->params[n], s, len);
-            req->params[n][len] = '\0';
+            /* A literal after the capture in the same segment ("{token}.csv")
+             * must end the segment; the capture is what precedes it. */
+            const char *pse = strchr(pe + 1, '/');
+            size_t suffix = pse ? (size_t)(pse - (pe + 1)) : strlen(pe + 1);
+            if (len <= suffix || memcmp(s + len - suffix, pe + 1, suffix) != 0)
+                return 0;
+            size_t cap = len - suffix;
+            if (cap >= sizeof req->params[0] || n >= 4)
+                return 0;
+            memcpy(req->params[n], s, cap);
+            req->params[n][cap] = '\0';
             n++;
-            p = pe + 1;
+            p = pe + 1 + suffix;
             s += len;
             continue;
         }
@@ -377,7 +412,12 @@ out:
     if (!req.status)
         http_problem(&req, 500, NULL, "the handler sent no reply");
     free(req.body);
-    log_msg(LOG_INFO, "%s %s %d %lldB %.1fms", req.method, req.path, req.status, req.bytes, now_ms() - t0);
+    double ms = now_ms() - t0;
+    metrics_request(req.route, req.method, req.status, ms);
+    /* A path that carries a secret (a share token) is logged as its route pattern. */
+    const char *logged = strncmp(req.path, "/s/", 3) != 0 ? req.path
+                         : strncmp(req.route, "/s/", 3) == 0 ? req.route : "/s/{token}";
+    log_msg(LOG_INFO, "%s %s %d %lldB %.1fms", req.method, logged, req.status, req.bytes, ms);
     return req.status; /* civetweb: a status > 0 means handled */
 }
 
@@ -391,7 +431,8 @@ static int on_http_error(struct mg_connection *conn, int status, const char *msg
     req.method = req.ri && req.ri->request_method ? req.ri->request_method : "?";
     req.path = req.ri && req.ri->local_uri ? req.ri->local_uri : NULL;
     problem_send(&req, status, NULL, msg && *msg ? msg : reason(status));
-    log_msg(LOG_INFO, "%s %s %d %lldB (rejected by http layer)", req.method, req.path ? req.path : "-",
+    log_msg(LOG_INFO, "%s %s %d %lldB (rejected by http layer)", req.method,
+            !req.path ? "-" : strncmp(req.path, "/s/", 3) == 0 ? "/s/{token}" : req.path,
             status, req.bytes);
     return 0;
 }

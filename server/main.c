@@ -10,6 +10,7 @@
 
 static const struct command commands[] = {
     {"serve", cli_serve, "run the web UI and REST API on an embedded SQLite file"},
+    {"submit", cli_submit, "upload benchmark output to a gpuplan server and print the verdict"},
     {"recommend", cli_recommend, "workload JSON in, three hardware plans (JSON) out"},
     {"estimate", cli_estimate, "workload + fixed cluster JSON in, one evaluation (JSON) out"},
     {"parse", cli_parse, "read preflight/benchmark tool output into facts (JSON)"},

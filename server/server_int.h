@@ -171,6 +171,9 @@ void http_json(struct http_req *req, int status, struct cJSON *doc);
 /* Sends an RFC 9457 problem+json. field (or NULL) names the offending input. */
 void http_problem(struct http_req *req, int status, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A problem+json reply with extra header lines (Retry-After ...). */
+void http_problem_headers(struct http_req *req, int status, const char *extra_headers, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Maps a status to an HTTP error reply with message. */
 void http_problem_status(struct http_req *req, enum status st, const char *msg);
 
@@ -178,5 +181,190 @@ void http_problem_status(struct http_req *req, enum status st, const char *msg);
 int http_healthz(struct http_req *req);
 int http_readyz(struct http_req *req);
 int http_static(struct http_req *req);
+
+/* ---- text building (sbuf.c) ---- */
+struct sbuf {
+    char *buf;     /* NUL-terminated once anything was added */
+    size_t len, cap;
+    int failed;    /* an allocation failed; the content is incomplete */
+};
+void sbuf_add(struct sbuf *b, const void *data, size_t n);
+void sbuf_adds(struct sbuf *b, const char *s);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_add_html(struct sbuf *b, const char *s); /* escaped for HTML text and attributes */
+void sbuf_add_xml(struct sbuf *b, const char *s);  /* escaped for XML, control bytes dropped */
+/* One CSV cell (RFC 4180 quoting); a cell starting with = + - @ tab or CR
+ * is prefixed with ' so spreadsheets do not run it as a formula. */
+void sbuf_add_csv(struct sbuf *b, const char *s);
+/* Hands over the text (caller frees with free()); NULL when an allocation failed. Resets b. */
+char *sbuf_detach(struct sbuf *b, size_t *len);
+void sbuf_release(struct sbuf *b);
+
+/* ---- crypto (crypto.c, the only mbedTLS user) ---- */
+#define CRYPTO_PBKDF2_ITERATIONS 600000
+#define CRYPTO_PASSWORD_HASH_MAX 160
+/* Fills buf with n bytes from the process-wide CTR_DRBG. */
+enum status crypto_random(void *buf, size_t n);
+void crypto_sha256(const void *data, size_t len, unsigned char out[32]);
+void crypto_sha256_hex(const void *data, size_t len, char out[65]);
+void crypto_hmac_sha256(const void *key, size_t klen, const void *data, size_t len, unsigned char out[32]);
+enum status crypto_pbkdf2_sha256(const char *pw, size_t pwlen, const unsigned char *salt, size_t saltlen,
+                                 unsigned iterations, unsigned char *out, size_t outlen);
+/* "pbkdf2-sha256$ITER$SALT$HASH" with a fresh 128-bit salt. */
+enum status crypto_password_hash(const char *pw, unsigned iterations, char *out, size_t outlen);
+/* 1 when pw matches the stored hash (constant-time comparison). */
+int crypto_password_verify(const char *pw, const char *stored);
+/* Costs what a verification costs, for unknown accounts. */
+void crypto_password_burn(const char *pw);
+/* Constant-time equality of n bytes / of two strings. */
+int crypto_equal(const void *a, const void *b, size_t n);
+int crypto_equal_str(const char *a, const char *b);
+void crypto_wipe(void *p, size_t n);
+void crypto_hex(const unsigned char *in, size_t n, char *out); /* out holds 2n+1 */
+/* prefix followed by nbytes random bytes in hex. */
+enum status crypto_token(const char *prefix, size_t nbytes, char *out, size_t outlen);
+
+/* ---- JSON request helpers (http_json.c) ---- */
+/* The body as a JSON object, or NULL after answering 400/413/415. Caller frees with cJSON_Delete. */
+struct cJSON *http_body_json(struct http_req *req);
+/* Answers 400 naming the first member of obj not in allowed (NULL-terminated); 1 when all are known. */
+int http_fields_known(struct http_req *req, const struct cJSON *obj, const char *const *allowed);
+/* A string member: 1 and *out (borrowed from obj) when present and 1..maxlen bytes; 0 when absent and
+ * optional; -1 after answering 400. */
+int http_field_string(struct http_req *req, const struct cJSON *obj, const char *name, int required,
+                      size_t maxlen, const char **out);
+/* An integer member within [lo, hi]: 1 / 0 / -1 as above. */
+int http_field_long(struct http_req *req, const struct cJSON *obj, const char *name, int required, long lo,
+                    long hi, long *out);
+/* A path parameter as a positive id; 0 after answering 404. */
+long long http_param_id(struct http_req *req, int index);
+/* Sends doc with extra header lines (CRLF-terminated) and frees it. */
+void http_json_with(struct http_req *req, int status, const char *extra_headers, struct cJSON *doc);
+/* Adds a unix time as an RFC 3339 UTC string, or null when t is 0. */
+void json_add_time(struct cJSON *obj, const char *name, long long t);
+
+/* ---- authentication (http_auth.c) ---- */
+enum auth_need {
+    AUTH_MEMBER = 0,       /* a signed-in member (cookie session) */
+    AUTH_OWNER = 1 << 0,   /* ... whose role is owner */
+    AUTH_TOKEN_OK = 1 << 1 /* a team API token is accepted too */
+};
+struct auth {
+    long long team_id, user_id, token_id; /* user_id 0 for a token, token_id 0 for a session */
+    char role[8];                         /* owner | member | token */
+    char email[255];
+    char team_name[201];
+    char csrf[65];                        /* the session's CSRF token ("" for a token) */
+};
+/* Authenticates the request: 1 when *out is filled and allowed; 0 after answering
+ * 401 (no or bad credentials), 403 (missing CSRF header, wrong role). */
+int http_auth(struct http_req *req, unsigned need, struct auth *out);
+/* Starts a session for user u: writes the Set-Cookie header line into cookie
+ * and the CSRF token into csrf. */
+enum status http_session_start(struct http_req *req, long long user_id, char *cookie, size_t cookielen,
+                               char *csrf, size_t csrflen);
+/* The SHA-256 hex of the request's session cookie; 0 when there is none. */
+int http_session_hash(struct http_req *req, char hash[65]);
+/* The client address as text, for rate limits. */
+void http_client_addr(struct http_req *req, char *out, size_t outlen);
+
+/* ---- metrics (metrics.c) ---- */
+void metrics_request(const char *route, const char *method, int status, double ms);
+void metrics_report(const char *verdict);
+void metrics_db_error(void);
+void metrics_webhook(const char *outcome); /* delivered | retry | failed */
+/* The Prometheus text exposition; caller frees with free(). */
+char *metrics_render(size_t *len);
+
+/* ---- webhooks (webhook.c: the background sender) ---- */
+/* Starts the delivery worker with its own database connection. */
+enum status webhook_start(struct app *app, char *err, size_t errlen);
+/* Stops the worker, waiting for an attempt in flight. */
+void webhook_stop(void);
+/* Wakes the worker: a delivery was queued. Never blocks. */
+void webhook_notify(void);
+/* Queues event for the team's webhooks inside the caller's transaction;
+ * payload is the event's data object (borrowed). */
+enum status webhook_enqueue(struct db *db, long long team_id, const char *event, const struct cJSON *data,
+                            char *err, size_t errlen);
+
+/* ---- HTTP client (client.c, the only libcurl user) ---- */
+struct client_part {
+    const char *name;       /* form field */
+    const char *filename;   /* NULL for a plain field */
+    const char *data;
+    size_t len;
+};
+struct client_request {
+    const char *method;             /* "GET", "POST" */
+    const char *url;
+    const char *const *headers;     /* NULL-terminated "Name: value" lines, or NULL */
+    const char *body;               /* raw body, or NULL */
+    size_t body_len;
+    const struct client_part *parts; /* multipart/form-data parts, or NULL */
+    int nparts;
+    long timeout_s;
+};
+struct client_response {
+    long status;                    /* 0 when no HTTP answer came back */
+    char *body;                     /* heap, NUL-terminated; client_response_release frees */
+    size_t len;
+};
+/* ST_OK when an HTTP answer came back (any status); ST_IO with err for network failures. */
+enum status client_send(const struct client_request *rq, struct client_response *out, char *err, size_t errlen);
+void client_response_release(struct client_response *r);
+
+int cli_submit(int argc, char **argv);
+
+/* ---- JSON diff (json_diff.c) ---- */
+/* Appends to changes one {"path", "from", "to"} per leaf that differs
+ * between a and b (either may be NULL), at most max entries. */
+void json_diff(const struct cJSON *a, const struct cJSON *b, struct cJSON *changes, int max);
+/* The tier object named tier in a recommendation's "tiers", or NULL (borrowed). */
+const struct cJSON *json_plan_tier(const struct cJSON *recommendation, const char *tier);
+
+/* ---- REST handlers (http_*.c) ---- */
+int http_metrics(struct http_req *req);
+int http_openapi(struct http_req *req);
+int http_team_create(struct http_req *req);
+int http_team_get(struct http_req *req);
+int http_member_delete(struct http_req *req);
+int http_session_create(struct http_req *req);
+int http_session_get(struct http_req *req);
+int http_session_delete(struct http_req *req);
+int http_invite_create(struct http_req *req);
+int http_invite_list(struct http_req *req);
+int http_invite_delete(struct http_req *req);
+int http_invite_accept(struct http_req *req);
+int http_token_create(struct http_req *req);
+int http_token_list(struct http_req *req);
+int http_token_delete(struct http_req *req);
+int http_plan_create(struct http_req *req);
+int http_plan_list(struct http_req *req);
+int http_plan_get(struct http_req *req);
+int http_plan_update(struct http_req *req);
+int http_plan_delete(struct http_req *req);
+int http_plan_tier(struct http_req *req);
+int http_plan_revisions(struct http_req *req);
+int http_plan_revision(struct http_req *req);
+int http_plan_diff(struct http_req *req);
+int http_report_create(struct http_req *req);
+int http_report_list(struct http_req *req);
+int http_report_get(struct http_req *req);
+int http_report_recheck(struct http_req *req);
+int http_share_create(struct http_req *req);
+int http_share_list(struct http_req *req);
+int http_share_delete(struct http_req *req);
+int http_share_page(struct http_req *req);
+int http_share_json(struct http_req *req);
+int http_share_csv(struct http_req *req);
+int http_webhook_create(struct http_req *req);
+int http_webhook_list(struct http_req *req);
+int http_webhook_delete(struct http_req *req);
+int http_webhook_deliveries(struct http_req *req);
+
+/* The OpenAPI document served at /openapi.json (openapi_data.c, generated from server/openapi.json). */
+extern const char openapi_json[];
+extern const unsigned long openapi_json_len;
 
 #endif

@@ -1,0 +1,641 @@
+/* http_reports.c: benchmark reports uploaded against a plan, their
+ * verdicts, verdict history and re-checks.
+ *
+ * A report arrives as text/plain, as multipart/form-data (every file part,
+ * joined, as CI tools and `gpuplan submit` send several outputs at once) or
+ * as JSON {"content": "..."}. The raw text is kept so it can be re-parsed
+ * later. Idempotency-Key makes retries safe: the same key with the same
+ * text answers the stored report; the same key with other text is 422.
+ * A failing verdict queues the team's report.fail webhooks in the same
+ * transaction as the report itself. */
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "db.h"
+#include "server_int.h"
+
+#define KEY_MAX 200
+#define SOURCE_MAX 512
+#define REPORTS_LISTED 100
+
+/* Copies a header value of printable ASCII, at most max bytes; 0 after answering 400. */
+static int header_text(struct http_req *req, const char *name, size_t max, char *out, size_t outlen)
+{
+    const char *v = http_header(req, name);
+    out[0] = '\0';
+    if (!v)
+        return 1;
+    size_t n = strlen(v);
+    if (n == 0 || n > max || n >= outlen) {
+        http_problem(req, 400, name, "%s must be 1 to %zu characters", name, max);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e) {
+            http_problem(req, 400, name, "%s must be printable ASCII", name);
+            return 0;
+        }
+    }
+    memcpy(out, v, n + 1);
+    return 1;
+}
+
+/* memmem and strcasestr are GNU extensions; these two are all we need of them. */
+static const char *find(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+    if (nlen == 0 || hlen < nlen)
+        return NULL;
+    for (size_t i = 0; i + nlen <= hlen; i++)
+        if (hay[i] == needle[0] && memcmp(hay + i, needle, nlen) == 0)
+            return hay + i;
+    return NULL;
+}
+
+static const char *find_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return hay;
+    return NULL;
+}
+
+/* The value of param (boundary=..., name=...) in a header value, unquoted. */
+static int header_param(const char *h, const char *param, char *out, size_t outlen)
+{
+    size_t pl = strlen(param);
+    for (const char *p = h; (p = find_nocase(p, param)) != NULL; p += pl) {
+        if (p != h && p[-1] != ';' && p[-1] != ' ' && p[-1] != '\t')
+            continue;
+        if (p[pl] != '=')
+            continue;
+        const char *v = p + pl + 1, *end;
+        if (*v == '"') {
+            v++;
+            end = strchr(v, '"');
+        } else {
+            end = v + strcspn(v, "; \t\r\n");
+        }
+        if (!end || (size_t)(end - v) >= outlen || end == v)
+            return 0;
+        memcpy(out, v, (size_t)(end - v));
+        out[end - v] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* Joins the file parts of a multipart/form-data body into out. 0 on a malformed body. */
+static int multipart_text(const char *body, size_t len, const char *boundary, struct sbuf *out)
+{
+    char delim[200];
+    int dl = snprintf(delim, sizeof delim, "--%s", boundary);
+    if (dl <= 2 || dl >= (int)sizeof delim)
+        return 0;
+    const char *end = body + len;
+    const char *p = find(body, len, delim, (size_t)dl);
+    int parts = 0;
+    while (p) {
+        p += dl;
+        if (end - p >= 2 && p[0] == '-' && p[1] == '-')
+            break; /* closing delimiter */
+        if (end - p < 2 || p[0] != '\r' || p[1] != '\n')
+            return 0;
+        p += 2;
+        const char *hend = find(p, (size_t)(end - p), "\r\n\r\n", 4);
+        if (!hend)
+            return 0;
+        char headers[1024];
+        size_t hl = (size_t)(hend - p) < sizeof headers - 1 ? (size_t)(hend - p) : sizeof headers - 1;
+        memcpy(headers, p, hl);
+        headers[hl] = '\0';
+        const char *content = hend + 4;
+        char ndelim[204];
+        int nl = snprintf(ndelim, sizeof ndelim, "\r\n%s", delim);
+        const char *next = find(content, (size_t)(end - content), ndelim, (size_t)nl);
+        if (!next)
+            return 0;
+        char name[128] = "", filename[256] = "";
+        const char *cd = find_nocase(headers, "content-disposition:");
+        if (cd) {
+            header_param(cd, "name", name, sizeof name);
+            header_param(cd, "filename", filename, sizeof filename);
+        }
+        if (filename[0] || strcmp(name, "file") == 0 || strcmp(name, "files") == 0 ||
+            strcmp(name, "report") == 0 || strcmp(name, "content") == 0) {
+            if (out->len && out->buf[out->len - 1] != '\n')
+                sbuf_add(out, "\n", 1);
+            sbuf_add(out, content, (size_t)(next - content));
+            parts++;
+        }
+        p = next + 2; /* at the delimiter */
+    }
+    return parts > 0 && !out->failed;
+}
+
+/* Reads the report text from the body in any of the three accepted forms.
+ * Returns 1 with *text (heap) and *len, or 0 after answering. */
+static int report_text(struct http_req *req, char **text, size_t *len)
+{
+    const char *type = http_header(req, "Content-Type");
+    *text = NULL;
+    if (!http_body(req, req->app->report_limit))
+        return 0;
+    if (!type || strncasecmp(type, "text/plain", 10) == 0) {
+        *text = malloc(req->body_len + 1);
+        if (!*text) {
+            http_problem(req, 500, NULL, "out of memory");
+            return 0;
+        }
+        memcpy(*text, req->body, req->body_len + 1);
+        *len = req->body_len;
+    } else if (strncasecmp(type, "multipart/form-data", 19) == 0) {
+        char boundary[180];
+        struct sbuf b = {0};
+        if (!header_param(type, "boundary", boundary, sizeof boundary)) {
+            http_problem(req, 400, "Content-Type", "multipart/form-data needs a boundary");
+            return 0;
+        }
+        if (!multipart_text(req->body, req->body_len, boundary, &b)) {
+            sbuf_release(&b);
+            http_problem(req, 400, "file", "the multipart body is malformed or holds no file part");
+            return 0;
+        }
+        *text = sbuf_detach(&b, len);
+    } else if (strncasecmp(type, "application/json", 16) == 0) {
+        cJSON *doc = cJSON_ParseWithLength(req->body, req->body_len);
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "content");
+        if (!cJSON_IsObject(doc) || !cJSON_IsString(c)) {
+            cJSON_Delete(doc);
+            http_problem(req, 400, "content", "a JSON upload must be {\"content\": \"<report text>\"}");
+            return 0;
+        }
+        *len = strlen(c->valuestring);
+        *text = strdup(c->valuestring);
+        cJSON_Delete(doc);
+    } else {
+        http_problem(req, 415, "Content-Type", "send the report as text/plain, multipart/form-data or application/json");
+        return 0;
+    }
+    if (!*text) {
+        http_problem(req, 500, NULL, "out of memory");
+        return 0;
+    }
+    if (*len == 0 || memchr(*text, '\0', *len)) {
+        free(*text);
+        *text = NULL;
+        http_problem(req, 400, "content", *len == 0 ? "the report is empty" : "the report must be text, not binary");
+        return 0;
+    }
+    return 1;
+}
+
+static void add_history_item(cJSON *arr, const struct db_report_check *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "revision", c->revision);
+    cJSON_AddStringToObject(o, "tier", c->tier);
+    cJSON_AddStringToObject(o, "verdict", c->verdict);
+    json_add_time(o, "checked_at", c->checked_at);
+    cJSON_AddItemToArray(arr, o);
+}
+
+static int add_history(void *ud, const struct db_report_check *c)
+{
+    add_history_item(ud, c);
+    return 0;
+}
+
+static void report_summary(cJSON *o, const struct db_report *r)
+{
+    cJSON_AddNumberToObject(o, "id", (double)r->id);
+    cJSON_AddNumberToObject(o, "plan_id", (double)r->plan_id);
+    cJSON_AddStringToObject(o, "verdict", r->verdict);
+    cJSON_AddNumberToObject(o, "revision", r->revision);
+    cJSON_AddStringToObject(o, "tier", r->tier);
+    cJSON_AddStringToObject(o, "sha256", r->sha256);
+    cJSON_AddNumberToObject(o, "size_bytes", (double)r->size_bytes);
+    if (r->source[0])
+        cJSON_AddStringToObject(o, "source", r->source);
+    else
+        cJSON_AddNullToObject(o, "source");
+    cJSON_AddStringToObject(o, "uploaded_by", r->token_id ? "token" : "user");
+    if (r->token_id)
+        cJSON_AddNumberToObject(o, "token_id", (double)r->token_id);
+    if (r->user_id)
+        cJSON_AddNumberToObject(o, "user_id", (double)r->user_id);
+    json_add_time(o, "created_at", r->created_at);
+    json_add_time(o, "checked_at", r->checked_at);
+}
+
+/* The full report document; NULL when stored JSON does not read back. */
+static cJSON *report_doc(struct db *db, const struct db_report *r, int with_content)
+{
+    char err[256];
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *sections = cJSON_Parse(r->sections_json), *findings = cJSON_Parse(r->findings_json);
+    if (!doc || !sections || !findings) {
+        cJSON_Delete(doc);
+        cJSON_Delete(sections);
+        cJSON_Delete(findings);
+        return NULL;
+    }
+    report_summary(doc, r);
+    cJSON_AddItemToObject(doc, "findings", findings);
+    /* sections_json is the parser's whole document: lift its parts to the top. */
+    cJSON *list = cJSON_DetachItemFromObjectCaseSensitive(sections, "sections");
+    cJSON *unrec = cJSON_DetachItemFromObjectCaseSensitive(sections, "unrecognized_lines");
+    cJSON_AddItemToObject(doc, "sections", list ? list : cJSON_CreateArray());
+    if (unrec)
+        cJSON_AddItemToObject(doc, "unrecognized_lines", unrec);
+    cJSON_Delete(sections);
+    cJSON *hist = cJSON_AddArrayToObject(doc, "history");
+    db_report_history(db, r->id, add_history, hist, err, sizeof err);
+    if (with_content)
+        cJSON_AddStringToObject(doc, "content", r->content);
+    return doc;
+}
+
+struct analysis {
+    char verdict[8];
+    char *sections_text; /* cJSON_free */
+    char *findings_text;
+};
+
+static void analysis_release(struct analysis *a)
+{
+    cJSON_free(a->sections_text);
+    cJSON_free(a->findings_text);
+    a->sections_text = a->findings_text = NULL;
+}
+
+/* Parses and checks text against the plan's chosen tier. 0 after answering. */
+static int analyze(struct http_req *req, const char *text, size_t len, const struct db_plan *plan,
+                   struct analysis *out)
+{
+    char err[512] = "";
+    cJSON *rec = cJSON_Parse(plan->recommendation_json), *sections = NULL, *verdict = NULL;
+    memset(out, 0, sizeof *out);
+    enum status st = report_analyze(text, len, rec, plan->tier, &sections, &verdict, err, sizeof err);
+    cJSON_Delete(rec);
+    if (st != ST_OK) {
+        if (st == ST_INVALID)
+            http_problem(req, 400, "content", "%s", err);
+        else
+            http_problem_status(req, st, err);
+        return 0;
+    }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(verdict, "verdict");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(verdict, "findings");
+    snprintf(out->verdict, sizeof out->verdict, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
+    cJSON *empty = cJSON_IsArray(f) ? NULL : cJSON_CreateArray();
+    out->sections_text = sections ? cJSON_PrintUnformatted(sections) : NULL;
+    out->findings_text = cJSON_PrintUnformatted(empty ? empty : f);
+    cJSON_Delete(empty);
+    cJSON_Delete(sections);
+    cJSON_Delete(verdict);
+    if (!out->sections_text || !out->findings_text) {
+        analysis_release(out);
+        http_problem(req, 500, NULL, "the checker returned no verdict");
+        return 0;
+    }
+    metrics_report(out->verdict);
+    return 1;
+}
+
+static cJSON *fail_event(const struct db_plan *plan, long long report_id, const char *verdict, const char *source,
+                         int revision, const char *tier)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "plan_id", (double)plan->id);
+    cJSON_AddStringToObject(d, "plan_title", plan->title);
+    cJSON_AddNumberToObject(d, "report_id", (double)report_id);
+    cJSON_AddStringToObject(d, "verdict", verdict);
+    cJSON_AddNumberToObject(d, "revision", revision);
+    cJSON_AddStringToObject(d, "tier", tier);
+    if (source && *source)
+        cJSON_AddStringToObject(d, "source", source);
+    else
+        cJSON_AddNullToObject(d, "source");
+    return d;
+}
+
+/* Answers with the stored report for an Idempotency-Key, or 422 for another body. */
+static void replay(struct http_req *req, struct db *db, long long plan_id, const char *key, const char *sha)
+{
+    struct db_report r;
+    char err[256] = "";
+    enum status st = db_report_by_key(db, plan_id, key, &r, err, sizeof err);
+    if (st != ST_OK) {
+        http_problem_status(req, st, err);
+        return;
+    }
+    if (strcmp(r.sha256, sha) != 0) {
+        db_report_release(&r);
+        http_problem(req, 422, "Idempotency-Key",
+                     "this Idempotency-Key was already used with a different report; use a new key");
+        return;
+    }
+    cJSON *doc = report_doc(db, &r, 0);
+    db_report_release(&r);
+    if (!doc)
+        http_problem(req, 500, NULL, "the stored report cannot be read back");
+    else
+        http_json_with(req, 201, "Idempotent-Replayed: true\r\n", doc);
+}
+
+int http_report_create(struct http_req *req)
+{
+    struct auth a;
+    struct db_plan plan;
+    struct db_report r;
+    struct analysis an = {0};
+    char key[KEY_MAX + 1], source[SOURCE_MAX + 1], err[256] = "";
+    char *text = NULL;
+    size_t len = 0;
+    int have_plan = 0;
+    long long rid = 0;
+    struct db *db;
+    enum status st;
+
+    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
+        return 0;
+    long long plan_id = http_param_id(req, 0);
+    if (!plan_id)
+        return 0;
+    if (!header_text(req, "Idempotency-Key", KEY_MAX, key, sizeof key) ||
+        !header_text(req, "X-Report-Source", SOURCE_MAX, source, sizeof source))
+        return 0;
+    if (!(db = http_db(req))) {
+        http_problem_status(req, ST_DB, "cannot open the database");
+        return 0;
+    }
+    st = db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err);
+    if (st != ST_OK) {
+        if (st == ST_NOTFOUND)
+            http_problem(req, 404, NULL, "no such plan");
+        else
+            http_problem_status(req, st, err);
+        return 0;
+    }
+    have_plan = 1;
+    if (!report_text(req, &text, &len))
+        goto out;
+    memset(&r, 0, sizeof r);
+    crypto_sha256_hex(text, len, r.sha256);
+    if (key[0]) {
+        struct db_report old;
+        st = db_report_by_key(db, plan_id, key, &old, err, sizeof err);
+        if (st == ST_OK) {
+            db_report_release(&old);
+            replay(req, db, plan_id, key, r.sha256);
+            goto out;
+        }
+        if (st != ST_NOTFOUND) {
+            http_problem_status(req, st, err);
+            goto out;
+        }
+    }
+    if (!analyze(req, text, len, &plan, &an))
+        goto out;
+    long long now = (long long)time(NULL);
+    r.plan_id = plan_id;
+    r.team_id = a.team_id;
+    r.revision = plan.revision;
+    snprintf(r.tier, sizeof r.tier, "%s", plan.tier);
+    r.content = text;
+    r.size_bytes = (long long)len;
+    r.sections_json = an.sections_text;
+    snprintf(r.verdict, sizeof r.verdict, "%s", an.verdict);
+    r.findings_json = an.findings_text;
+    snprintf(r.source, sizeof r.source, "%s", source);
+    r.user_id = a.user_id;
+    r.token_id = a.token_id;
+    snprintf(r.idempotency_key, sizeof r.idempotency_key, "%s", key);
+    r.created_at = r.checked_at = now;
+
+    int queued = 0;
+    st = db_tx_begin(db, err, sizeof err);
+    if (st == ST_OK)
+        st = db_report_insert(db, &r, &rid, err, sizeof err);
+    if (st == ST_OK && strcmp(an.verdict, "fail") == 0) {
+        cJSON *ev = fail_event(&plan, rid, an.verdict, source, plan.revision, plan.tier);
+        st = webhook_enqueue(db, a.team_id, "report.fail", ev, err, sizeof err);
+        cJSON_Delete(ev);
+        queued = 1;
+    }
+    if (st == ST_OK)
+        st = db_tx_commit(db, err, sizeof err);
+    else
+        db_tx_rollback(db);
+    if (st == ST_CONFLICT && key[0]) {
+        /* Another upload with this key won the race: answer as a replay. */
+        replay(req, db, plan_id, key, r.sha256);
+        goto out;
+    }
+    if (st != ST_OK) {
+        http_problem_status(req, st, err);
+        goto out;
+    }
+    if (queued)
+        webhook_notify();
+    struct db_report saved;
+    st = db_report_get(db, a.team_id, plan_id, rid, &saved, err, sizeof err);
+    if (st != ST_OK) {
+        http_problem_status(req, st, err);
+        goto out;
+    }
+    cJSON *doc = report_doc(db, &saved, 0);
+    db_report_release(&saved);
+    if (!doc)
+        http_problem(req, 500, NULL, "the stored report cannot be read back");
+    else
+        http_json(req, 201, doc);
+out:
+    analysis_release(&an);
+    free(text);
+    if (have_plan)
+        db_plan_release(&plan);
+    return 0;
+}
+
+struct list_ctx {
+    struct db *db;
+    cJSON *items;
+    int counts[4];
+};
+
+static int add_report(void *ud, const struct db_report *r)
+{
+    static const char *const names[] = {"pass", "warn", "fail", "unknown"};
+    struct list_ctx *c = ud;
+    char err[256];
+    cJSON *o = cJSON_CreateObject();
+    report_summary(o, r);
+    db_report_history(c->db, r->id, add_history, cJSON_AddArrayToObject(o, "history"), err, sizeof err);
+    cJSON_AddItemToArray(c->items, o);
+    for (int i = 0; i < 4; i++)
+        if (strcmp(r->verdict, names[i]) == 0)
+            c->counts[i]++;
+    return 0;
+}
+
+int http_report_list(struct http_req *req)
+{
+    struct auth a;
+    char err[256] = "";
+    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
+        return 0;
+    long long plan_id = http_param_id(req, 0);
+    if (!plan_id)
+        return 0;
+    struct db *db = http_db(req);
+    enum status st = db ? db_plan_exists(db, a.team_id, plan_id, err, sizeof err) : ST_DB;
+    if (st == ST_NOTFOUND) {
+        http_problem(req, 404, NULL, "no such plan");
+        return 0;
+    }
+    cJSON *doc = cJSON_CreateObject();
+    struct list_ctx c = {db, cJSON_AddArrayToObject(doc, "items"), {0, 0, 0, 0}};
+    if (st == ST_OK)
+        st = db_report_list(db, a.team_id, plan_id, REPORTS_LISTED, add_report, &c, err, sizeof err);
+    if (st != ST_OK) {
+        cJSON_Delete(doc);
+        http_problem_status(req, st, err);
+        return 0;
+    }
+    cJSON *counts = cJSON_AddObjectToObject(doc, "verdicts");
+    cJSON_AddNumberToObject(counts, "pass", c.counts[0]);
+    cJSON_AddNumberToObject(counts, "warn", c.counts[1]);
+    cJSON_AddNumberToObject(counts, "fail", c.counts[2]);
+    cJSON_AddNumberToObject(counts, "unknown", c.counts[3]);
+    http_json(req, 200, doc);
+    return 0;
+}
+
+int http_report_get(struct http_req *req)
+{
+    struct auth a;
+    struct db_report r;
+    char err[256] = "";
+    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
+        return 0;
+    long long plan_id = http_param_id(req, 0);
+    if (!plan_id)
+        return 0;
+    long long rid = http_param_id(req, 1);
+    if (!rid)
+        return 0;
+    struct db *db = http_db(req);
+    enum status st = db ? db_report_get(db, a.team_id, plan_id, rid, &r, err, sizeof err) : ST_DB;
+    if (st == ST_NOTFOUND) {
+        http_problem(req, 404, NULL, "no such report");
+        return 0;
+    }
+    if (st != ST_OK) {
+        http_problem_status(req, st, err);
+        return 0;
+    }
+    cJSON *doc = report_doc(db, &r, 1);
+    db_report_release(&r);
+    if (!doc)
+        http_problem(req, 500, NULL, "the stored report cannot be read back");
+    else
+        http_json(req, 200, doc);
+    return 0;
+}
+
+struct recheck_ctx {
+    struct http_req *req;
+    struct db *db;
+    const struct db_plan *plan;
+    long long team_id;
+    cJSON *items;
+    int failed;       /* answered an error */
+    int queued;
+};
+
+static int recheck_one(void *ud, const struct db_report *r)
+{
+    struct recheck_ctx *c = ud;
+    struct analysis an;
+    char err[256] = "";
+    if (!analyze(c->req, r->content, (size_t)r->size_bytes, c->plan, &an)) {
+        c->failed = 1;
+        return 1;
+    }
+    enum status st = db_report_recheck(c->db, r->id, c->plan->revision, c->plan->tier, an.sections_text, an.verdict,
+                                       an.findings_text, (long long)time(NULL), err, sizeof err);
+    if (st == ST_OK && strcmp(an.verdict, "fail") == 0 && strcmp(r->verdict, "fail") != 0) {
+        cJSON *ev = fail_event(c->plan, r->id, an.verdict, r->source, c->plan->revision, c->plan->tier);
+        st = webhook_enqueue(c->db, c->team_id, "report.fail", ev, err, sizeof err);
+        cJSON_Delete(ev);
+        c->queued = 1;
+    }
+    if (st != ST_OK) {
+        http_problem_status(c->req, st, err);
+        analysis_release(&an);
+        c->failed = 1;
+        return 1;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", (double)r->id);
+    cJSON_AddStringToObject(o, "previous_verdict", r->verdict);
+    cJSON_AddNumberToObject(o, "previous_revision", r->revision);
+    cJSON_AddStringToObject(o, "verdict", an.verdict);
+    cJSON_AddItemToArray(c->items, o);
+    analysis_release(&an);
+    return 0;
+}
+
+int http_report_recheck(struct http_req *req)
+{
+    struct auth a;
+    struct db_plan plan;
+    char err[256] = "";
+    if (!http_auth(req, AUTH_MEMBER, &a))
+        return 0;
+    long long plan_id = http_param_id(req, 0);
+    if (!plan_id)
+        return 0;
+    struct db *db = http_db(req);
+    enum status st = db ? db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err) : ST_DB;
+    if (st != ST_OK) {
+        if (st == ST_NOTFOUND)
+            http_problem(req, 404, NULL, "no such plan");
+        else
+            http_problem_status(req, st, err);
+        return 0;
+    }
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "plan_id", (double)plan_id);
+    cJSON_AddNumberToObject(doc, "revision", plan.revision);
+    cJSON_AddStringToObject(doc, "tier", plan.tier);
+    struct recheck_ctx c = {req, db, &plan, a.team_id, cJSON_AddArrayToObject(doc, "items"), 0, 0};
+    /* One transaction: all reports move to the new revision, or none do. */
+    st = db_tx_begin(db, err, sizeof err);
+    if (st == ST_OK)
+        st = db_report_each_full(db, a.team_id, plan_id, recheck_one, &c, err, sizeof err);
+    if (st == ST_OK && !c.failed)
+        st = db_tx_commit(db, err, sizeof err);
+    else
+        db_tx_rollback(db);
+    db_plan_release(&plan);
+    if (c.failed) {
+        cJSON_Delete(doc);
+        return 0;
+    }
+    if (st != ST_OK) {
+        cJSON_Delete(doc);
+        http_problem_status(req, st, err);
+        return 0;
+    }
+    if (c.queued)
+        webhook_notify();
+    http_json(req, 200, doc);
+    return 0;
+}

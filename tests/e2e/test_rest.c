@@ -1,0 +1,1218 @@
+/* test_rest.c: the team workflow end to end over real HTTP: accounts,
+ * sessions, CSRF, API tokens, plans, reports with idempotency, shares,
+ * webhooks, metrics, the OpenAPI document, `gpuplan submit` in a CI flow,
+ * and what the database file holds afterwards.
+ *
+ * Sign-ups cost a real PBKDF2 (600,000 iterations), so one server and one
+ * set of accounts (team A: owner and member; team B: owner) are made once
+ * per test case by an unchecked fixture and shared by its tests. */
+#define _GNU_SOURCE /* strcasestr, strptime, timegm: test code only */
+#include <arpa/inet.h>
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "server_int.h"
+
+#define PASSWORD "correct horse battery staple"
+/* Report texts from the checker's own cases: a degraded node (ECC errors, a
+ * failed DCGM test: fails against any plan) and a healthy one (not a fail). */
+static char *REPORT_FAIL, *REPORT_OTHER;
+#define WORKLOAD "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":100,\"seq_len\":4096,\"precision\":\"bf16\"}"
+#define WORKLOAD2 "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":200,\"seq_len\":4096,\"precision\":\"bf16\"}"
+
+struct who {
+    char cookie[320];   /* "gpuplan_session=..." */
+    char csrf[80];
+    char set_cookie[300];
+    long long team_id, user_id;
+};
+
+static struct e2e_server srv;
+static struct who a_owner, a_member, b_owner;
+static char a_token[80], b_token[80];
+static long long a_plan, b_plan, a_report, b_report, a_share, b_share, a_token_id, b_token_id, a_invite;
+static char a_share_token[80], a_invite_token[80];
+
+/* ---- request helpers ---- */
+
+static long call(const struct who *w, const char *bearer, const char *method, const char *path,
+                 const char *ctype, const char *body, int with_csrf, struct e2e_resp *r)
+{
+    char cookie[340], csrf[120], auth[120], type[120];
+    const char *h[6];
+    int n = 0;
+    if (w) {
+        snprintf(cookie, sizeof cookie, "Cookie: %s", w->cookie);
+        h[n++] = cookie;
+        if (with_csrf) {
+            snprintf(csrf, sizeof csrf, "X-CSRF-Token: %s", w->csrf);
+            h[n++] = csrf;
+        }
+    }
+    if (bearer) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", bearer);
+        h[n++] = auth;
+    }
+    if (ctype) {
+        snprintf(type, sizeof type, "Content-Type: %s", ctype);
+        h[n++] = type;
+    }
+    h[n] = NULL;
+    ck_assert_int_eq(e2e_request(&srv, method, path, h, body, body ? strlen(body) : 0, r), 0);
+    return r->status;
+}
+
+/* A JSON call as w (cookie + CSRF); returns the status and the parsed body in *doc (may be NULL). */
+static long jcall(const struct who *w, const char *method, const char *path, const char *body, cJSON **doc)
+{
+    struct e2e_resp r;
+    long st = call(w, NULL, method, path, body ? "application/json" : NULL, body, 1, &r);
+    if (doc)
+        *doc = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    return st;
+}
+
+static long long jid(const cJSON *doc, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(doc, name);
+    ck_assert_msg(cJSON_IsNumber(v), "no number %s", name);
+    return (long long)v->valuedouble;
+}
+
+static const char *jstr(const cJSON *doc, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(doc, name);
+    ck_assert_msg(cJSON_IsString(v), "no string %s", name);
+    return v->valuestring;
+}
+
+/* Reads the session cookie and CSRF token of an account answer into w. */
+static void take_session(struct e2e_resp *r, struct who *w)
+{
+    char sc[300];
+    ck_assert_ptr_nonnull(e2e_resp_header(r, "Set-Cookie", sc, sizeof sc));
+    snprintf(w->set_cookie, sizeof w->set_cookie, "%s", sc);
+    char *semi = strchr(sc, ';');
+    if (semi)
+        *semi = '\0';
+    snprintf(w->cookie, sizeof w->cookie, "%s", sc);
+    cJSON *doc = cJSON_Parse(r->body);
+    ck_assert_ptr_nonnull(doc);
+    snprintf(w->csrf, sizeof w->csrf, "%s", jstr(doc, "csrf_token"));
+    w->team_id = jid(cJSON_GetObjectItem(doc, "team"), "id");
+    w->user_id = jid(cJSON_GetObjectItem(doc, "user"), "id");
+    cJSON_Delete(doc);
+}
+
+static void signup(const char *team, const char *email, struct who *w)
+{
+    char body[300];
+    struct e2e_resp r;
+    snprintf(body, sizeof body, "{\"team\":\"%s\",\"email\":\"%s\",\"password\":\"%s\"}", team, email, PASSWORD);
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/teams", "application/json", body, 0, &r), 201);
+    take_session(&r, w);
+    e2e_resp_release(&r);
+}
+
+static void make_token(const struct who *w, char *out, size_t outlen, long long *id)
+{
+    cJSON *doc = NULL;
+    ck_assert_int_eq(jcall(w, "POST", "/api/v1/tokens", "{\"name\":\"ci\"}", &doc), 201);
+    snprintf(out, outlen, "%s", jstr(doc, "token"));
+    *id = jid(doc, "id");
+    cJSON_Delete(doc);
+}
+
+static long long make_plan(const struct who *w, const char *title)
+{
+    char body[600];
+    cJSON *doc = NULL;
+    snprintf(body, sizeof body, "{\"title\":\"%s\",\"workload\":%s}", title, WORKLOAD);
+    ck_assert_int_eq(jcall(w, "POST", "/api/v1/plans", body, &doc), 201);
+    long long id = jid(doc, "id");
+    cJSON_Delete(doc);
+    return id;
+}
+
+static long long upload(const char *bearer, long long plan, const char *text, const char *key, long expect,
+                        cJSON **doc_out)
+{
+    char path[96], keyh[120];
+    const char *h[4];
+    int n = 0;
+    char auth[120];
+    struct e2e_resp r;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", plan);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", bearer);
+    h[n++] = auth;
+    h[n++] = "Content-Type: text/plain";
+    if (key) {
+        snprintf(keyh, sizeof keyh, "Idempotency-Key: %s", key);
+        h[n++] = keyh;
+    }
+    h[n] = NULL;
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, h, text, strlen(text), &r), 0);
+    ck_assert_msg(r.status == expect, "upload answered %ld: %s", r.status, r.body);
+    long long id = 0;
+    cJSON *doc = cJSON_Parse(r.body);
+    if (r.status == 201)
+        id = jid(doc, "id");
+    if (doc_out)
+        *doc_out = doc;
+    else
+        cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    return id;
+}
+
+static long long make_share(const struct who *w, long long plan, char *token, size_t tokenlen)
+{
+    char path[96];
+    cJSON *doc = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/shares", plan);
+    ck_assert_int_eq(jcall(w, "POST", path, "{}", &doc), 201);
+    long long id = jid(doc, "id");
+    if (token)
+        snprintf(token, tokenlen, "%s", jstr(doc, "token"));
+    cJSON_Delete(doc);
+    return id;
+}
+
+/* ---- the shared fixture ---- */
+
+static char *read_text(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/checks/%s", TESTDATA, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void start_world(void)
+{
+    static const char *const extra[] = {"--max-report", "65536", NULL};
+    struct e2e_resp r;
+    cJSON *doc = NULL;
+    REPORT_FAIL = read_text("degraded-node.log");
+    REPORT_OTHER = read_text("healthy-node.log");
+    ck_assert_int_eq(e2e_start(&srv, NULL, extra), 0);
+    signup("Team A", "owner@a.test", &a_owner);
+    signup("Team B", "owner@b.test", &b_owner);
+    ck_assert_int_eq(jcall(&a_owner, "POST", "/api/v1/invites", "{}", &doc), 201);
+    char body[300];
+    snprintf(body, sizeof body, "{\"token\":\"%s\",\"email\":\"member@a.test\",\"password\":\"%s\"}",
+             jstr(doc, "token"), PASSWORD);
+    a_invite = jid(doc, "id");
+    snprintf(a_invite_token, sizeof a_invite_token, "%s", jstr(doc, "token"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/invites/accept", "application/json", body, 0, &r), 201);
+    take_session(&r, &a_member);
+    e2e_resp_release(&r);
+    /* The same invite cannot be used twice. */
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/invites/accept", "application/json", body, 0, &r), 410);
+    e2e_resp_release(&r);
+
+    make_token(&a_owner, a_token, sizeof a_token, &a_token_id);
+    make_token(&b_owner, b_token, sizeof b_token, &b_token_id);
+    a_plan = make_plan(&a_member, "A cluster");
+    b_plan = make_plan(&b_owner, "B cluster");
+    a_report = upload(a_token, a_plan, REPORT_OTHER, NULL, 201, NULL);
+    b_report = upload(b_token, b_plan, REPORT_OTHER, NULL, 201, NULL);
+    a_share = make_share(&a_member, a_plan, a_share_token, sizeof a_share_token);
+    b_share = make_share(&b_owner, b_plan, NULL, 0);
+}
+
+static void stop_world(void)
+{
+    e2e_stop(&srv);
+}
+
+/* ---- accounts, sessions, CSRF ---- */
+
+START_TEST(signup_makes_an_owner_with_a_hardened_session_cookie)
+{
+    ck_assert_ptr_nonnull(strstr(a_owner.set_cookie, "gpuplan_session="));
+    ck_assert_ptr_nonnull(strstr(a_owner.set_cookie, "HttpOnly"));
+    ck_assert_ptr_nonnull(strstr(a_owner.set_cookie, "SameSite=Lax"));
+    ck_assert_ptr_nonnull(strstr(a_owner.set_cookie, "Path=/"));
+    ck_assert_ptr_null(strstr(a_owner.set_cookie, "Secure"));
+    cJSON *doc = NULL;
+    ck_assert_int_eq(jcall(&a_owner, "GET", "/api/v1/session", NULL, &doc), 200);
+    ck_assert_str_eq(jstr(cJSON_GetObjectItem(doc, "user"), "role"), "owner");
+    ck_assert_str_eq(jstr(cJSON_GetObjectItem(doc, "team"), "name"), "Team A");
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&a_member, "GET", "/api/v1/session", NULL, &doc), 200);
+    ck_assert_str_eq(jstr(cJSON_GetObjectItem(doc, "user"), "role"), "member");
+    ck_assert_int_eq(jid(cJSON_GetObjectItem(doc, "team"), "id"), a_owner.team_id);
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&a_owner, "GET", "/api/v1/team", NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "members")), 2);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(signup_refuses_short_passwords_bad_fields_and_taken_emails)
+{
+    struct e2e_resp r;
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/teams", "application/json",
+                          "{\"team\":\"X\",\"email\":\"x@x.test\",\"password\":\"short\"}", 0, &r), 400);
+    cJSON *doc = cJSON_Parse(r.body);
+    ck_assert_str_eq(jstr(doc, "field"), "password");
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/teams", "application/json",
+                          "{\"team\":\"X\",\"email\":\"x@x.test\",\"password\":\"long enough pass\",\"admin\":true}", 0,
+                          &r), 400);
+    doc = cJSON_Parse(r.body);
+    ck_assert_str_eq(jstr(doc, "field"), "admin");
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/teams", "application/json",
+                          "{\"team\":\"X\",\"email\":\"OWNER@a.test\",\"password\":\"long enough pass\"}", 0, &r), 409);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/teams", "application/json", "{not json", 0, &r), 400);
+    e2e_resp_release(&r);
+}
+END_TEST
+
+START_TEST(login_logout_and_a_dead_session_is_401)
+{
+    struct e2e_resp r;
+    struct who w;
+    char body[200];
+    snprintf(body, sizeof body, "{\"email\":\"owner@b.test\",\"password\":\"%s\"}", PASSWORD);
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/session", "application/json", body, 0, &r), 200);
+    take_session(&r, &w);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(w.team_id, b_owner.team_id);
+    /* Logging out is a change: it needs the CSRF header. */
+    ck_assert_int_eq(call(&w, NULL, "DELETE", "/api/v1/session", NULL, NULL, 0, &r), 403);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(&w, NULL, "DELETE", "/api/v1/session", NULL, NULL, 1, &r), 204);
+    char sc[200];
+    ck_assert_ptr_nonnull(e2e_resp_header(&r, "Set-Cookie", sc, sizeof sc));
+    ck_assert_ptr_nonnull(strstr(sc, "Max-Age=0"));
+    e2e_resp_release(&r);
+    ck_assert_int_eq(jcall(&w, "GET", "/api/v1/session", NULL, NULL), 401);
+    /* The other session of the same user lives on. */
+    ck_assert_int_eq(jcall(&b_owner, "GET", "/api/v1/session", NULL, NULL), 200);
+}
+END_TEST
+
+START_TEST(failed_logins_are_rate_limited_per_account)
+{
+    struct e2e_resp r;
+    const char *body = "{\"email\":\"nobody@x.test\",\"password\":\"wrong password 1\"}";
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/session", "application/json", body, 0, &r), 401);
+        e2e_resp_release(&r);
+    }
+    ck_assert_int_eq(call(NULL, NULL, "POST", "/api/v1/session", "application/json", body, 0, &r), 429);
+    char ra[32];
+    ck_assert_ptr_nonnull(e2e_resp_header(&r, "Retry-After", ra, sizeof ra));
+    e2e_resp_release(&r);
+}
+END_TEST
+
+START_TEST(cookie_writes_need_the_csrf_header_and_tokens_do_not)
+{
+    struct e2e_resp r;
+    char body[400];
+    snprintf(body, sizeof body, "{\"title\":\"csrf\",\"workload\":%s}", WORKLOAD);
+    ck_assert_int_eq(call(&a_member, NULL, "POST", "/api/v1/plans", "application/json", body, 0, &r), 403);
+    e2e_resp_release(&r);
+    struct who forged = a_member;
+    snprintf(forged.csrf, sizeof forged.csrf, "%s", b_owner.csrf);
+    ck_assert_int_eq(call(&forged, NULL, "POST", "/api/v1/plans", "application/json", body, 1, &r), 403);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(&a_member, NULL, "DELETE", "/api/v1/shares/999999", NULL, NULL, 0, &r), 403);
+    e2e_resp_release(&r);
+    /* Reads need no CSRF header. */
+    ck_assert_int_eq(call(&a_member, NULL, "GET", "/api/v1/plans", NULL, NULL, 0, &r), 200);
+    e2e_resp_release(&r);
+    /* A bearer token needs none either. */
+    upload(a_token, a_plan, REPORT_OTHER, NULL, 201, NULL);
+}
+END_TEST
+
+START_TEST(members_cannot_do_what_only_owners_may)
+{
+    ck_assert_int_eq(jcall(&a_member, "POST", "/api/v1/tokens", "{\"name\":\"x\"}", NULL), 403);
+    ck_assert_int_eq(jcall(&a_member, "GET", "/api/v1/tokens", NULL, NULL), 403);
+    ck_assert_int_eq(jcall(&a_member, "POST", "/api/v1/invites", "{}", NULL), 403);
+    ck_assert_int_eq(jcall(&a_member, "POST", "/api/v1/webhooks", "{\"url\":\"http://127.0.0.1:1/x\"}", NULL), 403);
+    /* ... and API tokens open nothing but reports. */
+    struct e2e_resp r;
+    ck_assert_int_eq(call(NULL, a_token, "GET", "/api/v1/plans", NULL, NULL, 0, &r), 403);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, a_token, "POST", "/api/v1/tokens", "application/json", "{\"name\":\"x\"}", 0, &r), 403);
+    e2e_resp_release(&r);
+}
+END_TEST
+
+/* Every authenticated endpoint, with team A's objects in the path. */
+struct ep {
+    const char *method, *fmt, *body;
+    int token_ok;
+};
+static const struct ep endpoints[] = {
+    {"GET", "/api/v1/team", NULL, 0},
+    {"GET", "/api/v1/session", NULL, 0},
+    {"DELETE", "/api/v1/session", NULL, 0},
+    {"GET", "/api/v1/tokens", NULL, 0},
+    {"POST", "/api/v1/tokens", "{\"name\":\"x\"}", 0},
+    {"DELETE", "/api/v1/tokens/%lld", NULL, 0},
+    {"GET", "/api/v1/invites", NULL, 0},
+    {"POST", "/api/v1/invites", "{}", 0},
+    {"DELETE", "/api/v1/invites/%lld", NULL, 0},
+    {"DELETE", "/api/v1/team/members/%lld", NULL, 0},
+    {"GET", "/api/v1/plans", NULL, 0},
+    {"POST", "/api/v1/plans", "{\"title\":\"t\",\"workload\":" WORKLOAD "}", 0},
+    {"GET", "/api/v1/plans/%lld", NULL, 0},
+    {"PUT", "/api/v1/plans/%lld", "{\"title\":\"stolen\"}", 0},
+    {"DELETE", "/api/v1/plans/%lld", NULL, 0},
+    {"PUT", "/api/v1/plans/%lld/tier", "{\"tier\":\"minimum\"}", 0},
+    {"GET", "/api/v1/plans/%lld/revisions", NULL, 0},
+    {"GET", "/api/v1/plans/%lld/revisions/1", NULL, 0},
+    {"GET", "/api/v1/plans/%lld/diff?from=1&to=1", NULL, 0},
+    {"POST", "/api/v1/plans/%lld/reports", "text", 1},
+    {"GET", "/api/v1/plans/%lld/reports", NULL, 1},
+    {"GET", "/api/v1/plans/%lld/reports/%lld", NULL, 1},
+    {"POST", "/api/v1/plans/%lld/recheck", NULL, 0},
+    {"POST", "/api/v1/plans/%lld/shares", "{}", 0},
+    {"GET", "/api/v1/plans/%lld/shares", NULL, 0},
+    {"DELETE", "/api/v1/shares/%lld", NULL, 0},
+    {"GET", "/api/v1/webhooks", NULL, 0},
+    {"POST", "/api/v1/webhooks", "{\"url\":\"http://127.0.0.1:1/x\"}", 0},
+    {"DELETE", "/api/v1/webhooks/%lld", NULL, 0},
+    {"GET", "/api/v1/webhooks/%lld/deliveries", NULL, 0},
+};
+
+static void ep_path(const struct ep *e, long long wid, char *out, size_t outlen)
+{
+    long long first = a_plan;
+    if (strstr(e->fmt, "/tokens/"))
+        first = a_token_id;
+    else if (strstr(e->fmt, "/invites/"))
+        first = a_invite;
+    else if (strstr(e->fmt, "/members/"))
+        first = a_member.user_id;
+    else if (strstr(e->fmt, "/shares/"))
+        first = a_share;
+    else if (strstr(e->fmt, "/webhooks/"))
+        first = wid;
+    /* Fill the first %lld with the object's id and a second one with a report id. */
+    long long ids[2] = {first, a_report};
+    size_t o = 0;
+    int k = 0;
+    for (const char *f = e->fmt; *f && o + 24 < outlen; f++) {
+        if (strncmp(f, "%lld", 4) == 0 && k < 2) {
+            o += (size_t)snprintf(out + o, outlen - o, "%lld", ids[k++]);
+            f += 3;
+        } else {
+            out[o++] = *f;
+        }
+    }
+    out[o] = '\0';
+}
+
+START_TEST(every_endpoint_answers_401_without_credentials)
+{
+    for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
+        char path[200];
+        struct e2e_resp r;
+        ep_path(&endpoints[i], 1, path, sizeof path);
+        long st = call(NULL, NULL, endpoints[i].method, path,
+                       endpoints[i].body ? (endpoints[i].body[0] == '{' ? "application/json" : "text/plain") : NULL,
+                       endpoints[i].body, 0, &r);
+        ck_assert_msg(st == 401, "%s %s answered %ld without credentials", endpoints[i].method, path, st);
+        ck_assert_ptr_null(strstr(r.body, "A cluster"));
+        e2e_resp_release(&r);
+        /* A made-up token is no better. */
+        st = call(NULL, "gpp_0000000000000000000000000000000000000000000000000000000000000000", endpoints[i].method,
+                  path, NULL, NULL, 0, &r);
+        ck_assert_msg(st == 401 || (st == 403 && !endpoints[i].token_ok), "%s %s answered %ld to a bad token",
+                      endpoints[i].method, path, st);
+        e2e_resp_release(&r);
+    }
+}
+END_TEST
+
+START_TEST(another_teams_objects_answer_404_and_never_their_data)
+{
+    /* Team A's webhook, to probe from team B. */
+    cJSON *doc = NULL;
+    ck_assert_int_eq(jcall(&a_owner, "POST", "/api/v1/webhooks", "{\"url\":\"http://127.0.0.1:1/x\"}", &doc), 201);
+    long long wid = jid(doc, "id");
+    cJSON_Delete(doc);
+    for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
+        char path[200];
+        struct e2e_resp r;
+        ep_path(&endpoints[i], wid, path, sizeof path);
+        if (!strstr(endpoints[i].fmt, "%lld"))
+            continue; /* no object in the path */
+        const char *type = endpoints[i].body ? (endpoints[i].body[0] == '{' ? "application/json" : "text/plain") : NULL;
+        long st = call(&b_owner, NULL, endpoints[i].method, path, type, endpoints[i].body, 1, &r);
+        ck_assert_msg(st == 404, "%s %s answered %ld to another team", endpoints[i].method, path, st);
+        ck_assert_ptr_null(strstr(r.body, "A cluster"));
+        e2e_resp_release(&r);
+        if (endpoints[i].token_ok) {
+            st = call(NULL, b_token, endpoints[i].method, path, type, endpoints[i].body, 0, &r);
+            ck_assert_msg(st == 404, "%s %s answered %ld to another team's token", endpoints[i].method, path, st);
+            e2e_resp_release(&r);
+        }
+    }
+    /* And team A still has all of it. */
+    char path[64];
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", a_plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_str_eq(jstr(doc, "title"), "A cluster");
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/webhooks/%lld", wid);
+    ck_assert_int_eq(jcall(&a_owner, "DELETE", path, NULL, NULL), 204);
+}
+END_TEST
+
+/* ---- tokens ---- */
+
+START_TEST(api_tokens_are_shown_once_record_use_and_can_be_revoked)
+{
+    char tok[80], path[64];
+    long long id;
+    cJSON *doc = NULL;
+    make_token(&a_owner, tok, sizeof tok, &id);
+    ck_assert(strncmp(tok, "gpp_", 4) == 0);
+    ck_assert_int_eq((int)strlen(tok), 68);
+    upload(tok, a_plan, REPORT_OTHER, NULL, 201, NULL);
+    ck_assert_int_eq(jcall(&a_owner, "GET", "/api/v1/tokens", NULL, &doc), 200);
+    char *text = cJSON_PrintUnformatted(doc);
+    ck_assert_ptr_null(strstr(text, tok));
+    free(text);
+    const cJSON *it;
+    int seen = 0;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "items"))
+    {
+        if (jid(it, "id") == id) {
+            seen = 1;
+            ck_assert(cJSON_IsString(cJSON_GetObjectItem(it, "last_used_at")));
+            ck_assert(cJSON_IsNull(cJSON_GetObjectItem(it, "revoked_at")));
+        }
+    }
+    ck_assert(seen);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/tokens/%lld", id);
+    ck_assert_int_eq(jcall(&a_owner, "DELETE", path, NULL, NULL), 204);
+    upload(tok, a_plan, REPORT_OTHER, NULL, 401, NULL);
+    ck_assert_int_eq(jcall(&a_owner, "DELETE", path, NULL, NULL), 404);
+}
+END_TEST
+
+/* ---- plans ---- */
+
+START_TEST(plans_are_saved_revised_diffed_and_deleted)
+{
+    char body[600], path[128];
+    cJSON *doc = NULL;
+    long long id = make_plan(&a_member, "Revisions");
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", id);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_int_eq(jid(doc, "revision"), 1);
+    ck_assert_str_eq(jstr(doc, "tier"), "recommended");
+    ck_assert(cJSON_IsObject(cJSON_GetObjectItem(doc, "workload")));
+    ck_assert(cJSON_IsObject(cJSON_GetObjectItem(doc, "recommendation")));
+    ck_assert(strlen(jstr(doc, "engine_version")) > 0);
+    cJSON_Delete(doc);
+
+    snprintf(body, sizeof body, "{\"workload\":%s}", WORKLOAD2);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, body, &doc), 200);
+    ck_assert_int_eq(jid(doc, "revision"), 2);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/tier", id);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"tier\":\"performance\"}", &doc), 200);
+    ck_assert_int_eq(jid(doc, "revision"), 3);
+    ck_assert_str_eq(jstr(doc, "tier"), "performance");
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"tier\":\"huge\"}", &doc), 400);
+    ck_assert_str_eq(jstr(doc, "field"), "tier");
+    cJSON_Delete(doc);
+
+    /* Earlier revisions stay readable. */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/revisions/1", id);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_int_eq(jid(doc, "revision"), 1);
+    ck_assert_int_eq(jid(doc, "current_revision"), 3);
+    ck_assert_int_eq((int)cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "workload"), "tokens_b")->valuedouble, 100);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/revisions", id);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 3);
+    cJSON_Delete(doc);
+
+    /* The diff names the changed input and the tier switch. */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/diff?from=1&to=3", id);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    char *text = cJSON_PrintUnformatted(doc);
+    ck_assert_ptr_nonnull(strstr(text, "\"path\":\"tokens_b\",\"from\":100,\"to\":200"));
+    ck_assert_ptr_nonnull(strstr(text, "\"path\":\"tier\",\"from\":\"recommended\",\"to\":\"performance\""));
+    const cJSON *chosen = cJSON_GetObjectItem(doc, "chosen_tier");
+    ck_assert_str_eq(jstr(chosen, "from"), "recommended");
+    ck_assert_str_eq(jstr(chosen, "to"), "performance");
+    ck_assert_int_gt(cJSON_GetArraySize(cJSON_GetObjectItem(chosen, "changes")), 0);
+    free(text);
+    cJSON_Delete(doc);
+
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", id);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"workload\":{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":\"lots\"}}", &doc), 400);
+    ck_assert_str_eq(jstr(doc, "field"), "workload.tokens_b");
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&a_member, "DELETE", path, NULL, NULL), 204);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, NULL), 404);
+    ck_assert_int_eq(jcall(&a_member, "DELETE", path, NULL, NULL), 404);
+}
+END_TEST
+
+START_TEST(plan_lists_page_by_cursor_and_filter_by_title)
+{
+    cJSON *doc = NULL;
+    for (int i = 0; i < 3; i++) {
+        char title[32];
+        snprintf(title, sizeof title, "Paged 50%%_%d", i);
+        make_plan(&b_owner, title);
+    }
+    ck_assert_int_eq(jcall(&b_owner, "GET", "/api/v1/plans?limit=2&q=paged%2050%25_", NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 2);
+    ck_assert_str_eq(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0), "title"), "Paged 50%_2");
+    char path[128];
+    snprintf(path, sizeof path, "/api/v1/plans?limit=2&q=paged%%2050%%25_&cursor=%s", jstr(doc, "next"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&b_owner, "GET", path, NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 1);
+    ck_assert_str_eq(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0), "title"), "Paged 50%_0");
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "next")));
+    cJSON_Delete(doc);
+    /* % and _ in the filter are literal characters. */
+    ck_assert_int_eq(jcall(&b_owner, "GET", "/api/v1/plans?q=%25", NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 3);
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&b_owner, "GET", "/api/v1/plans?limit=0", NULL, &doc), 400);
+    ck_assert_str_eq(jstr(doc, "field"), "limit");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+/* ---- reports ---- */
+
+START_TEST(reports_replay_on_the_same_key_and_refuse_another_body)
+{
+    cJSON *first = NULL, *again = NULL;
+    long long id = upload(a_token, a_plan, REPORT_FAIL, "ci-run-42", 201, &first);
+    ck_assert_str_eq(jstr(first, "verdict"), "fail");
+    ck_assert(cJSON_IsArray(cJSON_GetObjectItem(first, "findings")));
+    ck_assert(cJSON_IsArray(cJSON_GetObjectItem(first, "sections")));
+    long long id2 = upload(a_token, a_plan, REPORT_FAIL, "ci-run-42", 201, &again);
+    ck_assert_int_eq(id2, id);
+    ck_assert_str_eq(jstr(again, "sha256"), jstr(first, "sha256"));
+    cJSON_Delete(first);
+    cJSON_Delete(again);
+    cJSON *doc = NULL;
+    upload(a_token, a_plan, REPORT_OTHER, "ci-run-42", 422, &doc);
+    ck_assert_str_eq(jstr(doc, "field"), "Idempotency-Key");
+    cJSON_Delete(doc);
+    /* The key is per plan: team B's plan may use the same key. */
+    upload(b_token, b_plan, REPORT_OTHER, "ci-run-42", 201, NULL);
+}
+END_TEST
+
+START_TEST(reports_arrive_as_text_multipart_or_json_with_their_source)
+{
+    char path[96];
+    struct e2e_resp r;
+    const char *mp = "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+                     "Content-Type: text/plain\r\n\r\nfirst part\n\r\n--XyZ\r\n"
+                     "Content-Disposition: form-data; name=\"file\"; filename=\"b.txt\"\r\n\r\nsecond part\r\n--XyZ--\r\n";
+    char auth[120];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", a_token);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", a_plan);
+    const char *h1[] = {auth, "Content-Type: multipart/form-data; boundary=XyZ", "X-Report-Source: https://ci.test/job/7", NULL};
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, h1, mp, strlen(mp), &r), 0);
+    ck_assert_msg(r.status == 201, "multipart answered %ld: %s", r.status, r.body);
+    cJSON *doc = cJSON_Parse(r.body);
+    long long id = jid(doc, "id");
+    ck_assert_str_eq(jstr(doc, "source"), "https://ci.test/job/7");
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    char one[128];
+    snprintf(one, sizeof one, "/api/v1/plans/%lld/reports/%lld", a_plan, id);
+    ck_assert_int_eq(jcall(&a_member, "GET", one, NULL, &doc), 200);
+    ck_assert_str_eq(jstr(doc, "content"), "first part\nsecond part"); /* parts joined on a line break */
+    ck_assert_str_eq(jstr(doc, "uploaded_by"), "token");
+    cJSON_Delete(doc);
+
+    const char *h2[] = {auth, "Content-Type: application/json", NULL};
+    const char *jb = "{\"content\":\"" "PASS\\n" "\"}";
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, h2, jb, strlen(jb), &r), 0);
+    ck_assert_int_eq(r.status, 201);
+    e2e_resp_release(&r);
+    const char *h3[] = {auth, "Content-Type: image/png", NULL};
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, h3, "x", 1, &r), 0);
+    ck_assert_int_eq(r.status, 415);
+    e2e_resp_release(&r);
+    const char *h4[] = {auth, "Content-Type: text/plain", NULL};
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, h4, "", 0, &r), 0);
+    ck_assert_int_eq(r.status, 400);
+    e2e_resp_release(&r);
+}
+END_TEST
+
+START_TEST(a_report_over_the_limit_is_413)
+{
+    char path[96], auth[120];
+    struct e2e_resp r;
+    size_t n = 70000;
+    char *big = malloc(n + 1);
+    memset(big, 'x', n);
+    big[n] = '\0';
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", a_plan);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", a_token);
+    const char *h[] = {auth, "Content-Type: text/plain", NULL};
+    ck_assert_int_eq(e2e_request(&srv, "POST", path, h, big, n, &r), 0);
+    ck_assert_int_eq(r.status, 413);
+    e2e_resp_release(&r);
+    free(big);
+}
+END_TEST
+
+START_TEST(reports_list_their_verdict_history_and_recheck_against_a_new_revision)
+{
+    char path[128];
+    cJSON *doc = NULL;
+    long long plan = make_plan(&a_member, "Recheck");
+    upload(a_token, plan, REPORT_FAIL, NULL, 201, NULL);
+    upload(a_token, plan, REPORT_OTHER, NULL, 201, NULL);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/tier", plan);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"tier\":\"minimum\"}", NULL), 200);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/recheck", plan);
+    ck_assert_int_eq(jcall(&a_member, "POST", path, NULL, &doc), 200);
+    ck_assert_int_eq(jid(doc, "revision"), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 2);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    const cJSON *it;
+    int n = 0;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "items"))
+    {
+        const cJSON *h = cJSON_GetObjectItem(it, "history");
+        ck_assert_int_eq(cJSON_GetArraySize(h), 2);
+        ck_assert_int_eq(jid(cJSON_GetArrayItem(h, 0), "revision"), 1);
+        ck_assert_int_eq(jid(cJSON_GetArrayItem(h, 1), "revision"), 2);
+        ck_assert_str_eq(jstr(cJSON_GetArrayItem(h, 1), "tier"), "minimum");
+        ck_assert_int_eq(jid(it, "revision"), 2);
+        n++;
+    }
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_ge(jid(cJSON_GetObjectItem(doc, "verdicts"), "fail"), 1);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+/* ---- shares ---- */
+
+START_TEST(share_pages_open_without_login_until_revoked_or_expired)
+{
+    char path[160], tok[80];
+    struct e2e_resp r;
+    char type[128];
+    long long sid = make_share(&a_member, a_plan, tok, sizeof tok);
+    snprintf(path, sizeof path, "/s/%s", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(e2e_resp_header(&r, "Content-Type", type, sizeof type));
+    ck_assert_str_eq(type, "text/html; charset=utf-8");
+    ck_assert_ptr_nonnull(strstr(r.body, "A cluster"));
+    ck_assert_ptr_nonnull(strstr(r.body, "<table>"));
+    ck_assert_ptr_null(strstr(r.body, "Team A"));
+    e2e_resp_release(&r);
+    snprintf(path, sizeof path, "/s/%s.json", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *doc = cJSON_Parse(r.body);
+    ck_assert_str_eq(jstr(cJSON_GetObjectItem(doc, "plan"), "title"), "A cluster");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "tiers")), 3);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "tiers"))
+        ck_assert(cJSON_IsArray(cJSON_GetObjectItem(t, "bom")));
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(e2e_resp_header(&r, "Content-Type", type, sizeof type));
+    ck_assert(strncmp(type, "text/csv", 8) == 0);
+    ck_assert(strncmp(r.body, "plan,revision,tier,chosen,item,description,quantity,unit_usd,total_usd,as_of\r\n", 77) == 0);
+    /* No cell of the CSV starts a formula. */
+    for (const char *p = r.body; *p; p++) {
+        int cell_start = p == r.body || p[-1] == ',' || p[-1] == '\n' || (p[-1] == '"' && (p - 1 == r.body || p[-2] == ',' || p[-2] == '\n'));
+        if (cell_start)
+            ck_assert_msg(!strchr("=+-@", *p) || *p == '\0', "a CSV cell starts with %c", *p);
+    }
+    e2e_resp_release(&r);
+    /* A share token opens nothing else. */
+    ck_assert_int_eq(call(NULL, tok, "GET", "/api/v1/plans/1/reports", NULL, NULL, 0, &r), 401);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, NULL, "GET", "/s/gps_0000000000000000000000000000000000000000000000000000000000000000", NULL, NULL, 0, &r), 404);
+    e2e_resp_release(&r);
+
+    /* Listed, then revoked: 410 on every form. */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/shares", a_plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 2);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/shares/%lld", sid);
+    ck_assert_int_eq(jcall(&a_member, "DELETE", path, NULL, NULL), 204);
+    static const char *const suffix[] = {"", ".json", ".csv"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/s/%s%s", tok, suffix[i]);
+        ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 410);
+        ck_assert_ptr_null(strstr(r.body, "A cluster"));
+        e2e_resp_release(&r);
+    }
+
+    /* Expiry: a share whose time is up answers 410 too. */
+    snprintf(path, sizeof path, "/s/%s", a_share_token);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    e2e_resp_release(&r);
+    sqlite3 *db = NULL;
+    char sql[128];
+    ck_assert_int_eq(sqlite3_open(srv.db_path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    snprintf(sql, sizeof sql, "UPDATE shares SET expires_at = %lld WHERE id = %lld", (long long)time(NULL) - 1, a_share);
+    ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 410);
+    e2e_resp_release(&r);
+}
+END_TEST
+
+START_TEST(share_expiry_defaults_to_30_days_and_stops_at_365)
+{
+    char path[96];
+    cJSON *doc = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/shares", b_plan);
+    ck_assert_int_eq(jcall(&b_owner, "POST", path, "{\"expires_days\":366}", &doc), 400);
+    ck_assert_str_eq(jstr(doc, "field"), "expires_days");
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&b_owner, "POST", path, "{\"expires_days\":365}", NULL), 201);
+    ck_assert_int_eq(jcall(&b_owner, "POST", path, NULL, &doc), 201);
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    ck_assert_ptr_nonnull(strptime(jstr(doc, "expires_at"), "%Y-%m-%dT%H:%M:%SZ", &tm));
+    long long days = ((long long)timegm(&tm) - (long long)time(NULL) + 3600) / 86400;
+    ck_assert_int_eq(days, 30);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+/* ---- webhooks ---- */
+
+struct receiver {
+    int fd, port;
+    int hits;
+    const char *second_reply; /* what every request after the first gets */
+    char sig[4][128], ts[4][32], event[4][64], key[4][96];
+    char body[4][4096];
+    pthread_mutex_t lock;
+};
+
+static void *receive(void *arg)
+{
+    struct receiver *rc = arg;
+    for (;;) {
+        int c = accept(rc->fd, NULL, NULL);
+        if (c < 0)
+            return NULL;
+        char buf[16384];
+        size_t n = 0;
+        char *hend = NULL;
+        while (n < sizeof buf - 1) {
+            ssize_t k = read(c, buf + n, sizeof buf - 1 - n);
+            if (k <= 0)
+                break;
+            n += (size_t)k;
+            buf[n] = '\0';
+            if ((hend = strstr(buf, "\r\n\r\n")) != NULL) {
+                const char *cl = strcasestr(buf, "Content-Length:");
+                size_t want = cl ? (size_t)strtoul(cl + 15, NULL, 10) : 0;
+                if (n >= (size_t)(hend + 4 - buf) + want)
+                    break;
+            }
+        }
+        pthread_mutex_lock(&rc->lock);
+        int i = rc->hits < 4 ? rc->hits : 3;
+        if (hend) {
+            const char *h;
+            if ((h = strcasestr(buf, "X-Gpuplan-Signature: ")))
+                sscanf(h + 21, "%127[^\r]", rc->sig[i]);
+            if ((h = strcasestr(buf, "X-Gpuplan-Timestamp: ")))
+                sscanf(h + 21, "%31[^\r]", rc->ts[i]);
+            if ((h = strcasestr(buf, "X-Gpuplan-Event: ")))
+                sscanf(h + 17, "%63[^\r]", rc->event[i]);
+            if ((h = strcasestr(buf, "Idempotency-Key: ")))
+                sscanf(h + 17, "%95[^\r]", rc->key[i]);
+            snprintf(rc->body[i], sizeof rc->body[i], "%s", hend + 4);
+        }
+        int first = rc->hits == 0;
+        rc->hits++;
+        pthread_mutex_unlock(&rc->lock);
+        /* The first request fails, so the sender must retry. */
+        const char *reply = first ? "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                  : rc->second_reply;
+        if (write(c, reply, strlen(reply)) < 0)
+            perror("receiver write");
+        close(c);
+    }
+}
+
+static void receiver_start(struct receiver *rc, pthread_t *th, const char *second_reply)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->second_reply = second_reply;
+    pthread_mutex_init(&rc->lock, NULL);
+    rc->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(rc->fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(rc->fd, 8), 0);
+    socklen_t sl = sizeof sa;
+    getsockname(rc->fd, (struct sockaddr *)&sa, &sl);
+    rc->port = ntohs(sa.sin_port);
+    pthread_create(th, NULL, receive, rc);
+}
+
+static void receiver_stop(struct receiver *rc, pthread_t th)
+{
+    shutdown(rc->fd, SHUT_RDWR);
+    close(rc->fd);
+    pthread_join(th, NULL);
+}
+
+START_TEST(webhooks_are_signed_retried_and_logged)
+{
+    struct receiver rc;
+    pthread_t th;
+    receiver_start(&rc, &th, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+
+    char body[200], secret[100], path[96];
+    cJSON *doc = NULL;
+    snprintf(body, sizeof body, "{\"url\":\"http://127.0.0.1:%d/hook\",\"events\":[\"plan.shared\"]}", rc.port);
+    ck_assert_int_eq(jcall(&b_owner, "POST", "/api/v1/webhooks", body, &doc), 201);
+    long long wid = jid(doc, "id");
+    snprintf(secret, sizeof secret, "%s", jstr(doc, "secret"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(jcall(&b_owner, "GET", "/api/v1/webhooks", NULL, &doc), 200);
+    char *listed = cJSON_PrintUnformatted(doc);
+    ck_assert_ptr_null(strstr(listed, secret));
+    free(listed);
+    cJSON_Delete(doc);
+
+    /* Sharing answers at once; delivery happens behind it. */
+    make_share(&b_owner, b_plan, NULL, 0);
+    for (int i = 0; i < 100; i++) {
+        pthread_mutex_lock(&rc.lock);
+        int hits = rc.hits;
+        pthread_mutex_unlock(&rc.lock);
+        if (hits >= 2)
+            break;
+        usleep(100000);
+    }
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_ge(rc.hits, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_str_eq(rc.event[i], "plan.shared");
+        /* The signature covers "timestamp.body" with the webhook's secret. */
+        char signed_text[4200], hex[65], want[80];
+        unsigned char mac[32];
+        snprintf(signed_text, sizeof signed_text, "%s.%s", rc.ts[i], rc.body[i]);
+        crypto_hmac_sha256(secret, strlen(secret), signed_text, strlen(signed_text), mac);
+        crypto_hex(mac, sizeof mac, hex);
+        snprintf(want, sizeof want, "sha256=%s", hex);
+        ck_assert_str_eq(rc.sig[i], want);
+        cJSON *ev = cJSON_Parse(rc.body[i]);
+        ck_assert_str_eq(jstr(ev, "event"), "plan.shared");
+        ck_assert_int_eq(jid(cJSON_GetObjectItem(ev, "data"), "plan_id"), b_plan);
+        cJSON_Delete(ev);
+    }
+    ck_assert_str_eq(rc.body[0], rc.body[1]); /* the retry sends the same event */
+    pthread_mutex_unlock(&rc.lock);
+
+    /* The delivery log shows the failed attempt and the success. */
+    snprintf(path, sizeof path, "/api/v1/webhooks/%lld/deliveries", wid);
+    int delivered = 0;
+    for (int i = 0; i < 50 && !delivered; i++) {
+        ck_assert_int_eq(jcall(&b_owner, "GET", path, NULL, &doc), 200);
+        const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
+        if (d && strcmp(jstr(d, "state"), "delivered") == 0) {
+            delivered = 1;
+            ck_assert_int_eq(jid(d, "attempts"), 2);
+            ck_assert_int_eq(jid(d, "last_status"), 200);
+        }
+        cJSON_Delete(doc);
+        if (!delivered)
+            usleep(100000);
+    }
+    ck_assert(delivered);
+    receiver_stop(&rc, th);
+    ck_assert_int_eq(jcall(&b_owner, "GET", "/metrics", NULL, NULL), 200);
+}
+END_TEST
+
+/* ---- operations ---- */
+
+START_TEST(metrics_count_requests_reports_and_deliveries)
+{
+    struct e2e_resp r;
+    ck_assert_int_eq(call(NULL, NULL, "GET", "/metrics", NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_http_requests_total{route=\"/api/v1/teams\",method=\"POST\",status=\"201\"}"));
+    ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_http_request_duration_seconds_bucket{route=\"/api/v1/plans\",method=\"POST\",le=\"+Inf\"}"));
+    ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_reports_total{verdict=\"fail\"}"));
+    ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_db_errors_total "));
+    ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_webhook_deliveries_total{outcome=\"delivered\"}"));
+    /* Share paths are counted by route, never by their token. */
+    ck_assert_ptr_null(strstr(r.body, "gps_"));
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, NULL, "GET", "/openapi.json", NULL, NULL, 0, &r), 200);
+    cJSON *doc = cJSON_Parse(r.body);
+    ck_assert_str_eq(jstr(doc, "openapi"), "3.1.0");
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "paths"), "/api/v1/plans/{id}/reports"));
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+}
+END_TEST
+
+/* ---- the CI flow with gpuplan submit ---- */
+
+static char *write_temp(const char *text)
+{
+    static char paths[8][64];
+    static int n;
+    char *p = paths[n++ % 8];
+    snprintf(p, 64, "/tmp/gpuplan-report-XXXXXX");
+    int fd = mkstemp(p);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return p;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+START_TEST(ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict)
+{
+    char plan[32], junit[] = "/tmp/gpuplan-junit-XXXXXX";
+    char *out = NULL, *err = NULL;
+    int jfd = mkstemp(junit);
+    close(jfd);
+    snprintf(plan, sizeof plan, "%lld", a_plan);
+    char *fail = write_temp(REPORT_FAIL), *other = write_temp(REPORT_OTHER);
+
+    setenv("GPUPLAN_TOKEN", a_token, 1);
+    const char *a1[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, "--junit", junit,
+                        "--source", "https://ci.test/job/9", fail, other, NULL};
+    ck_assert_int_eq(e2e_run(a1, NULL, &out, &err), 1);
+    ck_assert_ptr_nonnull(strstr(out, "verdict: fail"));
+    ck_assert_ptr_null(strstr(out, a_token));
+    ck_assert_ptr_null(strstr(err, a_token));
+    free(out);
+    free(err);
+    char *x = slurp(junit);
+    ck_assert_ptr_nonnull(strstr(x, "<?xml"));
+    ck_assert_ptr_nonnull(strstr(x, "<testsuites"));
+    ck_assert_ptr_nonnull(strstr(x, "<testcase "));
+    ck_assert_ptr_nonnull(strstr(x, "<failure"));
+
+    /* Not failing: exit 0; --json prints the server's answer. */
+    const char *a2[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, "--json", other, NULL};
+    ck_assert_int_eq(e2e_run(a2, NULL, &out, &err), 0);
+    cJSON *doc = cJSON_Parse(out);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert(strcmp(jstr(doc, "verdict"), "fail") != 0);
+    cJSON_Delete(doc);
+    free(out);
+    free(err);
+
+    /* Another team's plan, a missing token, an unreachable server: exit 2 with one line. */
+    char bplan[32];
+    snprintf(bplan, sizeof bplan, "%lld", b_plan);
+    const char *a3[] = {"gpuplan", "submit", "--server", srv.base, "--plan", bplan, other, NULL};
+    ck_assert_int_eq(e2e_run(a3, NULL, &out, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "gpuplan: submit: the server answered 404"));
+    ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1);
+    free(out);
+    free(err);
+    unsetenv("GPUPLAN_TOKEN");
+    const char *a4[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, other, NULL};
+    ck_assert_int_eq(e2e_run(a4, NULL, &out, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "GPUPLAN_TOKEN"));
+    free(out);
+    free(err);
+    const char *a5[] = {"gpuplan", "submit", "--server", "http://127.0.0.1:1", "--plan", plan, "--token", a_token,
+                        "--retries", "1", other, NULL};
+    ck_assert_int_eq(e2e_run(a5, NULL, &out, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "gpuplan: submit: cannot reach http://127.0.0.1:1"));
+    ck_assert_ptr_null(strstr(err, a_token));
+    free(out);
+    free(err);
+    const char *a6[] = {"gpuplan", "submit", "--plan", plan, other, NULL};
+    ck_assert_int_eq(e2e_run(a6, NULL, &out, &err), 2);
+    free(out);
+    free(err);
+    unlink(junit);
+    unlink(fail);
+    unlink(other);
+}
+END_TEST
+
+START_TEST(submit_retries_a_5xx_with_the_same_idempotency_key)
+{
+    struct receiver rc;
+    pthread_t th;
+    static const char ok[] = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 39\r\n"
+                             "Connection: close\r\n\r\n{\"id\":7,\"verdict\":\"pass\",\"findings\":[]}";
+    receiver_start(&rc, &th, ok);
+    char server[64], *out = NULL, *err = NULL;
+    snprintf(server, sizeof server, "http://127.0.0.1:%d", rc.port);
+    char *other = write_temp(REPORT_OTHER);
+    const char *argv[] = {"gpuplan", "submit", "--server", server, "--plan", "3", "--token", a_token, other, NULL};
+    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "verdict: pass"));
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_eq(rc.hits, 2);
+    ck_assert(strncmp(rc.key[0], "submit-", 7) == 0);
+    ck_assert_str_eq(rc.key[0], rc.key[1]);
+    pthread_mutex_unlock(&rc.lock);
+    free(out);
+    free(err);
+    unlink(other);
+    receiver_stop(&rc, th);
+}
+END_TEST
+
+/* Runs last in its case: reads what the database file holds. */
+START_TEST(the_database_dump_holds_no_password_session_or_token)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "sqlite3 '%s' .dump", srv.db_path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t cap = 1 << 20, n = 0;
+    char *dump = malloc(cap);
+    for (;;) {
+        if (n + 65536 > cap)
+            dump = realloc(dump, cap *= 2);
+        size_t k = fread(dump + n, 1, 65536, p);
+        if (k == 0)
+            break;
+        n += k;
+    }
+    dump[n] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_ptr_nonnull(strstr(dump, "CREATE TABLE users"));
+    ck_assert_ptr_nonnull(strstr(dump, "pbkdf2-sha256$"));
+    ck_assert_ptr_null(strstr(dump, PASSWORD));
+    const struct who *people[] = {&a_owner, &a_member, &b_owner};
+    for (int i = 0; i < 3; i++) {
+        const char *sid = strchr(people[i]->cookie, '=') + 1;
+        ck_assert_msg(strstr(dump, sid) == NULL, "a session id is stored in the clear");
+    }
+    ck_assert_ptr_null(strstr(dump, a_token));
+    ck_assert_ptr_null(strstr(dump, b_token));
+    ck_assert_ptr_null(strstr(dump, a_token + 4)); /* not even without its prefix */
+    ck_assert_ptr_null(strstr(dump, a_share_token));
+    ck_assert_ptr_null(strstr(dump, a_share_token + 4));
+    ck_assert_ptr_null(strstr(dump, a_invite_token + 4));
+    free(dump);
+}
+END_TEST
+
+/* ---- server flags ---- */
+
+START_TEST(closed_signup_and_secure_cookies_follow_the_flags)
+{
+    /* A second server on the same database file, as a deployment behind TLS would run. */
+    static const char *extra[] = {"--no-signup", "--secure-cookies", NULL};
+    struct e2e_server s2;
+    struct e2e_resp r;
+    char body[200], sc[300];
+    ck_assert_int_eq(e2e_start(&s2, srv.db_path, extra), 0);
+    const char *h[] = {"Content-Type: application/json", NULL};
+    snprintf(body, sizeof body, "{\"team\":\"C\",\"email\":\"c@c.test\",\"password\":\"%s\"}", PASSWORD);
+    ck_assert_int_eq(e2e_request(&s2, "POST", "/api/v1/teams", h, body, strlen(body), &r), 0);
+    ck_assert_int_eq(r.status, 403);
+    e2e_resp_release(&r);
+    snprintf(body, sizeof body, "{\"email\":\"owner@a.test\",\"password\":\"%s\"}", PASSWORD);
+    ck_assert_int_eq(e2e_request(&s2, "POST", "/api/v1/session", h, body, strlen(body), &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(e2e_resp_header(&r, "Set-Cookie", sc, sizeof sc));
+    ck_assert_ptr_nonnull(strstr(sc, "; Secure"));
+    e2e_resp_release(&r);
+    ck_assert_int_eq(e2e_stop(&s2), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("rest");
+    TCase *tc = tcase_create("team workflow");
+    tcase_add_unchecked_fixture(tc, start_world, stop_world);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, signup_makes_an_owner_with_a_hardened_session_cookie);
+    tcase_add_test(tc, signup_refuses_short_passwords_bad_fields_and_taken_emails);
+    tcase_add_test(tc, login_logout_and_a_dead_session_is_401);
+    tcase_add_test(tc, failed_logins_are_rate_limited_per_account);
+    tcase_add_test(tc, cookie_writes_need_the_csrf_header_and_tokens_do_not);
+    tcase_add_test(tc, members_cannot_do_what_only_owners_may);
+    tcase_add_test(tc, every_endpoint_answers_401_without_credentials);
+    tcase_add_test(tc, another_teams_objects_answer_404_and_never_their_data);
+    tcase_add_test(tc, api_tokens_are_shown_once_record_use_and_can_be_revoked);
+    tcase_add_test(tc, plans_are_saved_revised_diffed_and_deleted);
+    tcase_add_test(tc, plan_lists_page_by_cursor_and_filter_by_title);
+    tcase_add_test(tc, reports_replay_on_the_same_key_and_refuse_another_body);
+    tcase_add_test(tc, reports_arrive_as_text_multipart_or_json_with_their_source);
+    tcase_add_test(tc, a_report_over_the_limit_is_413);
+    tcase_add_test(tc, reports_list_their_verdict_history_and_recheck_against_a_new_revision);
+    tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);
+    tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
+    tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
+    tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);
+    tcase_add_test(tc, ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict);
+    tcase_add_test(tc, submit_retries_a_5xx_with_the_same_idempotency_key);
+    tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
+    tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

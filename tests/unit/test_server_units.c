@@ -1,0 +1,242 @@
+/* test_server_units.c: the server's self-contained pieces: crypto (known
+ * vectors from RFC 6070-style PBKDF2-HMAC-SHA256 tables and RFC 4231),
+ * constant-time comparison, CSV escaping, and the OpenAPI document
+ * against the route table. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server_int.h"
+
+static void hex_of(const unsigned char *in, size_t n, char *out)
+{
+    crypto_hex(in, n, out);
+}
+
+START_TEST(pbkdf2_sha256_matches_the_published_vectors)
+{
+    static const struct {
+        const char *pw, *salt;
+        unsigned iter;
+        const char *hex;
+    } v[] = {
+        {"password", "salt", 1, "120fb6cffcf8b32c43e7225256c4f837a86548c92ccc35480805987cb70be17b"},
+        {"password", "salt", 2, "ae4d0c95af6b46d32d0adff928f06dd02a303f8ef3c251dfd6e2d85a95474c43"},
+        {"password", "salt", 4096, "c5e478d59288c841aa530db6845c4c8d962893a001ce4e11a4963873aa98134a"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        unsigned char out[32];
+        char hex[65];
+        ck_assert_int_eq(crypto_pbkdf2_sha256(v[i].pw, strlen(v[i].pw), (const unsigned char *)v[i].salt,
+                                              strlen(v[i].salt), v[i].iter, out, sizeof out),
+                         ST_OK);
+        hex_of(out, sizeof out, hex);
+        ck_assert_str_eq(hex, v[i].hex);
+    }
+}
+END_TEST
+
+START_TEST(hmac_sha256_matches_rfc_4231)
+{
+    unsigned char out[32];
+    char hex[65];
+    static const char data[] = "what do ya want for nothing?";
+    crypto_hmac_sha256("Jefe", 4, data, strlen(data), out);
+    hex_of(out, sizeof out, hex);
+    ck_assert_str_eq(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+END_TEST
+
+START_TEST(sha256_of_abc_is_the_fips_vector)
+{
+    char hex[65];
+    crypto_sha256_hex("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+END_TEST
+
+START_TEST(password_hashes_are_salted_and_verify_only_the_right_password)
+{
+    char a[CRYPTO_PASSWORD_HASH_MAX], b[CRYPTO_PASSWORD_HASH_MAX];
+    /* Few iterations keep the test fast; the format carries the count. */
+    ck_assert_int_eq(crypto_password_hash("correct horse battery", 1000, a, sizeof a), ST_OK);
+    ck_assert_int_eq(crypto_password_hash("correct horse battery", 1000, b, sizeof b), ST_OK);
+    ck_assert_str_ne(a, b); /* per-user salt */
+    ck_assert_ptr_nonnull(strstr(a, "pbkdf2-sha256$1000$"));
+    ck_assert_ptr_null(strstr(a, "correct"));
+    ck_assert_int_eq(crypto_password_verify("correct horse battery", a), 1);
+    ck_assert_int_eq(crypto_password_verify("correct horse batterz", a), 0);
+    ck_assert_int_eq(crypto_password_verify("correct horse battery", "pbkdf2-sha256$1000$zz$zz"), 0);
+    ck_assert_int_eq(crypto_password_verify("x", ""), 0);
+}
+END_TEST
+
+START_TEST(the_server_hashes_passwords_with_at_least_600000_iterations)
+{
+    ck_assert_int_ge(CRYPTO_PBKDF2_ITERATIONS, 600000);
+}
+END_TEST
+
+START_TEST(constant_time_compare_tells_equal_from_different)
+{
+    ck_assert_int_eq(crypto_equal("abcdef", "abcdef", 6), 1);
+    ck_assert_int_eq(crypto_equal("abcdef", "abcdeg", 6), 0);
+    ck_assert_int_eq(crypto_equal("xbcdef", "abcdef", 6), 0);
+    ck_assert_int_eq(crypto_equal_str("token", "token"), 1);
+    ck_assert_int_eq(crypto_equal_str("token", "tokens"), 0);
+    ck_assert_int_eq(crypto_equal_str("", ""), 1);
+}
+END_TEST
+
+START_TEST(tokens_carry_their_prefix_and_256_random_bits)
+{
+    char a[80], b[80];
+    ck_assert_int_eq(crypto_token("gpp_", 32, a, sizeof a), ST_OK);
+    ck_assert_int_eq(crypto_token("gpp_", 32, b, sizeof b), ST_OK);
+    ck_assert_int_eq((int)strlen(a), 4 + 64);
+    ck_assert(strncmp(a, "gpp_", 4) == 0);
+    ck_assert_str_ne(a, b);
+    for (size_t i = 4; i < strlen(a); i++)
+        ck_assert(isxdigit((unsigned char)a[i]));
+    ck_assert_int_eq(crypto_token("gpp_", 32, a, 20), ST_INVALID);
+}
+END_TEST
+
+START_TEST(wipe_zeroes_the_buffer)
+{
+    char s[] = "secret";
+    crypto_wipe(s, sizeof s);
+    for (size_t i = 0; i < sizeof s; i++)
+        ck_assert_int_eq(s[i], 0);
+}
+END_TEST
+
+static char *csv_of(const char *cell)
+{
+    struct sbuf b = {0};
+    sbuf_add_csv(&b, cell);
+    return sbuf_detach(&b, NULL);
+}
+
+START_TEST(csv_cells_follow_rfc_4180_and_defuse_formulas)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain", "plain"},
+        {"", ""},
+        {"a,b", "\"a,b\""},
+        {"say \"hi\"", "\"say \"\"hi\"\"\""},
+        {"two\nlines", "\"two\nlines\""},
+        {"=1+2", "\"'=1+2\""},
+        {"+1", "\"'+1\""},
+        {"-2", "\"'-2\""},
+        {"@SUM(A1)", "\"'@SUM(A1)\""},
+        {"=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""},
+        {"\tcmd", "\"'\tcmd\""},
+        {"a=b", "a=b"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = csv_of(cases[i].in);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_msg(strcmp(got, cases[i].out) == 0, "csv(%s) = %s, want %s", cases[i].in, got, cases[i].out);
+        free(got);
+    }
+}
+END_TEST
+
+START_TEST(html_and_xml_escaping_cover_markup_characters)
+{
+    struct sbuf b = {0};
+    sbuf_add_html(&b, "<a href=\"x\">'&'</a>");
+    char *s = sbuf_detach(&b, NULL);
+    ck_assert_str_eq(s, "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    free(s);
+    sbuf_add_xml(&b, "a<b\x01&");
+    s = sbuf_detach(&b, NULL);
+    ck_assert_str_eq(s, "a&lt;b&amp;");
+    free(s);
+}
+END_TEST
+
+static void lower(const char *in, char *out, size_t n)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < n; i++)
+        out[i] = (char)tolower((unsigned char)in[i]);
+    out[i] = '\0';
+}
+
+START_TEST(every_route_in_the_table_is_described_in_openapi)
+{
+    cJSON *doc = cJSON_ParseWithLength(openapi_json, openapi_json_len);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "openapi")->valuestring, "3.1.0");
+    const cJSON *paths = cJSON_GetObjectItem(doc, "paths");
+    ck_assert_ptr_nonnull(paths);
+    int n = 0;
+    for (const struct http_route *r = http_routes; r->method; r++, n++) {
+        char m[16];
+        lower(r->method, m, sizeof m);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(paths, r->pattern);
+        ck_assert_msg(p != NULL, "openapi.json lacks the path %s", r->pattern);
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(p, m);
+        ck_assert_msg(op != NULL, "openapi.json lacks %s %s", r->method, r->pattern);
+        ck_assert_msg(cJSON_GetObjectItem(op, "responses") != NULL, "%s %s has no responses", r->method, r->pattern);
+    }
+    ck_assert_int_gt(n, 30);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(every_path_in_openapi_is_served_by_a_route)
+{
+    cJSON *doc = cJSON_ParseWithLength(openapi_json, openapi_json_len);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "paths"))
+    {
+        const cJSON *op;
+        cJSON_ArrayForEach(op, p)
+        {
+            int found = 0;
+            for (const struct http_route *r = http_routes; r->method && !found; r++) {
+                char m[16];
+                lower(r->method, m, sizeof m);
+                found = strcmp(r->pattern, p->string) == 0 && strcmp(m, op->string) == 0;
+            }
+            ck_assert_msg(found, "openapi.json describes %s %s, which no route serves", op->string, p->string);
+        }
+    }
+    cJSON_Delete(doc);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("server units");
+    TCase *tc = tcase_create("crypto");
+    tcase_add_test(tc, pbkdf2_sha256_matches_the_published_vectors);
+    tcase_add_test(tc, hmac_sha256_matches_rfc_4231);
+    tcase_add_test(tc, sha256_of_abc_is_the_fips_vector);
+    tcase_add_test(tc, password_hashes_are_salted_and_verify_only_the_right_password);
+    tcase_add_test(tc, the_server_hashes_passwords_with_at_least_600000_iterations);
+    tcase_add_test(tc, constant_time_compare_tells_equal_from_different);
+    tcase_add_test(tc, tokens_carry_their_prefix_and_256_random_bits);
+    tcase_add_test(tc, wipe_zeroes_the_buffer);
+    suite_add_tcase(s, tc);
+    TCase *text = tcase_create("text");
+    tcase_add_test(text, csv_cells_follow_rfc_4180_and_defuse_formulas);
+    tcase_add_test(text, html_and_xml_escaping_cover_markup_characters);
+    suite_add_tcase(s, text);
+    TCase *api = tcase_create("openapi");
+    tcase_add_test(api, every_route_in_the_table_is_described_in_openapi);
+    tcase_add_test(api, every_path_in_openapi_is_served_by_a_route);
+    suite_add_tcase(s, api);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
