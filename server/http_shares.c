@@ -372,8 +372,9 @@ static void html_money(struct sbuf *b, double v)
 
 static void html_number(struct sbuf *b, double v)
 {
+    /* Fixed notation: %g turns a million GPU-hours into 1.07692e+06. */
     if (isfinite(v))
-        sbuf_addf(b, "%g", v);
+        sbuf_addf(b, v == floor(v) ? "%.0f" : "%.1f", v);
     else
         sbuf_adds(b, "&mdash;");
 }
