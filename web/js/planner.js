@@ -88,11 +88,18 @@ function numberOf(el) {
 }
 
 /** Form -> workload (API.md "Workload") and the URL query that reproduces it. */
+/** The chosen preset's defaults show as placeholders (what an empty field means). */
+function showPresetDefaults() {
+  const p = presetsOf(catalog).find((m) => m.id === $('#f-model').value);
+  form.elements.seq_len.placeholder = p && p.seq_len ? `model default: ${p.seq_len}` : '';
+}
+
 function readForm() {
   const w = {};
   const q = new URLSearchParams();
   const model = $('#f-model').value;
   $('#custom-model').hidden = model !== 'custom';
+  showPresetDefaults();
   if (model !== 'custom') {
     w.model = { preset: model };
     q.set('model', model);
@@ -185,7 +192,7 @@ function summary(rec, workload) {
     h(
       'p',
       null,
-      `${workload.model.preset || 'Custom model'}: ${f.num(m.params_b)} B parameters`,
+      `${presetsOf(catalog).find((p) => p.id === workload.model.preset)?.name || workload.model.preset || 'Custom model'}: ${f.num(m.params_b)} B parameters`,
       f.isNum(m.active_params_b) && m.active_params_b !== m.params_b ? ` (${f.num(m.active_params_b)} B active)` : '',
       ` · ${f.int(workload.tokens_b)} B tokens · ${workload.task} · ${workload.precision}`,
       rec.engine_version ? h('span', { class: 'muted' }, ` · engine ${rec.engine_version}`) : null,
