@@ -91,7 +91,7 @@ function numberOf(el) {
 /** The chosen preset's defaults show as placeholders (what an empty field means). */
 function showPresetDefaults() {
   const p = presetsOf(catalog).find((m) => m.id === $('#f-model').value);
-  form.elements.seq_len.placeholder = p && p.seq_len ? `model default: ${p.seq_len}` : '';
+  form.elements.seq_len.placeholder = p && p.seq_len ? String(p.seq_len) : '';
 }
 
 function readForm() {
