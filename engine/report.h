@@ -146,6 +146,7 @@ struct report_perftest {
     int ncols;
     double unit_to_gbps;       /* 0 when the table header was not seen */
     int in_table;
+    int title_seen;
 };
 
 /* ---- ib_ports: ibstat, ibstatus, ibv_devinfo ----------------------------- */

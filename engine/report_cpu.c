@@ -82,9 +82,8 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
         return TAKE_YES;
     }
-    if (span_eq(l->s, l->len, "...")) {
-        return TAKE_YES;
-    }
+    if (span_eq(l->s, l->len, "..."))
+        return TAKE_WEAK;
     if (span_starts(l->s, l->len, "Architecture:") && (c->threads >= 0 || c->model_name[0] ||
                                                        is_cpupower))
         return TAKE_END;
@@ -120,7 +119,7 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
     if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
         /* the wrapped tail of lscpu's Flags line */
         if (!is_cpupower && c->threads >= 0 && l->indent >= 16 && !memchr(l->s, ':', l->len))
-            return TAKE_YES;
+            return TAKE_WEAK;
         return TAKE_NO;
     }
     double mhz;
@@ -152,7 +151,7 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
             "energy performance preference", NULL
         };
         for (int i = 0; keys[i]; i++)
-            if (span_eq(k, kl, keys[i]))
+            if (span_eq_z(k, kl, keys[i]))
                 return TAKE_YES;
         if (span_starts(k, kl, "AMD PSTATE") || span_starts(k, kl, "Boost States") ||
             span_starts(k, kl, "Pstate-"))
@@ -214,7 +213,7 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         "Thread(s) per core", "Dispatching mode", "Book(s) per drawer", NULL
     };
     for (int i = 0; lkeys[i]; i++)
-        if (span_eq(k, kl, lkeys[i]))
+        if (span_eq_z(k, kl, lkeys[i]))
             return TAKE_YES;
     if (span_starts(k, kl, "NUMA node") || span_starts(k, kl, "Vulnerability "))
         return TAKE_YES;

@@ -139,7 +139,7 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
         if (c0 != '{' && c0 != '}' && c0 != '[' && c0 != ']' && c0 != '"')
             return TAKE_NO;
         json_line(sec, l);
-        return TAKE_YES;
+        return TAKE_WEAK;
     }
     if (category_line(l)) {
         const char *s = l->s + 6;
@@ -154,9 +154,11 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     if (l->s[0] == '+' || l->s[0] == '=')
-        return TAKE_YES;
+        return TAKE_WEAK;
     if (l->s[0] != '|')
         return TAKE_NO;
+    if (!table_geometry(l))
+        return TAKE_WEAK;
     /* "| name | value |", the value possibly cut without its closing bar */
     const char *bar = l->len > 1 ? memchr(l->s + 1, '|', l->len - 1) : NULL;
     if (!bar)

@@ -71,7 +71,7 @@ static int bw_mbs(const char *s, size_t n, int old_units, double *out)
 /* The value after "key=" up to the next ',' or ' ' or '('. */
 static int after(const struct line *l, const char *key, const char **v, size_t *vl)
 {
-    const char *k = span_find(l->s, l->len, key);
+    const char *k = span_find_z(l->s, l->len, key);
     if (!k)
         return 0;
     const char *p = k + strlen(key);
@@ -260,11 +260,11 @@ enum take fio_line(struct report_section *sec, const struct line *l)
             f->json_depth = 1;
         }
         json_line(sec, l);
-        return TAKE_YES;
+        return TAKE_WEAK;
     }
     if (span_eq(l->s, l->len, "...") || span_starts(l->s, l->len, "Starting ") ||
         span_starts(l->s, l->len, "Jobs:"))
-        return TAKE_YES;
+        return TAKE_WEAK;
     if (span_find(l->s, l->len, ": (groupid=")) {
         return TAKE_YES;
     }
@@ -276,8 +276,8 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         "bw (", "iops", "fsync", "sync", "nvme", "sd", "vd", "dm-", "md", NULL
     };
     for (int i = 0; body[i]; i++)
-        if (span_starts(l->s, l->len, body[i]))
-            return TAKE_YES;
+        if (span_starts_z(l->s, l->len, body[i]))
+            return TAKE_WEAK;
     return TAKE_NO;
 }
 

@@ -27,7 +27,7 @@ static int csv_known(const char *s, size_t n)
         "gpu_name", "gpu_bus_id", "gpu_uuid", "count", "enforced.", "mig.", NULL
     };
     for (int i = 0; pre[i]; i++)
-        if (span_starts(s, n, pre[i]))
+        if (span_starts_z(s, n, pre[i]))
             return 1;
     return 0;
 }
@@ -54,7 +54,9 @@ static int csv_split(const char *s, size_t len, struct tok *out, int max)
 static int csv_header(const struct line *l)
 {
     struct tok t[GPU_CSV_COLS];
-    if (l->len > 2048)
+    /* Quick refusal first: this runs on many lines of every log. */
+    if (l->len > 2048 || l->len < 4 || l->s[0] < 'a' || l->s[0] > 'z' ||
+        (!memchr(l->s, ',', l->len) && !memchr(l->s, '.', l->len)))
         return 0;
     int n = csv_split(l->s, l->len, t, GPU_CSV_COLS);
     int dotted = 0;
@@ -202,7 +204,7 @@ static void ecc_add(double *acc, double v)
     *acc = isnan(*acc) ? v : *acc + v;
 }
 
-static void q_value(struct report_section *sec, const char *k, size_t kl, const char *v,
+static int q_value(struct report_section *sec, const char *k, size_t kl, const char *v,
                     size_t vl)
 {
     struct report_gpu *g = &sec->u.gpu;
@@ -210,18 +212,21 @@ static void q_value(struct report_section *sec, const char *k, size_t kl, const 
     double d;
     if (span_eq(k, kl, "Driver Version")) {
         span_copy(g->driver, sizeof(g->driver), v, vl);
-        return;
+        return 1;
     }
     if (span_eq(k, kl, "CUDA Version")) {
         span_copy(g->cuda, sizeof(g->cuda), v, vl);
-        return;
+        return 1;
     }
     if (span_eq(k, kl, "Attached GPUs")) {
         g->gpu_count = int_of(v, vl);
-        return;
+        return 1;
     }
+    if (span_eq(k, kl, "Timestamp"))
+        return 1;
     if (!gi)
-        return;
+        return 0;
+    int matched = 1;
     if (span_eq(k, kl, "Product Name")) {
         span_copy(gi->name, sizeof(gi->name), v, vl);
     } else if (span_eq(k, kl, "Performance State")) {
@@ -273,7 +278,10 @@ static void q_value(struct report_section *sec, const char *k, size_t kl, const 
         size_t end;
         if (num_scan(v, vl, &d, &end))
             gi->temp_c = d;
+    } else {
+        matched = 0;
     }
+    return matched;
 }
 
 /* "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |     0 |" */
@@ -469,9 +477,9 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         }
         if (span_find(l->s, l->len, "Processes:"))
             g->sub = GS_OTHER + 1;     /* the process table follows */
-        if (g->sub != GS_OTHER + 1 && l->s[0] == '|')
-            table_row(sec, l);
-        return TAKE_YES;
+        if (g->sub != GS_OTHER + 1 && l->s[0] == '|' && table_row(sec, l))
+            return TAKE_YES;
+        return TAKE_WEAK;
     }
     if (span_starts(l->s, l->len, "GPU ") && memchr(l->s, ':', l->len) &&
         !span_find(l->s, l->len, " : ")) {
@@ -485,10 +493,8 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     if (kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
         /* -q aligns its colons after padding: "Key      : value". */
         const char *colon = memchr(l->s, ':', l->len);
-        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t')) {
-            q_value(sec, k, kl, v, vl);
-            return TAKE_YES;
-        }
+        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t'))
+            return q_value(sec, k, kl, v, vl) || (kl > 0 && k[0] != '"') ? TAKE_YES : TAKE_WEAK;
         return TAKE_NO;
     }
     /* A -q heading: a few words with no value. */
@@ -499,7 +505,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
                 return TAKE_NO;
         }
         heading(g, l->s, l->len);
-        return TAKE_YES;
+        return TAKE_WEAK;
     }
     return TAKE_NO;
 }

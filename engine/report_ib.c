@@ -29,6 +29,8 @@ static int fmt_of_line(const struct line *l)
 static int command_of(const struct line *l)
 {
     struct tok t[8];
+    if (l->raw_len > 200 || !span_find(l->raw, l->raw_len, "ib"))
+        return IBF_NONE;
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
         return IBF_NONE;
@@ -191,7 +193,7 @@ enum take ib_line(struct report_section *sec, const struct line *l)
                   strcmp(sec->tool, "ibv_devinfo") == 0 ? IBF_DEVINFO : IBF_IBSTAT;
     int started = ib->port_count > 0 || ib->cur_ca[0];
     if (cmd != IBF_NONE) {
-        if (started && cmd != cur_fmt)
+        if ((started && cmd != cur_fmt) || ib->port_count > 0)
             return TAKE_END;
         snprintf(sec->tool, sizeof(sec->tool), "%s", fmt_name(cmd));
         return TAKE_YES;
@@ -232,8 +234,10 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         ib->panics++;
         return TAKE_YES;
     }
-    if (span_starts(l->s, l->len, "ibwarn:") || span_eq(l->s, l->len, "..."))
+    if (span_starts(l->s, l->len, "ibwarn:"))
         return TAKE_YES;
+    if (span_eq(l->s, l->len, "..."))
+        return TAKE_WEAK;
 
     const char *k, *v;
     size_t kl, vl;
@@ -245,7 +249,7 @@ enum take ib_line(struct report_section *sec, const struct line *l)
                 if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
                     return TAKE_NO;
             }
-            return TAKE_YES;
+            return TAKE_WEAK;
         }
         return TAKE_NO;
     }
@@ -341,14 +345,14 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         "Capability mask", "Port GUID", "default gid", NULL
     };
     for (int i = 0; known[i]; i++)
-        if (span_eq(k, kl, known[i]))
+        if (span_eq_z(k, kl, known[i]))
             return TAKE_YES;
     if (kl == 0 || kl > 40 || cur_fmt != IBF_DEVINFO)
         return TAKE_NO;
     for (size_t i = 0; i < kl; i++)
         if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
             return TAKE_NO;
-    return TAKE_YES;
+    return TAKE_WEAK;
 }
 
 void ib_finish(struct report_section *sec)

@@ -5,6 +5,8 @@
 #define GPUPLAN_REPORT_INT_H
 
 #include <stddef.h>
+#include <string.h>
+
 #include "report.h"
 
 /* One input line after removing terminal and paste debris: `> ` quoting,
@@ -35,11 +37,32 @@ int num_parse_suffix(const char *s, size_t len, double *v);
 /* First number in s (skipping non-digits before it). Sets *end past it. */
 int num_scan(const char *s, size_t len, double *v, size_t *end);
 
-int tok_eq(const struct tok *t, const char *lit);
-int span_eq(const char *s, size_t len, const char *lit);
-int span_starts(const char *s, size_t len, const char *lit);
+/* Comparisons against a text of known length. The span_eq, span_starts,
+ * span_find and tok_eq macros take a string literal and pass its length at
+ * compile time (the "" x "" makes anything else a compile error); the _z
+ * functions take any NUL-terminated string. Lines are compared against
+ * dozens of markers, so the strlen these save is most of a parser's time. */
+static inline int span_eq_n(const char *s, size_t len, const char *lit, size_t n)
+{
+    return n == len && memcmp(s, lit, n) == 0;
+}
+
+static inline int span_starts_n(const char *s, size_t len, const char *lit, size_t n)
+{
+    return len >= n && memcmp(s, lit, n) == 0;
+}
+
+const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
+#define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
+#define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
+#define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
+#define span_find(s, len, lit) span_find_n((s), (len), LIT_N(lit))
+#define tok_eq(t, lit) span_eq_n((t)->s, (t)->len, LIT_N(lit))
+int span_eq_z(const char *s, size_t len, const char *z);
+int span_starts_z(const char *s, size_t len, const char *z);
+const char *span_find_z(const char *s, size_t len, const char *z);
+int tok_eq_z(const struct tok *t, const char *z);
 int span_starts_ci(const char *s, size_t len, const char *lit);
-const char *span_find(const char *s, size_t len, const char *lit);
 /* Trim blanks on both sides of [*s, *s+*len). */
 void span_trim(const char **s, size_t *len);
 /* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */
@@ -55,7 +78,10 @@ void section_issue(struct report_section *sec, const char *msg);
 /* What a kind's line handler says about a line. */
 enum take {
     TAKE_NO = 0,               /* not mine; the section stays open */
-    TAKE_YES,                  /* consumed */
+    TAKE_YES,                  /* consumed: a line only this kind prints */
+    TAKE_WEAK,                 /* consumed, but a line of a generic shape (a table
+                                  border, a heading) that another tool's start
+                                  marker may be: the driver looks for one */
     TAKE_END                   /* not mine and this section is over */
 };
 

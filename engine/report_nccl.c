@@ -26,7 +26,7 @@ static const char *const redops[] = {"sum", "prod", "max", "min", "avg", "none",
 static int in_list(const struct tok *t, const char *const *list)
 {
     for (int i = 0; list[i]; i++)
-        if (tok_eq(t, list[i]))
+        if (tok_eq_z(t, list[i]))
             return 1;
     return 0;
 }
@@ -46,7 +46,7 @@ static const char *coll_in(const struct line *l)
     if (!memchr(l->raw, '_', l->raw_len))
         return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-        const char *f = span_find(l->raw, l->raw_len, colls[i].bin);
+        const char *f = span_find_z(l->raw, l->raw_len, colls[i].bin);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
         if (f && (f == l->raw || f[-1] != '_'))
             return colls[i].name;
@@ -95,7 +95,12 @@ int nccl_detect(const struct line *l)
     if (nccl_is_info(l) || span_starts(l->s, l->len, "Out of bounds values") ||
         span_starts(l->s, l->len, "Avg bus bandwidth"))
         return DETECT_WEAK;
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    /* Only a header ("size count type ...") or a row (digits first) can
+     * follow; tokenize nothing else. */
+    char c0 = l->s[0];
+    if (c0 != 's' && !(c0 >= '0' && c0 <= '9'))
+        return 0;
+    int n = tok_split(l->s, l->len, t, 8);
     if (header_shape(t, n))
         return DETECT_STRONG;
     return row_shape(t, n) ? DETECT_WEAK : 0;
@@ -127,6 +132,15 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 
 static void info_line(struct report_nccl *c, const struct line *l)
 {
+    /* Only a few INFO messages carry facts; most lines stop here. */
+    const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
+    if (!msg)
+        return;
+    msg += 10;
+    size_t ml = l->raw_len - (size_t)(msg - l->raw);
+    if (!span_starts(msg, ml, "comm ") && !span_starts(msg, ml, "NCCL_ALGO") &&
+        !span_starts(msg, ml, "Using network"))
+        return;
     const char *p;
     double v;
     size_t end;
@@ -292,6 +306,20 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0 || (l->hashed && l->len == 0))
         return TAKE_YES;
+    /* Table rows are most of the lines: straight to them. */
+    if (l->s[0] >= '0' && l->s[0] <= '9') {
+        int n = tok_split(l->s, l->len, t, TOK_MAX);
+        if (row_shape(t, n)) {
+            /* Message sizes only grow within one run: a smaller one is the
+             * next run's table, pasted without its header. */
+            double size;
+            if (c->row_count > 0 && num_parse(t[0].s, t[0].len, &size) &&
+                size < c->rows[c->row_count - 1].size_b)
+                return TAKE_END;
+            data_row(sec, t, n);
+            return TAKE_YES;
+        }
+    }
     if (is_warn(l)) {
         keep_warning(c, l);
         return TAKE_YES;
@@ -365,7 +393,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         /* NCCL's Func/Proto/Algo matrix block from NCCL_DEBUG=INFO. */
         if (span_find(l->s, l->len, "Function") || span_find(l->s, l->len, "Broadcast") ||
             span_find(l->s, l->len, "Reduce") || span_find(l->s, l->len, "AllGather"))
-            return TAKE_YES;
+            return TAKE_WEAK;
     }
     return TAKE_NO;
 }

@@ -54,7 +54,7 @@ static void add(double *acc, double v)
 
 static int has(const char *k, size_t kl, const char *lit)
 {
-    return span_find(k, kl, lit) != NULL;
+    return span_find_z(k, kl, lit) != NULL;
 }
 
 enum take nic_line(struct report_section *sec, const struct line *l)
@@ -70,7 +70,7 @@ enum take nic_line(struct report_section *sec, const struct line *l)
     if (span_starts(l->s, l->len, "NIC statistics:"))
         return n->counters > 0 ? TAKE_END : TAKE_YES;
     if (span_starts(l->s, l->len, "<etc") || span_eq(l->s, l->len, "..."))
-        return TAKE_YES;
+        return TAKE_WEAK;
     const char *k, *v;
     size_t kl, vl;
     if (!kv_split(l->s, l->len, &k, &kl, &v, &vl))
@@ -88,7 +88,7 @@ enum take nic_line(struct report_section *sec, const struct line *l)
          sizeof(((struct report_nic *)0)->bus_info)},
     };
     for (size_t i = 0; i < sizeof(info) / sizeof(info[0]); i++) {
-        if (span_eq(k, kl, info[i].key)) {
+        if (span_eq_z(k, kl, info[i].key)) {
             if (i == 0 && (n->driver[0] || n->counters > 0))
                 return TAKE_END;    /* the next NIC's ethtool -i */
             span_copy((char *)n + info[i].off, info[i].len, v, vl);

@@ -36,7 +36,7 @@ static struct report_nvbw_test *find_test(struct report_nvbandwidth *n, const ch
                                           int create)
 {
     for (int i = 0; i < n->test_count; i++)
-        if (span_eq(s, len, n->tests[i].name))
+        if (span_eq_z(s, len, n->tests[i].name))
             return &n->tests[i];
     if (!create)
         return NULL;

@@ -109,6 +109,10 @@ static void line_clean(const char *s, size_t len, struct line *l)
     }
     l->s = s;
     l->len = len;
+    /* A lone "#" is a blank line of nccl-tests; callers may read l->s[0] of
+     * any line that is not blank, so an empty one must count as blank. */
+    if (len == 0)
+        l->raw_len = 0;
 }
 
 /* Separator rules ("-----", "=====", "*****") carry no facts and are not
@@ -187,6 +191,26 @@ static struct report_section *open_section(struct parser *p, const struct kind_o
 /* The kind whose start marker this line is, at least of strength min. */
 static const struct kind_ops *detect_kind(const struct line *l, int min, int skip_kind)
 {
+    /* Braces and table borders start many lines of JSON and boxed tables;
+     * only a few markers can begin with them, so ask only those kinds. */
+    char c0 = l->len ? l->s[0] : '\0';
+    char c1 = l->len > 1 ? l->s[1] : '\0';
+    if (c0 == '{' || c0 == '}' || c0 == ']')
+        return NULL;
+    /* "[host ~]# cmd" and "+ cmd" (shell trace) are command lines; a '+'
+     * followed by '-' or '=' is a table border. */
+    if (c0 == '+' && c1 != '-' && c1 != '=')
+        c0 = ' ';
+    if (c0 == '"' || c0 == '|' || c0 == '+') {
+        for (size_t i = 0; i < NKINDS; i++) {
+            enum report_kind k = kinds[i].kind;
+            int may = c0 == '"' ? (k == REPORT_FIO || k == REPORT_DCGM)
+                                : (k == REPORT_DCGM || k == REPORT_GPU);
+            if (may && (int)k != skip_kind && kinds[i].detect(l) >= min)
+                return &kinds[i];
+        }
+        return NULL;
+    }
     for (size_t i = 0; i < NKINDS; i++)
         if ((int)kinds[i].kind != skip_kind && kinds[i].detect(l) >= min)
             return &kinds[i];
@@ -198,40 +222,46 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
     struct report_section *sec = open_section(p, ops, lineno);
     if (!sec)
         return;
-    if (ops->line(sec, l) == TAKE_YES)
+    enum take t = ops->line(sec, l);
+    if (t == TAKE_YES || t == TAKE_WEAK)
         sec->last_line = lineno;
 }
 
 static void feed(struct parser *p, const struct line *l, int lineno)
 {
     struct report *rep = p->rep;
-    int blank = l->raw_len == 0 || (l->len == 0 && l->hashed);
+    int blank = l->raw_len == 0;
+    int info = !blank && nccl_is_info(l);
 
     if (p->cur) {
-        /* A strong start marker of another tool (a banner, a title, the
-         * command line) ends the open section even if that section's parser
-         * would have taken the line. No marker starts with a digit, which
-         * spares table rows the search. */
-        if (!blank && !(l->s[0] >= '0' && l->s[0] <= '9') && !nccl_is_info(l)) {
-            const struct kind_ops *ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
-            if (ops) {
-                start(p, ops, l, lineno);
-                return;
-            }
-        }
+        /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another
+         * tool's output they are noise, not the start of something new. */
+        if (info && p->cur_ops->kind != REPORT_NCCL)
+            return;
         enum take t = p->cur_ops->line(p->cur, l);
         if (t == TAKE_YES) {
             p->cur->last_line = lineno;
             return;
         }
+        if (t == TAKE_WEAK) {
+            /* A generic line (a border, a heading) may be another tool's
+             * banner or command line: that ends this section. No start
+             * marker begins with a digit, which spares table rows. */
+            const struct kind_ops *ops = NULL;
+            if (!(l->s[0] >= '0' && l->s[0] <= '9'))
+                ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
+            if (ops)
+                start(p, ops, l, lineno);
+            else
+                p->cur->last_line = lineno;
+            return;
+        }
         if (t == TAKE_END)
             close_cur(p);
     }
-    if (blank)
-        return;
-    /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another tool's
-     * output they are noise, not the start of something new. */
-    if (p->cur && nccl_is_info(l))
+    /* INFO lines outside a table never open a section of their own: alone
+     * they hold no measurement, and a long log is full of them. */
+    if (blank || info)
         return;
     const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
     if (ops) {

@@ -45,7 +45,7 @@ static int title_of(const struct line *l)
     if (!span_find(l->s, l->len, " Test"))
         return -1;
     for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
-        if (span_find(l->s, l->len, titles[i].title))
+        if (span_find_z(l->s, l->len, titles[i].title))
             return (int)i;
     return -1;
 }
@@ -55,7 +55,7 @@ static const char *binary_of(const struct line *l)
     if (!span_find(l->raw, l->raw_len, "ib_"))
         return NULL;
     for (int i = 0; binaries[i]; i++)
-        if (span_find(l->raw, l->raw_len, binaries[i]))
+        if (span_find_z(l->raw, l->raw_len, binaries[i]))
             return binaries[i];
     return NULL;
 }
@@ -83,7 +83,7 @@ void perf_init(struct report_section *sec)
 /* Value after "Key   : " somewhere in the line, as one token. */
 static int field(const struct line *l, const char *key, struct tok *out)
 {
-    const char *k = span_find(l->s, l->len, key);
+    const char *k = span_find_z(l->s, l->len, key);
     if (!k)
         return 0;
     const char *p = k + strlen(key);
@@ -114,7 +114,7 @@ static void header_row(struct report_perftest *p, const struct line *l)
     int col[12];
     int n = 0;
     for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]) && n < 10; i++) {
-        const char *f = span_find(l->s, l->len, labels[i].label);
+        const char *f = span_find_z(l->s, l->len, labels[i].label);
         if (f) {
             pos[n] = f;
             col[n] = labels[i].col;
@@ -212,11 +212,18 @@ enum take perf_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0)
         return TAKE_YES;
+    if (p->in_table && l->s[0] >= '0' && l->s[0] <= '9') {
+        int n = tok_split(l->s, l->len, t, TOK_MAX);
+        data_row(sec, t, n);
+        return TAKE_YES;
+    }
     int ti = title_of(l);
     if (ti >= 0) {
-        if (p->row_count > 0 || p->test[0])
-            if (p->row_count > 0 || strcmp(p->test, titles[ti].test) != 0)
-                return TAKE_END;
+        /* One banner per run: a second title is the next run. */
+        if (p->row_count > 0 || p->title_seen ||
+            (p->test[0] && strcmp(p->test, titles[ti].test) != 0))
+            return TAKE_END;
+        p->title_seen = 1;
         snprintf(p->test, sizeof(p->test), "%s", titles[ti].test);
         p->is_latency = titles[ti].lat;
         p->bidirectional = titles[ti].bidir;
@@ -225,7 +232,7 @@ enum take perf_line(struct report_section *sec, const struct line *l)
     }
     const char *bin = binary_of(l);
     if (bin) {
-        if (p->row_count > 0 || p->in_table)
+        if (p->row_count > 0 || p->in_table || p->title_seen)
             return TAKE_END;
         snprintf(p->test, sizeof(p->test), "%s", bin);
         snprintf(sec->tool, sizeof(sec->tool), "%s", bin);
@@ -235,8 +242,10 @@ enum take perf_line(struct report_section *sec, const struct line *l)
         p->peak_not_measured = 1;
         return TAKE_YES;
     }
-    if (span_find(l->s, l->len, "Waiting for client") || span_starts(l->s, l->len, "*"))
+    if (span_find(l->s, l->len, "Waiting for client"))
         return TAKE_YES;
+    if (span_starts(l->s, l->len, "*"))
+        return TAKE_WEAK;
     if (span_starts(l->s, l->len, "Conflicting CPU frequency values")) {
         section_issue(sec, "perftest: CPU frequency is not at its maximum (governor? R38)");
         return TAKE_YES;
@@ -269,8 +278,10 @@ enum take perf_line(struct report_section *sec, const struct line *l)
         kv = 1;
     }
     /* The banner's other "Key : value" lines (TX depth, PCIe relax order, ...). */
-    if (kv || (!p->in_table && memchr(l->s, ':', l->len)))
+    if (kv)
         return TAKE_YES;
+    if (!p->in_table && memchr(l->s, ':', l->len))
+        return TAKE_WEAK;
     int n = tok_split(l->s, l->len, t, TOK_MAX);
     if (p->in_table && n >= 1) {
         double d;

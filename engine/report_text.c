@@ -181,21 +181,19 @@ int num_scan(const char *s, size_t len, double *v, size_t *end)
     return 0;
 }
 
-int span_eq(const char *s, size_t len, const char *lit)
+int span_eq_z(const char *s, size_t len, const char *z)
 {
-    size_t n = strlen(lit);
-    return n == len && memcmp(s, lit, n) == 0;
+    return span_eq_n(s, len, z, strlen(z));
 }
 
-int tok_eq(const struct tok *t, const char *lit)
+int span_starts_z(const char *s, size_t len, const char *z)
 {
-    return span_eq(t->s, t->len, lit);
+    return span_starts_n(s, len, z, strlen(z));
 }
 
-int span_starts(const char *s, size_t len, const char *lit)
+int tok_eq_z(const struct tok *t, const char *z)
 {
-    size_t n = strlen(lit);
-    return len >= n && memcmp(s, lit, n) == 0;
+    return span_eq_n(t->s, t->len, z, strlen(z));
 }
 
 static char lower(char c)
@@ -214,22 +212,32 @@ int span_starts_ci(const char *s, size_t len, const char *lit)
     return 1;
 }
 
-const char *span_find(const char *s, size_t len, const char *lit)
+const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
 {
-    size_t n = strlen(lit);
     if (n == 0 || len < n)
         return NULL;
-    const char *end = s + len - n;
+    /* Look for the first non-blank byte of the literal: lines are full of
+     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
+    size_t a = 0;
+    while (a + 1 < n && lit[a] == ' ')
+        a++;
+    const char *last = s + len - n;      /* last possible start */
     const char *p = s;
-    while (p <= end) {
-        const char *q = memchr(p, lit[0], (size_t)(end - p) + 1);
+    while (p <= last) {
+        const char *q = memchr(p + a, lit[a], (size_t)(last - p) + 1);
         if (!q)
             return NULL;
+        q -= a;
         if (memcmp(q, lit, n) == 0)
             return q;
         p = q + 1;
     }
     return NULL;
+}
+
+const char *span_find_z(const char *s, size_t len, const char *z)
+{
+    return span_find_n(s, len, z, strlen(z));
 }
 
 void span_trim(const char **s, size_t *len)

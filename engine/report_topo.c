@@ -126,7 +126,7 @@ static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
     int cols = p2p ? tp->p2p_cols : tp->cols;
     char (*names)[12] = p2p ? tp->pend_names : tp->col_names;
     for (int i = 0; i < cols; i++)
-        if (span_eq(name->s, name->len, names[i]))
+        if (span_eq_z(name->s, name->len, names[i]))
             return i;
     return -1;
 }
@@ -168,14 +168,11 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             /* No header (cut above): GPU rows come first, so column c is GPUc. */
             cols = ncell;
             for (int c = 0; c < cols; c++) {
-                /* c is below the column limit, so the name always fits; the
-                 * checked result says so to GCC's truncation warning. */
-                if (snprintf(tp->pend_names[c], sizeof(tp->pend_names[c]), "GPU%d", c) >=
-                    (int)sizeof(tp->pend_names[c]))
-                    tp->pend_names[c][0] = '\0';
-                if (want == 1 && snprintf(tp->col_names[c], sizeof(tp->col_names[c]), "GPU%d", c) >=
-                                     (int)sizeof(tp->col_names[c]))
-                    tp->col_names[c][0] = '\0';
+                /* c < TOPO_DIM_MAX; the byte cast tells the compiler it fits */
+                unsigned char cn = (unsigned char)c;
+                snprintf(tp->pend_names[c], sizeof(tp->pend_names[c]), "GPU%u", cn);
+                if (want == 1)
+                    snprintf(tp->col_names[c], sizeof(tp->col_names[c]), "GPU%u", cn);
             }
             tp->pend_cols = cols;
             if (want == 1)
@@ -237,15 +234,21 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     if (tp->cur_matrix == 5 || tp->cur_matrix == 4) {
         if (span_find(l->s, l->len, " = ") || (span_starts(l->s, l->len, "NIC") &&
                                                memchr(l->s, ':', l->len)))
-            return TAKE_YES;
+            return TAKE_WEAK;
         if (legend_text(l) && !topo_detect(l))
-            return TAKE_YES;
+            return TAKE_WEAK;
     }
     /* A header: column names, then affinity titles. */
     int hc = header_cols(t, n);
     if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
                     tok_eq(&t[hc], "GPU")) && !(n > 1 && cell_code(&t[1]))) {
-        if (tp->has_link && tp->has_p2p)
+        /* -m headers carry affinity titles (and NIC columns); -p2p headers
+         * only GPUs. A second matrix of a kind already read is the next run. */
+        int link_header = hc < n;
+        for (int i = 0; i < hc; i++)
+            link_header |= !is_gpu_name(t[i].s, t[i].len);
+        if ((tp->has_link && tp->has_p2p) || (link_header && tp->has_link) ||
+            (!link_header && tp->has_p2p))
             return TAKE_END;
         tp->pend_cols = hc;
         for (int i = 0; i < hc; i++)

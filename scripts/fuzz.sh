@@ -29,11 +29,11 @@ fi
 cmake --build "$build" -j "$jobs" --target fuzz_targets >"$build/fuzz-build.log" 2>&1 || {
   tail -30 "$build/fuzz-build.log"; echo "fuzz: build failed"; exit 1; }
 
-seeds=$build/tests/fuzz/seeds.txt
-[ -s "$seeds" ] || { echo "fuzz: no targets"; exit 1; }
+targets=$build/tests/fuzz/targets.txt
+[ -s "$targets" ] || { echo "fuzz: no targets"; exit 1; }
 mkdir -p "$build/artifacts"
 status=0
-while read -r name dirs; do
+while IFS='|' read -r name min_s flags dirs; do
   if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " =~ " $name " ]]; then continue; fi
   bin=$build/tests/fuzz/$name
   corpus=$build/corpus/$name
@@ -41,17 +41,20 @@ while read -r name dirs; do
   seeddirs=()
   for d in $dirs; do [ -d "$d" ] && seeddirs+=("$d"); done
   log=$build/$name.log
-  "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  secs=$seconds
+  [ "${min_s:-0}" -gt "$secs" ] && secs=$min_s
+  # shellcheck disable=SC2086 # flags are separate words
+  "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 $flags \
     -artifact_prefix="$build/artifacts/$name-" "$corpus" "${seeddirs[@]}" >"$log" 2>&1
   rc=$?
   execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
   cov=$(grep -E '^#[0-9]+' "$log" | grep -o 'cov: [0-9]*' | tail -1 | awk '{print $2}')
   ft=$(grep -E '^#[0-9]+' "$log" | grep -o 'ft: [0-9]*' | tail -1 | awk '{print $2}')
   files=$(find "$corpus" -type f | wc -l)
-  echo "fuzz: $name: ${seconds}s, ${execs:-?} executions, coverage ${cov:-?} edges / ${ft:-?} features, corpus $files files, exit $rc"
+  echo "fuzz: $name: ${secs}s, ${execs:-?} executions, coverage ${cov:-?} edges / ${ft:-?} features, corpus $files files, exit $rc"
   if [ $rc -ne 0 ]; then
     status=1
     grep -E 'ERROR: |SUMMARY: |Test unit written' "$log" | head -5
   fi
-done <"$seeds"
+done <"$targets"
 exit $status

@@ -236,7 +236,7 @@ enum status report_judge(const struct report *rep, const cJSON *plan, const char
     if (tier_name[0])
         cJSON_AddStringToObject(doc, "tier", tier_name);
     cJSON_AddNumberToObject(doc, "expectations", (double)n);
-    json_report_calibration(doc, rep, tier_obj);
+    json_report_calibration(doc, rep, plan, tier_obj);
     *out_verdict = doc;
     doc = NULL;
     st = ST_OK;

@@ -372,8 +372,9 @@ static void html_money(struct sbuf *b, double v)
 
 static void html_number(struct sbuf *b, double v)
 {
+    /* Fixed notation: %g turns a million GPU-hours into 1.07692e+06. */
     if (isfinite(v))
-        sbuf_addf(b, "%g", v);
+        sbuf_addf(b, v == floor(v) ? "%.0f" : "%.1f", v);
     else
         sbuf_adds(b, "&mdash;");
 }
@@ -397,7 +398,7 @@ int http_share_page(struct http_req *req)
     sbuf_adds(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                   "<meta name=\"robots\" content=\"noindex\">"
-                  "<link rel=\"stylesheet\" href=\"/style.css\"><title>");
+                  "<link rel=\"stylesheet\" href=\"/share.css\"><title>");
     sbuf_add_html(&b, title);
     sbuf_adds(&b, " &middot; gpuplan</title></head>\n<body class=\"share\"><main>\n<h1>");
     sbuf_add_html(&b, title);
@@ -429,7 +430,7 @@ int http_share_page(struct http_req *req)
         if (cJSON_IsString(f))
             sbuf_add_html(&b, f->valuestring);
         else
-            sbuf_addf(&b, "%g", f->valuedouble);
+            sbuf_addf(&b, "%.15g", f->valuedouble); /* 5000000, not 5e+06 */
         sbuf_adds(&b, "</dd>");
     }
     sbuf_adds(&b, "</dl>\n");
@@ -479,8 +480,9 @@ int http_share_page(struct http_req *req)
             }
             sbuf_adds(&b, "</p>\n");
         }
-        sbuf_adds(&b, "<table><thead><tr><th>Item</th><th>Description</th><th>Quantity</th><th>Unit price</th>"
-                      "<th>Total</th><th>Price as of</th></tr></thead><tbody>\n");
+        sbuf_adds(&b, "<table class=\"bom\"><thead><tr><th>Item</th><th>Description</th><th class=\"num\">Quantity</th>"
+                      "<th class=\"num\">Unit price</th>"
+                      "<th class=\"num\">Total</th><th>Price as of</th></tr></thead><tbody>\n");
         cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(t, "bom"))
         {
             sbuf_adds(&b, "<tr><td>");

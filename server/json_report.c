@@ -9,10 +9,12 @@
  * (NULL) rather than returned with holes. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "engine.h"
 #include "report.h"
 #include "server_int.h"
 
@@ -582,13 +584,93 @@ enum status json_report_expectations(const cJSON *plan, const char *tier, struct
     return ST_OK;
 }
 
-/* ---- calibration --------------------------------------------------------- */
+/* ---- calibration --------------------------------------------------------
+ * The measured busbw replaces the engine's assumption in an estimate of the
+ * tier's own cluster and layout; the change the engine finds is applied to
+ * the plan's time and cost ("at the measured 151 GB/s the 60-day plan takes
+ * 84 days"). This needs the workload, which a saved plan carries and a bare
+ * recommendation does not. */
 
-void json_report_calibration(cJSON *verdict, const struct report *rep, const cJSON *tier_obj)
+static double num_at(const cJSON *o, const char *a, const char *b)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b)
+        x = cJSON_GetObjectItemCaseSensitive(x, b);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+/* An estimate request for the tier's cluster; NULL when the tier lacks one. */
+static cJSON *calib_request(const cJSON *workload, const cJSON *tier, const struct report_measured *m)
+{
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(tier, "gpu");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(gpu, "id");
+    double count = num_at(tier, "gpu", "count"), per_node = num_at(tier, "gpu", "per_node");
+    if (!cJSON_IsString(id) || !isfinite(count) || count < 1)
+        return NULL;
+    cJSON *req = cJSON_Duplicate(workload, 1);
+    if (!req)
+        return NULL;
+    cJSON *cl = cJSON_AddObjectToObject(req, "cluster");
+    if (!cl) {
+        cJSON_Delete(req);
+        return NULL;
+    }
+    cJSON_AddStringToObject(cl, "gpu", id->valuestring);
+    cJSON_AddNumberToObject(cl, "count", count);
+    if (isfinite(per_node) && per_node >= 1)
+        cJSON_AddNumberToObject(cl, "per_node", per_node);
+    double fab = num_at(tier, "fabric", "gbps_per_gpu");
+    if (isfinite(fab) && fab >= 1)
+        cJSON_AddNumberToObject(cl, "fabric_gbps_per_gpu", fab);
+    const cJSON *ftype = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tier, "fabric"), "type");
+    if (cJSON_IsString(ftype) && (strcmp(ftype->valuestring, "roce") == 0 ||
+                                  strcmp(ftype->valuestring, "infiniband") == 0 ||
+                                  strcmp(ftype->valuestring, "none") == 0))
+        cJSON_AddStringToObject(cl, "fabric", ftype->valuestring);
+    const cJSON *par = cJSON_GetObjectItemCaseSensitive(tier, "parallel");
+    if (cJSON_IsObject(par)) {
+        static const char *const keys[] = {"tp", "pp", "dp", "ep", "cp", "zero", "recompute",
+                                           "micro_batch", "global_batch", "vpp", "offload", NULL};
+        cJSON *p = cJSON_AddObjectToObject(req, "parallel");
+        for (int i = 0; p && keys[i]; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(par, keys[i]);
+            /* zero values mean "not set" in the encoder for the optional ints */
+            if (v && !(cJSON_IsNumber(v) && v->valuedouble < 1 && strcmp(keys[i], "zero") != 0))
+                cJSON_AddItemToObject(p, keys[i], cJSON_Duplicate(v, 1));
+        }
+    }
+    if (m) {
+        cJSON *mo = cJSON_AddObjectToObject(req, "measured");
+        if (mo && isfinite(m->intra_busbw_gbs))
+            cJSON_AddNumberToObject(mo, "intra_busbw_gbs", m->intra_busbw_gbs);
+        if (mo && isfinite(m->inter_busbw_gbs))
+            cJSON_AddNumberToObject(mo, "inter_busbw_gbs", m->inter_busbw_gbs);
+        if (mo && isfinite(m->matmul_tflops))
+            cJSON_AddNumberToObject(mo, "matmul_tflops", m->matmul_tflops);
+    }
+    return req;
+}
+
+static enum status calib_estimate(const struct catalog *cat, const cJSON *req,
+                                  struct engine_plan *out, char *err, size_t errlen)
+{
+    struct engine_estimate_request *r = calloc(1, sizeof(*r));
+    char field[64];
+    enum status st = ST_NOMEM;
+    if (!r)
+        return st;
+    if ((st = json_estimate_decode(req, r, field, sizeof(field), err, errlen)) == ST_OK &&
+        (st = engine_workload_resolve(&r->workload, cat, err, errlen)) == ST_OK)
+        st = engine_estimate(cat, r, out, err, errlen);
+    free(r);
+    return st;
+}
+
+void json_report_calibration(cJSON *verdict, const struct report *rep, const cJSON *plan,
+                             const cJSON *tier_obj)
 {
     struct report_measured m;
     report_measured_extract(rep, &m);
-    (void)tier_obj;
     if (isnan(m.intra_busbw_gbs) && isnan(m.inter_busbw_gbs) && isnan(m.matmul_tflops))
         return;
     struct jb b = {0};
@@ -598,4 +680,59 @@ void json_report_calibration(cJSON *verdict, const struct report *rep, const cJS
     num(&b, o, "intra_busbw_gbs", m.intra_busbw_gbs);
     num(&b, o, "inter_busbw_gbs", m.inter_busbw_gbs);
     num(&b, o, "matmul_tflops", m.matmul_tflops);
+
+    const cJSON *workload = cJSON_GetObjectItemCaseSensitive(plan, "workload");
+    cJSON *cal = obj(&b, verdict, "calibration");
+    if (!cal)
+        return;
+    if (!cJSON_IsObject(workload) || !tier_obj) {
+        str(&b, cal, "message", "not calibrated: the plan file holds no workload (use a saved plan)");
+        return;
+    }
+    struct catalog *cat = NULL;
+    struct engine_plan *base = calloc(1, sizeof(*base)), *meas = calloc(1, sizeof(*meas));
+    cJSON *rq0 = calib_request(workload, tier_obj, NULL);
+    cJSON *rq1 = calib_request(workload, tier_obj, &m);
+    char err[256] = "";
+    enum status st = ST_NOMEM;
+    if (base && meas && rq0 && rq1 && (st = plan_catalog_open(&cat, err, sizeof(err))) == ST_OK &&
+        (st = calib_estimate(cat, rq0, base, err, sizeof(err))) == ST_OK)
+        st = calib_estimate(cat, rq1, meas, err, sizeof(err));
+    if (st != ST_OK || !(base->days > 0) || !isfinite(meas->days)) {
+        char msg[320];
+        snprintf(msg, sizeof(msg), "not calibrated: %s", err[0] ? err : "the tier has no cluster to estimate");
+        str(&b, cal, "message", msg);
+        goto out;
+    }
+    double plan_days = num_at(tier_obj, "time", "days");
+    double plan_cost = num_at(tier_obj, "cost", "usd");
+    double ratio = meas->days / base->days;
+    double days = isfinite(plan_days) ? plan_days * ratio : meas->days;
+    double cost = isfinite(plan_cost) && base->cost_usd > 0 ? plan_cost * meas->cost_usd / base->cost_usd
+                                                            : meas->cost_usd;
+    num(&b, cal, "plan_days", plan_days);
+    num(&b, cal, "plan_cost_usd", plan_cost);
+    num(&b, cal, "estimate_days", base->days);
+    num(&b, cal, "estimate_days_measured", meas->days);
+    num(&b, cal, "calibrated_days", days);
+    num(&b, cal, "calibrated_cost_usd", cost);
+    char what[96];
+    if (isfinite(m.inter_busbw_gbs) && isfinite(m.intra_busbw_gbs))
+        snprintf(what, sizeof(what), "%.0f GB/s inter-node and %.0f GB/s intra-node busbw",
+                 m.inter_busbw_gbs, m.intra_busbw_gbs);
+    else if (isfinite(m.inter_busbw_gbs))
+        snprintf(what, sizeof(what), "%.0f GB/s inter-node busbw", m.inter_busbw_gbs);
+    else
+        snprintf(what, sizeof(what), "%.0f GB/s intra-node busbw", m.intra_busbw_gbs);
+    char msg[320];
+    snprintf(msg, sizeof(msg), "at the measured %s the %.0f-day plan takes %.1f days (%+.0f%%) and "
+             "costs $%.0f instead of $%.0f", what, isfinite(plan_days) ? plan_days : base->days, days,
+             (ratio - 1) * 100, cost, isfinite(plan_cost) ? plan_cost : base->cost_usd);
+    str(&b, cal, "message", msg);
+out:
+    free(cat);
+    free(base);
+    free(meas);
+    cJSON_Delete(rq0);
+    cJSON_Delete(rq1);
 }

@@ -97,7 +97,7 @@ enum status json_report_expectations(const struct cJSON *plan, const char *tier,
 /* Adds "measured" (busbw from the reports) to a verdict and, when the tier
  * carries time and cost, how they change at the measured figures. */
 void json_report_calibration(struct cJSON *verdict, const struct report *rep,
-                             const struct cJSON *tier_obj);
+                             const struct cJSON *plan, const struct cJSON *tier_obj);
 /* Judges rep against plan (NULL: only plan-free findings). *out_verdict is
  * a new verdict document; caller frees with cJSON_Delete. */
 enum status report_judge(const struct report *rep, const struct cJSON *plan, const char *tier,

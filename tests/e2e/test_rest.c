@@ -745,7 +745,8 @@ START_TEST(share_pages_open_without_login_until_revoked_or_expired)
     ck_assert_ptr_nonnull(e2e_resp_header(&r, "Content-Type", type, sizeof type));
     ck_assert_str_eq(type, "text/html; charset=utf-8");
     ck_assert_ptr_nonnull(strstr(r.body, "A cluster"));
-    ck_assert_ptr_nonnull(strstr(r.body, "<table>"));
+    ck_assert_ptr_nonnull(strstr(r.body, "<table class=\"bom\">"));
+    ck_assert_ptr_nonnull(strstr(r.body, "href=\"/share.css\""));
     ck_assert_ptr_null(strstr(r.body, "Team A"));
     e2e_resp_release(&r);
     snprintf(path, sizeof path, "/s/%s.json", tok);

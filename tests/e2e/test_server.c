@@ -83,7 +83,8 @@ START_TEST(static_files_carry_their_content_types)
         const char *path, *type;
     } cases[] = {
         {"/style.css", "text/css; charset=utf-8"},
-        {"/app.js", "text/javascript; charset=utf-8"},
+        {"/js/planner.js", "text/javascript; charset=utf-8"},
+        {"/share.css", "text/css; charset=utf-8"},
         {"/favicon.svg", "image/svg+xml"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -356,6 +356,13 @@ START_TEST(parse_survives_binary_and_unterminated_input)
     ck_assert_int_eq(report_parse(cut, 5, &rep), ST_OK);
     report_free(rep);
     free(cut);
+    /* a lone '#' (an nccl-tests blank line) as the very last byte */
+    char *hash = malloc(1);
+    hash[0] = '#';
+    ck_assert_int_eq(report_parse(hash, 1, &rep), ST_OK);
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    report_free(rep);
+    free(hash);
 }
 END_TEST
 

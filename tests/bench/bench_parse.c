@@ -1,0 +1,191 @@
+/* bench_parse.c: report parsing throughput and memory on a large preflight
+ * log, beside `grep -c` on the same file in the same run.
+ *
+ * The log (>= 100 MB by default) is built from every report fixture under
+ * tests/data/reports, concatenated over and over with NCCL_DEBUG=INFO noise
+ * lines between outputs and between table rows, the way a long multi-node
+ * preflight log looks. Figures: MB/s of report_parse() on the file's bytes
+ * already in memory, MB/s of the file read, MB/s of `LC_ALL=C grep -c` over
+ * the file (its own process, file in the page cache after our read), and the
+ * process's peak RSS against the input size. usage: bench_parse [MB] */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+static int buf_add(struct buf *b, const char *s, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1 << 20;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+/* Appends every .txt and .log input (not the expected files) below dir. */
+static int add_inputs(struct buf *b, const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (!d || depth > 4)
+        return d ? closedir(d), 0 : 0;
+    while ((e = readdir(d)) != NULL) {
+        char path[1024];
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+            continue;
+        if (stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            add_inputs(b, path, depth + 1);
+            continue;
+        }
+        size_t n = strlen(e->d_name);
+        if (strstr(e->d_name, ".expected.") || n < 5 ||
+            (strcmp(e->d_name + n - 4, ".txt") != 0 && strcmp(e->d_name + n - 4, ".log") != 0))
+            continue;
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        char chunk[65536];
+        size_t r;
+        while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+            buf_add(b, chunk, r);
+        fclose(f);
+        buf_add(b, "\n", 1);
+    }
+    closedir(d);
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    double target_mb = argc > 1 ? strtod(argv[1], NULL) : 100;
+    struct buf seed = {0}, log = {0};
+    add_inputs(&seed, TESTDATA "/reports", 0);
+    if (seed.len == 0) {
+        fprintf(stderr, "bench_parse: no fixtures under %s\n", TESTDATA "/reports");
+        return 1;
+    }
+    /* Interleave NCCL INFO noise after every 4th line of the fixtures. */
+    const char *noise[] = {
+        "gpu-a17:88123:88190 [3] NCCL INFO Channel 07/0 : 3[3] -> 4[4] via P2P/CUMEM/read\n",
+        "gpu-a17:88123:88191 [5] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB ; OOB ib0:10.0.0.17<0>\n",
+        "gpu-a17:88123:88190 [0] NCCL INFO comm 0x5612 rank 0 nRanks 64 nNodes 8 localRanks 8 localRank 0 MNNVL 0\n",
+    };
+    size_t k = 0;
+    while (log.len < (size_t)(target_mb * 1e6)) {
+        const char *p = seed.p, *end = seed.p + seed.len;
+        int line = 0;
+        while (p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+            if (buf_add(&log, p, n) != 0)
+                return 1;
+            p += n;
+            if (++line % 4 == 0) {
+                const char *s = noise[k++ % 3];
+                buf_add(&log, s, strlen(s));
+            }
+        }
+    }
+    free(seed.p);
+    char path[] = "/tmp/gpuplan-bench-parse-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, log.p, log.len) != (ssize_t)log.len) {
+        perror("bench_parse: temp file");
+        return 1;
+    }
+    close(fd);
+    size_t len = log.len;
+    free(log.p);
+
+    /* Read the file back the way `gpuplan parse` does (one buffer). */
+    double t0 = now();
+    FILE *f = fopen(path, "rb");
+    char *text = malloc(len);
+    if (!f || !text || fread(text, 1, len, f) != len) {
+        perror("bench_parse: read");
+        return 1;
+    }
+    fclose(f);
+    double t_read = now() - t0;
+
+    struct report *rep = NULL;
+    double best = 1e9;
+    for (int i = 0; i < 3; i++) {
+        t0 = now();
+        if (report_parse(text, len, &rep) != ST_OK) {
+            fprintf(stderr, "bench_parse: out of memory\n");
+            return 1;
+        }
+        double t = now() - t0;
+        if (t < best)
+            best = t;
+        if (i < 2)
+            report_free(rep);
+    }
+    size_t sections = rep->section_count + rep->sections_dropped;
+    size_t unrec = rep->unrecognized_lines, lines = rep->lines;
+    report_free(rep);
+
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "LC_ALL=C grep -c 'NCCL INFO' %s", path);
+    double gbest = 1e9;
+    long matches = -1;
+    for (int i = 0; i < 3; i++) {
+        t0 = now();
+        FILE *g = popen(cmd, "r");
+        if (!g || fscanf(g, "%ld", &matches) != 1) {
+            fprintf(stderr, "bench_parse: grep failed\n");
+            return 1;
+        }
+        pclose(g);
+        double t = now() - t0;
+        if (t < gbest)
+            gbest = t;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mb = (double)len / 1e6;
+    printf("input: %.1f MB, %zu lines, %zu sections (%zu kept), %zu unrecognized lines\n", mb, lines,
+           sections, sections > REPORT_SECTIONS_MAX ? (size_t)REPORT_SECTIONS_MAX : sections, unrec);
+    printf("report_parse: %.3f s  %.0f MB/s (best of 3)\n", best, mb / best);
+    printf("grep -c 'NCCL INFO': %.3f s  %.0f MB/s (best of 3, %ld matches, incl. process start)\n",
+           gbest, mb / gbest, matches);
+    printf("parse / grep: %.2f (goal >= 0.5)\n", (mb / best) / (mb / gbest));
+    printf("file read: %.3f s  %.0f MB/s\n", t_read, mb / t_read);
+    printf("peak RSS: %.1f MB = %.2f x input (goal <= 2; the input buffer itself is 1.00)\n",
+           (double)ru.ru_maxrss / 1024.0, (double)ru.ru_maxrss * 1024.0 / (double)len);
+    free(text);
+    unlink(path);
+    return 0;
+}
