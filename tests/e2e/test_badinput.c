@@ -29,9 +29,15 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "storm.h"
 
 static struct e2e_server srv;
 static int cases_run;
+/* A signed-up team (session, CSRF token, API tokens, a plan), so cases reach
+ * the decoders behind authentication instead of stopping at 401. */
+static struct storm_team team;
+static int have_team;
+static char session_headers[700], bearer_header[200];
 
 /* ---- raw HTTP over a socket ---- */
 
@@ -212,8 +218,9 @@ static void run_raw(const char *name, const char *endpoint, enum accept acc, con
 #define RAW(name, endpoint, acc, lit) run_raw(name, endpoint, acc, lit, sizeof(lit) - 1)
 
 /* Builds and sends METHOD PATH with a body of exactly body_len bytes. */
-static void run_body(const char *name, const char *endpoint, const char *method, const char *path,
-                     const char *content_type, const char *extra, const char *body, size_t body_len)
+static void run_body_acc(const char *name, const char *endpoint, enum accept acc, const char *method,
+                         const char *path, const char *content_type, const char *extra, const char *body,
+                         size_t body_len)
 {
     char head[4096];
     int h = snprintf(head, sizeof head,
@@ -223,8 +230,26 @@ static void run_body(const char *name, const char *endpoint, const char *method,
     char *req = malloc((size_t)h + body_len);
     memcpy(req, head, (size_t)h);
     memcpy(req + h, body, body_len);
-    run_raw(name, endpoint, ACCEPT_4XX, req, (size_t)h + body_len);
+    run_raw(name, endpoint, acc, req, (size_t)h + body_len);
     free(req);
+}
+
+static void run_body(const char *name, const char *endpoint, const char *method, const char *path,
+                     const char *content_type, const char *extra, const char *body, size_t body_len)
+{
+    run_body_acc(name, endpoint, ACCEPT_4XX, method, path, content_type, extra, body, body_len);
+}
+
+/* "/api/v1/plans/{plan}/..." with the team's plan id. */
+static const char *with_plan(const char *pattern, char *buf, size_t buflen)
+{
+    const char *at = strstr(pattern, "{plan}");
+    if (!at) {
+        snprintf(buf, buflen, "%s", pattern);
+        return buf;
+    }
+    snprintf(buf, buflen, "%.*s%ld%s", (int)(at - pattern), pattern, have_team ? team.plan_id : 1L, at + 6);
+    return buf;
 }
 
 static void assert_still_serving(const char *after)
@@ -245,16 +270,37 @@ static void assert_still_serving(const char *after)
 
 /* ---- the JSON endpoints and what is wrong with their bodies ---- */
 
+enum auth { AUTH_NONE, AUTH_SESSION, AUTH_BEARER };
+
+/* acc: what a well-formed-but-wrong body may get. Endpoints whose every
+ * field is optional (a share, an invite) may accept some of the bodies below
+ * as valid; there the rule is only "never a 5xx". */
 static const struct {
     const char *endpoint, *method, *path;
+    enum auth auth;
+    enum accept acc;
 } json_endpoints[] = {
-    {"recommend", "POST", "/api/v1/recommend"},
-    {"estimate", "POST", "/api/v1/estimate"},
-    {"teams", "POST", "/api/v1/teams"},
-    {"session", "POST", "/api/v1/session"},
-    {"plans", "POST", "/api/v1/plans"},
-    {"tokens", "POST", "/api/v1/tokens"},
+    {"recommend", "POST", "/api/v1/recommend", AUTH_NONE, ACCEPT_4XX},
+    {"estimate", "POST", "/api/v1/estimate", AUTH_NONE, ACCEPT_4XX},
+    {"teams", "POST", "/api/v1/teams", AUTH_NONE, ACCEPT_4XX},
+    {"session", "POST", "/api/v1/session", AUTH_NONE, ACCEPT_4XX},
+    {"invite accept", "POST", "/api/v1/invites/accept", AUTH_NONE, ACCEPT_4XX},
+    {"plans", "POST", "/api/v1/plans", AUTH_SESSION, ACCEPT_4XX},
+    {"plan revision", "PUT", "/api/v1/plans/{plan}", AUTH_SESSION, ACCEPT_4XX},
+    {"plan tier", "PUT", "/api/v1/plans/{plan}/tier", AUTH_SESSION, ACCEPT_4XX},
+    {"tokens", "POST", "/api/v1/tokens", AUTH_SESSION, ACCEPT_4XX},
+    {"webhooks", "POST", "/api/v1/webhooks", AUTH_SESSION, ACCEPT_4XX},
+    {"shares", "POST", "/api/v1/plans/{plan}/shares", AUTH_SESSION, ACCEPT_ANY_BELOW_500},
+    {"invites", "POST", "/api/v1/invites", AUTH_SESSION, ACCEPT_ANY_BELOW_500},
+    {"reports (JSON upload)", "POST", "/api/v1/plans/{plan}/reports", AUTH_BEARER, ACCEPT_4XX},
 };
+
+static const char *auth_headers(enum auth a)
+{
+    if (!have_team)
+        return NULL;
+    return a == AUTH_SESSION ? session_headers : a == AUTH_BEARER ? bearer_header : NULL;
+}
 
 static const struct {
     const char *name, *body;
@@ -300,19 +346,23 @@ static const struct {
 
 static void run_json_corpus(void)
 {
+    char path[256];
     for (size_t e = 0; e < sizeof json_endpoints / sizeof json_endpoints[0]; e++) {
+        const char *ep = json_endpoints[e].endpoint, *method = json_endpoints[e].method;
+        const char *extra = auth_headers(json_endpoints[e].auth);
+        enum accept acc = json_endpoints[e].acc;
+        with_plan(json_endpoints[e].path, path, sizeof path);
         for (size_t b = 0; b < sizeof json_bodies / sizeof json_bodies[0]; b++) {
             const char *body = json_bodies[b].body;
-            run_body(json_bodies[b].name, json_endpoints[e].endpoint, json_endpoints[e].method,
-                     json_endpoints[e].path, "application/json", NULL, body, strlen(body));
+            run_body_acc(json_bodies[b].name, ep, acc, method, path, "application/json", extra, body,
+                         strlen(body));
         }
         /* NUL bytes in the body itself, not escaped. */
         static const char nul_body[] = "{\"task\":\"pre\0train\",\"model\":{\"preset\":\"llama-3-70b\"}}";
-        run_body("raw NUL bytes in the body", json_endpoints[e].endpoint, json_endpoints[e].method,
-                 json_endpoints[e].path, "application/json", NULL, nul_body, sizeof nul_body - 1);
-        run_body("wrong content type", json_endpoints[e].endpoint, json_endpoints[e].method,
-                 json_endpoints[e].path, "text/html", NULL, "<html>", 6);
-        assert_still_serving(json_endpoints[e].endpoint);
+        run_body("raw NUL bytes in the body", ep, method, path, "application/json", extra, nul_body,
+                 sizeof nul_body - 1);
+        run_body_acc("wrong content type", ep, acc, method, path, "text/html", extra, "<html>", 6);
+        assert_still_serving(ep);
     }
 }
 
@@ -334,10 +384,13 @@ static void run_deep_nesting(void)
     memset(obj + n, '}', depth);
     n += depth;
     for (size_t e = 0; e < sizeof json_endpoints / sizeof json_endpoints[0]; e++) {
-        run_body("200000 nested arrays", json_endpoints[e].endpoint, json_endpoints[e].method,
-                 json_endpoints[e].path, "application/json", NULL, arr, depth * 2);
-        run_body("200000 nested objects", json_endpoints[e].endpoint, json_endpoints[e].method,
-                 json_endpoints[e].path, "application/json", NULL, obj, n);
+        char path[256];
+        const char *extra = auth_headers(json_endpoints[e].auth);
+        with_plan(json_endpoints[e].path, path, sizeof path);
+        run_body("200000 nested arrays", json_endpoints[e].endpoint, json_endpoints[e].method, path,
+                 "application/json", extra, arr, depth * 2);
+        run_body("200000 nested objects", json_endpoints[e].endpoint, json_endpoints[e].method, path,
+                 "application/json", extra, obj, n);
     }
     free(arr);
     free(obj);
@@ -590,10 +643,29 @@ static void run_uploads(void)
         {"JSON upload that is not JSON", "application/json", "{\"content\":\"abc"},
         {"upload of an unsupported type", "image/png", "\x89PNG\r\n\x1a\n"},
     };
+    char path[128];
+    with_plan("/api/v1/plans/{plan}/reports", path, sizeof path);
+    const char *bearer = have_team ? bearer_header
+                                   : "Authorization: Bearer gpp_0000000000000000000000000000000000000000000\r\n";
     for (size_t i = 0; i < sizeof multipart / sizeof multipart[0]; i++)
-        run_body(multipart[i].name, "reports", "POST", "/api/v1/plans/1/reports", multipart[i].type,
-                 "Authorization: Bearer gpp_0000000000000000000000000000000000000000000\r\n", multipart[i].body,
+        run_body(multipart[i].name, "reports", "POST", path, multipart[i].type, bearer, multipart[i].body,
                  strlen(multipart[i].body));
+
+    /* With a valid token: what is wrong is the report or its headers. */
+    char hdr[1024], key[400];
+    static const char nul_text[] = "#wrong 0\n\0\0\0binary";
+    run_body("empty report", "reports", "POST", path, "text/plain", bearer, "", 0);
+    run_body("report with NUL bytes", "reports", "POST", path, "text/plain", bearer, nul_text, sizeof nul_text - 1);
+    memset(key, 'k', 300);
+    key[300] = '\0';
+    snprintf(hdr, sizeof hdr, "%sIdempotency-Key: %s\r\n", bearer, key);
+    run_body("300-byte Idempotency-Key", "reports", "POST", path, "text/plain", hdr, "#wrong 0\n", 9);
+    snprintf(hdr, sizeof hdr, "%sX-Report-Source: ci\x1b[31m\x01job\r\n", bearer);
+    run_body("control bytes in X-Report-Source", "reports", "POST", path, "text/plain", hdr, "#wrong 0\n", 9);
+    run_body("upload to a plan that does not exist", "reports", "POST", "/api/v1/plans/999999/reports", "text/plain",
+             bearer, "#wrong 0\n", 9);
+    run_body("upload to a plan id that is not a number", "reports", "POST", "/api/v1/plans/1x/reports",
+             "text/plain", bearer, "#wrong 0\n", 9);
     assert_still_serving("uploads");
 }
 
@@ -661,8 +733,17 @@ static void run_slow(void)
 
 static void start_server(void)
 {
+    char why[512];
     /* Sixteen workers (e2e default): the stalled clients above take some of them. */
     ck_assert_int_eq(e2e_start(&srv, NULL, NULL), 0);
+    int rc = storm_setup(&srv, &team, why, sizeof why);
+    ck_assert_msg(rc >= 0, "cannot set up a team: %s", why);
+    have_team = rc == 0;
+    if (have_team) {
+        snprintf(session_headers, sizeof session_headers, "Cookie: %s\r\nX-CSRF-Token: %s\r\n", team.cookie,
+                 team.csrf);
+        snprintf(bearer_header, sizeof bearer_header, "Authorization: Bearer %s\r\n", team.tokens[0]);
+    }
 }
 
 static void stop_server(void)
