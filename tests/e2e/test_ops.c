@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "storm.h"
 
 struct writer {
     const char *path;
@@ -148,6 +149,57 @@ START_TEST(backup_while_the_database_is_written_is_consistent_and_verified)
 }
 END_TEST
 
+/* The server itself writing: 16 CI clients upload reports through HTTP
+ * while backups run. Report ids are assigned in commit order with no gaps
+ * (nothing is deleted), so a consistent copy holds a run of ids with no hole. */
+START_TEST(backup_while_the_server_takes_uploads_is_consistent)
+{
+    struct e2e_server srv;
+    struct storm_team team;
+    struct storm s;
+    pthread_t threads[16];
+    char why[512], out[400];
+    static const char *const extra[] = {"--threads", "40", "--quiet", NULL};
+
+    ck_assert_int_eq(e2e_start(&srv, NULL, extra), 0);
+    int rc = storm_setup(&srv, &team, why, sizeof why);
+    ck_assert_msg(rc == 0, "setup: %s", rc == 1 ? "no report endpoints in this build" : why);
+    storm_init(&s, &srv, &team);
+    ck_assert_int_eq(storm_start(&s, threads, 16, 0), 0);
+    while (s.uploads < 50 && !s.server_errors)
+        usleep(10000);
+    for (int round = 0; round < 3; round++) {
+        char *so = NULL, *se = NULL;
+        snprintf(out, sizeof out, "%s/backup-%d.db", srv.dir, round);
+        pthread_mutex_lock(&s.lock);
+        long before = (long)s.nacked;
+        pthread_mutex_unlock(&s.lock);
+        const char *argv[] = {"gpuplan", "backup", "--db", srv.db_path, out, NULL};
+        int brc = e2e_run(argv, NULL, &so, &se);
+        ck_assert_msg(brc == 0, "backup exited %d: %s", brc, se);
+        free(so);
+        free(se);
+        assert_integrity_ok(out);
+
+        sqlite3 *db = NULL;
+        sqlite3_stmt *st = NULL;
+        ck_assert_int_eq(sqlite3_open_v2(out, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*), coalesce(min(id), 1), coalesce(max(id), 0) FROM reports",
+                                            -1, &st, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        long n = sqlite3_column_int64(st, 0), lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        ck_assert_msg(n == hi - lo + 1, "the copy has holes: %ld rows with ids %ld..%ld", n, lo, hi);
+        ck_assert_msg(n >= before, "the copy holds %ld reports, %ld were acknowledged before it began", n, before);
+    }
+    storm_join(&s, threads, 16);
+    ck_assert_msg(s.server_errors == 0 && s.busy_errors == 0 && s.other_errors == 0, "uploads: %s", s.first_error);
+    storm_release(&s);
+    ck_assert_int_eq(e2e_stop(&srv), 0);
+}
+END_TEST
+
 START_TEST(backup_refuses_a_missing_database_and_bad_usage)
 {
     char *so = NULL, *se = NULL;
@@ -254,6 +306,7 @@ int main(void)
     TCase *tc = tcase_create("backup and readiness");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, backup_while_the_database_is_written_is_consistent_and_verified);
+    tcase_add_test(tc, backup_while_the_server_takes_uploads_is_consistent);
     tcase_add_test(tc, backup_refuses_a_missing_database_and_bad_usage);
     tcase_add_test(tc, readyz_fails_when_the_database_file_is_damaged);
     suite_add_tcase(s, tc);
