@@ -19,6 +19,18 @@ struct line {
     int hashed;                /* a leading '#' comment mark was present (s skips it) */
     const char *raw;           /* the line before removing '#', for kinds that need it */
     size_t raw_len;
+    struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
+};
+
+/* The set of adjacent byte pairs in a line's raw text, hashed into 256 bits.
+ * A marker can occur in the line only if all of its pairs are in the set,
+ * so most searches for markers a line does not hold end after a few bit
+ * tests instead of a scan. Lines are asked for dozens of markers (every
+ * detector, then the section's parser), but many lines only one or two, so
+ * the set is built on the second search, not the first. */
+struct line_pairs {
+    unsigned long long w[4];
+    int searches;              /* searches so far; the set is valid once >= 2 */
 };
 
 #define TOK_MAX 64
@@ -53,11 +65,57 @@ static inline int span_starts_n(const char *s, size_t len, const char *lit, size
 }
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
+
+static inline unsigned pair_hash(unsigned char a, unsigned char b)
+{
+    return (unsigned char)((a << 4) | (a >> 4)) ^ b;
+}
+
+static inline int pairs_has(const struct line_pairs *p, unsigned char a, unsigned char b)
+{
+    unsigned h = pair_hash(a, b);
+    return (int)((p->w[h >> 6] >> (h & 63)) & 1);
+}
+
+void line_pairs_fill(const struct line *l);
+
+/* 0 when lit (n bytes) cannot occur in the line's raw text, or in any part
+ * of it such as l->s; 1 when it may. Checks the first, middle and last pair. */
+static inline int line_may_hold(const struct line *l, const char *lit, size_t n)
+{
+    struct line_pairs *p = l->pairs;
+    if (n < 2 || !p)
+        return 1;
+    if (p->searches < 2) {
+        if (++p->searches < 2)
+            return 1;
+        line_pairs_fill(l);
+    }
+    size_t m = n / 2;
+    return pairs_has(p, (unsigned char)lit[0], (unsigned char)lit[1]) &&
+           pairs_has(p, (unsigned char)lit[m - 1], (unsigned char)lit[m]) &&
+           pairs_has(p, (unsigned char)lit[n - 2], (unsigned char)lit[n - 1]);
+}
+
+/* span_find over l->s or l->raw, answered from the pair set when it can. */
+static inline const char *line_find_n(const struct line *l, const char *lit, size_t n)
+{
+    return line_may_hold(l, lit, n) ? span_find_n(l->s, l->len, lit, n) : NULL;
+}
+
+static inline const char *line_find_raw_n(const struct line *l, const char *lit, size_t n)
+{
+    return line_may_hold(l, lit, n) ? span_find_n(l->raw, l->raw_len, lit, n) : NULL;
+}
 #define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
 #define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
 #define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
 #define span_find(s, len, lit) span_find_n((s), (len), LIT_N(lit))
 #define tok_eq(t, lit) span_eq_n((t)->s, (t)->len, LIT_N(lit))
+#define line_find(l, lit) line_find_n((l), LIT_N(lit))
+#define line_find_raw(l, lit) line_find_raw_n((l), LIT_N(lit))
+#define line_find_z(l, z) line_find_n((l), (z), strlen(z))
+#define line_find_raw_z(l, z) line_find_raw_n((l), (z), strlen(z))
 int span_eq_z(const char *s, size_t len, const char *z);
 int span_starts_z(const char *s, size_t len, const char *z);
 const char *span_find_z(const char *s, size_t len, const char *z);

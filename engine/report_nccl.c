@@ -46,7 +46,7 @@ static const char *coll_in(const struct line *l)
     if (!memchr(l->raw, '_', l->raw_len))
         return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-        const char *f = span_find_z(l->raw, l->raw_len, colls[i].bin);
+        const char *f = line_find_raw_z(l, colls[i].bin);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
         if (f && (f == l->raw || f[-1] != '_'))
             return colls[i].name;
@@ -66,7 +66,7 @@ int nccl_is_info(const struct line *l)
 
 static int is_warn(const struct line *l)
 {
-    return span_find(l->raw, l->raw_len, "NCCL WARN") != NULL;
+    return line_find_raw(l, "NCCL WARN") != NULL;
 }
 
 /* A data row: size count type ... with at least the out-of-place quartet. */
@@ -120,7 +120,7 @@ void nccl_init(struct report_section *sec)
 
 static void keep_warning(struct report_nccl *c, const struct line *l)
 {
-    const char *w = span_find(l->raw, l->raw_len, "NCCL WARN");
+    const char *w = line_find_raw(l, "NCCL WARN");
     if (c->nccl_warnings < NCCL_WARN_KEEP && w) {
         w += 9;
         size_t n = l->raw_len - (size_t)(w - l->raw);
@@ -133,7 +133,7 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 static void info_line(struct report_nccl *c, const struct line *l)
 {
     /* Only a few INFO messages carry facts; most lines stop here. */
-    const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
+    const char *msg = line_find_raw(l, "NCCL INFO ");
     if (!msg)
         return;
     msg += 10;
@@ -145,25 +145,25 @@ static void info_line(struct report_nccl *c, const struct line *l)
     double v;
     size_t end;
     size_t rest;
-    if ((p = span_find(l->raw, l->raw_len, " nNodes ")) != NULL) {
+    if ((p = line_find_raw(l, " nNodes ")) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
         if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e6)
             c->nnodes_info = (int)v;
     }
-    if ((p = span_find(l->raw, l->raw_len, " nranks ")) != NULL ||
-        (p = span_find(l->raw, l->raw_len, " nRanks ")) != NULL) {
+    if ((p = line_find_raw(l, " nranks ")) != NULL ||
+        (p = line_find_raw(l, " nRanks ")) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
         if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e7)
             c->nranks_info = (int)v;
     }
-    if ((p = span_find(l->raw, l->raw_len, "NCCL_ALGO set by environment to ")) != NULL) {
+    if ((p = line_find_raw(l, "NCCL_ALGO set by environment to ")) != NULL) {
         p += 32;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
         if (tok_split(p, rest, t, 1) == 1)
             span_copy(c->algo, sizeof(c->algo), t[0].s, t[0].len);
     }
-    if ((p = span_find(l->raw, l->raw_len, "Using network ")) != NULL) {
+    if ((p = line_find_raw(l, "Using network ")) != NULL) {
         p += 14;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
@@ -391,8 +391,8 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     }
     if (c->row_count == 0 && memchr(l->s, '|', l->len)) {
         /* NCCL's Func/Proto/Algo matrix block from NCCL_DEBUG=INFO. */
-        if (span_find(l->s, l->len, "Function") || span_find(l->s, l->len, "Broadcast") ||
-            span_find(l->s, l->len, "Reduce") || span_find(l->s, l->len, "AllGather"))
+        if (line_find(l, "Function") || line_find(l, "Broadcast") ||
+            line_find(l, "Reduce") || line_find(l, "AllGather"))
             return TAKE_WEAK;
     }
     return TAKE_NO;

@@ -290,7 +290,10 @@ enum status report_parse(const char *text, size_t len, struct report **out)
         if (lineno < 0x7fffffff)
             lineno++;
         struct line l;
+        struct line_pairs pairs;
         line_clean(s, ll, &l);
+        pairs.searches = 0;
+        l.pairs = &pairs;
         feed(p, &l, lineno);
     }
     close_cur(p);

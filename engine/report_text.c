@@ -235,6 +235,17 @@ const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
     return NULL;
 }
 
+void line_pairs_fill(const struct line *l)
+{
+    struct line_pairs *p = l->pairs;
+    const unsigned char *s = (const unsigned char *)l->raw;
+    p->w[0] = p->w[1] = p->w[2] = p->w[3] = 0;
+    for (size_t i = 0; i + 1 < l->raw_len; i++) {
+        unsigned h = pair_hash(s[i], s[i + 1]);
+        p->w[h >> 6] |= 1ull << (h & 63);
+    }
+}
+
 const char *span_find_z(const char *s, size_t len, const char *z)
 {
     return span_find_n(s, len, z, strlen(z));
