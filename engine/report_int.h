@@ -22,14 +22,14 @@ struct line {
     struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
 };
 
-/* The set of adjacent byte pairs in a line's raw text, hashed into 256 bits.
+/* The set of adjacent byte pairs in a line's raw text, hashed into 512 slots.
  * A marker can occur in the line only if all of its pairs are in the set,
  * so most searches for markers a line does not hold end after a few bit
  * tests instead of a scan. Lines are asked for dozens of markers (every
  * detector, then the section's parser), but many lines only one or two, so
  * the set is built on the second search, not the first. */
 struct line_pairs {
-    unsigned long long w[4];
+    unsigned char seen[512];   /* one byte per hash: plain stores, no read-modify-write */
     int searches;              /* searches so far; the set is valid once >= 2 */
 };
 
@@ -66,15 +66,16 @@ static inline int span_starts_n(const char *s, size_t len, const char *lit, size
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
 
+/* Keeps the low six bits of the first byte (case and letter) and all of the
+ * second: letter pairs rarely collide. */
 static inline unsigned pair_hash(unsigned char a, unsigned char b)
 {
-    return (unsigned char)((a << 4) | (a >> 4)) ^ b;
+    return (((unsigned)a << 3) ^ b) & 511u;
 }
 
 static inline int pairs_has(const struct line_pairs *p, unsigned char a, unsigned char b)
 {
-    unsigned h = pair_hash(a, b);
-    return (int)((p->w[h >> 6] >> (h & 63)) & 1);
+    return p->seen[pair_hash(a, b)];
 }
 
 void line_pairs_fill(const struct line *l);

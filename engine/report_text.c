@@ -239,11 +239,9 @@ void line_pairs_fill(const struct line *l)
 {
     struct line_pairs *p = l->pairs;
     const unsigned char *s = (const unsigned char *)l->raw;
-    p->w[0] = p->w[1] = p->w[2] = p->w[3] = 0;
-    for (size_t i = 0; i + 1 < l->raw_len; i++) {
-        unsigned h = pair_hash(s[i], s[i + 1]);
-        p->w[h >> 6] |= 1ull << (h & 63);
-    }
+    memset(p->seen, 0, sizeof(p->seen));
+    for (size_t i = 0; i + 1 < l->raw_len; i++)
+        p->seen[pair_hash(s[i], s[i + 1])] = 1;
 }
 
 const char *span_find_z(const char *s, size_t len, const char *z)
