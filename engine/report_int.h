@@ -27,10 +27,10 @@ struct line {
  * so most searches for markers a line does not hold end after a few bit
  * tests instead of a scan. Lines are asked for dozens of markers (every
  * detector, then the section's parser), but many lines only one or two, so
- * the set is built on the second search, not the first. */
+ * the set is built on the third search, not before. */
 struct line_pairs {
     unsigned char seen[512];   /* one byte per hash: plain stores, no read-modify-write */
-    int searches;              /* searches so far; the set is valid once >= 2 */
+    int searches;              /* searches so far; the set is valid once >= 3 */
 };
 
 #define TOK_MAX 64
@@ -87,8 +87,8 @@ static inline int line_may_hold(const struct line *l, const char *lit, size_t n)
     struct line_pairs *p = l->pairs;
     if (n < 2 || !p)
         return 1;
-    if (p->searches < 2) {
-        if (++p->searches < 2)
+    if (p->searches < 3) {
+        if (++p->searches < 3)
             return 1;
         line_pairs_fill(l);
     }

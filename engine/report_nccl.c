@@ -15,18 +15,30 @@
 
 #include "report_int.h"
 
-static const char *const dtypes[] = {
-    "float", "double", "half", "bfloat16", "int8", "uint8", "int32", "uint32",
-    "int64", "uint64", "fp8_e4m3", "fp8_e5m2", "f8e4m3", "f8e5m2", "int", "char",
-    "float32", "float16", "float64", NULL
+/* Words with their lengths: every table row is checked against these, and a
+ * length compare rejects most entries before any byte is read. */
+struct word {
+    const char *s;
+    size_t len;
+};
+#define WORD(x) {LIT_N(x)}
+
+static const struct word dtypes[] = {
+    WORD("float"), WORD("double"), WORD("half"), WORD("bfloat16"), WORD("int8"),
+    WORD("uint8"), WORD("int32"), WORD("uint32"), WORD("int64"), WORD("uint64"),
+    WORD("fp8_e4m3"), WORD("fp8_e5m2"), WORD("f8e4m3"), WORD("f8e5m2"), WORD("int"),
+    WORD("char"), WORD("float32"), WORD("float16"), WORD("float64"), {NULL, 0}
 };
 
-static const char *const redops[] = {"sum", "prod", "max", "min", "avg", "none", "mulsum", NULL};
+static const struct word redops[] = {
+    WORD("sum"), WORD("prod"), WORD("max"), WORD("min"), WORD("avg"), WORD("none"),
+    WORD("mulsum"), {NULL, 0}
+};
 
-static int in_list(const struct tok *t, const char *const *list)
+static int in_list(const struct tok *t, const struct word *list)
 {
-    for (int i = 0; list[i]; i++)
-        if (tok_eq_z(t, list[i]))
+    for (int i = 0; list[i].s; i++)
+        if (span_eq_n(t->s, t->len, list[i].s, list[i].len))
             return 1;
     return 0;
 }
@@ -132,8 +144,10 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 
 static void info_line(struct report_nccl *c, const struct line *l)
 {
-    /* Only a few INFO messages carry facts; most lines stop here. */
-    const char *msg = line_find_raw(l, "NCCL INFO ");
+    /* Only a few INFO messages carry facts; most lines stop here. The
+     * marker is known to be there (nccl_is_info), so a plain search finds it
+     * sooner than building the line's pair set would. */
+    const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
     if (!msg)
         return;
     msg += 10;
