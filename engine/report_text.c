@@ -192,19 +192,27 @@ int num_scan(const char *s, size_t len, double *v, size_t *end)
     return 0;
 }
 
+/* The _z comparisons walk z once instead of measuring it first: keys are
+ * matched against tables of names, and most differ in the first byte. */
 int span_eq_z(const char *s, size_t len, const char *z)
 {
-    return span_eq_n(s, len, z, strlen(z));
+    for (size_t i = 0; i < len; i++)
+        if (z[i] == '\0' || z[i] != s[i])
+            return 0;
+    return z[len] == '\0';
 }
 
 int span_starts_z(const char *s, size_t len, const char *z)
 {
-    return span_starts_n(s, len, z, strlen(z));
+    for (size_t i = 0; z[i] != '\0'; i++)
+        if (i >= len || z[i] != s[i])
+            return 0;
+    return 1;
 }
 
 int tok_eq_z(const struct tok *t, const char *z)
 {
-    return span_eq_n(t->s, t->len, z, strlen(z));
+    return span_eq_z(t->s, t->len, z);
 }
 
 static char lower(char c)

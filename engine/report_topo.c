@@ -93,6 +93,11 @@ int topo_detect(const struct line *l)
     struct tok t[4];
     if (line_find_raw(l, "nvidia-smi topo"))
         return DETECT_STRONG;
+    /* The first token must be "GPU0"; only blanks the line cleaner leaves
+     * ('\v', '\f') may come before it. Most lines are turned away here
+     * without tokenizing. */
+    if (l->len < 4 || (l->s[0] != 'G' && l->s[0] != '\v' && l->s[0] != '\f'))
+        return 0;
     int n = tok_split(l->s, l->len, t, 4);
     if (n < 2 || !span_eq(t[0].s, t[0].len, "GPU0"))
         return 0;
