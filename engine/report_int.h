@@ -80,6 +80,16 @@ static inline int pairs_has(const struct line_pairs *p, unsigned char a, unsigne
 
 void line_pairs_fill(const struct line *l);
 
+/* Build the pair set now: for callers about to ask a line for many markers. */
+static inline void line_pairs_ensure(const struct line *l)
+{
+    struct line_pairs *p = l->pairs;
+    if (p && p->searches < 3) {
+        p->searches = 3;
+        line_pairs_fill(l);
+    }
+}
+
 /* 0 when lit (n bytes) cannot occur in the line's raw text, or in any part
  * of it such as l->s; 1 when it may. Checks the first, middle and last pair. */
 static inline int line_may_hold(const struct line *l, const char *lit, size_t n)

@@ -201,6 +201,9 @@ static const struct kind_ops *detect_kind(const struct line *l, int min, int ski
      * followed by '-' or '=' is a table border. */
     if (c0 == '+' && c1 != '-' && c1 != '=')
         c0 = ' ';
+    /* Every detector below searches the line for its markers: build the
+     * line's pair set once so that most of those searches are bit tests. */
+    line_pairs_ensure(l);
     if (c0 == '"' || c0 == '|' || c0 == '+') {
         for (size_t i = 0; i < NKINDS; i++) {
             enum report_kind k = kinds[i].kind;
