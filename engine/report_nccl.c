@@ -248,6 +248,15 @@ static void add_wrong(struct report_nccl *c, double w)
     c->wrong_total = isnan(c->wrong_total) ? add : c->wrong_total + add;
 }
 
+/* A cell is a few bytes: a loop beats a memchr call. */
+static int has_e(const struct tok *t)
+{
+    for (size_t i = 0; i < t->len; i++)
+        if (t->s[i] == 'e')
+            return 1;
+    return 0;
+}
+
 static void data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_nccl *c = &sec->u.nccl;
@@ -284,7 +293,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
     r.oop_busbw_gbs = cell(&t[i + 2]);
     r.oop_wrong = cell(&t[i + 3]);
     /* The oldest layout prints the largest error ("0e+00"), not a count. */
-    if (memchr(t[i + 3].s, 'e', t[i + 3].len) && t[i + 3].len > 1 && t[i + 3].s[0] != 'N')
+    if (t[i + 3].len > 1 && t[i + 3].s[0] != 'N' && has_e(&t[i + 3]))
         c->wrong_is_error_column = 1;
     r.ip_time_us = r.ip_algbw_gbs = r.ip_busbw_gbs = r.ip_wrong = NAN;
     if (rest >= 8) {
