@@ -29,7 +29,11 @@ struct line {
  * detector, then the section's parser), but many lines only one or two, so
  * the set is built on the third search, not before. */
 struct line_pairs {
-    unsigned char seen[512];   /* one byte per hash: plain stores, no read-modify-write */
+    /* One slot per hash holding the number of the line that last set it,
+     * so a new line's set starts empty without clearing: plain stores, no
+     * read-modify-write. Reused from line to line by the driver. */
+    unsigned short seen[512];
+    unsigned short gen;        /* this line's number; 0 is never used */
     int searches;              /* searches so far; the set is valid once >= 3 */
 };
 
@@ -75,7 +79,7 @@ static inline unsigned pair_hash(unsigned char a, unsigned char b)
 
 static inline int pairs_has(const struct line_pairs *p, unsigned char a, unsigned char b)
 {
-    return p->seen[pair_hash(a, b)];
+    return p->seen[pair_hash(a, b)] == p->gen;
 }
 
 void line_pairs_fill(const struct line *l);

@@ -136,6 +136,7 @@ struct parser {
     struct report_section scratch;
     int cur_is_scratch;
     int oom;
+    struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
 };
 
 static void close_cur(struct parser *p)
@@ -293,10 +294,9 @@ enum status report_parse(const char *text, size_t len, struct report **out)
         if (lineno < 0x7fffffff)
             lineno++;
         struct line l;
-        struct line_pairs pairs;
         line_clean(s, ll, &l);
-        pairs.searches = 0;
-        l.pairs = &pairs;
+        p->pairs.searches = 0;
+        l.pairs = &p->pairs;
         feed(p, &l, lineno);
     }
     close_cur(p);

@@ -263,9 +263,15 @@ void line_pairs_fill(const struct line *l)
 {
     struct line_pairs *p = l->pairs;
     const unsigned char *s = (const unsigned char *)l->raw;
-    memset(p->seen, 0, sizeof(p->seen));
+    unsigned short gen = (unsigned short)(p->gen + 1);
+    if (gen == 0) {
+        /* Numbers wrapped: stale slots could look current, so clear. */
+        memset(p->seen, 0, sizeof(p->seen));
+        gen = 1;
+    }
+    p->gen = gen;
     for (size_t i = 0; i + 1 < l->raw_len; i++)
-        p->seen[pair_hash(s[i], s[i + 1])] = 1;
+        p->seen[pair_hash(s[i], s[i + 1])] = gen;
 }
 
 const char *span_find_z(const char *s, size_t len, const char *z)
