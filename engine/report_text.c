@@ -41,13 +41,23 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
     if (max > TOK_MAX)
         max = TOK_MAX;
     kmax = 2 * (size_t)max;
-    for (size_t i = 0; i < len; i++) {
-        int sp = is_sp(s[i]);
-        edge[k] = i;
-        k += (size_t)(sp != prev);
-        prev = sp;
-        if (k >= kmax)
-            break;
+    if (len < kmax) {
+        /* Fewer bytes than edge slots: no room check needed. */
+        for (size_t i = 0; i < len; i++) {
+            int sp = is_sp(s[i]);
+            edge[k] = i;
+            k += (size_t)(sp != prev);
+            prev = sp;
+        }
+    } else {
+        for (size_t i = 0; i < len; i++) {
+            int sp = is_sp(s[i]);
+            edge[k] = i;
+            k += (size_t)(sp != prev);
+            prev = sp;
+            if (k >= kmax)
+                break;
+        }
     }
     if (k & 1)
         edge[k++] = len;
