@@ -289,14 +289,27 @@ const char *span_find_z(const char *s, size_t len, const char *z)
     return span_find_n(s, len, z, strlen(z));
 }
 
+/* Blanks or CR, as one shift and mask like is_sp. */
+static int is_sp_cr(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return (u <= ' ') & (int)((0x100003A00ull >> (u & 63)) & 1);
+}
+
 void span_trim(const char **s, size_t *len)
 {
-    while (*len && (is_sp(**s) || **s == '\r')) {
-        (*s)++;
-        (*len)--;
+    /* Work on copies: stores through the out-parameters would otherwise
+     * force a reload of both on every byte (a char may alias them). */
+    const char *p = *s;
+    size_t n = *len;
+    while (n && is_sp_cr(*p)) {
+        p++;
+        n--;
     }
-    while (*len && (is_sp((*s)[*len - 1]) || (*s)[*len - 1] == '\r'))
-        (*len)--;
+    while (n && is_sp_cr(p[n - 1]))
+        n--;
+    *s = p;
+    *len = n;
 }
 
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
