@@ -29,11 +29,11 @@ struct line {
  * detector, then the section's parser), but many lines only one or two, so
  * the set is built on the third search, not before. */
 struct line_pairs {
-    /* One slot per hash holding the number of the line that last set it,
-     * so a new line's set starts empty without clearing: plain stores, no
+    /* One slot per hash holding the stamp of the fill that last set it, so
+     * a new line's set starts empty without clearing: plain stores, no
      * read-modify-write. Reused from line to line by the driver. */
     unsigned short seen[512];
-    unsigned short gen;        /* this line's number; 0 is never used */
+    unsigned short gen;        /* stamp of the current fill; 0 is never used */
     int searches;              /* searches so far; the set is valid once >= 3 */
 };
 
