@@ -485,21 +485,23 @@ int http_share_page(struct http_req *req)
                       "<th class=\"num\">Total</th><th>Price as of</th></tr></thead><tbody>\n");
         cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(t, "bom"))
         {
-            sbuf_adds(&b, "<tr><td>");
+            /* data-label repeats the column's header on each cell: on a narrow
+             * screen share.css stacks a row's cells, each captioned by its label. */
+            sbuf_adds(&b, "<tr><td data-label=\"Item\">");
             sbuf_add_html(&b, str_or(line, "item", ""));
-            sbuf_adds(&b, "</td><td>");
+            sbuf_adds(&b, "</td><td data-label=\"Description\">");
             sbuf_add_html(&b, str_or(line, "description", ""));
-            sbuf_adds(&b, "</td><td class=\"num\">");
+            sbuf_adds(&b, "</td><td class=\"num\" data-label=\"Quantity\">");
             html_number(&b, num_or_nan(line, "quantity"));
-            sbuf_adds(&b, "</td><td class=\"num\">");
+            sbuf_adds(&b, "</td><td class=\"num\" data-label=\"Unit price\">");
             html_money(&b, num_or_nan(line, "unit_usd"));
-            sbuf_adds(&b, "</td><td class=\"num\">");
+            sbuf_adds(&b, "</td><td class=\"num\" data-label=\"Total\">");
             html_money(&b, num_or_nan(line, "total_usd"));
-            sbuf_adds(&b, "</td><td>");
+            sbuf_adds(&b, "</td><td data-label=\"Price as of\">");
             sbuf_add_html(&b, str_or(line, "as_of", ""));
             sbuf_adds(&b, "</td></tr>\n");
         }
-        sbuf_adds(&b, "</tbody><tfoot><tr><th colspan=\"4\">Total</th><td class=\"num\">");
+        sbuf_adds(&b, "</tbody><tfoot><tr><th colspan=\"4\">Total</th><td class=\"num\" data-label=\"Total\">");
         html_money(&b, num_or_nan(t, "bom_total_usd"));
         sbuf_adds(&b, "</td><td></td></tr></tfoot></table></section>\n");
     }
