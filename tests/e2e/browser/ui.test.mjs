@@ -98,6 +98,18 @@ test('the planner shows three tier cards on load and updates when the model chan
       assert.match(await card.innerText(), /Memory per GPU/i);
     }
     assert.equal(await page.locator('#charts svg[role="img"]').count(), 2, 'memory and time/cost charts');
+    // The example's recommended and minimum tiers sit close on the time/cost
+    // chart: their labels step aside instead of running into each other.
+    const clashes = await page.$$eval('#charts .point-label, #charts .limit-label', (els) => {
+      const boxes = els.map((e) => ({ text: e.textContent, r: e.getBoundingClientRect() }));
+      const out = [];
+      boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => {
+        const gap = 3; // px of air between two labels, or they read as one
+        if (a.r.left < b.r.right + gap && b.r.left < a.r.right + gap && a.r.top < b.r.bottom && b.r.top < a.r.bottom) out.push(`${a.text} / ${b.text}`);
+      }));
+      return out;
+    });
+    assert.deepEqual(clashes, [], 'chart labels run into each other');
 
     const select = page.locator('#f-model');
     const before = await select.inputValue();
