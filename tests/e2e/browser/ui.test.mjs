@@ -478,6 +478,28 @@ test('the share page bill of materials stacks into rows at 390 px and stays a ta
     { width: 390, height: 844 },
   ));
 
+test('the workspace and a plan page with a verdict fit a 390 px wide screen', async (t) =>
+  withPage(
+    t,
+    browser,
+    async (page) => {
+      const wider = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const team = await teamFromNode('narrow');
+      const plan = await planFromNode(team);
+      await reportFromNode(team, plan);
+      await logIn(page, team);
+      await page.goto(`${server.base}/workspace.html`);
+      await page.locator('#plan-list li[data-plan-id]').first().waitFor({ timeout: 15000 });
+      assert.ok((await wider()) <= 0, `workspace is ${await wider()}px wider than the screen`);
+      await planPageWithVerdict(page, plan);
+      await openAllDetails(page);
+      assert.ok((await wider()) <= 0, `plan page is ${await wider()}px wider than the screen`);
+      await page.locator('#plan-rename').click();
+      assert.ok((await wider()) <= 0, `plan page while renaming is ${await wider()}px wider than the screen`);
+    },
+    { width: 390, height: 844 },
+  ));
+
 test('a failing browser test leaves a screenshot of its page', async () => {
   const name = 'harness-self-check-failing-on-purpose';
   const file = path.join(SHOTS, `${name}.png`);
