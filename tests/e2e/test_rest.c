@@ -1120,6 +1120,80 @@ START_TEST(submit_retries_a_5xx_with_the_same_idempotency_key)
 END_TEST
 
 /* Runs last in its case: reads what the database file holds. */
+/* ---- calibration ---- */
+
+/* The saved plan as `gpuplan check --plan` reads one, in a temporary file. */
+static char *plan_file(long long plan)
+{
+    char path[96];
+    cJSON *doc = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    char *text = cJSON_PrintUnformatted(doc);
+    char *file = write_temp(text);
+    free(text);
+    cJSON_Delete(doc);
+    return file;
+}
+
+START_TEST(an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_cost)
+{
+    char *nccl = read_text("intra-busbw-87-percent.log"); /* nccl-tests all_reduce, 404 GB/s at 4 GiB */
+    long long plan = make_plan(&a_member, "Calibrated");
+    cJSON *doc = NULL, *cli = NULL;
+    long long rid = upload(a_token, plan, nccl, NULL, 201, &doc);
+    const cJSON *m = cJSON_GetObjectItem(doc, "measured"), *cal = cJSON_GetObjectItem(doc, "calibration");
+    ck_assert_msg(cJSON_IsObject(m) && cJSON_IsObject(cal), "no calibration in the upload's answer");
+    ck_assert_double_eq_tol(cJSON_GetObjectItem(m, "intra_busbw_gbs")->valuedouble, 404.04, 1e-9);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(m, "inter_busbw_gbs")));
+    const char *msg = jstr(cal, "message");
+    ck_assert_msg(strncmp(msg, "at the measured 404 GB/s intra-node busbw the ", 46) == 0, "message: %s", msg);
+    ck_assert_ptr_nonnull(strstr(msg, "-day plan takes "));
+    double days = cJSON_GetObjectItem(cal, "calibrated_days")->valuedouble;
+    double plan_days = cJSON_GetObjectItem(cal, "plan_days")->valuedouble;
+    ck_assert(days > 0 && plan_days > 0);
+    ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(cal, "calibrated_cost_usd")));
+
+    /* The same block, number for number, as `gpuplan check` prints for the saved plan. */
+    const char *argv[] = {"gpuplan", "check", "--plan", plan_file(plan), write_temp(nccl), NULL};
+    char *out = NULL, *err = NULL;
+    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    cli = cJSON_Parse(out);
+    ck_assert_ptr_nonnull(cli);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(cli, "measured"), m, 1));
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(cli, "calibration"), cal, 1));
+    free(out);
+    free(err);
+    cJSON_Delete(cli);
+
+    /* Stored with the report, and re-computed by a re-check against a new revision. */
+    char path[128];
+    cJSON *again = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports/%lld", plan, rid);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &again), 200);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(again, "calibration"), cal, 1));
+    cJSON_Delete(again);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/tier", plan);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"tier\":\"performance\"}", NULL), 200);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/recheck", plan);
+    ck_assert_int_eq(jcall(&a_member, "POST", path, NULL, &again), 200);
+    const cJSON *item = cJSON_GetArrayItem(cJSON_GetObjectItem(again, "items"), 0);
+    const cJSON *recal = cJSON_GetObjectItem(item, "calibration");
+    ck_assert(cJSON_IsObject(recal));
+    ck_assert_msg(strncmp(jstr(recal, "message"), "at the measured 404 GB/s", 24) == 0, "%s", jstr(recal, "message"));
+    /* The performance tier is another cluster: its plan time is not the recommended tier's. */
+    ck_assert(cJSON_GetObjectItem(recal, "plan_days")->valuedouble != plan_days);
+    cJSON *stored = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports/%lld", plan, rid);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &stored), 200);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(stored, "calibration"), recal, 1));
+    cJSON_Delete(stored);
+    cJSON_Delete(again);
+    cJSON_Delete(doc);
+    free(nccl);
+}
+END_TEST
+
 START_TEST(the_database_dump_holds_no_password_session_or_token)
 {
     char cmd[400];
@@ -1208,6 +1282,7 @@ int main(void)
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);
     tcase_add_test(tc, ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict);
     tcase_add_test(tc, submit_retries_a_5xx_with_the_same_idempotency_key);
+    tcase_add_test(tc, an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_cost);
     tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
     suite_add_tcase(s, tc);
