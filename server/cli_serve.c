@@ -35,6 +35,9 @@ static void serve_help(FILE *out)
             "  --max-report BYTES largest report upload (default 16777216)\n"
             "  --no-signup       refuse team sign-up without an invite\n"
             "  --secure-cookies  mark session cookies Secure (when served behind TLS)\n"
+            "  --webhook-allow-private\n"
+            "                    let webhooks reach loopback, private, link-local and other\n"
+            "                    non-public addresses (refused by default: SSRF guard)\n"
             "  --port-file PATH  write the bound port to PATH once listening\n"
             "  --quiet           log warnings and errors only (no access log)\n"
             "  --help            this text\n",
@@ -64,6 +67,7 @@ int cli_serve(int argc, char **argv)
         {"max-report", required_argument, NULL, 'r'}, {"no-signup", no_argument, NULL, 'n'},
         {"secure-cookies", no_argument, NULL, 's'}, {"port-file", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {"webhook-allow-private", no_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     struct app app;
@@ -123,6 +127,7 @@ int cli_serve(int argc, char **argv)
             break;
         case 'n': app.signup_open = 0; break;
         case 's': app.secure_cookies = 1; break;
+        case 'P': app.webhook_allow_private = 1; break;
         case 'f': port_file = optarg; break;
         case 'q': log_set_level(LOG_WARN); break;
         case 'h': serve_help(stdout); return 0;

@@ -3,7 +3,11 @@
  * Owners register and remove webhooks; every member can read them and the
  * delivery log. The signing secret is returned once, at creation (it is
  * stored because the sender needs it to sign, but never shown again).
- * Sending happens in webhook.c, never here. */
+ * Sending happens in webhook.c, never here. Registration refuses what it
+ * can judge without DNS: a scheme other than http/https, and a host that is
+ * an address literal outside the public internet (unless the server runs
+ * with --webhook-allow-private). Host names are judged at delivery, on the
+ * addresses they then resolve to (client.c), where rebinding cannot dodge. */
 #include <cjson/cJSON.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +59,15 @@ int http_webhook_create(struct http_req *req)
         goto out;
     if (!url_ok(url)) {
         http_problem(req, 400, "url", "url must be an http:// or https:// URL without spaces");
+        goto out;
+    }
+    enum addr_class cls;
+    char host[64];
+    if (!req->app->webhook_allow_private && url_host_literal_class(url, &cls, host, sizeof host) &&
+        cls != ADDR_PUBLIC) {
+        http_problem(req, 400, "url",
+                     "url: %s is a %s address; webhooks reach only public addresses unless the server "
+                     "runs with --webhook-allow-private", host, addr_class_str(cls));
         goto out;
     }
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(body, "events");

@@ -116,6 +116,7 @@ struct app {
     size_t report_limit;  /* bytes; larger report uploads get 413 */
     int signup_open;      /* POST /api/v1/teams allowed without an invite */
     int secure_cookies;   /* add Secure to cookies (behind TLS) */
+    int webhook_allow_private; /* webhooks may reach loopback/private/link-local addresses */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct mg_context *ctx;
 };
@@ -288,6 +289,27 @@ void webhook_notify(void);
 enum status webhook_enqueue(struct db *db, long long team_id, const char *event, const struct cJSON *data,
                             char *err, size_t errlen);
 
+/* ---- network address classes (netaddr.c): the webhook SSRF guard ---- */
+struct sockaddr;
+enum addr_class {
+    ADDR_PUBLIC,      /* anything not below: a webhook may reach it */
+    ADDR_LOOPBACK,    /* 127.0.0.0/8, ::1 */
+    ADDR_PRIVATE,     /* 10/8, 172.16/12, 192.168/16, 100.64/10, 198.18/15, fc00::/7, fec0::/10 */
+    ADDR_LINK_LOCAL,  /* 169.254/16 (cloud metadata), fe80::/10 */
+    ADDR_MULTICAST,   /* 224/4, ff00::/8 */
+    ADDR_UNSPECIFIED, /* 0.0.0.0/8, :: */
+    ADDR_RESERVED     /* documentation, 240/4, broadcast, other families */
+};
+/* The class of one address; IPv4-mapped, NAT64 and 6to4 IPv6 addresses are
+ * judged by the IPv4 address they carry. */
+enum addr_class addr_classify(const struct sockaddr *sa);
+const char *addr_class_str(enum addr_class c); /* "loopback", "link-local", ... */
+/* The address as text ("127.0.0.1", "::1"). */
+void addr_text(const struct sockaddr *sa, char *out, size_t outlen);
+/* 1 with *out and the host text when url's host is an IP address literal;
+ * 0 for a host name (judged at delivery on what it resolves to) or no host. */
+int url_host_literal_class(const char *url, enum addr_class *out, char *host, size_t hostlen);
+
 /* ---- HTTP client (client.c, the only libcurl user) ---- */
 struct client_part {
     const char *name;       /* form field */
@@ -304,13 +326,19 @@ struct client_request {
     const struct client_part *parts; /* multipart/form-data parts, or NULL */
     int nparts;
     long timeout_s;
+    /* Connect only to public addresses (addr_classify), checked on every
+     * address libcurl connects to after DNS, so rebinding cannot slip past;
+     * proxies are bypassed so the check sees the real destination. A refusal
+     * is ST_FORBIDDEN with err naming the address and its class. */
+    int public_only;
 };
 struct client_response {
     long status;                    /* 0 when no HTTP answer came back */
     char *body;                     /* heap, NUL-terminated; client_response_release frees */
     size_t len;
 };
-/* ST_OK when an HTTP answer came back (any status); ST_IO with err for network failures. */
+/* ST_OK when an HTTP answer came back (any status); ST_IO with err for network
+ * failures; ST_FORBIDDEN when public_only refused every address. */
 enum status client_send(const struct client_request *rq, struct client_response *out, char *err, size_t errlen);
 void client_response_release(struct client_response *r);
 

@@ -206,7 +206,8 @@ static char *read_text(const char *name)
 
 static void start_world(void)
 {
-    static const char *const extra[] = {"--max-report", "65536", NULL};
+    /* The webhook receivers of these tests listen on 127.0.0.1. */
+    static const char *const extra[] = {"--max-report", "65536", "--webhook-allow-private", NULL};
     struct e2e_resp r;
     cJSON *doc = NULL;
     REPORT_FAIL = read_text("degraded-node.log");
@@ -979,6 +980,102 @@ START_TEST(webhooks_are_signed_retried_and_logged)
 }
 END_TEST
 
+/* A JSON call as w (cookie + CSRF) to another server than the shared one. */
+static long on(const struct e2e_server *s, const struct who *w, const char *method, const char *path,
+               const char *body, cJSON **doc)
+{
+    char cookie[340], csrf[120];
+    struct e2e_resp r;
+    snprintf(cookie, sizeof cookie, "Cookie: %s", w->cookie);
+    snprintf(csrf, sizeof csrf, "X-CSRF-Token: %s", w->csrf);
+    const char *h[] = {cookie, csrf, "Content-Type: application/json", NULL};
+    ck_assert_int_eq(e2e_request(s, method, path, h, body, body ? strlen(body) : 0, &r), 0);
+    if (doc)
+        *doc = cJSON_Parse(r.body);
+    long st = r.status;
+    e2e_resp_release(&r);
+    return st;
+}
+
+START_TEST(webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag)
+{
+    /* A server without --webhook-allow-private, on a database of its own. */
+    struct e2e_server s3;
+    struct receiver rc;
+    struct e2e_resp r;
+    struct who w;
+    pthread_t th;
+    char body[300], path[96];
+    cJSON *doc = NULL;
+    receiver_start(&rc, &th, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    ck_assert_int_eq(e2e_start(&s3, NULL, NULL), 0);
+    const char *jh[] = {"Content-Type: application/json", NULL};
+    snprintf(body, sizeof body, "{\"team\":\"G\",\"email\":\"g@g.test\",\"password\":\"%s\"}", PASSWORD);
+    ck_assert_int_eq(e2e_request(&s3, "POST", "/api/v1/teams", jh, body, strlen(body), &r), 0);
+    ck_assert_int_eq(r.status, 201);
+    take_session(&r, &w);
+    e2e_resp_release(&r);
+
+    /* Address literals are refused at registration, naming the field and the address class. */
+    static const struct {
+        const char *url, *says;
+    } refused[] = {
+        {"http://127.0.0.1:9/hook", "127.0.0.1 is a loopback address"},
+        {"http://[::1]:9/hook", "loopback"},
+        {"http://169.254.169.254/latest/meta-data/", "link-local"},
+        {"http://10.0.0.7:9/", "private"},
+        {"http://[::ffff:127.0.0.1]:9/", "loopback"},
+        {"ftp://hooks.example.test/x", "http:// or https://"},
+        {"file:///etc/passwd", "http:// or https://"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(body, sizeof body, "{\"url\":\"%s\"}", refused[i].url);
+        ck_assert_int_eq(on(&s3, &w, "POST", "/api/v1/webhooks", body, &doc), 400);
+        ck_assert_str_eq(jstr(doc, "field"), "url");
+        ck_assert_msg(strstr(jstr(doc, "detail"), refused[i].says), "%s: %s", refused[i].url, jstr(doc, "detail"));
+        cJSON_Delete(doc);
+    }
+
+    /* A name is judged at delivery on what it resolves to: localhost is loopback. */
+    snprintf(body, sizeof body, "{\"url\":\"http://localhost:%d/hook\",\"events\":[\"plan.shared\"]}", rc.port);
+    ck_assert_int_eq(on(&s3, &w, "POST", "/api/v1/webhooks", body, &doc), 201);
+    long long wid = jid(doc, "id");
+    cJSON_Delete(doc);
+    snprintf(body, sizeof body, "{\"title\":\"G\",\"workload\":%s}", WORKLOAD);
+    ck_assert_int_eq(on(&s3, &w, "POST", "/api/v1/plans", body, &doc), 201);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/shares", jid(doc, "id"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(on(&s3, &w, "POST", path, "{}", NULL), 201);
+    snprintf(path, sizeof path, "/api/v1/webhooks/%lld/deliveries", wid);
+    int failed = 0;
+    for (int i = 0; i < 100 && !failed; i++) {
+        ck_assert_int_eq(on(&s3, &w, "GET", path, NULL, &doc), 200);
+        const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
+        if (d && strcmp(jstr(d, "state"), "failed") == 0) {
+            failed = 1;
+            /* Refused once and for all, with the reason in the log; never retried. */
+            ck_assert_int_eq(jid(d, "attempts"), 1);
+            ck_assert(cJSON_IsNull(cJSON_GetObjectItem(d, "last_status")));
+            const char *why = jstr(d, "last_error");
+            ck_assert_msg(strstr(why, "refused to connect to ") && strstr(why, "a loopback address") &&
+                              strstr(why, "--webhook-allow-private"),
+                          "last_error: %s", why);
+        } else {
+            ck_assert_msg(!d || strcmp(jstr(d, "state"), "delivered") != 0, "a loopback delivery went out");
+        }
+        cJSON_Delete(doc);
+        if (!failed)
+            usleep(100000);
+    }
+    ck_assert(failed);
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_eq(rc.hits, 0); /* not one byte reached the receiver */
+    pthread_mutex_unlock(&rc.lock);
+    ck_assert_int_eq(e2e_stop(&s3), 0);
+    receiver_stop(&rc, th);
+}
+END_TEST
+
 /* ---- operations ---- */
 
 START_TEST(metrics_count_requests_reports_and_deliveries)
@@ -1279,6 +1376,7 @@ int main(void)
     tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);
     tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
+    tcase_add_test(tc, webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag);
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);
     tcase_add_test(tc, ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict);
     tcase_add_test(tc, submit_retries_a_5xx_with_the_same_idempotency_key);
