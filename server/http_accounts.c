@@ -4,7 +4,8 @@
  * PBKDF2 runs only here (sign-up, invite acceptance, sign-in), never on
  * ordinary requests. Sign-in is rate limited per account and per client
  * address by counting recent failures in the database (so limits hold
- * across worker threads and restarts) before any hashing happens; an
+ * across worker threads and restarts) before any hashing happens (the
+ * limits are serve flags, 5 and 30 per 15 minutes by default); an
  * unknown account spends the same hashing time as a wrong password so
  * answers do not reveal which emails exist. Creating accounts (sign-up,
  * invite acceptance) hashes too, so it is limited per address as well. */
@@ -19,8 +20,6 @@
 #define PASSWORD_MIN 12
 #define PASSWORD_MAX 1024
 #define LOGIN_WINDOW_S (15 * 60)
-#define LOGIN_MAX_PER_ACCOUNT 5
-#define LOGIN_MAX_PER_ADDRESS 30
 #define SIGNUP_MAX_PER_ADDRESS 10
 #define INVITE_DAYS_DEFAULT 7
 #define INVITE_DAYS_MAX 30
@@ -185,8 +184,8 @@ int http_session_create(struct http_req *req)
     http_client_addr(req, addr, sizeof addr);
     snprintf(subj_email, sizeof subj_email, "email:%s", email);
     snprintf(subj_addr, sizeof subj_addr, "ip:%s", addr);
-    if (over_limit(db, subj_email, LOGIN_MAX_PER_ACCOUNT, &over_email, err, sizeof err) != 0 ||
-        over_limit(db, subj_addr, LOGIN_MAX_PER_ADDRESS, &over_addr, err, sizeof err) != 0) {
+    if (over_limit(db, subj_email, req->app->login_max_account, &over_email, err, sizeof err) != 0 ||
+        over_limit(db, subj_addr, req->app->login_max_address, &over_addr, err, sizeof err) != 0) {
         http_problem_status(req, ST_DB, err);
         goto out;
     }

@@ -117,6 +117,8 @@ struct app {
     int signup_open;      /* POST /api/v1/teams allowed without an invite */
     int secure_cookies;   /* add Secure to cookies (behind TLS) */
     int webhook_allow_private; /* webhooks may reach loopback/private/link-local addresses */
+    int login_max_account;     /* failed sign-ins per account per window before 429 */
+    int login_max_address;     /* failed sign-ins per client address per window before 429 */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct mg_context *ctx;
 };

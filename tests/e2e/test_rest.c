@@ -331,6 +331,51 @@ START_TEST(failed_logins_are_rate_limited_per_account)
 }
 END_TEST
 
+/* One failed sign-in on server s; returns the status and the Retry-After value in ra. */
+static long sign_in(const struct e2e_server *s, const char *email, const char *password, char *ra, size_t ralen)
+{
+    char body[200];
+    struct e2e_resp r;
+    const char *h[] = {"Content-Type: application/json", NULL};
+    snprintf(body, sizeof body, "{\"email\":\"%s\",\"password\":\"%s\"}", email, password);
+    ck_assert_int_eq(e2e_request(s, "POST", "/api/v1/session", h, body, strlen(body), &r), 0);
+    long st = r.status;
+    if (!e2e_resp_header(&r, "Retry-After", ra, ralen))
+        ra[0] = '\0';
+    if (st == 429) {
+        cJSON *doc = cJSON_Parse(r.body);
+        snprintf(ra + strlen(ra), ralen - strlen(ra), "|%s", jstr(doc, "detail"));
+        cJSON_Delete(doc);
+    }
+    e2e_resp_release(&r);
+    return st;
+}
+
+START_TEST(failed_logins_are_rate_limited_per_account_and_per_address_by_the_serve_flags)
+{
+    /* Lower limits than the defaults (5 and 30), so the address limit is reached
+     * with three password hashes instead of thirty. */
+    static const char *const extra[] = {"--login-limit-account", "2", "--login-limit-address", "3", NULL};
+    struct e2e_server s4;
+    char ra[200];
+    ck_assert_int_eq(e2e_start(&s4, NULL, extra), 0);
+    ck_assert_int_eq(sign_in(&s4, "one@x.test", "wrong password 1", ra, sizeof ra), 401);
+    ck_assert_int_eq(sign_in(&s4, "one@x.test", "wrong password 2", ra, sizeof ra), 401);
+    ck_assert_str_eq(ra, "");
+    /* The account's limit: its third attempt is refused before any hashing. */
+    ck_assert_int_eq(sign_in(&s4, "one@x.test", "wrong password 3", ra, sizeof ra), 429);
+    ck_assert_str_eq(ra, "900|too many failed sign-ins for this account; try again later");
+    /* Another account from the same address: one more failure reaches the address's limit. */
+    ck_assert_int_eq(sign_in(&s4, "two@x.test", "wrong password 1", ra, sizeof ra), 401);
+    ck_assert_int_eq(sign_in(&s4, "three@x.test", "wrong password 1", ra, sizeof ra), 429);
+    ck_assert_str_eq(ra, "900|too many failed sign-ins from this address; try again later");
+    ck_assert_int_eq(e2e_stop(&s4), 0);
+    /* The flags take whole numbers from 1. */
+    static const char *const bad[] = {"--login-limit-address", "0", NULL};
+    ck_assert_int_ne(e2e_start(&s4, NULL, bad), 0);
+}
+END_TEST
+
 START_TEST(cookie_writes_need_the_csrf_header_and_tokens_do_not)
 {
     struct e2e_resp r;
@@ -1362,6 +1407,7 @@ int main(void)
     tcase_add_test(tc, signup_refuses_short_passwords_bad_fields_and_taken_emails);
     tcase_add_test(tc, login_logout_and_a_dead_session_is_401);
     tcase_add_test(tc, failed_logins_are_rate_limited_per_account);
+    tcase_add_test(tc, failed_logins_are_rate_limited_per_account_and_per_address_by_the_serve_flags);
     tcase_add_test(tc, cookie_writes_need_the_csrf_header_and_tokens_do_not);
     tcase_add_test(tc, members_cannot_do_what_only_owners_may);
     tcase_add_test(tc, every_endpoint_answers_401_without_credentials);
