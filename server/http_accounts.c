@@ -284,12 +284,7 @@ int http_team_get(struct http_req *req)
     cJSON_AddStringToObject(team, "name", a.team_name);
     cJSON *members = cJSON_AddArrayToObject(doc, "members");
     enum status st = db_team_members(http_db(req), a.team_id, add_member, members, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -297,18 +292,11 @@ int http_member_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_OWNER, &a))
-        return 0;
-    long long uid = http_param_id(req, 0);
+    long long uid = http_auth_id(req, AUTH_OWNER, &a);
     if (!uid)
         return 0;
     enum status st = db_user_delete(http_db(req), a.team_id, uid, err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such member");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "member", err);
     return 0;
 }
 
@@ -384,12 +372,7 @@ int http_invite_list(struct http_req *req)
         return 0;
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
     enum status st = db_invite_list(http_db(req), a.team_id, add_invite, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -397,18 +380,11 @@ int http_invite_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_OWNER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_OWNER, &a);
     if (!id)
         return 0;
     enum status st = db_invite_delete(http_db(req), a.team_id, id, err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such invite");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "invite", err);
     return 0;
 }
 

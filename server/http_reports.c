@@ -421,9 +421,7 @@ int http_report_create(struct http_req *req)
     struct db *db;
     enum status st;
 
-    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
     if (!header_text(req, "Idempotency-Key", KEY_MAX, key, sizeof key) ||
@@ -435,10 +433,7 @@ int http_report_create(struct http_req *req)
     }
     st = db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err);
     if (st != ST_OK) {
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan", err);
         return 0;
     }
     have_plan = 1;
@@ -548,24 +543,17 @@ int http_report_list(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
     struct db *db = http_db(req);
-    enum status st = db ? db_plan_exists(db, a.team_id, plan_id, err, sizeof err) : ST_DB;
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such plan");
+    if (!http_plan_owned(req, db, a.team_id, plan_id))
         return 0;
-    }
     cJSON *doc = cJSON_CreateObject();
     struct list_ctx c = {db, cJSON_AddArrayToObject(doc, "items"), {0, 0, 0, 0}};
-    if (st == ST_OK)
-        st = db_report_list(db, a.team_id, plan_id, REPORTS_LISTED, add_report, &c, err, sizeof err);
+    enum status st = db_report_list(db, a.team_id, plan_id, REPORTS_LISTED, add_report, &c, err, sizeof err);
     if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
+        http_reply_list(req, doc, st, NULL, err);
         return 0;
     }
     cJSON *counts = cJSON_AddObjectToObject(doc, "verdicts");
@@ -582,9 +570,7 @@ int http_report_get(struct http_req *req)
     struct auth a;
     struct db_report r;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
     long long rid = http_param_id(req, 1);
@@ -592,12 +578,8 @@ int http_report_get(struct http_req *req)
         return 0;
     struct db *db = http_db(req);
     enum status st = db ? db_report_get(db, a.team_id, plan_id, rid, &r, err, sizeof err) : ST_DB;
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such report");
-        return 0;
-    }
     if (st != ST_OK) {
-        http_problem_status(req, st, err);
+        http_reply_error(req, st, "report", err);
         return 0;
     }
     cJSON *doc = report_doc(db, &r, 1);
@@ -659,18 +641,13 @@ int http_report_recheck(struct http_req *req)
     struct auth a;
     struct db_plan plan;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!plan_id)
         return 0;
     struct db *db = http_db(req);
     enum status st = db ? db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err) : ST_DB;
     if (st != ST_OK) {
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan", err);
         return 0;
     }
     cJSON *doc = cJSON_CreateObject();

@@ -243,6 +243,15 @@ int http_field_long(struct http_req *req, const struct cJSON *obj, const char *n
 long long http_param_id(struct http_req *req, int index);
 /* Sends doc with extra header lines (CRLF-terminated) and frees it. */
 void http_json_with(struct http_req *req, int status, const char *extra_headers, struct cJSON *doc);
+/* The tails every handler shares once its database call returned st (err: its message).
+ * http_reply_error: 404 "no such <what>" for ST_NOTFOUND (what non-NULL), else as
+ * http_problem_status. http_reply_list: doc as 200 when st is ST_OK, else frees doc and
+ * answers the error. http_reply_deleted: 204 when st is ST_OK, else the error. */
+void http_reply_error(struct http_req *req, enum status st, const char *what, const char *err);
+void http_reply_list(struct http_req *req, struct cJSON *doc, enum status st, const char *what, const char *err);
+void http_reply_deleted(struct http_req *req, enum status st, const char *what, const char *err);
+/* 1 when the team has the plan; 0 after answering 404 "no such plan" or the database error. */
+int http_plan_owned(struct http_req *req, struct db *db, long long team_id, long long plan_id);
 /* Adds a unix time as an RFC 3339 UTC string, or null when t is 0. */
 void json_add_time(struct cJSON *obj, const char *name, long long t);
 
@@ -262,6 +271,9 @@ struct auth {
 /* Authenticates the request: 1 when *out is filled and allowed; 0 after answering
  * 401 (no or bad credentials), 403 (missing CSRF header, wrong role). */
 int http_auth(struct http_req *req, unsigned need, struct auth *out);
+/* http_auth, then the first path parameter as an id: the start of every
+ * handler of /things/{id}. 0 after answering 401/403/404. */
+long long http_auth_id(struct http_req *req, unsigned need, struct auth *out);
 /* Starts a session for user u: writes the Set-Cookie header line into cookie
  * and the CSRF token into csrf. */
 enum status http_session_start(struct http_req *req, long long user_id, char *cookie, size_t cookielen,
