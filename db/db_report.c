@@ -201,10 +201,7 @@ static enum status report_each(struct db *db, const char *sql, long long team_id
         if (stop)
             break;
     }
-    if (rc == ST_OK && step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list reports", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list reports", err, errlen);
 }
 
 enum status db_report_list(struct db *db, long long team_id, long long plan_id, int limit,
@@ -278,8 +275,5 @@ enum status db_report_history(struct db *db, long long report_id,
         if (fn(ud, &c) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot read verdict history", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot read verdict history", err, errlen);
 }
