@@ -50,7 +50,14 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
 struct goodput {
     double mtbf_h, delta_s, interval_s, restart_s, goodput;
 };
-struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_gbs, double fail_scale);
+struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_gbs, double fail_scale,
+                            double restart_s);
+/* F4b: seconds from submission to the first productive step; what each node
+ * reads to start (base weights for fine-tuning + its checkpoint share). */
+double engine_startup_s(int nodes, double load_bytes_per_node);
+double engine_load_bytes_per_node(const struct eval_ctx *ctx, int nodes);
+/* F4c: hours a cloud bills for a run of wall_hours (whole units, a minimum). */
+double engine_billed_hours(double wall_hours);
 
 double engine_ckpt_bytes(const struct eval_ctx *ctx);
 int engine_default_batch_seqs(const struct engine_model *m, const struct engine_workload *w, int seq);

@@ -239,9 +239,10 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     eval_at(c, ctx, pl, g, rate, meas, 0.85, 0.70, &hi);
     pl->par.global_batch = ev.global_batch;
     ckpt_bytes = engine_ckpt_bytes(ctx);
-    gp = eval_goodput(n, ckpt_bytes / n, engine_pcie_gbs(g->pcie_gen), 1.0);
-    gp_lo = eval_goodput(n, ckpt_bytes / n, engine_pcie_gbs(g->pcie_gen), 0.5);
-    gp_hi = eval_goodput(n, ckpt_bytes / n, engine_pcie_gbs(g->pcie_gen), 3.0);
+    pl->startup_s = engine_startup_s(nodes, engine_load_bytes_per_node(ctx, nodes));
+    gp = eval_goodput(n, ckpt_bytes / n, engine_pcie_gbs(g->pcie_gen), 1.0, pl->startup_s);
+    gp_lo = eval_goodput(n, ckpt_bytes / n, engine_pcie_gbs(g->pcie_gen), 0.5, pl->startup_s);
+    gp_hi = eval_goodput(n, ckpt_bytes / n, engine_pcie_gbs(g->pcie_gen), 3.0, pl->startup_s);
     pl->tokens_per_s = ev.tokens_per_s;
     pl->step_time_s = ev.step_s;
     pl->mfu = ev.mfu;
@@ -252,9 +253,10 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     pl->achieved_tflops = ev.achieved_tflops;
     pl->mtbf_job_h = gp.mtbf_h;
     pl->flops_total = ctx->fpt_model * w->tokens_b * 1e9;
-    pl->days = w->tokens_b * 1e9 / ev.tokens_per_s / gp.goodput / 86400.0;
-    pl->days_low = w->tokens_b * 1e9 / lo.tokens_per_s / gp_lo.goodput / 86400.0;
-    pl->days_high = w->tokens_b * 1e9 / hi.tokens_per_s / gp_hi.goodput / 86400.0;
+    /* F4 + F4b: wall time = start-up + tokens / throughput / goodput. */
+    pl->days = (pl->startup_s + w->tokens_b * 1e9 / ev.tokens_per_s / gp.goodput) / 86400.0;
+    pl->days_low = (pl->startup_s + w->tokens_b * 1e9 / lo.tokens_per_s / gp_lo.goodput) / 86400.0;
+    pl->days_high = (pl->startup_s + w->tokens_b * 1e9 / hi.tokens_per_s / gp_hi.goodput) / 86400.0;
     pl->gpu_hours = pl->days * 24.0 * n;
     pl->recompute_name = engine_recompute_name((enum engine_recompute)pl->par.recompute);
 
@@ -356,10 +358,18 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
             storage_tier(pl, c, "hot", "local-nvme", nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
                          w->pricing);
         }
-        if (nodes > 2 || ctx->pc.total >= 10e9)
+        /* Warm object tier (R29 two-layer pattern, R35): the durable home
+         * of the dataset and of checkpoint copies. Needed as soon as a
+         * checkpoint is spread over several nodes' local disks (losing one
+         * node loses the checkpoint), the run lasts a day or more, or the
+         * model is 10B+; a single-node job of hours keeps to local NVMe
+         * (R33: do not over-design). */
+        if (nodes > 1 || pl->days >= 1.0 || ctx->pc.total >= 10e9)
             storage_tier(pl, c, "warm", "object", pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
                          pl->days, w->pricing);
-        if (ctx->pc.total >= 100e9 || n >= 256)
+        /* Cold archive (R35) keeps history and intermediate models of a
+         * large, long run; a run of under a week leaves little history. */
+        if ((ctx->pc.total >= 100e9 || n >= 256) && pl->days >= 7.0)
             storage_tier(pl, c, "cold", "archive", pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
                          pl->days, w->pricing);
     }
@@ -370,8 +380,20 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         if (threads < 16)
             threads = 16;
         pl->cpu_threads_per_node = (int)round_up(threads, 16);
-        double ram = 2.0 * per_node * g->memory_gib * gib / 1e9 + pl->host_offload_gib * per_node * gib / 1e9 +
-                     2.0 * pl->ckpt_size_gb / nodes;
+        /* R8: RAM holds preprocessed batches, the dataset index and one or
+         * two checkpoint copies. Per node: 64 GB for the OS, page cache and
+         * CUDA/NCCL host buffers; 16 GB per GPU for its loader workers'
+         * prefetched batches; pinned staging as large as what the node's
+         * GPUs hold or one copy of the node's checkpoint share, whichever is
+         * more (async checkpoints stage each GPU's shard in host RAM, F10;
+         * offloaded optimizer state is already there and is not staged
+         * twice); plus ZeRO-Offload state (R40). At least 128 GB (R8). A
+         * full 8 x B200 plan lands near 1.6 TB (DGX B200: 2 TB), a full
+         * GB200 tray near 0.9 TB (Grace: 2 x 480 GB). */
+        double offload_gb = pl->host_offload_gib * per_node * gib / 1e9;
+        double node_gpu_gb = per_node * pl->mem_per_gpu_gib * gib / 1e9;
+        double ckpt_share = pl->ckpt_size_gb / nodes - offload_gb;
+        double ram = 64.0 + 16.0 * per_node + (node_gpu_gb > ckpt_share ? node_gpu_gb : ckpt_share) + offload_gb;
         if (ram < 128)
             ram = 128;
         pl->ram_gb_per_node = round_up(ram, 64);
@@ -383,11 +405,14 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
 
     /* ---- cost and bill of materials */
     pl->basis = w->pricing;
+    pl->price_conf = w->pricing == PRICING_CLOUD ? g->cloud_price_conf : g->server_price_conf;
     pl->n_bom = 0;
     pl->bom_total_usd = 0;
     if (w->pricing == PRICING_CLOUD) {
-        fmt_text(buf, sizeof buf, "%s cloud GPU-hours (%d GPUs x %.1f days)", g->name, n, pl->days);
-        bom(pl, "gpu-hours", buf, pl->gpu_hours, g->cloud_usd_per_gpu_hour, as_of);
+        pl->billed_hours = engine_billed_hours(pl->days * 24.0);
+        fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
+                 pl->billed_hours);
+        bom(pl, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
                 fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
@@ -395,8 +420,13 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                 bom(pl, "storage", buf, 1, pl->storage[i].usd, catalog_storage_find(c, pl->storage[i].kind)->as_of);
             }
         pl->cost_usd = pl->bom_total_usd;
-        pl->cost_low_usd = pl->cost_usd * pl->days_low / pl->days;
-        pl->cost_high_usd = pl->cost_usd * pl->days_high / pl->days;
+        {
+            double gpu_usd = pl->billed_hours * n * g->cloud_usd_per_gpu_hour, rest = pl->cost_usd - gpu_usd;
+            pl->cost_low_usd = n * engine_billed_hours(pl->days_low * 24.0) * g->cloud_usd_per_gpu_hour +
+                               rest * pl->days_low / pl->days;
+            pl->cost_high_usd = n * engine_billed_hours(pl->days_high * 24.0) * g->cloud_usd_per_gpu_hour +
+                                rest * pl->days_high / pl->days;
+        }
     } else {
         double server = g->server_usd * (double)per_node / g->per_node;
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
@@ -493,12 +523,15 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                        pl->par.offload ? " + optimizer offload to host RAM" : "", pl->mem_weights_gib,
                        pl->mem_gradients_gib, pl->mem_optimizer_gib);
     plan_add_rationale(pl, "F6", "activations %.1f GiB per GPU: seq %d, micro-batch %d, %s recompute, "
-                       "FlashAttention, sequence parallel, fp32 logits; total %.1f of %.0f GiB", pl->mem_activations_gib,
-                       ctx->seq, pl->par.micro_batch, pl->recompute_name, pl->mem_per_gpu_gib, g->memory_gib);
+                       "FlashAttention%s, fp32 logits; total %.1f of %.0f GiB", pl->mem_activations_gib,
+                       ctx->seq, pl->par.micro_batch, pl->recompute_name, pl->par.tp > 1 ? ", sequence parallel" : "",
+                       pl->mem_per_gpu_gib, g->memory_gib);
     if (w->task == TASK_LORA || w->task == TASK_QLORA)
-        plan_add_rationale(pl, "F7", "%s: frozen base at %.2f bytes/param, rank-%d adapters on every linear layer "
+        plan_add_rationale(pl, "F7", "%s: frozen base %.1f GB (%s), rank-%d adapters on every linear layer "
                            "carry the optimizer state", engine_task_name(w->task),
-                           w->task == TASK_QLORA ? 0.52 : 2.0, w->lora_rank > 0 ? w->lora_rank : 16);
+                           engine_lora_base_bytes(m, w) / 1e9,
+                           w->task == TASK_QLORA ? "NF4 0.52 B/param, embeddings and head in bf16" : "bf16",
+                           w->lora_rank > 0 ? w->lora_rank : 16);
     plan_add_rationale(pl, "R40", "memory relief applied cheapest first: %s precision, %s recompute, gradient "
                        "accumulation x%d, ZeRO-%d%s", engine_precision_name(w->precision), pl->recompute_name,
                        ev.grad_accum, pl->par.zero, pl->par.offload ? ", CPU offload" : "");
@@ -516,8 +549,10 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         plan_add_rationale(pl, "F9", "pipeline bubble (p-1)/(v*m) = (%d-1)/(%d*%d) = %.1f%% of compute",
                            pl->par.pp, pl->par.vpp, ev.grad_accum,
                            100.0 * (pl->par.pp - 1) / ((double)pl->par.vpp * ev.grad_accum));
-    plan_add_rationale(pl, "F4", "%.4g tokens/s; %.1f days = tokens / throughput / goodput %.3f (range %.1f-%.1f "
-                       "days)", pl->tokens_per_s, pl->days, pl->goodput, pl->days_low, pl->days_high);
+    plan_add_rationale(pl, "F4", "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
+                       "init on %d node%s, loading weights/checkpoint) + tokens / throughput / goodput %.3f (range "
+                       "%.3g-%.3g days)", pl->tokens_per_s, pl->days, pl->startup_s / 60.0, nodes, nodes > 1 ? "s" : "",
+                       pl->goodput, pl->days_low, pl->days_high);
     if (per_node > 1)
         plan_add_rationale(pl, g->link == LINK_NVSWITCH ? "R15" : "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d kept inside "
@@ -539,11 +574,13 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                            : "InfiniBand is lossless by credit-based flow control; needs a subnet manager (T9)");
     }
     plan_add_rationale(pl, ctx->pc.total >= 100e9 ? "R35" : ctx->pc.total >= 10e9 ? "R34" : "R33",
-                       "%.0fB parameters on %d GPUs in %d node%s", ctx->pc.total / 1e9, n, nodes,
-                       nodes > 1 ? "s" : "");
-    plan_add_rationale(pl, "F10", "checkpoint %.0f GB (14 B/param); job MTBF %.1f h at 2.2e-5 failures per "
-                       "GPU-hour; async stall %.1f s; Young/Daly interval %.0f min; goodput %.3f",
-                       pl->ckpt_size_gb, pl->mtbf_job_h, pl->ckpt_stall_s, pl->ckpt_interval_min, pl->goodput);
+                       "%.0fB parameters on %d GPU%s in %d node%s", ctx->pc.total / 1e9, n, n > 1 ? "s" : "",
+                       nodes, nodes > 1 ? "s" : "");
+    plan_add_rationale(pl, "F10", "checkpoint %.3g GB (14 B per trained parameter%s); job MTBF %.1f h at 2.2e-5 "
+                       "failures per GPU-hour; async stall %.1f s; Young/Daly interval %.0f min; restart = start-up "
+                       "%.0f min (F4b); goodput %.3f", pl->ckpt_size_gb,
+                       w->task == TASK_LORA || w->task == TASK_QLORA ? ": the adapters only" : "", pl->mtbf_job_h,
+                       pl->ckpt_stall_s, pl->ckpt_interval_min, pl->startup_s / 60.0, pl->goodput);
     plan_add_rationale(pl, "R32", "keep the last %d checkpoints; write to a temporary name, atomic rename, then "
                        "delete the oldest; persist at %.1f GB/s (within half an interval)", pl->ckpt_keep,
                        pl->ckpt_write_gbs);
@@ -554,9 +591,11 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                        "checkpoint copies; cores reserved for the RDMA control path (R26)", pl->cpu_threads_per_node,
                        pl->ram_gb_per_node);
     if (w->pricing == PRICING_CLOUD)
-        plan_add_rationale(pl, "R11", "$%.0f = %.0f GPU-hours x $%.2f per GPU-hour (%s, as of %s) plus storage; the "
-                           "same GPU differs across zones and providers: benchmark before committing",
-                           pl->cost_usd, pl->gpu_hours, g->cloud_usd_per_gpu_hour, g->price_source, g->price_as_of);
+        plan_add_rationale(pl, "R11", "$%.0f = %d GPUs x %.0f billed hours (F4c: whole hours, 1 h minimum) x $%.2f "
+                           "per GPU-hour (%s price: %s, as of %s) plus storage; the same GPU differs across zones and "
+                           "providers: benchmark before committing", pl->cost_usd, n, pl->billed_hours,
+                           g->cloud_usd_per_gpu_hour, engine_price_conf_name(g->cloud_price_conf), g->price_source,
+                           g->price_as_of);
     else
         plan_add_rationale(pl, "R5", "$%.0f = %d servers at $%.0f (%s, as of %s), fabric, storage and electricity; "
                            "hardware sized backwards from the job", pl->cost_usd, nodes,
@@ -566,9 +605,24 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
 
     /* ---- warnings */
     pl->n_warnings = 0;
-    if (pl->comm_fraction > COMM_TARGET)
-        plan_add_warning(pl, "communication-bound: exposed communication is %.0f%% of step time (R37)",
-                         100.0 * pl->comm_fraction);
+    /* Scaling efficiency: the share of a step spent in useful GEMMs. Exposed
+     * communication (R37: above 20% needs tuning), the pipeline bubble (F9)
+     * and the optimizer step are what more GPUs add; when they eat a quarter
+     * of the step, or MFU falls below half of what the GPU's kernels reach
+     * (F4 ceiling), each extra GPU buys little. A low ceiling alone (AMD,
+     * Intel, QLoRA) is not a scaling problem. */
+    {
+        double useful = ev.step_s > 0 ? ev.t_compute / ev.step_s : 1.0;
+        if (pl->comm_fraction > COMM_TARGET)
+            plan_add_warning(pl, "communication-bound: exposed communication is %.0f%% of step time, above R37's "
+                             "%.0f%%: tune or use fewer, better-connected GPUs", 100.0 * pl->comm_fraction,
+                             100.0 * COMM_TARGET);
+        if (useful < 0.75 || pl->mfu < 0.5 * ev.eff)
+            plan_add_warning(pl, "poor scaling efficiency: %.0f%% of each step is useful compute (communication "
+                             "%.0f%%, pipeline bubble %.0f%%), MFU %.2f against a kernel ceiling of %.2f on %d GPUs; "
+                             "fewer GPUs would use each one better (R4, R37, F9)", 100.0 * useful,
+                             100.0 * pl->comm_fraction, 100.0 * pl->bubble_fraction, pl->mfu, ev.eff, n);
+    }
     if (pl->par.tp > 1 && g->link == LINK_PCIE)
         plan_add_warning(pl, "tensor parallel %d over PCIe only: NCCL P2P through the CPU root complex is slow "
                          "(R13)", pl->par.tp);
@@ -585,6 +639,21 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                          "convergence", pl->par.dp, ev.global_batch, ev.global_batch / ctx->batch_seqs);
     if (pl->days > 365)
         plan_add_warning(pl, "the run takes %.0f days", pl->days);
+    if (g->restricted)
+        plan_add_warning(pl, "%s has restricted availability: %s", g->id, g->availability_note);
+    if (pl->price_conf >= PRICE_ESTIMATE)
+    {
+        char price[48];
+        if (w->pricing == PRICING_CLOUD)
+            fmt_text(price, sizeof price, "$%.2f per GPU-hour", g->cloud_usd_per_gpu_hour);
+        else
+            fmt_text(price, sizeof price, "$%.0f per %d-GPU server", g->server_usd, g->per_node);
+        plan_add_warning(pl, "price confidence: the cost rests on %s for %s (%s, as of %s), %s; get a quote "
+                         "before committing", price, g->id,
+                         pl->price_conf == PRICE_ASSUMPTION ? "an accounting assumption, not a market price"
+                                                            : "our estimate, not a published price",
+                         g->price_as_of, "see the catalog source");
+    }
 }
 
 double engine_plan_days_at(const struct catalog *c, const struct engine_workload *w, const struct engine_plan *plan,
@@ -603,6 +672,10 @@ double engine_plan_days_at(const struct catalog *c, const struct engine_workload
     if (plan->par.global_batch > 0)
         ctx.batch_seqs = plan->par.global_batch;
     eval_at(c, &ctx, plan, g, plan->fabric_gbps_per_gpu, m, 1.0, 1.0, &ev);
-    gp = eval_goodput(plan->count, engine_ckpt_bytes(&ctx) / plan->count, engine_pcie_gbs(g->pcie_gen), 1.0);
-    return w->tokens_b * 1e9 / ev.tokens_per_s / gp.goodput / 86400.0;
+    {
+        double start = engine_startup_s(plan->nodes, engine_load_bytes_per_node(&ctx, plan->nodes));
+        gp = eval_goodput(plan->count, engine_ckpt_bytes(&ctx) / plan->count, engine_pcie_gbs(g->pcie_gen), 1.0,
+                          start);
+        return (start + w->tokens_b * 1e9 / ev.tokens_per_s / gp.goodput) / 86400.0;
+    }
 }

@@ -52,6 +52,12 @@ const char *engine_fabric_kind_name(enum engine_fabric_kind k)
     return (unsigned)k < 3 ? names[k] : "?";
 }
 
+const char *engine_price_conf_name(enum engine_price_conf p)
+{
+    static const char *const names[] = {"quote", "secondary", "estimate", "assumption"};
+    return (unsigned)p < 4 ? names[p] : "?";
+}
+
 /* ------------------------------------------------------------ catalog */
 
 const struct engine_gpu *catalog_gpu_find(const struct catalog *c, const char *id)
@@ -287,14 +293,22 @@ static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
     r->n_warnings++;
 }
 
-static int allowed(const struct engine_workload *w, const char *id)
+static int named_in_allowed(const struct engine_workload *w, const char *id)
 {
-    if (w->n_gpus_allowed == 0)
-        return 1;
     for (int i = 0; i < w->n_gpus_allowed; i++)
         if (strcmp(w->gpus_allowed[i], id) == 0)
             return 1;
     return 0;
+}
+
+/* A GPU the search may use: every GPU when gpus_allowed is empty except
+ * those the catalog marks restricted (export-control SKUs and the like,
+ * migrations/0003), which only a workload that names them gets. */
+static int allowed(const struct engine_workload *w, const struct engine_gpu *g)
+{
+    if (w->n_gpus_allowed == 0)
+        return !g->restricted;
+    return named_in_allowed(w, g->id);
 }
 
 static double gib_of(double bytes)
@@ -343,6 +357,20 @@ void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per
     }
 }
 
+/* How far the search may round the global batch up to fill dp x micro-batch:
+ * 25%, but never past the critical batch of 16M tokens (Llama 3 405B's final
+ * batch, arXiv:2407.21783 s3.4.1; beyond it more tokens per step stop buying
+ * fewer steps) unless the workload itself asks for a larger batch. */
+#define CRITICAL_BATCH_TOKENS 16e6
+
+static double batch_cap_seqs(const struct eval_ctx *ctx)
+{
+    double cap = ctx->batch_seqs * 1.25, crit = CRITICAL_BATCH_TOKENS / ctx->seq;
+    if (cap > crit)
+        cap = ctx->batch_seqs > crit ? ctx->batch_seqs : crit;
+    return cap;
+}
+
 /* Fastest layout that fits one cluster. Returns 1 and fills best when one
  * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen. */
 static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
@@ -376,6 +404,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                 continue;
             if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
                 continue;   /* more replicas than the global batch has sequences */
+            /* The global batch bounds data parallelism: each replica must get
+             * at least pp micro-batches per step, or 1F1B cannot fill its
+             * pipeline (bubble (p-1)/m >= (p-1)/p, F9; Megatron's interleaved
+             * schedule refuses m < p outright). So dp <= B / pp; Llama 3 405B
+             * ran exactly at that bound: 2,048 sequences over DP 128 x PP 16. */
+            if (pp > 1 && !lim->global_batch && !lim->dp && !lim->fixed_cluster &&
+                ceil(ctx->batch_seqs / dp) < pp)
+                continue;
             /* Expert parallelism beyond 64 ranks only adds all-to-all hops
              * (DeepSeek-V3 trained with EP64); the search stops there. */
             int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
@@ -416,7 +452,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 eval_time(ctx, hw, &p, &ev);
                                 (*evaluated)++;
                                 if (!lim->global_batch && !lim->dp && !lim->fixed_cluster &&
-                                    ev.global_batch > ctx->batch_seqs * 1.25)
+                                    ev.global_batch > batch_cap_seqs(ctx))
                                     break;   /* would inflate the global batch (convergence) */
                                 if (!found || ev.step_s / ev.global_batch < best->ev.step_s / best->ev.global_batch) {
                                     best->par = p;
@@ -436,13 +472,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     return found;
 }
 
-/* Cost of running a cluster for `days` (search ranking; plan_complete
- * recomputes it line by line for the bill of materials). */
+/* Cost of running a cluster for `days` of wall time (search ranking;
+ * plan_complete recomputes it line by line for the bill of materials). Cloud:
+ * F4c billed hours on every GPU. Buy: servers, fabric and electricity. */
 static double cluster_cost(const struct catalog *c, const struct engine_gpu *g, int n, int per_node, int nodes,
                            double days, enum engine_pricing pricing)
 {
     if (pricing == PRICING_CLOUD)
-        return n * days * 24.0 * g->cloud_usd_per_gpu_hour;
+        return n * engine_billed_hours(days * 24.0) * g->cloud_usd_per_gpu_hour;
     double server = g->server_usd * (double)per_node / g->per_node;
     double fabric = 0;
     if (nodes > 1) {
@@ -460,15 +497,15 @@ static double cluster_cost(const struct catalog *c, const struct engine_gpu *g, 
     return nodes * server + fabric + kw * days * 24.0 * 0.10;
 }
 
-static double days_for(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, double tokens_per_s,
-                       double *goodput_out)
+/* Wall time: F4b start-up, then tokens / throughput / goodput (F4, F10). */
+static double days_for(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
+                       double tokens_per_s)
 {
     double ckpt = engine_ckpt_bytes(ctx);
-    struct goodput gp = eval_goodput(n, ckpt / n, engine_pcie_gbs(g->pcie_gen), 1.0);
+    double start = engine_startup_s(nodes, engine_load_bytes_per_node(ctx, nodes));
+    struct goodput gp = eval_goodput(n, ckpt / n, engine_pcie_gbs(g->pcie_gen), 1.0, start);
     double secs = ctx->w->tokens_b * 1e9 / tokens_per_s;
-    if (goodput_out)
-        *goodput_out = gp.goodput;
-    return secs / gp.goodput / 86400.0;
+    return (start + secs / gp.goodput) / 86400.0;
 }
 
 static void limits_free(struct limits *l)
@@ -522,6 +559,33 @@ static void plan_empty(struct engine_plan *pl, const char *why)
     snprintf(pl->why, sizeof pl->why, "%s", why);
 }
 
+/* Costs within 3% are a tie: the cost model's own spread (prices, MFU) is far
+ * wider, so simplicity decides. */
+#define NEAR_TIE 0.03
+
+/* Fewer nodes, then fewer GPUs, then cheaper. */
+static int simpler(const struct engine_candidate *a, const struct engine_candidate *b)
+{
+    if (a->nodes != b->nodes)
+        return a->nodes < b->nodes;
+    if (a->n != b->n)
+        return a->n < b->n;
+    return a->cost < b->cost;
+}
+
+/* Says in the plan that a near-tie was settled towards the simpler cluster. */
+static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const struct engine_candidate *chosen,
+                          const struct engine_candidate *cheapest)
+{
+    if (chosen == cheapest || (chosen->nodes == cheapest->nodes && chosen->n == cheapest->n))
+        return;
+    plan_add_rationale(pl, "R33", "the cheapest plan (%d x %s in %d node%s, $%.0f) costs within %.0f%% of this one "
+                       "($%.0f with %d GPUs in %d node%s): fewer nodes and GPUs are simpler to get and operate",
+                       cheapest->n, c->gpus[cheapest->gi].id, cheapest->nodes, cheapest->nodes > 1 ? "s" : "",
+                       cheapest->cost, 100.0 * NEAR_TIE, chosen->cost, chosen->n, chosen->nodes,
+                       chosen->nodes > 1 ? "s" : "");
+}
+
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
 static int next_nodes(int x)
 {
@@ -559,13 +623,17 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     for (int gi = 0; gi < c->n_gpus; gi++) {
         const struct engine_gpu *g = &c->gpus[gi];
-        if (!allowed(w, g->id))
+        if (!allowed(w, g)) {
+            if (g->restricted && w->n_gpus_allowed == 0)
+                rec_warn(out, "%s left out: restricted availability (%s); name it in gpus_allowed to plan with it",
+                         g->id, g->availability_note);
             continue;
+        }
         /* Lower bound on per-GPU memory: the model states (and for LoRA the
          * frozen base) spread over every GPU with ZeRO-3 plus 2 GiB of context. */
         double lb_bytes;
         if (w->task == TASK_LORA || w->task == TASK_QLORA)
-            lb_bytes = ctx.pc.total * (w->task == TASK_QLORA ? 0.52 : 2.0);
+            lb_bytes = engine_lora_base_bytes(&w->model, w);
         else
             lb_bytes = engine_model_states_bytes(ctx.pc.total, 3, 1, w->optimizer);
         /* Servers smaller than a full one, single node (PCIe cards). */
@@ -584,7 +652,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
+                cd.days = days_for(&ctx, g, n, 1, cd.ev.tokens_per_s);
                 cd.cost = cluster_cost(c, g, n, per_node, 1, cd.days, w->pricing);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
@@ -592,9 +660,13 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 min_mem_gpu = g->id;
             }
         }
-        /* Full servers on the geometric node-count grid. */
-        for (int nodes = 1; (long)nodes * g->per_node <= max_gpus; nodes = next_nodes(nodes)) {
-            int per_node = g->per_node, n = per_node * nodes;
+        /* Full servers on the geometric node-count grid. A scale-up domain
+         * that spans servers (GB200/GB300 NVL72: 18 trays of 4 GPUs on one
+         * NVLink Switch fabric) is racked, cabled, sold and in practice
+         * rented whole, so such GPUs come in whole domains: 72, 144, 216... */
+        int unit = g->scaleup_domain > g->per_node ? g->scaleup_domain / g->per_node : 1;
+        for (int k = 1; (long)k * unit * g->per_node <= max_gpus; k = next_nodes(k)) {
+            int nodes = k * unit, per_node = g->per_node, n = per_node * nodes;
             struct eval_hw hw;
             struct cand cd;
             double mm;
@@ -607,7 +679,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
+                cd.days = days_for(&ctx, g, n, nodes, cd.ev.tokens_per_s);
                 cd.cost = cluster_cost(c, g, n, per_node, nodes, cd.days, w->pricing);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
@@ -646,19 +718,8 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
             imin = i;
     }
-    /* Near-ties (within 2%) go to the plan with the fewest GPUs. */
-    {
-        double near = cands[imin].cost * 1.02;
-        int best = imin;
-        for (int i = 0; i < nc; i++)
-            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near &&
-                (cands[i].n < cands[best].n || (cands[i].n == cands[best].n && cands[i].cost < cands[best].cost)))
-                best = i;
-        imin = best;
-    }
-    /* ---- recommended: cheapest meeting deadline and budget; among plans
-     * within 2% of that cost (cloud GPU-hours are nearly flat in cluster
-     * size) the one with the fewest GPUs, which is simpler to get and run. */
+    /* ---- recommended: cheapest meeting deadline and budget. */
+    int imin_cheapest = imin, irec_cheapest = -1;
     for (int i = 0; i < nc; i++) {
         if (cands[i].days > deadline || cands[i].cost > budget)
             continue;
@@ -666,12 +727,31 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
             irec = i;
     }
+    /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
+     * fewest nodes, then the fewest GPUs: fewer machines to get, wire and
+     * keep healthy (R33: do not over-design). The simpler plan must still
+     * meet the deadline (or be no slower than the cheapest plan, for a
+     * minimum that misses it anyway), and the minimum never moves above the
+     * recommended plan's cost. */
+    irec_cheapest = irec;
     if (irec >= 0) {
-        double near = cands[irec].cost * 1.02;
+        double near = cands[irec].cost * (1.0 + NEAR_TIE);
         for (int i = 0; i < nc; i++)
             if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
-                (cands[i].n < cands[irec].n || (cands[i].n == cands[irec].n && cands[i].cost < cands[irec].cost)))
+                simpler(&cands[i], &cands[irec]))
                 irec = i;
+    }
+    {
+        double near = cands[imin].cost * (1.0 + NEAR_TIE);
+        double slowest = deadline > cands[imin].days ? deadline : cands[imin].days;
+        int best = imin;
+        if (irec >= 0 && cands[irec].cost < near)
+            near = cands[irec].cost;
+        for (int i = 0; i < nc; i++)
+            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near && cands[i].days <= slowest &&
+                simpler(&cands[i], &cands[best]))
+                best = i;
+        imin = best;
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
     double perf_cap = budget;
@@ -697,6 +777,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                        *pperf = &out->tiers[TIER_PERFORMANCE];
     plan_from_cand(c, &cands[imin], pmin);
     plan_complete(c, &ctx, pmin, NULL, w->pricing == PRICING_BUY);
+    note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
@@ -713,6 +794,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             plan_from_cand(c, &cands[irec], prec);
             plan_complete(c, &ctx, prec, NULL, 0);
         }
+        note_near_tie(c, prec, &cands[irec], &cands[irec_cheapest]);
     } else {
         /* Say what would make it possible: the cheapest plan meeting the
          * deadline (needs more budget), or the fastest within budget (needs
@@ -788,6 +870,16 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     if (isnan(w->deadline_days))
         rec_warn(out, "no deadline_days given: the recommended tier assumes %.0f days", DEFAULT_DEADLINE_DAYS);
+    /* The performance tier is the fastest plan within budget (API.md), which
+     * at scale can mean many GPUs for a modest gain: say what the extra GPUs
+     * buy against the recommended plan. */
+    if (prec->feasible && pperf->feasible && pperf->count > prec->count && pperf->days > 0) {
+        double gpus = (double)pperf->count / prec->count, speed = prec->days / pperf->days;
+        if (speed < 0.7 * gpus)
+            rec_warn(out, "performance tier: %.1fx the GPUs of the recommended tier (%d vs %d) for %.1fx the speed "
+                     "(%.0f%% scaling efficiency) at %.1fx the cost", gpus, pperf->count, prec->count, speed,
+                     100.0 * speed / gpus, pperf->cost_usd / prec->cost_usd);
+    }
     if (!prec->feasible)
         rec_warn(out, "recommended tier infeasible: %s", prec->why);
     if (any_short == 0)

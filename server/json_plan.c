@@ -541,6 +541,8 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     cJSON_AddNumberToObject(x, "days", rnd(p->days, 2));
     cJSON_AddNumberToObject(x, "days_low", rnd(p->days_low, 2));
     cJSON_AddNumberToObject(x, "days_high", rnd(p->days_high, 2));
+    cJSON_AddNumberToObject(x, "hours", sig(p->days * 24.0, 3));
+    cJSON_AddNumberToObject(x, "startup_min", rnd(p->startup_s / 60.0, 1));
     cJSON_AddNumberToObject(x, "gpu_hours", rnd(p->gpu_hours, 0));
     cJSON_AddNumberToObject(x, "tokens_per_s", sig(p->tokens_per_s, 5));
     cJSON_AddNumberToObject(x, "step_time_s", sig(p->step_time_s, 4));
@@ -558,6 +560,10 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     cJSON_AddNumberToObject(x, "usd_low", rnd(p->cost_low_usd, 0));
     cJSON_AddNumberToObject(x, "usd_high", rnd(p->cost_high_usd, 0));
     cJSON_AddStringToObject(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
+    if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
+        cJSON_AddNumberToObject(x, "billed_hours_per_gpu", p->billed_hours);
+    if (p->gpu_index >= 0)
+        cJSON_AddStringToObject(x, "price_confidence", engine_price_conf_name(p->price_conf));
 
     arr = cJSON_AddArrayToObject(o, "expectations");
     for (int i = 0; i < p->n_expectations; i++) {
@@ -733,6 +739,11 @@ cJSON *json_catalog_encode(const struct catalog *c)
         cJSON_AddNumberToObject(pr, "server_gpus", g->per_node);
         cJSON_AddStringToObject(pr, "as_of", g->price_as_of);
         cJSON_AddStringToObject(pr, "source", g->price_source);
+        cJSON_AddStringToObject(pr, "cloud_confidence", engine_price_conf_name(g->cloud_price_conf));
+        cJSON_AddStringToObject(pr, "server_confidence", engine_price_conf_name(g->server_price_conf));
+        cJSON_AddStringToObject(t, "availability", g->restricted ? "restricted" : "global");
+        if (g->availability_note[0])
+            cJSON_AddStringToObject(t, "availability_note", g->availability_note);
         cJSON_AddStringToObject(t, "source", g->source);
         cJSON_AddItemToArray(arr, t);
     }

@@ -342,6 +342,273 @@ START_TEST(a_model_too_large_for_max_gpus_is_infeasible_with_a_reason)
 }
 END_TEST
 
+/* Fixed costs (F4b start-up, F4c billing): a job of minutes on hundreds of
+ * GPUs pays an hour on every one, so small jobs stay on one node. */
+START_TEST(small_jobs_stay_on_one_node_because_start_up_and_billing_are_paid)
+{
+    static const struct { const char *preset; enum engine_task task; double tokens_b; } cases[] = {
+        {"llama-2-7b", TASK_LORA, 0.5},
+        {"llama-2-70b", TASK_QLORA, 0.2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, cases[i].preset, cases[i].tokens_b);
+        w.task = cases[i].task;
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            ck_assert_msg(p->feasible, "%s %s: %s", cases[i].preset, engine_tier_name(t), p->why);
+            /* Wall time includes the start-up, cost whole billed hours. */
+            ck_assert_msg(p->startup_s >= 300 && p->days * 86400.0 >= p->startup_s, "%s: start-up", cases[i].preset);
+            ck_assert_msg(p->billed_hours >= 1 && p->billed_hours >= p->days * 24.0 - 1e-6 &&
+                          p->cost_usd >= p->count * p->billed_hours *
+                                             cat->gpus[p->gpu_index].cloud_usd_per_gpu_hour - 0.5,
+                          "%s %s: billing", cases[i].preset, engine_tier_name(t));
+            ck_assert_msg(p->nodes <= 4 && p->count <= 32, "%s %s: %d GPUs in %d nodes for %.2f h",
+                          cases[i].preset, engine_tier_name(t), p->count, p->nodes, p->days * 24.0);
+        }
+        ck_assert_msg(r->tiers[TIER_MINIMUM].nodes == 1 && r->tiers[TIER_RECOMMENDED].nodes == 1,
+                      "%s: minimum/recommended on one node", cases[i].preset);
+        free(r);
+    }
+}
+END_TEST
+
+/* Near-ties in cost go to fewer nodes, then fewer GPUs, and the plan says
+ * so; never to a plan slower than the deadline or dearer than recommended. */
+START_TEST(near_ties_go_to_the_simpler_cluster_and_say_so)
+{
+    static const double tokens[] = {5, 500};
+    for (size_t k = 0; k < sizeof tokens / sizeof tokens[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        const struct engine_plan *mn, *rc;
+        int said = 0;
+        workload(&w, "llama-2-7b", tokens[k]);
+        w.task = TASK_LORA;
+        r = recommend(&w);
+        mn = &r->tiers[TIER_MINIMUM];
+        rc = &r->tiers[TIER_RECOMMENDED];
+        for (int i = 0; i < rc->n_rationale; i++)
+            said |= strcmp(rc->rationale[i].rule, "R33") == 0 && strstr(rc->rationale[i].text, "simpler") != NULL;
+        ck_assert_msg(said, "%g B tokens: recommended does not explain its near-tie", tokens[k]);
+        /* Whatever a tier names as the cheapest plan must be the larger one. */
+        for (int t = 0; t < TIER_COUNT; t++)
+            for (int i = 0; i < r->tiers[t].n_rationale; i++) {
+                int n = 0, nodes = 0;
+                char gpu[ENGINE_ID_MAX];
+                const struct engine_plan *p = &r->tiers[t];
+                if (sscanf(p->rationale[i].text, "the cheapest plan (%d x %39s in %d node", &n, gpu, &nodes) != 3)
+                    continue;
+                ck_assert_msg(p->nodes < nodes || (p->nodes == nodes && p->count < n),
+                              "%g B %s: chose %d GPUs in %d nodes over the cheapest %d in %d", tokens[k],
+                              engine_tier_name(t), p->count, p->nodes, n, nodes);
+            }
+        ck_assert_msg(mn->nodes <= rc->nodes && mn->cost_usd <= rc->cost_usd + 0.5, "%g B: minimum %d nodes $%.0f, "
+                      "recommended %d nodes $%.0f", tokens[k], mn->nodes, mn->cost_usd, rc->nodes, rc->cost_usd);
+        if (k == 0)
+            ck_assert_msg(rc->count == 1, "5 B tokens: %d GPUs where one costs within 3%%", rc->count);
+        else
+            ck_assert_msg(rc->nodes <= 2, "500 B tokens: %d nodes", rc->nodes);
+        free(r);
+    }
+}
+END_TEST
+
+/* R3, R33: one 24-80 GB card fine-tunes a 7B model with LoRA, and wins on cost. */
+START_TEST(a_single_card_wins_a_small_lora_job)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    const struct engine_plan *mn;
+    workload(&w, "llama-2-7b", 0.5);
+    w.task = TASK_LORA;
+    r = recommend(&w);
+    mn = &r->tiers[TIER_MINIMUM];
+    ck_assert_msg(mn->count == 1, "minimum uses %d x %s", mn->count, mn->gpu_id);
+    ck_assert_msg(mn->mem_capacity_gib >= 24 && mn->mem_capacity_gib <= 80, "%s", mn->gpu_id);
+    ck_assert_msg(r->tiers[TIER_RECOMMENDED].count == 1, "recommended uses %d", r->tiers[TIER_RECOMMENDED].count);
+    free(r);
+    /* Consumer cards have a price and are planned when allowed (R33). */
+    for (int k = 0; k < 2; k++) {
+        char err[256];
+        workload(&w, "llama-2-7b", 0.5);
+        w.task = TASK_LORA;
+        snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "%s", k ? "rtx5090-pcie-32gb" : "rtx4090-pcie-24gb");
+        w.n_gpus_allowed = 1;
+        ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+        r = recommend(&w);
+        {
+            int single = 0;
+            for (int i = 0; i < r->n_candidates; i++)
+                single |= r->candidates[i].n == 1;
+            ck_assert_msg(single, "%s: no single-card candidate", w.gpus_allowed[0]);
+        }
+        /* One card needs full recompute (1.5x the LoRA FLOPs); two cards
+         * with ZeRO-3 may undercut it, but never more than one node. */
+        ck_assert_msg(r->tiers[TIER_MINIMUM].feasible && r->tiers[TIER_MINIMUM].count <= 2, "%s: %d cards",
+                      w.gpus_allowed[0], r->tiers[TIER_MINIMUM].count);
+        free(r);
+    }
+}
+END_TEST
+
+/* F7: QLoRA 70B is ~36 GB of NF4 base (+ bf16 embeddings), adapters and
+ * activations: two 48 GB cards hold it (QLoRA s1: 65B in < 48 GB per GPU). */
+START_TEST(qlora_70b_fits_two_48_gb_cards)
+{
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+    engine_estimate_request_init(&q);
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-2-70b");
+    q.workload.task = TASK_QLORA;
+    q.workload.tokens_b = 0.2;
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    ck_assert(within(engine_lora_base_bytes(&q.workload.model, &q.workload) / 1e9, 36.6, 0.05));
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "l40s-pcie-48gb");
+    q.cluster.count = 2;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert_msg(p.feasible, "%s", p.why);
+    ck_assert_msg(p.mem_per_gpu_gib < 40, "%.1f GiB per card", p.mem_per_gpu_gib);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "a100-pcie-80gb");
+    q.cluster.count = 1;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert_msg(p.feasible, "one 80 GB card: %s", p.why);
+}
+END_TEST
+
+/* Restricted SKUs (H800) only when named; estimated prices are flagged. */
+START_TEST(restricted_gpus_are_planned_only_when_named)
+{
+    static const char *const presets[] = {"llama-2-7b", "llama-3-70b", "mixtral-8x7b", "deepseek-v3"};
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    char err[256];
+    ck_assert(catalog_gpu_find(cat, "h800-sxm-80gb")->restricted);
+    ck_assert_int_eq(catalog_gpu_find(cat, "h800-sxm-80gb")->cloud_price_conf, PRICE_ASSUMPTION);
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+        int said = 0;
+        workload(&w, presets[i], 100);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++)
+            ck_assert_msg(strcmp(r->tiers[t].gpu_id, "h800-sxm-80gb") != 0, "%s %s", presets[i],
+                          engine_tier_name(t));
+        for (int k = 0; k < r->n_warnings; k++)
+            said |= strstr(r->warnings[k], "h800-sxm-80gb") != NULL;
+        ck_assert_msg(said, "%s: no word on the left-out H800", presets[i]);
+        free(r);
+    }
+    workload(&w, "llama-3-70b", 100);
+    snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "h800-sxm-80gb");
+    w.n_gpus_allowed = 1;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+    r = recommend(&w);
+    {
+        const struct engine_plan *p = &r->tiers[TIER_RECOMMENDED];
+        int restricted = 0, price = 0;
+        ck_assert_str_eq(p->gpu_id, "h800-sxm-80gb");
+        for (int k = 0; k < p->n_warnings; k++) {
+            restricted |= strstr(p->warnings[k], "restricted") != NULL;
+            price |= strstr(p->warnings[k], "assumption") != NULL;
+        }
+        ck_assert_msg(restricted && price, "named H800 plan must warn about availability and its price");
+    }
+    free(r);
+}
+END_TEST
+
+/* F9 and the critical batch bound data parallelism: each replica gets at
+ * least pp micro-batches, the global batch stays within 1.25x the target and
+ * 16M tokens; a plan that scales poorly says so. */
+START_TEST(the_global_batch_bounds_data_parallelism)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    workload(&w, "llama-3-70b", 15000);
+    w.budget_usd = 50e6;
+    r = recommend(&w);
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct engine_plan *p = &r->tiers[t];
+        int warned = 0;
+        double micro = (double)p->par.global_batch / (p->par.dp * p->par.micro_batch);
+        ck_assert_msg(p->par.pp <= 1 || micro >= p->par.pp, "%s: %g micro-batches for pp %d", engine_tier_name(t),
+                      micro, p->par.pp);
+        ck_assert_msg(p->par.global_batch * 8192.0 <= 16e6, "%s: batch %d", engine_tier_name(t), p->par.global_batch);
+        ck_assert_msg(p->bubble_fraction < 0.3, "%s: bubble %.2f", engine_tier_name(t), p->bubble_fraction);
+        for (int k = 0; k < p->n_warnings; k++)
+            warned |= strstr(p->warnings[k], "scaling efficiency") != NULL || strstr(p->warnings[k], "R37") != NULL;
+        if (p->comm_fraction > 0.2 || p->bubble_fraction > 0.2)
+            ck_assert_msg(warned, "%s: comm %.2f, bubble %.2f without a warning", engine_tier_name(t),
+                          p->comm_fraction, p->bubble_fraction);
+    }
+    free(r);
+}
+END_TEST
+
+static int has_storage(const struct engine_plan *p, const char *kind)
+{
+    for (int i = 0; i < p->n_storage; i++)
+        if (strcmp(p->storage[i].kind, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* NVL72 racks come whole; host RAM is sized to what servers are built with;
+ * storage tiers follow the run, not the model alone. */
+START_TEST(plans_use_buildable_racks_hosts_and_storage)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    struct engine_estimate_request q;
+    struct engine_plan p;
+    char err[256];
+
+    for (int k = 0; k < 2; k++) {
+        workload(&w, "llama-3-70b", k ? 1400 : 0.5);
+        w.task = k ? TASK_PRETRAIN : TASK_LORA;
+        w.pricing = k ? PRICING_BUY : PRICING_CLOUD;
+        snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "gb200-nvl-186gb");
+        w.n_gpus_allowed = 1;
+        ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++)
+            ck_assert_msg(r->tiers[t].count % 72 == 0, "%s: %d GB200 is not whole NVL72 racks", engine_tier_name(t),
+                          r->tiers[t].count);
+        free(r);
+    }
+
+    /* R8 host RAM: DGX B200 ships 2 TB, a GB200 tray's Grace CPUs 960 GB. */
+    engine_estimate_request_init(&q);
+    snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+    q.workload.tokens_b = 100;
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "b200-sxm-180gb");
+    q.cluster.count = 64;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK && p.feasible, "%s", err);
+    ck_assert_msg(p.ram_gb_per_node >= 1024 && p.ram_gb_per_node <= 2304, "B200 node RAM %.0f GB", p.ram_gb_per_node);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "gb200-nvl-186gb");
+    q.cluster.count = 72;
+    ck_assert_msg(engine_estimate(cat, &q, &p, err, sizeof err) == ST_OK && p.feasible, "%s", err);
+    ck_assert_msg(p.ram_gb_per_node <= 1024, "GB200 tray RAM %.0f GB", p.ram_gb_per_node);
+
+    /* A short fine-tune of a 405B model keeps no archive tier (R35 is about
+     * long runs); a checkpoint spread over nodes gets a durable copy. */
+    workload(&w, "llama-3.1-405b", 0.5);
+    w.task = TASK_FINETUNE;
+    r = recommend(&w);
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct engine_plan *pl = &r->tiers[t];
+        ck_assert_msg(pl->days >= 7 || !has_storage(pl, "archive"), "%s: archive for a %.2f-day run",
+                      engine_tier_name(t), pl->days);
+        ck_assert_msg(pl->nodes == 1 || has_storage(pl, "object"), "%s: %d nodes without a durable tier",
+                      engine_tier_name(t), pl->nodes);
+    }
+    free(r);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- estimate */
 
 static void estimate_70b(struct engine_estimate_request *q)
@@ -551,6 +818,13 @@ static Suite *engine_suite(void)
     tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
     tcase_add_test(p, a_model_too_large_for_max_gpus_is_infeasible_with_a_reason);
+    tcase_add_test(p, small_jobs_stay_on_one_node_because_start_up_and_billing_are_paid);
+    tcase_add_test(p, a_single_card_wins_a_small_lora_job);
+    tcase_add_test(p, near_ties_go_to_the_simpler_cluster_and_say_so);
+    tcase_add_test(p, restricted_gpus_are_planned_only_when_named);
+    tcase_add_test(p, the_global_batch_bounds_data_parallelism);
+    tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
+    tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
