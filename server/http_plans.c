@@ -24,8 +24,7 @@ static int tier_ok(const char *t)
     return strcmp(t, "minimum") == 0 || strcmp(t, "recommended") == 0 || strcmp(t, "performance") == 0;
 }
 
-/* The plan as the API shows it; NULL when the stored JSON cannot be read back. */
-static cJSON *plan_doc(const struct db_plan *p)
+cJSON *http_plan_doc(const struct db_plan *p)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON *w = cJSON_Parse(p->workload_json), *r = cJSON_Parse(p->recommendation_json);
@@ -59,7 +58,7 @@ static void reply_plan(struct http_req *req, int status, struct db *db, long lon
         http_reply_error(req, st, revision ? "plan revision" : "plan", err);
         return;
     }
-    cJSON *doc = plan_doc(&p);
+    cJSON *doc = http_plan_doc(&p);
     db_plan_release(&p);
     if (!doc) {
         http_problem(req, 500, NULL, "the stored plan cannot be read back");

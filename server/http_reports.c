@@ -291,25 +291,6 @@ static void analysis_release(struct analysis *a)
     a->sections_text = a->findings_text = a->calibration_text = NULL;
 }
 
-/* The saved plan as `gpuplan check --plan` reads one: its tier, its workload
- * (which calibration needs to re-estimate the tier with measured busbw) and
- * its recommendation. NULL when the stored JSON does not read back. */
-static cJSON *plan_for_check(const struct db_plan *plan)
-{
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *w = cJSON_Parse(plan->workload_json), *rec = cJSON_Parse(plan->recommendation_json);
-    if (!doc || !w || !rec) {
-        cJSON_Delete(doc);
-        cJSON_Delete(w);
-        cJSON_Delete(rec);
-        return NULL;
-    }
-    cJSON_AddStringToObject(doc, "tier", plan->tier);
-    cJSON_AddItemToObject(doc, "workload", w);
-    cJSON_AddItemToObject(doc, "recommendation", rec);
-    return doc;
-}
-
 /* Moves "measured" and "calibration" out of a verdict into their own text. */
 static char *calibration_text(cJSON *verdict)
 {
@@ -327,12 +308,15 @@ static char *calibration_text(cJSON *verdict)
     return text;
 }
 
-/* Parses and checks text against the plan's chosen tier. 0 after answering. */
+/* Parses and checks text against the plan's chosen tier. The checker gets
+ * the saved plan whole, as `gpuplan check --plan` reads one: its workload is
+ * what lets calibration re-estimate the tier with measured busbw.
+ * 0 after answering. */
 static int analyze(struct http_req *req, const char *text, size_t len, const struct db_plan *plan,
                    struct analysis *out)
 {
     char err[512] = "";
-    cJSON *saved = plan_for_check(plan), *sections = NULL, *verdict = NULL;
+    cJSON *saved = http_plan_doc(plan), *sections = NULL, *verdict = NULL;
     memset(out, 0, sizeof *out);
     if (!saved) {
         http_problem(req, 500, NULL, "the stored plan cannot be read back");

@@ -118,6 +118,24 @@ void addr_text(const struct sockaddr *sa, char *out, size_t outlen)
         snprintf(out, outlen, "an unknown address");
 }
 
+int addr_literal_class(const char *text, enum addr_class *out)
+{
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in s4;
+        struct sockaddr_in6 s6;
+    } u;
+    memset(&u, 0, sizeof u);
+    if (inet_pton(AF_INET, text, &u.s4.sin_addr) == 1)
+        u.s4.sin_family = AF_INET;
+    else if (inet_pton(AF_INET6, text, &u.s6.sin6_addr) == 1)
+        u.s6.sin6_family = AF_INET6;
+    else
+        return 0;
+    *out = addr_classify(&u.sa);
+    return 1;
+}
+
 int url_host_literal_class(const char *url, enum addr_class *out, char *host, size_t hostlen)
 {
     const char *p = strstr(url, "://");
@@ -146,19 +164,8 @@ int url_host_literal_class(const char *url, enum addr_class *out, char *host, si
         if (colon)
             *colon = '\0';
     }
-    union {
-        struct sockaddr sa;
-        struct sockaddr_in s4;
-        struct sockaddr_in6 s6;
-    } u;
-    memset(&u, 0, sizeof u);
-    if (inet_pton(AF_INET, h, &u.s4.sin_addr) == 1)
-        u.s4.sin_family = AF_INET;
-    else if (inet_pton(AF_INET6, h, &u.s6.sin6_addr) == 1)
-        u.s6.sin6_family = AF_INET6;
-    else
+    if (!addr_literal_class(h, out))
         return 0; /* a name: judged on what it resolves to, at delivery */
-    *out = addr_classify(&u.sa);
     snprintf(host, hostlen, "%s", h);
     return 1;
 }

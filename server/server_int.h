@@ -250,6 +250,11 @@ void http_json_with(struct http_req *req, int status, const char *extra_headers,
 void http_reply_error(struct http_req *req, enum status st, const char *what, const char *err);
 void http_reply_list(struct http_req *req, struct cJSON *doc, enum status st, const char *what, const char *err);
 void http_reply_deleted(struct http_req *req, enum status st, const char *what, const char *err);
+/* The plan as the API shows it (id, title, revision, tier, workload,
+ * recommendation, times), which is also what `gpuplan check --plan` reads.
+ * NULL when the stored JSON cannot be read back; caller frees with cJSON_Delete. */
+struct db_plan;
+struct cJSON *http_plan_doc(const struct db_plan *p);
 /* 1 when the team has the plan; 0 after answering 404 "no such plan" or the database error. */
 int http_plan_owned(struct http_req *req, struct db *db, long long team_id, long long plan_id);
 /* Adds a unix time as an RFC 3339 UTC string, or null when t is 0. */
@@ -320,6 +325,8 @@ enum addr_class addr_classify(const struct sockaddr *sa);
 const char *addr_class_str(enum addr_class c); /* "loopback", "link-local", ... */
 /* The address as text ("127.0.0.1", "::1"). */
 void addr_text(const struct sockaddr *sa, char *out, size_t outlen);
+/* 1 with *out when text is an IPv4 or IPv6 address literal, else 0. */
+int addr_literal_class(const char *text, enum addr_class *out);
 /* 1 with *out and the host text when url's host is an IP address literal;
  * 0 for a host name (judged at delivery on what it resolves to) or no host. */
 int url_host_literal_class(const char *url, enum addr_class *out, char *host, size_t hostlen);
