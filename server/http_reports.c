@@ -322,7 +322,8 @@ static int analyze(struct http_req *req, const char *text, size_t len, const str
         http_problem(req, 500, NULL, "the stored plan cannot be read back");
         return 0;
     }
-    enum status st = report_analyze(text, len, saved, plan->tier, &sections, &verdict, err, sizeof err);
+    enum status st = report_analyze(text, len, saved, plan->tier, req->app->catalog, &sections, &verdict, err,
+                                    sizeof err);
     cJSON_Delete(saved);
     if (st != ST_OK) {
         if (st == ST_INVALID)

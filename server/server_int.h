@@ -96,16 +96,19 @@ enum status json_report_expectations(const struct cJSON *plan, const char *tier,
 /* Adds "measured" (busbw from the reports) to a verdict and, when the tier
  * carries time and cost, how they change at the measured figures. */
 void json_report_calibration(struct cJSON *verdict, const struct report *rep,
-                             const struct cJSON *plan, const struct cJSON *tier_obj);
+                             const struct cJSON *plan, const struct cJSON *tier_obj,
+                             const struct catalog *cat);
 /* Judges rep against plan (NULL: only plan-free findings). *out_verdict is
- * a new verdict document; caller frees with cJSON_Delete. */
+ * a new verdict document; caller frees with cJSON_Delete. cat is the catalog
+ * the calibration re-estimates with (the server's, loaded once); NULL opens a
+ * private one (the command line). */
 enum status report_judge(const struct report *rep, const struct cJSON *plan, const char *tier,
-                         struct cJSON **out_verdict, char *err, size_t errlen);
+                         const struct catalog *cat, struct cJSON **out_verdict, char *err, size_t errlen);
 /* Parse an uploaded report and judge it: the server's report upload and the
  * CLI share this. On ST_OK the caller owns *out_sections and *out_verdict
  * (cJSON_Delete). plan_or_null: a saved plan or recommendation document. */
 enum status report_analyze(const char *text, size_t len, const struct cJSON *plan_or_null,
-                           const char *tier, struct cJSON **out_sections,
+                           const char *tier, const struct catalog *cat, struct cJSON **out_sections,
                            struct cJSON **out_verdict, char *err, size_t errlen);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
