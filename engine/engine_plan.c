@@ -1,12 +1,13 @@
 /* engine_plan.c: everything in a plan around the chosen GPUs and layout.
  *
  * Given a cluster and a parallel layout (from the search or a fixed
- * estimate), this fills the parts a buyer and an operator need: the
- * intra-node link and RDMA fabric with its switch count, storage tiers and
- * checkpoint policy, host CPU/RAM, power, time and cost with low/high bounds,
- * the benchmark values the built cluster must reach (expectations.h ids, T
- * values scaled to this hardware), rationale citing DOMAIN.md ids with the
- * numbers behind them, warnings, and a bill of materials. It runs three
+ * estimate), this fills the parts an operator needs: time with low/high
+ * bounds, memory, the intra-node link, host CPU/RAM, the benchmark values
+ * the built cluster must reach (expectations.h ids, T values scaled to this
+ * hardware), rationale citing DOMAIN.md ids with the numbers behind them,
+ * and warnings. Fabric, storage, power, the bill of materials and the cost
+ * come from plan_cost (engine_cost.c), the same function the search ranks
+ * clusters by, so a plan reports the cost it was chosen for. It runs three
  * times per recommendation, so clarity wins over speed here. */
 #include <math.h>
 #include <stdarg.h>
