@@ -262,12 +262,15 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         static const char *const sharded[] = {"nothing sharded", "optimizer sharded", "gradients and optimizer sharded",
                                               "weights, gradients and optimizer sharded"};
         int z = pl->par.zero >= 0 && pl->par.zero <= 3 ? pl->par.zero : 0;
+        char ep[32] = "";
+        if (pl->par.ep > 1)
+            fmt_text(ep, sizeof ep, ", experts split over EP %d", pl->par.ep);
         plan_add_rationale(pl, "F5", "%s B per trained parameter (2 weights + 2 gradients + %s optimizer); TP %d x PP %d "
-                           "split it, ZeRO-%d over DP %d (%s)%s%s: weights %.1f, gradients %.1f, optimizer %.1f GiB "
-                           "per GPU", w->optimizer == OPT_ADAMW_8BIT ? "10" : "16",
+                           "split it, ZeRO-%d over DP %d (%s)%s%s: weights %.1f, gradients %.1f, optimizer %.1f "
+                           "GiB per GPU", w->optimizer == OPT_ADAMW_8BIT ? "10" : "16",
                            w->optimizer == OPT_ADAMW_8BIT ? "6 (8-bit Adam + fp32 master)" : "12 (fp32 master + Adam m, v)",
                            pl->par.tp, pl->par.pp, z, pl->par.dp, sharded[z],
-                           pl->par.ep > 1 ? ", experts split over EP" : "",
+                           ep,
                            pl->par.offload ? ", optimizer offloaded to host RAM" : "", pl->mem_weights_gib,
                            pl->mem_gradients_gib, pl->mem_optimizer_gib);
     }
