@@ -479,7 +479,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
 }
 
 /* Days and cost of a candidate cluster, exactly as its plan will report
- * them: the fabric rate the cluster gets (engine_choose_fabric_gbps), the
+ * them: the fabric rate chosen for the cluster (engine_choose_fabric_gbps), the
  * time model at that rate, wall time with start-up and goodput
  * (engine_run_time) and the whole bill of materials (plan_cost, on a scratch
  * plan). One cost model ranks and reports, so the tiers' order cannot change
