@@ -16,6 +16,13 @@ const FABRIC_NAME = { none: 'None (single node)', roce: 'RoCE v2', infiniband: '
 export const warningText = (w) => (typeof w === 'string' ? w : (w && (w.text || w.message)) || JSON.stringify(w));
 
 /** An engine warning reads "what: details"; the short lead before the colon is its name. */
+// Most GPUs reach the fabric through a NIC per GPU; Gaudi 3 carries its own
+// RoCE ports (fabric.ports_per_node), and no NIC is bought.
+function nicText(fab) {
+  if (!fab.nics_per_node && fab.ports_per_node) return `${f.int(fab.ports_per_node)} on-chip ports/node`;
+  return `${f.int(fab.nics_per_node)} NICs/node`;
+}
+
 function warningLead(text) {
   const i = text.indexOf(': ');
   return i > 0 && i <= 60 ? text.slice(0, i) : null;
@@ -226,7 +233,7 @@ export function tierCard(t, { chosen = false, same = null, shared = null } = {})
         ? h(
             'span',
             { class: 'muted' },
-            ` · ${f.num(fab.gbps_per_gpu, 0)} Gb/s per GPU · ${f.int(fab.nics_per_node)} NICs/node · ${fab.topology || ''}` +
+            ` · ${f.num(fab.gbps_per_gpu, 0)} Gb/s per GPU · ${nicText(fab)} · ${fab.topology || ''}` +
               `${fab.oversubscription ? ` ${fab.oversubscription}` : ''}${fab.lossless ? ' · lossless' : ''}`,
           )
         : null,

@@ -149,6 +149,15 @@ test('an API error is shown next to the field it names', async (t) =>
     await page.waitForFunction(() => !document.querySelector('.field-error') && document.querySelectorAll('#tiers [data-tier]').length === 3, null, { timeout: 30000 });
   }));
 
+test('a Gaudi 3 plan names its on-chip RoCE ports instead of zero NICs', async (t) =>
+  withPage(t, browser, async (page) => {
+    await page.goto(`${server.base}/?model=llama-3-70b&task=pretrain&tokens_b=2000&precision=bf16&pricing=buy&gpus=gaudi3-oam-128gb`);
+    await threeTiers(page);
+    const text = await page.locator('#tiers [data-tier="recommended"]').innerText();
+    assert.match(text, /on-chip ports\/node/);
+    assert.doesNotMatch(text, /\b0 NICs\/node/);
+  }));
+
 test('the planner fits a 390 px wide screen', async (t) =>
   withPage(
     t,
