@@ -35,13 +35,25 @@ static enum engine_link link_parse(const char *s, int *ok)
     return LINK_PCIE;
 }
 
+static enum engine_price_conf price_conf_parse(const char *s, int *ok)
+{
+    if (strcmp(s, "quote") == 0) return PRICE_QUOTE;
+    if (strcmp(s, "secondary") == 0) return PRICE_SECONDARY;
+    if (strcmp(s, "estimate") == 0) return PRICE_ESTIMATE;
+    if (strcmp(s, "assumption") == 0) return PRICE_ASSUMPTION;
+    *ok = 0;
+    return PRICE_ESTIMATE;
+}
+
 static enum status load_gpus(struct db *db, struct catalog *c, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     enum status rc = db_prepare(db,
         "SELECT id, name, vendor, generation, memory_gib, mem_bw_gbs, bf16_tflops, fp8_tflops, tdp_w, "
         "scaleup_link, scaleup_gbs, scaleup_domain, nvlinks, intra_busbw_gbs, pcie_gen, per_node, per_node_min, "
-        "default_fabric_gbps, cloud_usd_per_gpu_hour, server_usd, price_as_of, price_source, source "
+        "default_fabric_gbps, cloud_usd_per_gpu_hour, server_usd, price_as_of, price_source, source, "
+        "availability, availability_note, cloud_price_confidence, server_price_confidence, "
+        "scaleout_ports, scaleout_port_gbps, scaleout_source "
         "FROM catalog_gpu ORDER BY rowid", &st, err, errlen);
     int r;
     if (rc != ST_OK)
@@ -82,8 +94,18 @@ static enum status load_gpus(struct db *db, struct catalog *c, char *err, size_t
         db_column_copy(st, 20, g->price_as_of, sizeof g->price_as_of);
         db_column_copy(st, 21, g->price_source, sizeof g->price_source);
         db_column_copy(st, 22, g->source, sizeof g->source);
+        db_column_copy(st, 23, text, sizeof text);
+        g->restricted = strcmp(text, "restricted") == 0;
+        db_column_copy(st, 24, g->availability_note, sizeof g->availability_note);
+        db_column_copy(st, 25, text, sizeof text);
+        g->cloud_price_conf = price_conf_parse(text, &ok);
+        db_column_copy(st, 26, text, sizeof text);
+        g->server_price_conf = price_conf_parse(text, &ok);
+        g->scaleout_ports = sqlite3_column_int(st, 27);
+        g->scaleout_port_gbps = sqlite3_column_double(st, 28);
+        db_column_copy(st, 29, g->scaleout_source, sizeof g->scaleout_source);
         if (!ok) {
-            snprintf(err, errlen, "catalog_gpu %s: unknown generation or scaleup_link", g->id);
+            snprintf(err, errlen, "catalog_gpu %s: unknown generation, scaleup_link or price confidence", g->id);
             rc = ST_INVALID;
             goto out;
         }

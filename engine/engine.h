@@ -54,6 +54,14 @@ enum engine_gen {
     GEN_COUNT
 };
 
+/* How far a catalog price can be trusted (migrations/0003). */
+enum engine_price_conf {
+    PRICE_QUOTE = 0,                  /* current list price read at the source */
+    PRICE_SECONDARY,                  /* published price via press/aggregators (volatile) */
+    PRICE_ESTIMATE,                   /* our own estimate */
+    PRICE_ASSUMPTION                  /* someone's accounting assumption, not a market price */
+};
+
 struct engine_gpu {
     char id[ENGINE_ID_MAX];           /* "h100-sxm-80gb" */
     char name[ENGINE_NAME_MAX];
@@ -78,6 +86,15 @@ struct engine_gpu {
     char price_as_of[ENGINE_DATE_MAX];
     char price_source[ENGINE_SOURCE_MAX];
     char source[ENGINE_SOURCE_MAX];
+    int restricted;                   /* not generally sold/rented: only when named in gpus_allowed */
+    char availability_note[ENGINE_SOURCE_MAX];
+    enum engine_price_conf cloud_price_conf, server_price_conf;
+    /* RDMA ports on the chip that leave the node (Gaudi 3: 3 x 200 GbE of
+     * its 24; migrations/0004). Such a GPU needs no NIC (R16): its fabric is
+     * switch ports and cables, at most ports x port rate per GPU. 0 = NICs. */
+    int scaleout_ports;
+    double scaleout_port_gbps;
+    char scaleout_source[ENGINE_SOURCE_MAX];
 };
 
 enum engine_fabric_kind { FABRIC_NONE = 0, FABRIC_ROCE, FABRIC_INFINIBAND };
@@ -279,7 +296,8 @@ struct engine_plan {
     enum engine_fabric_kind fabric_kind;
     char fabric_id[ENGINE_ID_MAX];
     double fabric_gbps_per_gpu, fabric_port_gbps;
-    int nics_per_node;
+    int nics_per_node;                /* NICs bought per node (0 with on-chip ports) */
+    int scaleout_ports_per_node;      /* fabric ports per node: NICs or on-chip ports */
     const char *topology;             /* single-node | single-switch | leaf-spine | fat-tree */
     const char *oversubscription;
     int lossless;
@@ -300,8 +318,11 @@ struct engine_plan {
     double mfu, hfu, comm_fraction, bubble_fraction, goodput, achieved_tflops;
     double flops_total;               /* model FLOPs of the whole job (F2/F3) */
     double mtbf_job_h;
+    double startup_s;                 /* F4b: submission to first productive step */
+    double billed_hours;              /* F4c: hours billed per GPU (cloud), 0 when bought */
     double cost_usd, cost_low_usd, cost_high_usd;
     enum engine_pricing basis;
+    enum engine_price_conf price_conf;  /* confidence of the GPU price the cost rests on */
 
     struct expectation expectations[PLAN_EXPECTATIONS_MAX];
     int n_expectations;
@@ -321,7 +342,8 @@ struct engine_plan {
 struct engine_candidate {
     int gi, per_node, nodes, n;       /* catalog GPU index, GPUs per node, nodes, GPUs */
     struct engine_parallel par;
-    double tokens_per_s, mem_gib, days, cost;
+    double fabric_gbps;               /* per GPU, chosen with the cluster; 0 on one node */
+    double tokens_per_s, mem_gib, days, cost;   /* days and cost exactly as the plan reports them */
 };
 
 #define ENGINE_CANDIDATES_MAX 2048
@@ -341,6 +363,7 @@ const char *engine_task_name(enum engine_task t);
 const char *engine_precision_name(enum engine_precision p);
 const char *engine_recompute_name(enum engine_recompute r);
 const char *engine_fabric_kind_name(enum engine_fabric_kind k);
+const char *engine_price_conf_name(enum engine_price_conf p);
 
 /* Three tiers for the workload (already resolved). The recommendation is
  * large (~100 KB): callers usually heap-allocate it. */
@@ -377,6 +400,9 @@ struct engine_memory {
 /* F5+F6+F7: per-GPU memory of a layout. */
 struct engine_memory engine_memory(const struct engine_model *m, const struct engine_workload *w,
                                    const struct engine_parallel *p, int seq_len);
+
+/* F7: bytes of the frozen base model of a LoRA/QLoRA run (whole model). */
+double engine_lora_base_bytes(const struct engine_model *m, const struct engine_workload *w);
 
 /* F2/F3: model FLOPs per trained token (no recompute). */
 double engine_flops_per_token(const struct engine_model *m, const struct engine_workload *w,

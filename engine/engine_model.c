@@ -110,6 +110,20 @@ static double lora_adapter_params(const struct engine_model *m, int rank)
     return (double)m->layers * rank * (attn + mlp);
 }
 
+/* F7 frozen base bytes: LoRA keeps it in bf16 (2 B/param); QLoRA stores
+ * the linear layers in NF4 with double quantisation, 4 + 0.127 bits = 0.52
+ * B/param (QLoRA s3; memory-facts s3), while the embedding and output head
+ * stay in bf16 (bitsandbytes quantises nn.Linear layers of the blocks only),
+ * which for a 128k vocabulary is 2B+ parameters at 4x the NF4 cost. */
+double engine_lora_base_bytes(const struct engine_model *m, const struct engine_workload *w)
+{
+    struct engine_param_count pc = engine_params(m);
+    double emb = pc.embedding < pc.total ? pc.embedding : 0.0;
+    if (w->task != TASK_QLORA)
+        return 2.0 * pc.total;
+    return 0.52 * (pc.total - emb) + 2.0 * emb;
+}
+
 static int lora_rank(const struct engine_workload *w)
 {
     return w->lora_rank > 0 ? w->lora_rank : 16;
@@ -193,12 +207,17 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
     double states, gib = 1024.0 * 1024.0 * 1024.0;
 
     if (is_lora(w)) {
-        double base_bpp = w->task == TASK_QLORA ? 0.52 : 2.0;  /* F7: NF4 + double quant */
+        /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
+         * QLoRA with embeddings and head left in bf16), sharded by dp under
+         * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
+         * 16-bit weights, gradients and K bytes of optimizer state shard
+         * like F5's. */
+        double base = engine_lora_base_bytes(m, w) / (double)(tp * pp);
         double adapters = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
-        double shard = zero >= 3 ? dp : 1;
-        mem.weights = (dense + expert) * base_bpp / shard + adapters * 2.0;
-        mem.gradients = adapters * 2.0;
-        mem.optimizer = adapters * K;
+        double d = dp;
+        mem.weights = (zero >= 3 ? base / d : base) + 2.0 * (zero >= 3 ? adapters / d : adapters);
+        mem.gradients = 2.0 * (zero >= 2 ? adapters / d : adapters);
+        mem.optimizer = K * (zero >= 1 ? adapters / d : adapters);
     } else {
         double d = dp, de = dpe;
         /* Split engine_model_states_bytes into its three parts so the plan
@@ -214,8 +233,8 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
     mem.activations = activation_bytes(m, w, p, seq, micro);
     states = mem.weights + mem.gradients + mem.optimizer;
     mem.other = 2.0 * gib + 0.05 * (states + mem.activations);
-    if (zero >= 3)
-        mem.other += 2.0 * 2.0 * pc.largest_layer / tp;
+    if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
+        mem.other += 2.0 * (is_lora(w) ? engine_lora_base_bytes(m, w) / pc.total : 2.0) * pc.largest_layer / tp;
     mem.total = states + mem.activations + mem.other;
     return mem;
 }
@@ -545,15 +564,70 @@ double engine_ckpt_interval_s(double delta_s, double mtbf_s)
     return sqrt(2.0 * delta_s * mtbf_s) * (1.0 + sqrt(x) / 3.0 + x / 9.0) - delta_s;
 }
 
+/* F4b job start-up, the fixed time every run (and every restart) pays
+ * before the first step, which F4's "FLOPs / throughput" leaves out:
+ *   T_start = T_provision + T_warmup + t_node * nodes + load_bytes_per_node / r_load
+ * - T_provision = 300 s: scheduling, node provisioning and container start
+ *   (assumption: cloud VMs take minutes to boot and pull a multi-GB image;
+ *   a reserved Slurm cluster is faster, so this is the cautious end).
+ * - T_warmup = 120 s: first steps with kernel autotuning / compilation and the
+ *   data loader filling its prefetch queues (assumption).
+ * - t_node = 0.25 s per node: NCCL bootstrap, rendezvous and per-node health
+ *   checks, which grow with the node count (assumption: ~8 min at 2,048
+ *   nodes, the size where Llama 3 saw an interruption every ~3 h; facts s3.1).
+ * - load: every node reads what it needs to start: the base weights
+ *   (2 B/param, fine-tuning) plus its share of the checkpoint (on a restart),
+ *   at r_load = 2 GB/s per node from shared storage or the local NVMe cache
+ *   (R29; assumption: one NIC's worth of a parallel FS, below NVMe's 7 GB/s).
+ * facts s4's worked example budgets R = 10 min per restart; this gives 7-8
+ * min for one node and ~16 min for 2,048 nodes of a 405B model. */
+#define STARTUP_PROVISION_S 300.0
+#define STARTUP_WARMUP_S 120.0
+#define STARTUP_PER_NODE_S 0.25
+#define STARTUP_LOAD_BPS 2.0e9
+
+double engine_startup_s(int nodes, double load_bytes_per_node)
+{
+    double nd = nodes > 0 ? nodes : 1;
+    return STARTUP_PROVISION_S + STARTUP_WARMUP_S + STARTUP_PER_NODE_S * nd + load_bytes_per_node / STARTUP_LOAD_BPS;
+}
+
+double engine_load_bytes_per_node(const struct eval_ctx *ctx, int nodes)
+{
+    double base = ctx->w->task == TASK_PRETRAIN ? 0.0 : 2.0 * ctx->pc.total;
+    return base + engine_ckpt_bytes(ctx) / (nodes > 0 ? nodes : 1);
+}
+
+/* F4c cloud billing: providers bill whole units per instance, and a rented
+ * node is paid from start-up to release whether or not it trains:
+ *   billed_hours = max(H_min, ceil(wall_hours / H_unit) * H_unit)
+ * with H_unit = 1 h and H_min = 1 h (assumption: on-demand GPU clouds and
+ * marketplaces bill per hour or per minute with a one-hour floor at many
+ * providers; reserved capacity bills in days or weeks, which only makes the
+ * rounding coarser). Cost = billed_hours x GPUs x price per GPU-hour. For long
+ * runs this is the plain GPU-hour product; for a job of minutes it charges a
+ * whole hour on every GPU, which is what makes 256 GPUs for 2 minutes cost
+ * 256 GPU-hours, not 8. */
+#define BILLING_UNIT_H 1.0
+#define BILLING_MIN_H 1.0
+
+double engine_billed_hours(double wall_hours)
+{
+    double h = ceil(wall_hours / BILLING_UNIT_H - 1e-9) * BILLING_UNIT_H;
+    return h < BILLING_MIN_H ? BILLING_MIN_H : h;
+}
+
 /* F10 goodput. Failure rate 2.2e-5 per GPU-hour: Llama 3's 1.97e-5
  * unexpected interruptions plus its 11% planned ones (47 of 466); the high
  * case scales it 3x (Meta RSC research clusters), the low case 0.5x.
  * Checkpoints are asynchronous: the blocking stall is copying the GPU's shard
  * to pinned host memory over PCIe at half the link rate, plus 5 s of
  * barrier and metadata. The interval is Young/Daly clamped to 10-60 min
- * (R31). A restart costs 10 min of rescheduling and NCCL init plus reading
- * the checkpoint back. Waste = delta/tau + tau/(2M) + R/M (first order). */
-struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_gbs, double fail_scale)
+ * (R31). A restart costs a full job start-up (F4b: rescheduling, NCCL init,
+ * reading the checkpoint back). Waste = delta/tau + tau/(2M) + R/M (first
+ * order). */
+struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_gbs, double fail_scale,
+                            double restart_s)
 {
     struct goodput g;
     double lambda = 2.2e-5 * fail_scale;
@@ -567,7 +641,7 @@ struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_g
         g.interval_s = 600.0;
     if (g.interval_s > 3600.0)
         g.interval_s = 3600.0;
-    g.restart_s = 600.0 + ckpt_bytes_per_gpu / (host_copy_gbs * 0.5 * 1e9);
+    g.restart_s = restart_s;
     waste = g.delta_s / g.interval_s + g.interval_s / (2.0 * M) + g.restart_s / M;
     g.goodput = 1.0 - waste;
     if (g.goodput < 0.2)

@@ -52,6 +52,12 @@ const char *engine_fabric_kind_name(enum engine_fabric_kind k)
     return (unsigned)k < 3 ? names[k] : "?";
 }
 
+const char *engine_price_conf_name(enum engine_price_conf p)
+{
+    static const char *const names[] = {"quote", "secondary", "estimate", "assumption"};
+    return (unsigned)p < 4 ? names[p] : "?";
+}
+
 /* ------------------------------------------------------------ catalog */
 
 const struct engine_gpu *catalog_gpu_find(const struct catalog *c, const char *id)
@@ -106,6 +112,9 @@ enum status catalog_validate(const struct catalog *c, char *err, size_t errlen)
         else if (bad_num(g->server_usd, 1, 1e8)) field = "server_usd";
         else if (bad_num(g->default_fabric_gbps, 1, 1e4)) field = "default_fabric_gbps";
         else if ((unsigned)g->gen >= GEN_COUNT) field = "gen";
+        else if (g->scaleout_ports < 0 || g->scaleout_ports > 64 ||
+                 (g->scaleout_ports > 0 && bad_num(g->scaleout_port_gbps, 1, 1e4)))
+            field = "scaleout_ports";
         if (field) {
             snprintf(err, errlen, "catalog gpu %s: %s out of range", g->id, field);
             return ST_INVALID;
@@ -270,6 +279,7 @@ struct limits {             /* layout parts fixed by an estimate request (0 = fr
 struct cand {
     int gi, per_node, nodes, n;
     struct engine_parallel par;
+    double fabric_gbps;
     struct eval_out ev;
     double mem_gib, days, cost;
 };
@@ -287,14 +297,22 @@ static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
     r->n_warnings++;
 }
 
-static int allowed(const struct engine_workload *w, const char *id)
+static int named_in_allowed(const struct engine_workload *w, const char *id)
 {
-    if (w->n_gpus_allowed == 0)
-        return 1;
     for (int i = 0; i < w->n_gpus_allowed; i++)
         if (strcmp(w->gpus_allowed[i], id) == 0)
             return 1;
     return 0;
+}
+
+/* A GPU the search may use: every GPU when gpus_allowed is empty except
+ * those the catalog marks restricted (export-control SKUs and the like,
+ * migrations/0003), which only a workload that names them gets. */
+static int allowed(const struct engine_workload *w, const struct engine_gpu *g)
+{
+    if (w->n_gpus_allowed == 0)
+        return !g->restricted;
+    return named_in_allowed(w, g->id);
 }
 
 static double gib_of(double bytes)
@@ -318,8 +336,10 @@ void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per
 {
     double ratio = 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
 
+    double port = engine_port_gbps(g, fabric_gbps);
+
     for (int i = 0; i < c->n_fabrics; i++)
-        if (fabs(c->fabrics[i].gbps - fabric_gbps) < 1e-6) {
+        if (fabs(c->fabrics[i].gbps - port) < 1e-6) {
             ratio = c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
             break;
         }
@@ -341,6 +361,20 @@ void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per
         if (!isnan(meas->matmul_tflops) && meas->matmul_tflops > 0)
             hw->matmul_tflops = meas->matmul_tflops;
     }
+}
+
+/* How far the search may round the global batch up to fill dp x micro-batch:
+ * 25%, but never past the critical batch of 16M tokens (Llama 3 405B's final
+ * batch, arXiv:2407.21783 s3.4.1; beyond it more tokens per step stop buying
+ * fewer steps) unless the workload itself asks for a larger batch. */
+#define CRITICAL_BATCH_TOKENS 16e6
+
+static double batch_cap_seqs(const struct eval_ctx *ctx)
+{
+    double cap = ctx->batch_seqs * 1.25, crit = CRITICAL_BATCH_TOKENS / ctx->seq;
+    if (cap > crit)
+        cap = ctx->batch_seqs > crit ? ctx->batch_seqs : crit;
+    return cap;
 }
 
 /* Fastest layout that fits one cluster. Returns 1 and fills best when one
@@ -376,6 +410,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                 continue;
             if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
                 continue;   /* more replicas than the global batch has sequences */
+            /* The global batch bounds data parallelism: each replica must get
+             * at least pp micro-batches per step, or 1F1B cannot fill its
+             * pipeline (bubble (p-1)/m >= (p-1)/p, F9; Megatron's interleaved
+             * schedule refuses m < p outright). So dp <= B / pp; Llama 3 405B
+             * ran exactly at that bound: 2,048 sequences over DP 128 x PP 16. */
+            if (pp > 1 && !lim->global_batch && !lim->dp && !lim->fixed_cluster &&
+                ceil(ctx->batch_seqs / dp) < pp)
+                continue;
             /* Expert parallelism beyond 64 ranks only adds all-to-all hops
              * (DeepSeek-V3 trained with EP64); the search stops there. */
             int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
@@ -416,7 +458,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 eval_time(ctx, hw, &p, &ev);
                                 (*evaluated)++;
                                 if (!lim->global_batch && !lim->dp && !lim->fixed_cluster &&
-                                    ev.global_batch > ctx->batch_seqs * 1.25)
+                                    ev.global_batch > batch_cap_seqs(ctx))
                                     break;   /* would inflate the global batch (convergence) */
                                 if (!found || ev.step_s / ev.global_batch < best->ev.step_s / best->ev.global_batch) {
                                     best->par = p;
@@ -436,39 +478,38 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     return found;
 }
 
-/* Cost of running a cluster for `days` (search ranking; plan_complete
- * recomputes it line by line for the bill of materials). */
-static double cluster_cost(const struct catalog *c, const struct engine_gpu *g, int n, int per_node, int nodes,
-                           double days, enum engine_pricing pricing)
+/* Days and cost of a candidate cluster, exactly as its plan will report
+ * them: the fabric rate chosen for the cluster (engine_choose_fabric_gbps), the
+ * time model at that rate, wall time with start-up and goodput
+ * (engine_run_time) and the whole bill of materials (plan_cost, on a scratch
+ * plan). One cost model ranks and reports, so the tiers' order cannot change
+ * once they are costed line by line. */
+static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
+                       struct engine_plan *scratch)
 {
-    if (pricing == PRICING_CLOUD)
-        return n * days * 24.0 * g->cloud_usd_per_gpu_hour;
-    double server = g->server_usd * (double)per_node / g->per_node;
-    double fabric = 0;
-    if (nodes > 1) {
-        /* One NIC per GPU (R16), a leaf and a spine port and two links per
-         * NIC (leaf-spine 1:1, R19/R20), at the GPU's default rate. */
-        for (int i = 0; i < c->n_fabrics; i++)
-            if (fabs(c->fabrics[i].gbps - g->default_fabric_gbps) < 1e-6) {
-                const struct engine_fabric *f = &c->fabrics[i];
-                double per = f->nic_usd + 2.0 * f->port_usd + 2.0 * f->cable_usd;
-                if (fabric == 0 || n * per < fabric)
-                    fabric = n * per;
-            }
-    }
-    double kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2);
-    return nodes * server + fabric + kw * days * 24.0 * 0.10;
-}
+    const struct engine_gpu *g = &c->gpus[cd->gi];
+    struct eval_out ev;
+    struct run_time rt;
 
-static double days_for(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, double tokens_per_s,
-                       double *goodput_out)
-{
-    double ckpt = engine_ckpt_bytes(ctx);
-    struct goodput gp = eval_goodput(n, ckpt / n, engine_pcie_gbs(g->pcie_gen), 1.0);
-    double secs = ctx->w->tokens_b * 1e9 / tokens_per_s;
-    if (goodput_out)
-        *goodput_out = gp.goodput;
-    return secs / gp.goodput / 86400.0;
+    cd->fabric_gbps = 0;
+    if (cd->nodes > 1)
+        cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, &ev);
+    else
+        engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
+    cd->ev = ev;
+    rt = engine_run_time(ctx, g, cd->n, cd->nodes, ev.tokens_per_s, 1.0);
+    scratch->gpu_index = cd->gi;
+    scratch->count = cd->n;
+    scratch->per_node = cd->per_node;
+    scratch->nodes = cd->nodes;
+    scratch->fabric_gbps_per_gpu = cd->fabric_gbps;
+    scratch->fabric_kind = FABRIC_NONE;
+    scratch->days = rt.days;
+    scratch->days_low = scratch->days_high = 0;
+    scratch->tokens_per_s = ev.tokens_per_s;
+    plan_cost(c, ctx, scratch, &rt.gp);
+    cd->days = rt.days;
+    cd->cost = scratch->cost_usd;
 }
 
 static void limits_free(struct limits *l)
@@ -486,6 +527,7 @@ static void cand_keep(struct engine_candidate *out, const struct cand *cd)
     out->nodes = cd->nodes;
     out->n = cd->n;
     out->par = cd->par;
+    out->fabric_gbps = cd->fabric_gbps;
     out->tokens_per_s = cd->ev.tokens_per_s;
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
@@ -506,6 +548,8 @@ static void plan_from_cand(const struct catalog *c, const struct engine_candidat
     pl->per_node = cd->per_node;
     pl->nodes = cd->nodes;
     pl->par = cd->par;
+    pl->fabric_gbps_per_gpu = cd->fabric_gbps;
+    pl->fabric_kind = FABRIC_NONE;
 }
 
 static void plan_empty(struct engine_plan *pl, const char *why)
@@ -520,6 +564,33 @@ static void plan_empty(struct engine_plan *pl, const char *why)
     pl->oversubscription = "1:1";
     pl->recompute_name = "none";
     snprintf(pl->why, sizeof pl->why, "%s", why);
+}
+
+/* Costs within 3% are a tie: the cost model's own spread (prices, MFU) is far
+ * wider, so simplicity decides. */
+#define NEAR_TIE 0.03
+
+/* Fewer nodes, then fewer GPUs, then cheaper. */
+static int simpler(const struct engine_candidate *a, const struct engine_candidate *b)
+{
+    if (a->nodes != b->nodes)
+        return a->nodes < b->nodes;
+    if (a->n != b->n)
+        return a->n < b->n;
+    return a->cost < b->cost;
+}
+
+/* Says in the plan that a near-tie was settled towards the simpler cluster. */
+static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const struct engine_candidate *chosen,
+                          const struct engine_candidate *cheapest)
+{
+    if (chosen == cheapest || (chosen->nodes == cheapest->nodes && chosen->n == cheapest->n))
+        return;
+    plan_add_rationale(pl, "R33", "the cheapest plan (%d x %s in %d node%s, $%.0f) costs within %.0f%% of this one "
+                       "($%.0f with %d GPUs in %d node%s, %.1f%% more): fewer nodes and GPUs are simpler to get and "
+                       "operate", cheapest->n, c->gpus[cheapest->gi].id, cheapest->nodes, cheapest->nodes > 1 ? "s" : "",
+                       cheapest->cost, 100.0 * NEAR_TIE, chosen->cost, chosen->n, chosen->nodes,
+                       chosen->nodes > 1 ? "s" : "", 100.0 * (chosen->cost / cheapest->cost - 1.0));
 }
 
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
@@ -546,6 +617,9 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     const char *min_mem_gpu = "";
     double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
     double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
+    /* plan_cost's scratch space while the search prices clusters: a tier
+     * the caller's memory already holds, filled for real afterwards. */
+    struct engine_plan *scratch = &out->tiers[TIER_PERFORMANCE];
 
     if (w->model.layers < 1 || w->model.hidden < 1) {
         snprintf(err, errlen, "model: workload is not resolved");
@@ -559,13 +633,17 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     for (int gi = 0; gi < c->n_gpus; gi++) {
         const struct engine_gpu *g = &c->gpus[gi];
-        if (!allowed(w, g->id))
+        if (!allowed(w, g)) {
+            if (g->restricted && w->n_gpus_allowed == 0)
+                rec_warn(out, "%s left out: restricted availability (%s); name it in gpus_allowed to plan with it",
+                         g->id, g->availability_note);
             continue;
+        }
         /* Lower bound on per-GPU memory: the model states (and for LoRA the
          * frozen base) spread over every GPU with ZeRO-3 plus 2 GiB of context. */
         double lb_bytes;
         if (w->task == TASK_LORA || w->task == TASK_QLORA)
-            lb_bytes = ctx.pc.total * (w->task == TASK_QLORA ? 0.52 : 2.0);
+            lb_bytes = engine_lora_base_bytes(&w->model, w);
         else
             lb_bytes = engine_model_states_bytes(ctx.pc.total, 3, 1, w->optimizer);
         /* Servers smaller than a full one, single node (PCIe cards). */
@@ -584,31 +662,33 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
-                cd.cost = cluster_cost(c, g, n, per_node, 1, cd.days, w->pricing);
+                cand_price(c, &ctx, &cd, scratch);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
             }
         }
-        /* Full servers on the geometric node-count grid. */
-        for (int nodes = 1; (long)nodes * g->per_node <= max_gpus; nodes = next_nodes(nodes)) {
-            int per_node = g->per_node, n = per_node * nodes;
+        /* Full servers on the geometric node-count grid. A scale-up domain
+         * that spans servers (GB200/GB300 NVL72: 18 trays of 4 GPUs on one
+         * NVLink Switch fabric) is racked, cabled, sold and in practice
+         * rented whole, so such GPUs come in whole domains: 72, 144, 216... */
+        int unit = g->scaleup_domain > g->per_node ? g->scaleup_domain / g->per_node : 1;
+        for (int k = 1; (long)k * unit * g->per_node <= max_gpus; k = next_nodes(k)) {
+            int nodes = k * unit, per_node = g->per_node, n = per_node * nodes;
             struct eval_hw hw;
             struct cand cd;
             double mm;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? g->default_fabric_gbps : 0.0, c, w, NULL);
+            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
             if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cd.days = days_for(&ctx, g, n, cd.ev.tokens_per_s, NULL);
-                cd.cost = cluster_cost(c, g, n, per_node, nodes, cd.days, w->pricing);
+                cand_price(c, &ctx, &cd, scratch);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -634,31 +714,31 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
         return ST_OK;
     }
 
-    /* ---- minimum: cheapest that fits (within 3 years when possible). */
+    /* Every candidate's days and cost are the ones its plan reports
+     * (cand_price), so the tiers below are ordered by construction:
+     * - recommended: cheapest meeting deadline and budget;
+     * - performance: fastest within budget (or 1.5x recommended), a set that
+     *   holds recommended, so never slower than it;
+     * - minimum: cheapest that fits, over a set (plans within 3 years when
+     *   any exist, or within the deadline) that holds both other tiers, so
+     *   never dearer than either.
+     * Near-ties (NEAR_TIE) may move recommended and minimum to a simpler
+     * cluster, never above the cost of a tier they must undercut. */
     int imin = -1, irec = -1, iperf = -1, any_short = 0;
+    double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
     for (int i = 0; i < nc; i++)
         if (cands[i].days <= DAYS_CAP)
             any_short = 1;
+#define IN_MIN_POOL(i) (!any_short || cands[i].days <= min_days_cap)
     for (int i = 0; i < nc; i++) {
-        if (any_short && cands[i].days > DAYS_CAP)
+        if (!IN_MIN_POOL(i))
             continue;
         if (imin < 0 || cands[i].cost < cands[imin].cost ||
             (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
             imin = i;
     }
-    /* Near-ties (within 2%) go to the plan with the fewest GPUs. */
-    {
-        double near = cands[imin].cost * 1.02;
-        int best = imin;
-        for (int i = 0; i < nc; i++)
-            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near &&
-                (cands[i].n < cands[best].n || (cands[i].n == cands[best].n && cands[i].cost < cands[best].cost)))
-                best = i;
-        imin = best;
-    }
-    /* ---- recommended: cheapest meeting deadline and budget; among plans
-     * within 2% of that cost (cloud GPU-hours are nearly flat in cluster
-     * size) the one with the fewest GPUs, which is simpler to get and run. */
+    /* ---- recommended: cheapest meeting deadline and budget. */
+    int imin_cheapest = imin, irec_cheapest = -1;
     for (int i = 0; i < nc; i++) {
         if (cands[i].days > deadline || cands[i].cost > budget)
             continue;
@@ -666,11 +746,16 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
             irec = i;
     }
+    /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
+     * fewest nodes, then the fewest GPUs: fewer machines to get, wire and
+     * keep healthy (R33: do not over-design). The simpler plan must still
+     * meet the deadline and budget. */
+    irec_cheapest = irec;
     if (irec >= 0) {
-        double near = cands[irec].cost * 1.02;
+        double near = cands[irec].cost * (1.0 + NEAR_TIE);
         for (int i = 0; i < nc; i++)
             if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
-                (cands[i].n < cands[irec].n || (cands[i].n == cands[irec].n && cands[i].cost < cands[irec].cost)))
+                simpler(&cands[i], &cands[irec]))
                 irec = i;
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
@@ -684,19 +769,30 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].days == cands[iperf].days && cands[i].cost < cands[iperf].cost))
             iperf = i;
     }
-    /* The tiers must stay ordered once the plans are costed line by line:
-     * recommended is itself a plan that fits, so minimum never costs more
-     * than it, and performance is never slower than it. */
-    if (irec >= 0 && cands[irec].cost < cands[imin].cost)
-        imin = irec;
-    if (irec >= 0 && iperf >= 0 && cands[irec].days < cands[iperf].days)
-        iperf = irec;
+    /* ---- minimum near-tie: a simpler cluster no slower than the cheapest
+     * (or the deadline), and never dearer than recommended or performance. */
+    {
+        double near = cands[imin].cost * (1.0 + NEAR_TIE);
+        double slowest = deadline > cands[imin].days ? deadline : cands[imin].days;
+        int best = imin;
+        if (irec >= 0 && cands[irec].cost < near)
+            near = cands[irec].cost;
+        if (iperf >= 0 && cands[iperf].cost < near)
+            near = cands[iperf].cost;
+        for (int i = 0; i < nc; i++)
+            if (IN_MIN_POOL(i) && cands[i].cost <= near && cands[i].days <= slowest &&
+                simpler(&cands[i], &cands[best]))
+                best = i;
+        imin = best;
+    }
+#undef IN_MIN_POOL
 
     /* Build plans. */
     struct engine_plan *pmin = &out->tiers[TIER_MINIMUM], *prec = &out->tiers[TIER_RECOMMENDED],
                        *pperf = &out->tiers[TIER_PERFORMANCE];
     plan_from_cand(c, &cands[imin], pmin);
-    plan_complete(c, &ctx, pmin, NULL, w->pricing == PRICING_BUY);
+    plan_complete(c, &ctx, pmin, NULL);
+    note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
@@ -706,13 +802,8 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     if (irec >= 0) {
         plan_from_cand(c, &cands[irec], prec);
-        plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
-        if (prec->days > deadline || prec->cost_usd > budget) {
-            /* A cheaper fabric must never cost the deadline: keep the
-             * default port rate the search scored. */
-            plan_from_cand(c, &cands[irec], prec);
-            plan_complete(c, &ctx, prec, NULL, 0);
-        }
+        plan_complete(c, &ctx, prec, NULL);
+        note_near_tie(c, prec, &cands[irec], &cands[irec_cheapest]);
     } else {
         /* Say what would make it possible: the cheapest plan meeting the
          * deadline (needs more budget), or the fastest within budget (needs
@@ -734,7 +825,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 ifast_b = ishow;
         }
         plan_from_cand(c, &cands[ishow], prec);
-        plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
+        plan_complete(c, &ctx, prec, NULL);
         prec->feasible = 0;
         if (icheap_dl >= 0)
             prec->need_budget_usd = cands[icheap_dl].cost;
@@ -762,14 +853,14 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     if (iperf >= 0) {
         plan_from_cand(c, &cands[iperf], pperf);
-        plan_complete(c, &ctx, pperf, NULL, w->pricing == PRICING_BUY);
+        plan_complete(c, &ctx, pperf, NULL);
     } else {
         int ifast = 0;
         for (int i = 1; i < nc; i++)
             if (cands[i].days < cands[ifast].days)
                 ifast = i;
         plan_from_cand(c, &cands[ifast], pperf);
-        plan_complete(c, &ctx, pperf, NULL, w->pricing == PRICING_BUY);
+        plan_complete(c, &ctx, pperf, NULL);
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
         snprintf(pperf->why, sizeof pperf->why,
@@ -777,17 +868,18 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                  pperf->cost_usd);
     }
 
-    /* Line-by-line costs can reorder near-ties; keep the promised order. */
-    if (prec->feasible && pmin->cost_usd > prec->cost_usd) {
-        *pmin = *prec;
-    }
-    if (prec->feasible && pperf->feasible && pperf->days > prec->days)
-        *pperf = *prec;
-    if (pperf->feasible && pmin->feasible && pperf->cost_usd < pmin->cost_usd)
-        *pmin = *pperf;
-
     if (isnan(w->deadline_days))
         rec_warn(out, "no deadline_days given: the recommended tier assumes %.0f days", DEFAULT_DEADLINE_DAYS);
+    /* The performance tier is the fastest plan within budget (API.md), which
+     * at scale can mean many GPUs for a modest gain: say what the extra GPUs
+     * buy against the recommended plan. */
+    if (prec->feasible && pperf->feasible && pperf->count > prec->count && pperf->days > 0) {
+        double gpus = (double)pperf->count / prec->count, speed = prec->days / pperf->days;
+        if (speed < 0.7 * gpus)
+            rec_warn(out, "performance tier: %.1fx the GPUs of the recommended tier (%d vs %d) for %.1fx the speed "
+                     "(%.0f%% scaling efficiency) at %.1fx the cost", gpus, pperf->count, prec->count, speed,
+                     100.0 * speed / gpus, pperf->cost_usd / prec->cost_usd);
+    }
     if (!prec->feasible)
         rec_warn(out, "recommended tier infeasible: %s", prec->why);
     if (any_short == 0)
@@ -825,9 +917,12 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     if (cl->count % per_node != 0)
         FAIL("cluster.count: %d is not a multiple of per_node %d", cl->count, per_node);
     nodes = cl->count / per_node;
-    fabric = !isnan(cl->fabric_gbps_per_gpu) ? cl->fabric_gbps_per_gpu : g->default_fabric_gbps;
+    fabric = !isnan(cl->fabric_gbps_per_gpu) ? cl->fabric_gbps_per_gpu : engine_default_fabric_gbps(g);
     if (!(fabric > 0) || fabric > 1e5)
         FAIL("cluster.fabric_gbps_per_gpu: %g is out of range", fabric);
+    if (g->scaleout_ports > 0 && fabric > engine_fabric_cap_gbps(g) + 1e-9)
+        FAIL("cluster.fabric_gbps_per_gpu: %g exceeds the %s's on-chip scale-out ports (%d x %.0f Gb/s, R16/R17)",
+             fabric, g->id, g->scaleout_ports, g->scaleout_port_gbps);
     if (rp->tp < 0 || rp->pp < 0 || rp->dp < 0 || rp->ep < 0 || rp->cp < 0 || rp->micro_batch < 0 ||
         rp->global_batch < 0 || rp->vpp < 0)
         FAIL("%s: negative values are not allowed", "parallel");
@@ -894,6 +989,6 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
     out->fabric_kind = cl->fabric_kind;
-    plan_complete(c, &ctx, out, &req->measured, 0);
+    plan_complete(c, &ctx, out, &req->measured);
     return ST_OK;
 }

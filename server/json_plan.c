@@ -493,6 +493,7 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     cJSON_AddStringToObject(x, "id", p->fabric_id);
     cJSON_AddNumberToObject(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
     cJSON_AddNumberToObject(x, "nics_per_node", p->nics_per_node);
+    cJSON_AddNumberToObject(x, "ports_per_node", p->scaleout_ports_per_node);
     cJSON_AddStringToObject(x, "topology", p->topology ? p->topology : "single-node");
     snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
     cJSON_AddStringToObject(x, "oversubscription", oversub);
@@ -541,6 +542,8 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     cJSON_AddNumberToObject(x, "days", rnd(p->days, 2));
     cJSON_AddNumberToObject(x, "days_low", rnd(p->days_low, 2));
     cJSON_AddNumberToObject(x, "days_high", rnd(p->days_high, 2));
+    cJSON_AddNumberToObject(x, "hours", sig(p->days * 24.0, 3));
+    cJSON_AddNumberToObject(x, "startup_min", rnd(p->startup_s / 60.0, 1));
     cJSON_AddNumberToObject(x, "gpu_hours", rnd(p->gpu_hours, 0));
     cJSON_AddNumberToObject(x, "tokens_per_s", sig(p->tokens_per_s, 5));
     cJSON_AddNumberToObject(x, "step_time_s", sig(p->step_time_s, 4));
@@ -558,6 +561,10 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     cJSON_AddNumberToObject(x, "usd_low", rnd(p->cost_low_usd, 0));
     cJSON_AddNumberToObject(x, "usd_high", rnd(p->cost_high_usd, 0));
     cJSON_AddStringToObject(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
+    if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
+        cJSON_AddNumberToObject(x, "billed_hours_per_gpu", p->billed_hours);
+    if (p->gpu_index >= 0)
+        cJSON_AddStringToObject(x, "price_confidence", engine_price_conf_name(p->price_conf));
 
     arr = cJSON_AddArrayToObject(o, "expectations");
     for (int i = 0; i < p->n_expectations; i++) {
@@ -727,12 +734,22 @@ cJSON *json_catalog_encode(const struct catalog *c)
         cJSON_AddNumberToObject(t, "pcie_gen", g->pcie_gen);
         cJSON_AddNumberToObject(t, "per_node", g->per_node);
         cJSON_AddNumberToObject(t, "default_fabric_gbps", g->default_fabric_gbps);
+        if (g->scaleout_ports > 0) {
+            cJSON_AddNumberToObject(t, "scaleout_ports", g->scaleout_ports);
+            cJSON_AddNumberToObject(t, "scaleout_port_gbps", g->scaleout_port_gbps);
+            cJSON_AddStringToObject(t, "scaleout_source", g->scaleout_source);
+        }
         pr = cJSON_AddObjectToObject(t, "price");
         cJSON_AddNumberToObject(pr, "cloud_usd_per_gpu_hour", g->cloud_usd_per_gpu_hour);
         cJSON_AddNumberToObject(pr, "server_usd", g->server_usd);
         cJSON_AddNumberToObject(pr, "server_gpus", g->per_node);
         cJSON_AddStringToObject(pr, "as_of", g->price_as_of);
         cJSON_AddStringToObject(pr, "source", g->price_source);
+        cJSON_AddStringToObject(pr, "cloud_confidence", engine_price_conf_name(g->cloud_price_conf));
+        cJSON_AddStringToObject(pr, "server_confidence", engine_price_conf_name(g->server_price_conf));
+        cJSON_AddStringToObject(t, "availability", g->restricted ? "restricted" : "global");
+        if (g->availability_note[0])
+            cJSON_AddStringToObject(t, "availability_note", g->availability_note);
         cJSON_AddStringToObject(t, "source", g->source);
         cJSON_AddItemToArray(arr, t);
     }
