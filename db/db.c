@@ -161,6 +161,50 @@ enum status db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char
     return db_fail(db, what, err, errlen);
 }
 
+enum status db_step_id(struct db *db, sqlite3_stmt *st, const char *what, long long *id, char *err, size_t errlen)
+{
+    enum status rc = ST_OK;
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+    } else if (step == SQLITE_DONE) {
+        rc = ST_NOTFOUND;
+    } else if (step == SQLITE_CONSTRAINT_UNIQUE || step == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: already exists", what);
+        rc = ST_CONFLICT;
+    } else {
+        rc = db_fail(db, what, err, errlen);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+enum status db_write_ints(struct db *db, const char *sql, const long long *args, int n, int must_change,
+                          const char *what, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    enum status rc = db_prepare(db, sql, &st, err, errlen);
+    if (rc != ST_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 1, args[i]);
+    rc = db_step_done(db, st, what, err, errlen);
+    if (rc == ST_OK && must_change && db_changes(db) == 0)
+        rc = ST_NOTFOUND;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+enum status db_rows_end(struct db *db, sqlite3_stmt *st, int step, enum status rc, const char *what, char *err,
+                        size_t errlen)
+{
+    if (rc == ST_OK && step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = db_fail(db, what, err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int db_changes(struct db *db)
 {
     return sqlite3_changes(db->sql);

@@ -192,6 +192,7 @@ struct db_report {
     char *sections_json;      /* heap; NULL in lists */
     char verdict[8];
     char *findings_json;      /* heap; NULL in lists */
+    char *calibration_json;   /* heap; {"measured", "calibration"} or NULL when nothing was measured */
     char source[DB_SOURCE_MAX];
     long long user_id, token_id;
     char idempotency_key[DB_KEY_MAX];
@@ -215,7 +216,7 @@ enum status db_report_each_full(struct db *db, long long team_id, long long plan
 /* Stores a new verdict for the report and appends it to its history. */
 enum status db_report_recheck(struct db *db, long long report_id, int revision, const char *tier,
                               const char *sections_json, const char *verdict, const char *findings_json,
-                              long long now, char *err, size_t errlen);
+                              const char *calibration_json, long long now, char *err, size_t errlen);
 struct db_report_check {
     int revision;
     char tier[DB_TIER_MAX];

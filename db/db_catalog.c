@@ -52,7 +52,8 @@ static enum status load_gpus(struct db *db, struct catalog *c, char *err, size_t
         "SELECT id, name, vendor, generation, memory_gib, mem_bw_gbs, bf16_tflops, fp8_tflops, tdp_w, "
         "scaleup_link, scaleup_gbs, scaleup_domain, nvlinks, intra_busbw_gbs, pcie_gen, per_node, per_node_min, "
         "default_fabric_gbps, cloud_usd_per_gpu_hour, server_usd, price_as_of, price_source, source, "
-        "availability, availability_note, cloud_price_confidence, server_price_confidence "
+        "availability, availability_note, cloud_price_confidence, server_price_confidence, "
+        "scaleout_ports, scaleout_port_gbps, scaleout_source "
         "FROM catalog_gpu ORDER BY rowid", &st, err, errlen);
     int r;
     if (rc != ST_OK)
@@ -100,6 +101,9 @@ static enum status load_gpus(struct db *db, struct catalog *c, char *err, size_t
         g->cloud_price_conf = price_conf_parse(text, &ok);
         db_column_copy(st, 26, text, sizeof text);
         g->server_price_conf = price_conf_parse(text, &ok);
+        g->scaleout_ports = sqlite3_column_int(st, 27);
+        g->scaleout_port_gbps = sqlite3_column_double(st, 28);
+        db_column_copy(st, 29, g->scaleout_source, sizeof g->scaleout_source);
         if (!ok) {
             snprintf(err, errlen, "catalog_gpu %s: unknown generation, scaleup_link or price confidence", g->id);
             rc = ST_INVALID;

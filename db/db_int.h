@@ -46,6 +46,21 @@ int db_bind_id(sqlite3_stmt *st, int idx, long long v);
 /* Steps st expecting no rows. A unique or primary-key violation is
  * ST_CONFLICT (with err set); anything else failing is ST_DB. */
 enum status db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errlen);
+/* Steps a statement that returns one id (INSERT ... RETURNING id) and
+ * finalizes it: ST_OK with *id; ST_NOTFOUND when no row came back (an
+ * INSERT ... SELECT that matched nothing); ST_CONFLICT on a unique
+ * violation; ST_DB otherwise. */
+enum status db_step_id(struct db *db, sqlite3_stmt *st, const char *what, long long *id, char *err, size_t errlen);
+/* Prepares sql, binds args[0..n) to its parameters in order, steps it and
+ * finalizes: the whole of a write whose parameters are all integers. With
+ * must_change, changing no row is ST_NOTFOUND (the team has no such object). */
+enum status db_write_ints(struct db *db, const char *sql, const long long *args, int n, int must_change,
+                          const char *what, char *err, size_t errlen);
+/* Ends a loop of sqlite3_step over rows: finalizes st and answers rc, or
+ * ST_DB when the last step was neither a row (the caller stopped early) nor
+ * the end. */
+enum status db_rows_end(struct db *db, sqlite3_stmt *st, int step, enum status rc, const char *what, char *err,
+                        size_t errlen);
 /* Rows changed by the last statement on this connection. */
 int db_changes(struct db *db);
 

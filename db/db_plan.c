@@ -65,13 +65,10 @@ enum status db_plan_insert(struct db *db, long long team_id, long long user_id, 
     db_bind_id(st, 3, user_id);
     sqlite3_bind_int64(st, 4, now);
     sqlite3_bind_int64(st, 5, now);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        rc = db_fail(db, "cannot insert plan", err, errlen);
-        goto out;
-    }
-    plan_id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    rc = db_step_id(db, st, "cannot insert plan", &plan_id, err, errlen);
     st = NULL;
+    if (rc != ST_OK)
+        goto out;
     if ((rc = db_prepare(db,
                          "INSERT INTO plan_revisions (plan_id, revision, title, tier, workload_json, "
                          "recommendation_json, engine_version, created_by, created_at) "
@@ -195,17 +192,9 @@ enum status db_plan_exists(struct db *db, long long team_id, long long plan_id, 
 
 enum status db_plan_delete(struct db *db, long long team_id, long long plan_id, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    enum status rc = db_prepare(db, "DELETE FROM plans WHERE id = ? AND team_id = ?", &st, err, errlen);
-    if (rc != ST_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, plan_id);
-    sqlite3_bind_int64(st, 2, team_id);
-    rc = db_step_done(db, st, "cannot delete plan", err, errlen);
-    if (rc == ST_OK && db_changes(db) == 0)
-        rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
-    return rc;
+    const long long args[] = {plan_id, team_id};
+    return db_write_ints(db, "DELETE FROM plans WHERE id = ? AND team_id = ?", args, 2, 1, "cannot delete plan",
+                         err, errlen);
 }
 
 /* Turns a user's filter into a LIKE pattern matching it anywhere, with the

@@ -14,7 +14,7 @@
 #define REPORT_COLUMNS                                                                                 \
     "r.id, r.plan_id, r.team_id, r.revision, r.tier, r.sha256, r.size_bytes, r.verdict, r.source, "  \
     "r.user_id, r.token_id, r.idempotency_key, r.created_at, r.checked_at, "                        \
-    "r.content, r.sections_json, r.findings_json"
+    "r.content, r.sections_json, r.findings_json, r.calibration_json"
 #define REPORT_COLUMNS_SHORT                                                                           \
     "r.id, r.plan_id, r.team_id, r.revision, r.tier, r.sha256, r.size_bytes, r.verdict, r.source, "  \
     "r.user_id, r.token_id, r.idempotency_key, r.created_at, r.checked_at"
@@ -41,6 +41,7 @@ static int read_report(sqlite3_stmt *st, struct db_report *r, int full)
     r->content = db_column_dup(st, 14);
     r->sections_json = db_column_dup(st, 15);
     r->findings_json = db_column_dup(st, 16);
+    r->calibration_json = db_column_dup(st, 17); /* NULL when nothing was measured */
     if (!r->content || !r->sections_json || !r->findings_json) {
         db_report_release(r);
         return -1;
@@ -55,7 +56,8 @@ void db_report_release(struct db_report *r)
     free(r->content);
     free(r->sections_json);
     free(r->findings_json);
-    r->content = r->sections_json = r->findings_json = NULL;
+    free(r->calibration_json);
+    r->content = r->sections_json = r->findings_json = r->calibration_json = NULL;
 }
 
 static enum status history_add(struct db *db, long long report_id, int revision, const char *tier,
@@ -89,7 +91,8 @@ enum status db_report_insert(struct db *db, const struct db_report *r, long long
     if ((rc = db_prepare(db,
                          "INSERT INTO reports (plan_id, team_id, revision, tier, content, sha256, size_bytes, "
                          "sections_json, verdict, findings_json, source, user_id, token_id, idempotency_key, "
-                         "created_at, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                         "created_at, checked_at, calibration_json) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                          "RETURNING id",
                          &st, err, errlen)) != ST_OK)
         goto out;
@@ -109,6 +112,7 @@ enum status db_report_insert(struct db *db, const struct db_report *r, long long
     db_bind_text(st, 14, r->idempotency_key[0] ? r->idempotency_key : NULL);
     sqlite3_bind_int64(st, 15, r->created_at);
     sqlite3_bind_int64(st, 16, r->checked_at);
+    db_bind_text(st, 17, r->calibration_json);
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW) {
         rid = sqlite3_column_int64(st, 0);
@@ -197,10 +201,7 @@ static enum status report_each(struct db *db, const char *sql, long long team_id
         if (stop)
             break;
     }
-    if (rc == ST_OK && step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list reports", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list reports", err, errlen);
 }
 
 enum status db_report_list(struct db *db, long long team_id, long long plan_id, int limit,
@@ -223,7 +224,7 @@ enum status db_report_each_full(struct db *db, long long team_id, long long plan
 
 enum status db_report_recheck(struct db *db, long long report_id, int revision, const char *tier,
                               const char *sections_json, const char *verdict, const char *findings_json,
-                              long long now, char *err, size_t errlen)
+                              const char *calibration_json, long long now, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int owned;
@@ -232,7 +233,7 @@ enum status db_report_recheck(struct db *db, long long report_id, int revision, 
         return rc;
     if ((rc = db_prepare(db,
                          "UPDATE reports SET revision = ?, tier = ?, sections_json = ?, verdict = ?, "
-                         "findings_json = ?, checked_at = ? WHERE id = ?",
+                         "findings_json = ?, calibration_json = ?, checked_at = ? WHERE id = ?",
                          &st, err, errlen)) != ST_OK)
         goto out;
     sqlite3_bind_int(st, 1, revision);
@@ -240,8 +241,9 @@ enum status db_report_recheck(struct db *db, long long report_id, int revision, 
     db_bind_text(st, 3, sections_json);
     db_bind_text(st, 4, verdict);
     db_bind_text(st, 5, findings_json);
-    sqlite3_bind_int64(st, 6, now);
-    sqlite3_bind_int64(st, 7, report_id);
+    db_bind_text(st, 6, calibration_json);
+    sqlite3_bind_int64(st, 7, now);
+    sqlite3_bind_int64(st, 8, report_id);
     if ((rc = db_step_done(db, st, "cannot update report", err, errlen)) != ST_OK)
         goto out;
     rc = history_add(db, report_id, revision, tier, verdict, now, err, errlen);
@@ -273,8 +275,5 @@ enum status db_report_history(struct db *db, long long report_id,
         if (fn(ud, &c) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot read verdict history", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot read verdict history", err, errlen);
 }

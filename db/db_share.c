@@ -39,13 +39,7 @@ enum status db_share_insert(struct db *db, long long team_id, long long plan_id,
     sqlite3_bind_int64(st, 4, expires_at);
     sqlite3_bind_int64(st, 5, plan_id);
     sqlite3_bind_int64(st, 6, team_id);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    else
-        rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot insert share", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_step_id(db, st, "cannot insert share", id, err, errlen);
 }
 
 enum status db_share_list(struct db *db, long long team_id, long long plan_id,
@@ -66,29 +60,15 @@ enum status db_share_list(struct db *db, long long team_id, long long plan_id,
         if (fn(ud, &s) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list shares", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list shares", err, errlen);
 }
 
 enum status db_share_revoke(struct db *db, long long team_id, long long share_id, long long now,
                             char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    enum status rc = db_prepare(db,
-                                "UPDATE shares SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND team_id = ?",
-                                &st, err, errlen);
-    if (rc != ST_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int64(st, 2, share_id);
-    sqlite3_bind_int64(st, 3, team_id);
-    rc = db_step_done(db, st, "cannot revoke share", err, errlen);
-    if (rc == ST_OK && db_changes(db) == 0)
-        rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
-    return rc;
+    const long long args[] = {now, share_id, team_id};
+    return db_write_ints(db, "UPDATE shares SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND team_id = ?",
+                         args, 3, 1, "cannot revoke share", err, errlen);
 }
 
 enum status db_share_by_token(struct db *db, const char *token_hash, struct db_share *out, char *err,

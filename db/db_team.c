@@ -39,16 +39,9 @@ static enum status user_insert(struct db *db, long long team_id, const char *ema
     db_bind_text(st, 3, hash);
     db_bind_text(st, 4, role);
     sqlite3_bind_int64(st, 5, now);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-    } else if (step == SQLITE_CONSTRAINT_UNIQUE) {
+    rc = db_step_id(db, st, "cannot insert user", id, err, errlen);
+    if (rc == ST_CONFLICT)
         snprintf(err, errlen, "email: an account with this email already exists");
-        rc = ST_CONFLICT;
-    } else {
-        rc = db_fail(db, "cannot insert user", err, errlen);
-    }
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -85,11 +78,10 @@ enum status db_team_create(struct db *db, const char *team_name, const char *ema
         goto out;
     db_bind_text(st, 1, team_name);
     sqlite3_bind_int64(st, 2, now);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        rc = db_fail(db, "cannot insert team", err, errlen);
+    rc = db_step_id(db, st, "cannot insert team", &team_id, err, errlen);
+    st = NULL;
+    if (rc != ST_OK)
         goto out;
-    }
-    team_id = sqlite3_column_int64(st, 0);
     if ((rc = user_insert(db, team_id, email, password_hash, "owner", now, &user_id, err, errlen)) != ST_OK)
         goto out;
     rc = user_by_id(db, user_id, out, err, errlen);
@@ -138,10 +130,7 @@ enum status db_team_members(struct db *db, long long team_id,
         if (fn(ud, &u) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list members", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list members", err, errlen);
 }
 
 enum status db_user_delete(struct db *db, long long team_id, long long user_id, char *err, size_t errlen)
@@ -246,13 +235,8 @@ enum status db_purge_expired(struct db *db, long long now, long long before, cha
         "DELETE FROM login_failures WHERE at < ?",
     };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-        sqlite3_stmt *st = NULL;
-        enum status rc = db_prepare(db, sql[i], &st, err, errlen);
-        if (rc != ST_OK)
-            return rc;
-        sqlite3_bind_int64(st, 1, i == 0 ? now : before);
-        rc = db_step_done(db, st, "cannot purge", err, errlen);
-        sqlite3_finalize(st);
+        const long long arg = i == 0 ? now : before;
+        enum status rc = db_write_ints(db, sql[i], &arg, 1, 0, "cannot purge", err, errlen);
         if (rc != ST_OK)
             return rc;
     }
@@ -276,12 +260,7 @@ enum status db_invite_insert(struct db *db, long long team_id, const char *token
     db_bind_id(st, 4, created_by);
     sqlite3_bind_int64(st, 5, now);
     sqlite3_bind_int64(st, 6, expires_at);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    else
-        rc = db_fail(db, "cannot insert invite", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_step_id(db, st, "cannot insert invite", id, err, errlen);
 }
 
 enum status db_invite_list(struct db *db, long long team_id, int (*fn)(void *ud, const struct db_invite *i),
@@ -310,25 +289,14 @@ enum status db_invite_list(struct db *db, long long team_id, int (*fn)(void *ud,
         if (fn(ud, &inv) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list invites", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list invites", err, errlen);
 }
 
 enum status db_invite_delete(struct db *db, long long team_id, long long invite_id, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    enum status rc = db_prepare(db, "DELETE FROM invites WHERE id = ? AND team_id = ?", &st, err, errlen);
-    if (rc != ST_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, invite_id);
-    sqlite3_bind_int64(st, 2, team_id);
-    rc = db_step_done(db, st, "cannot delete invite", err, errlen);
-    if (rc == ST_OK && db_changes(db) == 0)
-        rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
-    return rc;
+    const long long args[] = {invite_id, team_id};
+    return db_write_ints(db, "DELETE FROM invites WHERE id = ? AND team_id = ?", args, 2, 1,
+                         "cannot delete invite", err, errlen);
 }
 
 enum status db_invite_check(struct db *db, const char *token_hash, long long now, char *err, size_t errlen)

@@ -40,12 +40,7 @@ enum status db_token_insert(struct db *db, long long team_id, const char *name, 
     db_bind_text(st, 4, prefix);
     db_bind_id(st, 5, created_by);
     sqlite3_bind_int64(st, 6, now);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    else
-        rc = db_fail(db, "cannot insert token", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_step_id(db, st, "cannot insert token", id, err, errlen);
 }
 
 enum status db_token_list(struct db *db, long long team_id, int (*fn)(void *ud, const struct db_token *t),
@@ -64,30 +59,15 @@ enum status db_token_list(struct db *db, long long team_id, int (*fn)(void *ud, 
         if (fn(ud, &t) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list tokens", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list tokens", err, errlen);
 }
 
 enum status db_token_revoke(struct db *db, long long team_id, long long token_id, long long now,
                             char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    enum status rc = db_prepare(db,
-                                "UPDATE api_tokens SET revoked_at = ? "
-                                "WHERE id = ? AND team_id = ? AND revoked_at IS NULL",
-                                &st, err, errlen);
-    if (rc != ST_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, now);
-    sqlite3_bind_int64(st, 2, token_id);
-    sqlite3_bind_int64(st, 3, team_id);
-    rc = db_step_done(db, st, "cannot revoke token", err, errlen);
-    if (rc == ST_OK && db_changes(db) == 0)
-        rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
-    return rc;
+    const long long args[] = {now, token_id, team_id};
+    return db_write_ints(db, "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND team_id = ? AND revoked_at IS NULL",
+                         args, 3, 1, "cannot revoke token", err, errlen);
 }
 
 enum status db_token_auth(struct db *db, const char *token_hash, long long now, struct db_token *out,

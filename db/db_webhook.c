@@ -28,12 +28,7 @@ enum status db_webhook_insert(struct db *db, long long team_id, const char *url,
     db_bind_text(st, 4, events);
     db_bind_id(st, 5, created_by);
     sqlite3_bind_int64(st, 6, now);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    else
-        rc = db_fail(db, "cannot insert webhook", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_step_id(db, st, "cannot insert webhook", id, err, errlen);
 }
 
 enum status db_webhook_list(struct db *db, long long team_id, int (*fn)(void *ud, const struct db_webhook *w),
@@ -59,25 +54,14 @@ enum status db_webhook_list(struct db *db, long long team_id, int (*fn)(void *ud
         if (fn(ud, &w) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list webhooks", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list webhooks", err, errlen);
 }
 
 enum status db_webhook_delete(struct db *db, long long team_id, long long webhook_id, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    enum status rc = db_prepare(db, "DELETE FROM webhooks WHERE id = ? AND team_id = ?", &st, err, errlen);
-    if (rc != ST_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, webhook_id);
-    sqlite3_bind_int64(st, 2, team_id);
-    rc = db_step_done(db, st, "cannot delete webhook", err, errlen);
-    if (rc == ST_OK && db_changes(db) == 0)
-        rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
-    return rc;
+    const long long args[] = {webhook_id, team_id};
+    return db_write_ints(db, "DELETE FROM webhooks WHERE id = ? AND team_id = ?", args, 2, 1,
+                         "cannot delete webhook", err, errlen);
 }
 
 enum status db_webhook_exists(struct db *db, long long team_id, long long webhook_id, char *err, size_t errlen)
@@ -182,10 +166,7 @@ enum status db_delivery_due(struct db *db, long long now, int limit,
         if (stop)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot read due deliveries", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot read due deliveries", err, errlen);
 }
 
 enum status db_delivery_update(struct db *db, long long id, const char *state, int attempts,
@@ -232,10 +213,7 @@ enum status db_delivery_list(struct db *db, long long team_id, long long webhook
         if (fn(ud, &d) != 0)
             break;
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
-        rc = db_fail(db, "cannot list deliveries", err, errlen);
-    sqlite3_finalize(st);
-    return rc;
+    return db_rows_end(db, st, step, rc, "cannot list deliveries", err, errlen);
 }
 
 enum status db_delivery_next_due(struct db *db, long long *at, char *err, size_t errlen)

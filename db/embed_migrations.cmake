@@ -13,6 +13,12 @@ foreach(f IN LISTS FILES)
   set(ver "${CMAKE_MATCH_1}")
   set(name "${CMAKE_MATCH_2}")
   math(EXPR vernum "${ver}")
+  # Versions must climb one by one: two files with one number would leave the
+  # second unapplied forever (user_version already says it ran).
+  math(EXPR want "${n} + 1")
+  if(NOT vernum EQUAL want)
+    message(FATAL_ERROR "migration ${f}: expected number ${want}, got ${vernum} (numbers must be 1, 2, 3, ... in list order)")
+  endif()
   file(READ "${f}" hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
   string(APPEND src "static const char m${n}[] = {${bytes}0x00};\n")

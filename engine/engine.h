@@ -89,6 +89,12 @@ struct engine_gpu {
     int restricted;                   /* not generally sold/rented: only when named in gpus_allowed */
     char availability_note[ENGINE_SOURCE_MAX];
     enum engine_price_conf cloud_price_conf, server_price_conf;
+    /* RDMA ports on the chip that leave the node (Gaudi 3: 3 x 200 GbE of
+     * its 24; migrations/0004). Such a GPU needs no NIC (R16): its fabric is
+     * switch ports and cables, at most ports x port rate per GPU. 0 = NICs. */
+    int scaleout_ports;
+    double scaleout_port_gbps;
+    char scaleout_source[ENGINE_SOURCE_MAX];
 };
 
 enum engine_fabric_kind { FABRIC_NONE = 0, FABRIC_ROCE, FABRIC_INFINIBAND };
@@ -290,7 +296,8 @@ struct engine_plan {
     enum engine_fabric_kind fabric_kind;
     char fabric_id[ENGINE_ID_MAX];
     double fabric_gbps_per_gpu, fabric_port_gbps;
-    int nics_per_node;
+    int nics_per_node;                /* NICs bought per node (0 with on-chip ports) */
+    int scaleout_ports_per_node;      /* fabric ports per node: NICs or on-chip ports */
     const char *topology;             /* single-node | single-switch | leaf-spine | fat-tree */
     const char *oversubscription;
     int lossless;
@@ -335,7 +342,8 @@ struct engine_plan {
 struct engine_candidate {
     int gi, per_node, nodes, n;       /* catalog GPU index, GPUs per node, nodes, GPUs */
     struct engine_parallel par;
-    double tokens_per_s, mem_gib, days, cost;
+    double fabric_gbps;               /* per GPU, chosen with the cluster; 0 on one node */
+    double tokens_per_s, mem_gib, days, cost;   /* days and cost exactly as the plan reports them */
 };
 
 #define ENGINE_CANDIDATES_MAX 2048

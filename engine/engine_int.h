@@ -62,9 +62,42 @@ double engine_billed_hours(double wall_hours);
 double engine_ckpt_bytes(const struct eval_ctx *ctx);
 int engine_default_batch_seqs(const struct engine_model *m, const struct engine_workload *w, int seq);
 
-/* Plan filling (engine_plan.c). */
+#define ENGINE_BYTES_PER_TOKEN 4.0   /* ~4 bytes of UTF-8 per token; uint32 token ids (F11) */
+
+/* The one cost model (engine_cost.c), shared by the search's ranking and the
+ * plan's reported cost. */
+struct run_time {
+    double startup_s, days;
+    struct goodput gp;
+};
+/* F4 + F4b + F10: wall time of n GPUs in `nodes` nodes at tokens_per_s. */
+struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
+                                double tokens_per_s, double fail_scale);
+/* The time model of a layout on a cluster of `nodes` nodes at `rate` Gb/s
+ * per GPU (ignored on one node), with measured values and uncertainty scales. */
+void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
+                         int per_node, int nodes, double rate, const struct engine_measured *meas, double eff_scale,
+                         double bw_scale, const struct engine_parallel *par, struct eval_out *ev);
+/* Per-GPU fabric rate for a multi-node cluster (cloud: the usual rate; buy:
+ * the cheapest that costs no time); *ev gets the time model at that rate. */
+double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g,
+                                 int n, int per_node, const struct engine_parallel *par, struct eval_out *ev);
+/* Fabric, storage tiers, power, bill of materials and cost_usd from the
+ * plan's gpu_index, count, per_node, nodes, fabric_gbps_per_gpu,
+ * fabric_kind (FABRIC_NONE = choose), days, tokens_per_s (and days_low/high
+ * for the cost range when set) and the checkpoint goodput figures. */
+void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+               const struct goodput *gp);
+const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps);
+const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id);
+double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu);
+double engine_fabric_cap_gbps(const struct engine_gpu *g);
+double engine_default_fabric_gbps(const struct engine_gpu *g);
+double engine_round_up(double x, double step);
+
+/* Plan filling (engine_plan.c): everything else around the cluster. */
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                   const struct engine_measured *meas, int choose_fabric);
+                   const struct engine_measured *meas);
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)

@@ -112,6 +112,9 @@ enum status catalog_validate(const struct catalog *c, char *err, size_t errlen)
         else if (bad_num(g->server_usd, 1, 1e8)) field = "server_usd";
         else if (bad_num(g->default_fabric_gbps, 1, 1e4)) field = "default_fabric_gbps";
         else if ((unsigned)g->gen >= GEN_COUNT) field = "gen";
+        else if (g->scaleout_ports < 0 || g->scaleout_ports > 64 ||
+                 (g->scaleout_ports > 0 && bad_num(g->scaleout_port_gbps, 1, 1e4)))
+            field = "scaleout_ports";
         if (field) {
             snprintf(err, errlen, "catalog gpu %s: %s out of range", g->id, field);
             return ST_INVALID;
@@ -276,6 +279,7 @@ struct limits {             /* layout parts fixed by an estimate request (0 = fr
 struct cand {
     int gi, per_node, nodes, n;
     struct engine_parallel par;
+    double fabric_gbps;
     struct eval_out ev;
     double mem_gib, days, cost;
 };
@@ -332,8 +336,10 @@ void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per
 {
     double ratio = 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
 
+    double port = engine_port_gbps(g, fabric_gbps);
+
     for (int i = 0; i < c->n_fabrics; i++)
-        if (fabs(c->fabrics[i].gbps - fabric_gbps) < 1e-6) {
+        if (fabs(c->fabrics[i].gbps - port) < 1e-6) {
             ratio = c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
             break;
         }
@@ -472,40 +478,38 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     return found;
 }
 
-/* Cost of running a cluster for `days` of wall time (search ranking;
- * plan_complete recomputes it line by line for the bill of materials). Cloud:
- * F4c billed hours on every GPU. Buy: servers, fabric and electricity. */
-static double cluster_cost(const struct catalog *c, const struct engine_gpu *g, int n, int per_node, int nodes,
-                           double days, enum engine_pricing pricing)
+/* Days and cost of a candidate cluster, exactly as its plan will report
+ * them: the fabric rate chosen for the cluster (engine_choose_fabric_gbps), the
+ * time model at that rate, wall time with start-up and goodput
+ * (engine_run_time) and the whole bill of materials (plan_cost, on a scratch
+ * plan). One cost model ranks and reports, so the tiers' order cannot change
+ * once they are costed line by line. */
+static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
+                       struct engine_plan *scratch)
 {
-    if (pricing == PRICING_CLOUD)
-        return n * engine_billed_hours(days * 24.0) * g->cloud_usd_per_gpu_hour;
-    double server = g->server_usd * (double)per_node / g->per_node;
-    double fabric = 0;
-    if (nodes > 1) {
-        /* One NIC per GPU (R16), a leaf and a spine port and two links per
-         * NIC (leaf-spine 1:1, R19/R20), at the GPU's default rate. */
-        for (int i = 0; i < c->n_fabrics; i++)
-            if (fabs(c->fabrics[i].gbps - g->default_fabric_gbps) < 1e-6) {
-                const struct engine_fabric *f = &c->fabrics[i];
-                double per = f->nic_usd + 2.0 * f->port_usd + 2.0 * f->cable_usd;
-                if (fabric == 0 || n * per < fabric)
-                    fabric = n * per;
-            }
-    }
-    double kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2);
-    return nodes * server + fabric + kw * days * 24.0 * 0.10;
-}
+    const struct engine_gpu *g = &c->gpus[cd->gi];
+    struct eval_out ev;
+    struct run_time rt;
 
-/* Wall time: F4b start-up, then tokens / throughput / goodput (F4, F10). */
-static double days_for(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
-                       double tokens_per_s)
-{
-    double ckpt = engine_ckpt_bytes(ctx);
-    double start = engine_startup_s(nodes, engine_load_bytes_per_node(ctx, nodes));
-    struct goodput gp = eval_goodput(n, ckpt / n, engine_pcie_gbs(g->pcie_gen), 1.0, start);
-    double secs = ctx->w->tokens_b * 1e9 / tokens_per_s;
-    return (start + secs / gp.goodput) / 86400.0;
+    cd->fabric_gbps = 0;
+    if (cd->nodes > 1)
+        cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, &ev);
+    else
+        engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
+    cd->ev = ev;
+    rt = engine_run_time(ctx, g, cd->n, cd->nodes, ev.tokens_per_s, 1.0);
+    scratch->gpu_index = cd->gi;
+    scratch->count = cd->n;
+    scratch->per_node = cd->per_node;
+    scratch->nodes = cd->nodes;
+    scratch->fabric_gbps_per_gpu = cd->fabric_gbps;
+    scratch->fabric_kind = FABRIC_NONE;
+    scratch->days = rt.days;
+    scratch->days_low = scratch->days_high = 0;
+    scratch->tokens_per_s = ev.tokens_per_s;
+    plan_cost(c, ctx, scratch, &rt.gp);
+    cd->days = rt.days;
+    cd->cost = scratch->cost_usd;
 }
 
 static void limits_free(struct limits *l)
@@ -523,6 +527,7 @@ static void cand_keep(struct engine_candidate *out, const struct cand *cd)
     out->nodes = cd->nodes;
     out->n = cd->n;
     out->par = cd->par;
+    out->fabric_gbps = cd->fabric_gbps;
     out->tokens_per_s = cd->ev.tokens_per_s;
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
@@ -543,6 +548,8 @@ static void plan_from_cand(const struct catalog *c, const struct engine_candidat
     pl->per_node = cd->per_node;
     pl->nodes = cd->nodes;
     pl->par = cd->par;
+    pl->fabric_gbps_per_gpu = cd->fabric_gbps;
+    pl->fabric_kind = FABRIC_NONE;
 }
 
 static void plan_empty(struct engine_plan *pl, const char *why)
@@ -580,10 +587,10 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
     if (chosen == cheapest || (chosen->nodes == cheapest->nodes && chosen->n == cheapest->n))
         return;
     plan_add_rationale(pl, "R33", "the cheapest plan (%d x %s in %d node%s, $%.0f) costs within %.0f%% of this one "
-                       "($%.0f with %d GPUs in %d node%s): fewer nodes and GPUs are simpler to get and operate",
-                       cheapest->n, c->gpus[cheapest->gi].id, cheapest->nodes, cheapest->nodes > 1 ? "s" : "",
+                       "($%.0f with %d GPUs in %d node%s, %.1f%% more): fewer nodes and GPUs are simpler to get and "
+                       "operate", cheapest->n, c->gpus[cheapest->gi].id, cheapest->nodes, cheapest->nodes > 1 ? "s" : "",
                        cheapest->cost, 100.0 * NEAR_TIE, chosen->cost, chosen->n, chosen->nodes,
-                       chosen->nodes > 1 ? "s" : "");
+                       chosen->nodes > 1 ? "s" : "", 100.0 * (chosen->cost / cheapest->cost - 1.0));
 }
 
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
@@ -610,6 +617,9 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     const char *min_mem_gpu = "";
     double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
     double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
+    /* plan_cost's scratch space while the search prices clusters: a tier
+     * the caller's memory already holds, filled for real afterwards. */
+    struct engine_plan *scratch = &out->tiers[TIER_PERFORMANCE];
 
     if (w->model.layers < 1 || w->model.hidden < 1) {
         snprintf(err, errlen, "model: workload is not resolved");
@@ -652,8 +662,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cd.days = days_for(&ctx, g, n, 1, cd.ev.tokens_per_s);
-                cd.cost = cluster_cost(c, g, n, per_node, 1, cd.days, w->pricing);
+                cand_price(c, &ctx, &cd, scratch);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -672,15 +681,14 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             double mm;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? g->default_fabric_gbps : 0.0, c, w, NULL);
+            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
             if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cd.days = days_for(&ctx, g, n, nodes, cd.ev.tokens_per_s);
-                cd.cost = cluster_cost(c, g, n, per_node, nodes, cd.days, w->pricing);
+                cand_price(c, &ctx, &cd, scratch);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -706,13 +714,24 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
         return ST_OK;
     }
 
-    /* ---- minimum: cheapest that fits (within 3 years when possible). */
+    /* Every candidate's days and cost are the ones its plan reports
+     * (cand_price), so the tiers below are ordered by construction:
+     * - recommended: cheapest meeting deadline and budget;
+     * - performance: fastest within budget (or 1.5x recommended), a set that
+     *   holds recommended, so never slower than it;
+     * - minimum: cheapest that fits, over a set (plans within 3 years when
+     *   any exist, or within the deadline) that holds both other tiers, so
+     *   never dearer than either.
+     * Near-ties (NEAR_TIE) may move recommended and minimum to a simpler
+     * cluster, never above the cost of a tier they must undercut. */
     int imin = -1, irec = -1, iperf = -1, any_short = 0;
+    double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
     for (int i = 0; i < nc; i++)
         if (cands[i].days <= DAYS_CAP)
             any_short = 1;
+#define IN_MIN_POOL(i) (!any_short || cands[i].days <= min_days_cap)
     for (int i = 0; i < nc; i++) {
-        if (any_short && cands[i].days > DAYS_CAP)
+        if (!IN_MIN_POOL(i))
             continue;
         if (imin < 0 || cands[i].cost < cands[imin].cost ||
             (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
@@ -730,9 +749,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
      * fewest nodes, then the fewest GPUs: fewer machines to get, wire and
      * keep healthy (R33: do not over-design). The simpler plan must still
-     * meet the deadline (or be no slower than the cheapest plan, for a
-     * minimum that misses it anyway), and the minimum never moves above the
-     * recommended plan's cost. */
+     * meet the deadline and budget. */
     irec_cheapest = irec;
     if (irec >= 0) {
         double near = cands[irec].cost * (1.0 + NEAR_TIE);
@@ -740,18 +757,6 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
                 simpler(&cands[i], &cands[irec]))
                 irec = i;
-    }
-    {
-        double near = cands[imin].cost * (1.0 + NEAR_TIE);
-        double slowest = deadline > cands[imin].days ? deadline : cands[imin].days;
-        int best = imin;
-        if (irec >= 0 && cands[irec].cost < near)
-            near = cands[irec].cost;
-        for (int i = 0; i < nc; i++)
-            if ((!any_short || cands[i].days <= DAYS_CAP) && cands[i].cost <= near && cands[i].days <= slowest &&
-                simpler(&cands[i], &cands[best]))
-                best = i;
-        imin = best;
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
     double perf_cap = budget;
@@ -764,19 +769,29 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
             (cands[i].days == cands[iperf].days && cands[i].cost < cands[iperf].cost))
             iperf = i;
     }
-    /* The tiers must stay ordered once the plans are costed line by line:
-     * recommended is itself a plan that fits, so minimum never costs more
-     * than it, and performance is never slower than it. */
-    if (irec >= 0 && cands[irec].cost < cands[imin].cost)
-        imin = irec;
-    if (irec >= 0 && iperf >= 0 && cands[irec].days < cands[iperf].days)
-        iperf = irec;
+    /* ---- minimum near-tie: a simpler cluster no slower than the cheapest
+     * (or the deadline), and never dearer than recommended or performance. */
+    {
+        double near = cands[imin].cost * (1.0 + NEAR_TIE);
+        double slowest = deadline > cands[imin].days ? deadline : cands[imin].days;
+        int best = imin;
+        if (irec >= 0 && cands[irec].cost < near)
+            near = cands[irec].cost;
+        if (iperf >= 0 && cands[iperf].cost < near)
+            near = cands[iperf].cost;
+        for (int i = 0; i < nc; i++)
+            if (IN_MIN_POOL(i) && cands[i].cost <= near && cands[i].days <= slowest &&
+                simpler(&cands[i], &cands[best]))
+                best = i;
+        imin = best;
+    }
+#undef IN_MIN_POOL
 
     /* Build plans. */
     struct engine_plan *pmin = &out->tiers[TIER_MINIMUM], *prec = &out->tiers[TIER_RECOMMENDED],
                        *pperf = &out->tiers[TIER_PERFORMANCE];
     plan_from_cand(c, &cands[imin], pmin);
-    plan_complete(c, &ctx, pmin, NULL, w->pricing == PRICING_BUY);
+    plan_complete(c, &ctx, pmin, NULL);
     note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
@@ -787,13 +802,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     if (irec >= 0) {
         plan_from_cand(c, &cands[irec], prec);
-        plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
-        if (prec->days > deadline || prec->cost_usd > budget) {
-            /* A cheaper fabric must never cost the deadline: keep the
-             * default port rate the search scored. */
-            plan_from_cand(c, &cands[irec], prec);
-            plan_complete(c, &ctx, prec, NULL, 0);
-        }
+        plan_complete(c, &ctx, prec, NULL);
         note_near_tie(c, prec, &cands[irec], &cands[irec_cheapest]);
     } else {
         /* Say what would make it possible: the cheapest plan meeting the
@@ -816,7 +825,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 ifast_b = ishow;
         }
         plan_from_cand(c, &cands[ishow], prec);
-        plan_complete(c, &ctx, prec, NULL, w->pricing == PRICING_BUY);
+        plan_complete(c, &ctx, prec, NULL);
         prec->feasible = 0;
         if (icheap_dl >= 0)
             prec->need_budget_usd = cands[icheap_dl].cost;
@@ -844,29 +853,20 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
     if (iperf >= 0) {
         plan_from_cand(c, &cands[iperf], pperf);
-        plan_complete(c, &ctx, pperf, NULL, w->pricing == PRICING_BUY);
+        plan_complete(c, &ctx, pperf, NULL);
     } else {
         int ifast = 0;
         for (int i = 1; i < nc; i++)
             if (cands[i].days < cands[ifast].days)
                 ifast = i;
         plan_from_cand(c, &cands[ifast], pperf);
-        plan_complete(c, &ctx, pperf, NULL, w->pricing == PRICING_BUY);
+        plan_complete(c, &ctx, pperf, NULL);
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
         snprintf(pperf->why, sizeof pperf->why,
                  "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
                  pperf->cost_usd);
     }
-
-    /* Line-by-line costs can reorder near-ties; keep the promised order. */
-    if (prec->feasible && pmin->cost_usd > prec->cost_usd) {
-        *pmin = *prec;
-    }
-    if (prec->feasible && pperf->feasible && pperf->days > prec->days)
-        *pperf = *prec;
-    if (pperf->feasible && pmin->feasible && pperf->cost_usd < pmin->cost_usd)
-        *pmin = *pperf;
 
     if (isnan(w->deadline_days))
         rec_warn(out, "no deadline_days given: the recommended tier assumes %.0f days", DEFAULT_DEADLINE_DAYS);
@@ -917,9 +917,12 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     if (cl->count % per_node != 0)
         FAIL("cluster.count: %d is not a multiple of per_node %d", cl->count, per_node);
     nodes = cl->count / per_node;
-    fabric = !isnan(cl->fabric_gbps_per_gpu) ? cl->fabric_gbps_per_gpu : g->default_fabric_gbps;
+    fabric = !isnan(cl->fabric_gbps_per_gpu) ? cl->fabric_gbps_per_gpu : engine_default_fabric_gbps(g);
     if (!(fabric > 0) || fabric > 1e5)
         FAIL("cluster.fabric_gbps_per_gpu: %g is out of range", fabric);
+    if (g->scaleout_ports > 0 && fabric > engine_fabric_cap_gbps(g) + 1e-9)
+        FAIL("cluster.fabric_gbps_per_gpu: %g exceeds the %s's on-chip scale-out ports (%d x %.0f Gb/s, R16/R17)",
+             fabric, g->id, g->scaleout_ports, g->scaleout_port_gbps);
     if (rp->tp < 0 || rp->pp < 0 || rp->dp < 0 || rp->ep < 0 || rp->cp < 0 || rp->micro_batch < 0 ||
         rp->global_batch < 0 || rp->vpp < 0)
         FAIL("%s: negative values are not allowed", "parallel");
@@ -986,6 +989,6 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
     out->fabric_kind = cl->fabric_kind;
-    plan_complete(c, &ctx, out, &req->measured, 0);
+    plan_complete(c, &ctx, out, &req->measured);
     return ST_OK;
 }

@@ -14,11 +14,11 @@
 
 int cpu_detect(const struct line *l)
 {
-    if (span_find(l->raw, l->raw_len, "cpupower frequency-info") ||
+    if (line_find_raw(l, "cpupower frequency-info") ||
         span_starts(l->s, l->len, "analyzing CPU ") || span_starts(l->s, l->len, "Architecture:"))
         return DETECT_STRONG;
-    if (span_eq(l->raw, l->raw_len, "lscpu") || span_find(l->raw, l->raw_len, "$ lscpu") ||
-        span_find(l->raw, l->raw_len, "# lscpu"))
+    if (span_eq(l->raw, l->raw_len, "lscpu") || line_find_raw(l, "$ lscpu") ||
+        line_find_raw(l, "# lscpu"))
         return DETECT_STRONG;
     if (span_starts(l->s, l->len, "current policy: frequency should be within"))
         return DETECT_WEAK;
@@ -69,7 +69,7 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
     if (l->raw_len == 0)
         return TAKE_YES;
     int is_cpupower = strcmp(sec->tool, "cpupower frequency-info") == 0;
-    if (span_find(l->raw, l->raw_len, "cpupower frequency-info")) {
+    if (line_find_raw(l, "cpupower frequency-info")) {
         if (c->analyzing_seen || c->governor[0] || c->model_name[0] || c->threads >= 0)
             return TAKE_END;
         snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");

@@ -26,13 +26,13 @@ static int category_line(const struct line *l)
 
 int dcgm_detect(const struct line *l)
 {
-    if (span_find(l->s, l->len, "Successfully ran diagnostic") ||
-        span_find(l->raw, l->raw_len, "dcgmi diag") ||
-        span_find(l->s, l->len, "\"DCGM GPU Diagnostic\"") ||
-        span_find(l->s, l->len, "\"DCGM Diagnostic\""))
+    if (line_find(l, "Successfully ran diagnostic") ||
+        line_find_raw(l, "dcgmi diag") ||
+        line_find(l, "\"DCGM GPU Diagnostic\"") ||
+        line_find(l, "\"DCGM Diagnostic\""))
         return DETECT_STRONG;
-    if (table_geometry(l) && (span_find(l->s, l->len, "| Diagnostic ") ||
-                              span_find(l->s, l->len, "| Result ")))
+    if (table_geometry(l) && (line_find(l, "| Diagnostic ") ||
+                              line_find(l, "| Result ")))
         return DETECT_STRONG;
     if (category_line(l) || table_geometry(l))
         return DETECT_WEAK;
@@ -123,14 +123,14 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
     struct report_dcgm *d = &sec->u.dcgm;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (span_find(l->s, l->len, "Successfully ran diagnostic") ||
-        span_find(l->raw, l->raw_len, "dcgmi diag")) {
+    if (line_find(l, "Successfully ran diagnostic") ||
+        line_find_raw(l, "dcgmi diag")) {
         if (d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
         return TAKE_YES;
     }
-    if (strcmp(d->format, "json") == 0 || span_find(l->s, l->len, "\"DCGM GPU Diagnostic\"") ||
-        span_find(l->s, l->len, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
+    if (strcmp(d->format, "json") == 0 || line_find(l, "\"DCGM GPU Diagnostic\"") ||
+        line_find(l, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
         if (strcmp(d->format, "json") != 0 && d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
         snprintf(d->format, sizeof(d->format), "json");

@@ -15,11 +15,11 @@
 
 int fio_detect(const struct line *l)
 {
-    if (span_find(l->s, l->len, ": (g=") && span_find(l->s, l->len, "rw="))
+    if (line_find(l, ": (g=") && line_find(l, "rw="))
         return DETECT_STRONG;
-    if (span_find(l->s, l->len, "\"fio version\""))
+    if (line_find(l, "\"fio version\""))
         return DETECT_STRONG;
-    if (span_find(l->s, l->len, ": (groupid=") && span_find(l->s, l->len, "jobs="))
+    if (line_find(l, ": (groupid=") && line_find(l, "jobs="))
         return DETECT_STRONG;
     if (span_starts(l->s, l->len, "fio-") && l->len < 16 && l->len > 5 && l->s[4] >= '0' &&
         l->s[4] <= '9')
@@ -71,7 +71,7 @@ static int bw_mbs(const char *s, size_t n, int old_units, double *out)
 /* The value after "key=" up to the next ',' or ' ' or '('. */
 static int after(const struct line *l, const char *key, const char **v, size_t *vl)
 {
-    const char *k = span_find_z(l->s, l->len, key);
+    const char *k = line_find_z(l, key);
     if (!k)
         return 0;
     const char *p = k + strlen(key);
@@ -93,12 +93,12 @@ static void text_line(struct report_section *sec, const struct line *l)
     int is_read = span_starts(l->s, l->len, "read");
     int is_write = span_starts(l->s, l->len, "write");
     /* fio 3: "write: IOPS=18.6k, BW=72.8MiB/s (76.4MB/s)(22.0MiB/302msec)" */
-    if ((is_read || is_write) && (span_find(l->s, l->len, "IOPS=") || span_find(l->s, l->len, "iops="))) {
+    if ((is_read || is_write) && (line_find(l, "IOPS=") || line_find(l, "iops="))) {
         if (after(l, "IOPS=", &v, &vl) || after(l, "iops=", &v, &vl)) {
             if (num_parse_suffix(v, vl, &d))
                 add(is_read ? &f->job_read_iops : &f->job_write_iops, d);
         }
-        const char *paren = span_find(l->s, l->len, "B/s (");
+        const char *paren = line_find(l, "B/s (");
         int done = 0;
         if (paren) {
             const char *p = paren + 5;
@@ -109,7 +109,7 @@ static void text_line(struct report_section *sec, const struct line *l)
             }
         }
         if (!done && (after(l, "BW=", &v, &vl) || after(l, "bw=", &v, &vl))) {
-            int old = span_find(l->s, l->len, "BW=") == NULL;
+            int old = line_find(l, "BW=") == NULL;
             if (bw_mbs(v, vl, old, &d))
                 add(is_read ? &f->job_read_bw : &f->job_write_bw, d);
         }
@@ -120,7 +120,7 @@ static void text_line(struct report_section *sec, const struct line *l)
     int g_write = span_starts(l->s, l->len, "WRITE:");
     if (g_read || g_write) {
         double *dst = g_read ? &f->grp_read_bw : &f->grp_write_bw;
-        const char *paren = span_find(l->s, l->len, "B/s (");
+        const char *paren = line_find(l, "B/s (");
         if (paren && bw_mbs(paren + 5, l->len - (size_t)(paren + 5 - l->s), 0, &d))
             add(dst, d);
         else if (after(l, "aggrb=", &v, &vl) && bw_mbs(v, vl, 1, &d))
@@ -145,7 +145,7 @@ static void job_header(struct report_fio *f, const struct line *l)
             f->iodepth = d;
     }
     /* fio 3: "bs=(R) 4096B-4096B, (W) ..."; fio 2: "bs=128K-128K/128K-128K," */
-    const char *b = span_find(l->s, l->len, "bs=");
+    const char *b = line_find(l, "bs=");
     if (b && !f->bs[0]) {
         const char *p = b + 3;
         const char *end = l->s + l->len;
@@ -233,7 +233,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     struct report_fio *f = &sec->u.fio;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (span_find(l->s, l->len, ": (g=") && span_find(l->s, l->len, "rw=")) {
+    if (line_find(l, ": (g=") && line_find(l, "rw=")) {
         if (strcmp(f->format, "json") == 0 || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
             !isnan(f->grp_read_bw) || !isnan(f->grp_write_bw))
             return TAKE_END;
@@ -251,7 +251,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         for (int i = 0; i < 2; i++)
             f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
     }
-    if (strcmp(f->format, "json") == 0 || span_find(l->s, l->len, "\"fio version\"")) {
+    if (strcmp(f->format, "json") == 0 || line_find(l, "\"fio version\"")) {
         if (strcmp(f->format, "json") != 0) {
             snprintf(f->format, sizeof(f->format), "json");
             f->jobs = 0;
@@ -265,7 +265,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     if (span_eq(l->s, l->len, "...") || span_starts(l->s, l->len, "Starting ") ||
         span_starts(l->s, l->len, "Jobs:"))
         return TAKE_WEAK;
-    if (span_find(l->s, l->len, ": (groupid=")) {
+    if (line_find(l, ": (groupid=")) {
         return TAKE_YES;
     }
     /* The body of a text result: indented stat lines and group summaries. */

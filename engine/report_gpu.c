@@ -77,12 +77,12 @@ static int csv_header(const struct line *l)
 
 int gpu_detect(const struct line *l)
 {
-    if (span_find(l->s, l->len, "NVSMI LOG"))
+    if (line_find(l, "NVSMI LOG"))
         return DETECT_STRONG;
-    if (span_find(l->s, l->len, "NVIDIA-SMI ") && span_find(l->s, l->len, "Driver Version"))
+    if (line_find(l, "NVIDIA-SMI ") && line_find(l, "Driver Version"))
         return DETECT_STRONG;
-    if (span_find(l->raw, l->raw_len, "nvidia-smi") && !span_find(l->raw, l->raw_len, "topo") &&
-        !span_find(l->raw, l->raw_len, "NVIDIA-SMI") && l->raw_len < 200)
+    if (line_find_raw(l, "nvidia-smi") && !line_find_raw(l, "topo") &&
+        !line_find_raw(l, "NVIDIA-SMI") && l->raw_len < 200)
         return DETECT_STRONG;
     if (csv_header(l))
         return DETECT_STRONG;
@@ -416,18 +416,18 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     struct report_gpu *g = &sec->u.gpu;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (span_find(l->s, l->len, "NVSMI LOG")) {
+    if (line_find(l, "NVSMI LOG")) {
         if (g->info_count > 0 || g->gpu_count >= 0)
             return TAKE_END;
         snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi -q");
         return TAKE_YES;
     }
-    if (span_find(l->raw, l->raw_len, "nvidia-smi") && !span_find(l->raw, l->raw_len, "NVIDIA-SMI")) {
+    if (line_find_raw(l, "nvidia-smi") && !line_find_raw(l, "NVIDIA-SMI")) {
         if (g->info_count > 0 || g->gpu_count >= 0 || g->csv_cols)
             return TAKE_END;
-        if (span_find(l->raw, l->raw_len, "--query-gpu"))
+        if (line_find_raw(l, "--query-gpu"))
             snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi --query-gpu");
-        else if (span_find(l->raw, l->raw_len, " -q"))
+        else if (line_find_raw(l, " -q"))
             snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi -q");
         return TAKE_YES;
     }
@@ -463,9 +463,9 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         return TAKE_NO;
     }
     if (l->s[0] == '|' || l->s[0] == '+') {
-        if (span_find(l->s, l->len, "NVIDIA-SMI")) {
-            const char *d = span_find(l->s, l->len, "Driver Version:");
-            const char *c = span_find(l->s, l->len, "CUDA Version:");
+        if (line_find(l, "NVIDIA-SMI")) {
+            const char *d = line_find(l, "Driver Version:");
+            const char *c = line_find(l, "CUDA Version:");
             struct tok t[1];
             if (d && tok_split(d + 15, l->len - (size_t)(d + 15 - l->s), t, 1) == 1)
                 span_copy(g->driver, sizeof(g->driver), t[0].s, t[0].len);
@@ -475,14 +475,14 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi");
             return TAKE_YES;
         }
-        if (span_find(l->s, l->len, "Processes:"))
+        if (line_find(l, "Processes:"))
             g->sub = GS_OTHER + 1;     /* the process table follows */
         if (g->sub != GS_OTHER + 1 && l->s[0] == '|' && table_row(sec, l))
             return TAKE_YES;
         return TAKE_WEAK;
     }
     if (span_starts(l->s, l->len, "GPU ") && memchr(l->s, ':', l->len) &&
-        !span_find(l->s, l->len, " : ")) {
+        !line_find(l, " : ")) {
         struct report_gpu_info *gi = new_gpu(g);
         if (gi)
             span_copy(gi->bus_id, sizeof(gi->bus_id), l->s + 4, l->len - 4);

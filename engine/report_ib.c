@@ -29,7 +29,7 @@ static int fmt_of_line(const struct line *l)
 static int command_of(const struct line *l)
 {
     struct tok t[8];
-    if (l->raw_len > 200 || !span_find(l->raw, l->raw_len, "ib"))
+    if (l->raw_len > 200 || !line_find_raw(l, "ib"))
         return IBF_NONE;
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
@@ -207,7 +207,7 @@ enum take ib_line(struct report_section *sec, const struct line *l)
             quoted_name(l, ca, sizeof(ca));
             snprintf(ib->cur_ca, sizeof(ib->cur_ca), "%s", ca);
             ib->cur_fw[0] = '\0';
-            const char *pp = span_find(l->s, l->len, "' port ");
+            const char *pp = line_find(l, "' port ");
             double num = -1;
             size_t end;
             if (pp)

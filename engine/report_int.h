@@ -19,6 +19,22 @@ struct line {
     int hashed;                /* a leading '#' comment mark was present (s skips it) */
     const char *raw;           /* the line before removing '#', for kinds that need it */
     size_t raw_len;
+    struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
+};
+
+/* The set of adjacent byte pairs in a line's raw text, hashed into 512 slots.
+ * A marker can occur in the line only if all of its pairs are in the set,
+ * so most searches for markers a line does not hold end after a few bit
+ * tests instead of a scan. Lines are asked for dozens of markers (every
+ * detector, then the section's parser), but many lines only one or two, so
+ * the set is built on the third search, not before. */
+struct line_pairs {
+    /* One slot per hash holding the stamp of the fill that last set it, so
+     * a new line's set starts empty without clearing: plain stores, no
+     * read-modify-write. Reused from line to line by the driver. */
+    unsigned short seen[512];
+    unsigned short gen;        /* stamp of the current fill; 0 is never used */
+    int searches;              /* searches so far; the set is valid once >= 3 */
 };
 
 #define TOK_MAX 64
@@ -53,11 +69,68 @@ static inline int span_starts_n(const char *s, size_t len, const char *lit, size
 }
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
+
+/* Keeps the low six bits of the first byte (case and letter) and all of the
+ * second: letter pairs rarely collide. */
+static inline unsigned pair_hash(unsigned char a, unsigned char b)
+{
+    return (((unsigned)a << 3) ^ b) & 511u;
+}
+
+static inline int pairs_has(const struct line_pairs *p, unsigned char a, unsigned char b)
+{
+    return p->seen[pair_hash(a, b)] == p->gen;
+}
+
+void line_pairs_fill(const struct line *l);
+
+/* Build the pair set now: for callers about to ask a line for many markers. */
+static inline void line_pairs_ensure(const struct line *l)
+{
+    struct line_pairs *p = l->pairs;
+    if (p && p->searches < 3) {
+        p->searches = 3;
+        line_pairs_fill(l);
+    }
+}
+
+/* 0 when lit (n bytes) cannot occur in the line's raw text, or in any part
+ * of it such as l->s; 1 when it may. Checks the first, middle and last pair. */
+static inline int line_may_hold(const struct line *l, const char *lit, size_t n)
+{
+    struct line_pairs *p = l->pairs;
+    if (n < 2 || !p)
+        return 1;
+    if (p->searches < 3) {
+        if (++p->searches < 3)
+            return 1;
+        line_pairs_fill(l);
+    }
+    size_t m = n / 2;
+    return pairs_has(p, (unsigned char)lit[0], (unsigned char)lit[1]) &&
+           pairs_has(p, (unsigned char)lit[m - 1], (unsigned char)lit[m]) &&
+           pairs_has(p, (unsigned char)lit[n - 2], (unsigned char)lit[n - 1]);
+}
+
+/* span_find over l->s or l->raw, answered from the pair set when it can. */
+static inline const char *line_find_n(const struct line *l, const char *lit, size_t n)
+{
+    return line_may_hold(l, lit, n) ? span_find_n(l->s, l->len, lit, n) : NULL;
+}
+
+static inline const char *line_find_raw_n(const struct line *l, const char *lit, size_t n)
+{
+    return line_may_hold(l, lit, n) ? span_find_n(l->raw, l->raw_len, lit, n) : NULL;
+}
 #define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
 #define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
 #define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
 #define span_find(s, len, lit) span_find_n((s), (len), LIT_N(lit))
 #define tok_eq(t, lit) span_eq_n((t)->s, (t)->len, LIT_N(lit))
+#define line_find(l, lit) line_find_n((l), LIT_N(lit))
+#define line_find_raw(l, lit) line_find_raw_n((l), LIT_N(lit))
+#define line_find_z(l, z) line_find_n((l), (z), strlen(z))
+#define line_find_raw_z(l, z) line_find_raw_n((l), (z), strlen(z))
 int span_eq_z(const char *s, size_t len, const char *z);
 int span_starts_z(const char *s, size_t len, const char *z);
 const char *span_find_z(const char *s, size_t len, const char *z);

@@ -15,18 +15,30 @@
 
 #include "report_int.h"
 
-static const char *const dtypes[] = {
-    "float", "double", "half", "bfloat16", "int8", "uint8", "int32", "uint32",
-    "int64", "uint64", "fp8_e4m3", "fp8_e5m2", "f8e4m3", "f8e5m2", "int", "char",
-    "float32", "float16", "float64", NULL
+/* Words with their lengths: every table row is checked against these, and a
+ * length compare rejects most entries before any byte is read. */
+struct word {
+    const char *s;
+    size_t len;
+};
+#define WORD(x) {LIT_N(x)}
+
+static const struct word dtypes[] = {
+    WORD("float"), WORD("double"), WORD("half"), WORD("bfloat16"), WORD("int8"),
+    WORD("uint8"), WORD("int32"), WORD("uint32"), WORD("int64"), WORD("uint64"),
+    WORD("fp8_e4m3"), WORD("fp8_e5m2"), WORD("f8e4m3"), WORD("f8e5m2"), WORD("int"),
+    WORD("char"), WORD("float32"), WORD("float16"), WORD("float64"), {NULL, 0}
 };
 
-static const char *const redops[] = {"sum", "prod", "max", "min", "avg", "none", "mulsum", NULL};
+static const struct word redops[] = {
+    WORD("sum"), WORD("prod"), WORD("max"), WORD("min"), WORD("avg"), WORD("none"),
+    WORD("mulsum"), {NULL, 0}
+};
 
-static int in_list(const struct tok *t, const char *const *list)
+static int in_list(const struct tok *t, const struct word *list)
 {
-    for (int i = 0; list[i]; i++)
-        if (tok_eq_z(t, list[i]))
+    for (int i = 0; list[i].s; i++)
+        if (span_eq_n(t->s, t->len, list[i].s, list[i].len))
             return 1;
     return 0;
 }
@@ -46,7 +58,7 @@ static const char *coll_in(const struct line *l)
     if (!memchr(l->raw, '_', l->raw_len))
         return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-        const char *f = span_find_z(l->raw, l->raw_len, colls[i].bin);
+        const char *f = line_find_raw_z(l, colls[i].bin);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
         if (f && (f == l->raw || f[-1] != '_'))
             return colls[i].name;
@@ -66,7 +78,7 @@ int nccl_is_info(const struct line *l)
 
 static int is_warn(const struct line *l)
 {
-    return span_find(l->raw, l->raw_len, "NCCL WARN") != NULL;
+    return line_find_raw(l, "NCCL WARN") != NULL;
 }
 
 /* A data row: size count type ... with at least the out-of-place quartet. */
@@ -120,7 +132,7 @@ void nccl_init(struct report_section *sec)
 
 static void keep_warning(struct report_nccl *c, const struct line *l)
 {
-    const char *w = span_find(l->raw, l->raw_len, "NCCL WARN");
+    const char *w = line_find_raw(l, "NCCL WARN");
     if (c->nccl_warnings < NCCL_WARN_KEEP && w) {
         w += 9;
         size_t n = l->raw_len - (size_t)(w - l->raw);
@@ -132,7 +144,9 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 
 static void info_line(struct report_nccl *c, const struct line *l)
 {
-    /* Only a few INFO messages carry facts; most lines stop here. */
+    /* Only a few INFO messages carry facts; most lines stop here. The
+     * marker is known to be there (nccl_is_info), so a plain search finds it
+     * sooner than building the line's pair set would. */
     const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
     if (!msg)
         return;
@@ -145,25 +159,25 @@ static void info_line(struct report_nccl *c, const struct line *l)
     double v;
     size_t end;
     size_t rest;
-    if ((p = span_find(l->raw, l->raw_len, " nNodes ")) != NULL) {
+    if ((p = line_find_raw(l, " nNodes ")) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
         if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e6)
             c->nnodes_info = (int)v;
     }
-    if ((p = span_find(l->raw, l->raw_len, " nranks ")) != NULL ||
-        (p = span_find(l->raw, l->raw_len, " nRanks ")) != NULL) {
+    if ((p = line_find_raw(l, " nranks ")) != NULL ||
+        (p = line_find_raw(l, " nRanks ")) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
         if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e7)
             c->nranks_info = (int)v;
     }
-    if ((p = span_find(l->raw, l->raw_len, "NCCL_ALGO set by environment to ")) != NULL) {
+    if ((p = line_find_raw(l, "NCCL_ALGO set by environment to ")) != NULL) {
         p += 32;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
         if (tok_split(p, rest, t, 1) == 1)
             span_copy(c->algo, sizeof(c->algo), t[0].s, t[0].len);
     }
-    if ((p = span_find(l->raw, l->raw_len, "Using network ")) != NULL) {
+    if ((p = line_find_raw(l, "Using network ")) != NULL) {
         p += 14;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
@@ -234,6 +248,15 @@ static void add_wrong(struct report_nccl *c, double w)
     c->wrong_total = isnan(c->wrong_total) ? add : c->wrong_total + add;
 }
 
+/* A cell is a few bytes: a loop beats a memchr call. */
+static int has_e(const struct tok *t)
+{
+    for (size_t i = 0; i < t->len; i++)
+        if (t->s[i] == 'e')
+            return 1;
+    return 0;
+}
+
 static void data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_nccl *c = &sec->u.nccl;
@@ -270,7 +293,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
     r.oop_busbw_gbs = cell(&t[i + 2]);
     r.oop_wrong = cell(&t[i + 3]);
     /* The oldest layout prints the largest error ("0e+00"), not a count. */
-    if (memchr(t[i + 3].s, 'e', t[i + 3].len) && t[i + 3].len > 1 && t[i + 3].s[0] != 'N')
+    if (t[i + 3].len > 1 && t[i + 3].s[0] != 'N' && has_e(&t[i + 3]))
         c->wrong_is_error_column = 1;
     r.ip_time_us = r.ip_algbw_gbs = r.ip_busbw_gbs = r.ip_wrong = NAN;
     if (rest >= 8) {
@@ -391,8 +414,8 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     }
     if (c->row_count == 0 && memchr(l->s, '|', l->len)) {
         /* NCCL's Func/Proto/Algo matrix block from NCCL_DEBUG=INFO. */
-        if (span_find(l->s, l->len, "Function") || span_find(l->s, l->len, "Broadcast") ||
-            span_find(l->s, l->len, "Reduce") || span_find(l->s, l->len, "AllGather"))
+        if (line_find(l, "Function") || line_find(l, "Broadcast") ||
+            line_find(l, "Reduce") || line_find(l, "AllGather"))
             return TAKE_WEAK;
     }
     return TAKE_NO;

@@ -29,8 +29,8 @@ static int counter_key(const char *k, size_t kl)
 
 int nic_detect(const struct line *l)
 {
-    if (span_starts(l->s, l->len, "NIC statistics:") || span_find(l->raw, l->raw_len, "ethtool -S") ||
-        span_find(l->raw, l->raw_len, "ethtool -i"))
+    if (span_starts(l->s, l->len, "NIC statistics:") || line_find_raw(l, "ethtool -S") ||
+        line_find_raw(l, "ethtool -i"))
         return DETECT_STRONG;
     if (span_starts(l->s, l->len, "driver: ") || span_starts(l->s, l->len, "rx_packets:") ||
         span_starts(l->s, l->len, "tx_packets:"))
@@ -62,8 +62,8 @@ enum take nic_line(struct report_section *sec, const struct line *l)
     struct report_nic *n = &sec->u.nic;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (span_find(l->raw, l->raw_len, "ethtool -")) {
-        if (n->counters > 0 && span_find(l->raw, l->raw_len, "ethtool -i"))
+    if (line_find_raw(l, "ethtool -")) {
+        if (n->counters > 0 && line_find_raw(l, "ethtool -i"))
             return TAKE_END;
         return TAKE_YES;
     }

@@ -14,11 +14,11 @@
 int nvbw_detect(const struct line *l)
 {
     if (span_starts(l->s, l->len, "nvbandwidth Version") ||
-        span_find(l->raw, l->raw_len, "nvbandwidth -") ||
-        span_find(l->raw, l->raw_len, "/nvbandwidth"))
+        line_find_raw(l, "nvbandwidth -") ||
+        line_find_raw(l, "/nvbandwidth"))
         return DETECT_STRONG;
     if ((span_starts(l->s, l->len, "Running ") || span_starts(l->s, l->len, "Waiving ")) &&
-        (span_find(l->s, l->len, "_ce.") || span_find(l->s, l->len, "_sm.")))
+        (line_find(l, "_ce.") || line_find(l, "_sm.")))
         return DETECT_STRONG;
     if (span_starts(l->s, l->len, "memcpy CE ") || span_starts(l->s, l->len, "memcpy SM "))
         return DETECT_STRONG;
@@ -79,7 +79,7 @@ enum take nvbw_line(struct report_section *sec, const struct line *l)
             test_name(l, (size_t)(c + 1 - l->s), &s, &sl), span_copy(n->version, sizeof(n->version), s, sl);
         return TAKE_YES;
     }
-    if (span_find(l->raw, l->raw_len, "nvbandwidth -") || span_find(l->raw, l->raw_len, "/nvbandwidth"))
+    if (line_find_raw(l, "nvbandwidth -") || line_find_raw(l, "/nvbandwidth"))
         return n->test_count > 0 ? TAKE_END : TAKE_YES;
     if (span_starts(l->s, l->len, "Running ")) {
         test_name(l, 8, &s, &sl);
@@ -113,8 +113,8 @@ enum take nvbw_line(struct report_section *sec, const struct line *l)
         span_starts(l->s, l->len, "Additional system") || span_starts(l->s, l->len, "CUDA ") ||
         span_starts(l->s, l->len, "Driver Version") || span_starts(l->s, l->len, "Built from"))
         return TAKE_YES;
-    if (span_find(l->s, l->len, "ERROR") || span_find(l->s, l->len, "FAILED") ||
-        span_find(l->s, l->len, "failed")) {
+    if (line_find(l, "ERROR") || line_find(l, "FAILED") ||
+        line_find(l, "failed")) {
         n->failed++;
         return TAKE_YES;
     }

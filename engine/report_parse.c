@@ -37,20 +37,21 @@ struct kind_ops {
 };
 
 /* Detection order matters only where two kinds could claim one line; the
- * more specific markers come first. */
-static const struct kind_ops kinds[] = {
-    {REPORT_NCCL, nccl_detect, nccl_init, nccl_line, nccl_finish},
-    {REPORT_PERFTEST, perf_detect, perf_init, perf_line, perf_finish},
-    {REPORT_TOPO, topo_detect, topo_init, topo_line, topo_finish},
-    {REPORT_DCGM, dcgm_detect, dcgm_init, dcgm_line, dcgm_finish},
-    {REPORT_NVBANDWIDTH, nvbw_detect, nvbw_init, nvbw_line, nvbw_finish},
-    {REPORT_GPU, gpu_detect, gpu_init, gpu_line, gpu_finish},
-    {REPORT_IB_PORTS, ib_detect, ib_init, ib_line, ib_finish},
-    {REPORT_FIO, fio_detect, fio_init, fio_line, fio_finish},
-    {REPORT_CPU, cpu_detect, cpu_init, cpu_line, cpu_finish},
-    {REPORT_NIC, nic_detect, nic_init, nic_line, nic_finish},
+ * more specific markers come first. The order is the order of these slots. */
+enum { K_NCCL, K_PERF, K_TOPO, K_DCGM, K_NVBW, K_GPU, K_IB, K_FIO, K_CPU, K_NIC, NKINDS };
+
+static const struct kind_ops kinds[NKINDS] = {
+    [K_NCCL] = {REPORT_NCCL, nccl_detect, nccl_init, nccl_line, nccl_finish},
+    [K_PERF] = {REPORT_PERFTEST, perf_detect, perf_init, perf_line, perf_finish},
+    [K_TOPO] = {REPORT_TOPO, topo_detect, topo_init, topo_line, topo_finish},
+    [K_DCGM] = {REPORT_DCGM, dcgm_detect, dcgm_init, dcgm_line, dcgm_finish},
+    [K_NVBW] = {REPORT_NVBANDWIDTH, nvbw_detect, nvbw_init, nvbw_line, nvbw_finish},
+    [K_GPU] = {REPORT_GPU, gpu_detect, gpu_init, gpu_line, gpu_finish},
+    [K_IB] = {REPORT_IB_PORTS, ib_detect, ib_init, ib_line, ib_finish},
+    [K_FIO] = {REPORT_FIO, fio_detect, fio_init, fio_line, fio_finish},
+    [K_CPU] = {REPORT_CPU, cpu_detect, cpu_init, cpu_line, cpu_finish},
+    [K_NIC] = {REPORT_NIC, nic_detect, nic_init, nic_line, nic_finish},
 };
-#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* Box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF) are terminal
  * multiplexer borders and fancy prompts, never tool output. */
@@ -136,6 +137,7 @@ struct parser {
     struct report_section scratch;
     int cur_is_scratch;
     int oom;
+    struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
 };
 
 static void close_cur(struct parser *p)
@@ -201,19 +203,38 @@ static const struct kind_ops *detect_kind(const struct line *l, int min, int ski
      * followed by '-' or '=' is a table border. */
     if (c0 == '+' && c1 != '-' && c1 != '=')
         c0 = ' ';
-    if (c0 == '"' || c0 == '|' || c0 == '+') {
-        for (size_t i = 0; i < NKINDS; i++) {
-            enum report_kind k = kinds[i].kind;
-            int may = c0 == '"' ? (k == REPORT_FIO || k == REPORT_DCGM)
-                                : (k == REPORT_DCGM || k == REPORT_GPU);
-            if (may && (int)k != skip_kind && kinds[i].detect(l) >= min)
-                return &kinds[i];
-        }
+    /* Every detector below searches the line for its markers: build the
+     * line's pair set once so that most of those searches are bit tests. */
+    line_pairs_ensure(l);
+    /* The detectors are asked in table order, written out with constant
+     * slots so that each is a direct call: a loop through the function
+     * pointers mispredicted on most of the ten calls. */
+#define TRY(i)                                                                   \
+    do {                                                                         \
+        if ((int)kinds[i].kind != skip_kind && kinds[i].detect(l) >= min)        \
+            return &kinds[i];                                                    \
+    } while (0)
+    if (c0 == '"') {
+        TRY(K_DCGM);
+        TRY(K_FIO);
         return NULL;
     }
-    for (size_t i = 0; i < NKINDS; i++)
-        if ((int)kinds[i].kind != skip_kind && kinds[i].detect(l) >= min)
-            return &kinds[i];
+    if (c0 == '|' || c0 == '+') {
+        TRY(K_DCGM);
+        TRY(K_GPU);
+        return NULL;
+    }
+    TRY(K_NCCL);
+    TRY(K_PERF);
+    TRY(K_TOPO);
+    TRY(K_DCGM);
+    TRY(K_NVBW);
+    TRY(K_GPU);
+    TRY(K_IB);
+    TRY(K_FIO);
+    TRY(K_CPU);
+    TRY(K_NIC);
+#undef TRY
     return NULL;
 }
 
@@ -291,6 +312,8 @@ enum status report_parse(const char *text, size_t len, struct report **out)
             lineno++;
         struct line l;
         line_clean(s, ll, &l);
+        p->pairs.searches = 0;
+        l.pairs = &p->pairs;
         feed(p, &l, lineno);
     }
     close_cur(p);

@@ -42,20 +42,20 @@ static const char *const binaries[] = {
 
 static int title_of(const struct line *l)
 {
-    if (!span_find(l->s, l->len, " Test"))
+    if (!line_find(l, " Test"))
         return -1;
     for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
-        if (span_find_z(l->s, l->len, titles[i].title))
+        if (line_find_z(l, titles[i].title))
             return (int)i;
     return -1;
 }
 
 static const char *binary_of(const struct line *l)
 {
-    if (!span_find(l->raw, l->raw_len, "ib_"))
+    if (!line_find_raw(l, "ib_"))
         return NULL;
     for (int i = 0; binaries[i]; i++)
-        if (span_find_z(l->raw, l->raw_len, binaries[i]))
+        if (line_find_raw_z(l, binaries[i]))
             return binaries[i];
     return NULL;
 }
@@ -64,7 +64,7 @@ int perf_detect(const struct line *l)
 {
     if (title_of(l) >= 0 || binary_of(l) ||
         span_starts(l->s, l->len, "WARNING: BW peak won't be measured") ||
-        span_find(l->s, l->len, "Waiting for client to connect"))
+        line_find(l, "Waiting for client to connect"))
         return DETECT_STRONG;
     return 0;
 }
@@ -83,7 +83,7 @@ void perf_init(struct report_section *sec)
 /* Value after "Key   : " somewhere in the line, as one token. */
 static int field(const struct line *l, const char *key, struct tok *out)
 {
-    const char *k = span_find_z(l->s, l->len, key);
+    const char *k = line_find_z(l, key);
     if (!k)
         return 0;
     const char *p = k + strlen(key);
@@ -114,7 +114,7 @@ static void header_row(struct report_perftest *p, const struct line *l)
     int col[12];
     int n = 0;
     for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]) && n < 10; i++) {
-        const char *f = span_find_z(l->s, l->len, labels[i].label);
+        const char *f = line_find_z(l, labels[i].label);
         if (f) {
             pos[n] = f;
             col[n] = labels[i].col;
@@ -136,13 +136,13 @@ static void header_row(struct report_perftest *p, const struct line *l)
     for (int i = 0; i < n; i++)
         p->col_map[2 + i] = col[i];
     p->ncols = 2 + n;
-    if (span_find(l->s, l->len, "[Gb/sec]")) {
+    if (line_find(l, "[Gb/sec]")) {
         p->unit_to_gbps = 1.0;
         snprintf(p->units, sizeof(p->units), "Gb/sec");
-    } else if (span_find(l->s, l->len, "[MB/sec]")) {
+    } else if (line_find(l, "[MB/sec]")) {
         p->unit_to_gbps = 1048576.0 * 8.0 / 1e9;
         snprintf(p->units, sizeof(p->units), "MB/sec");
-    } else if (span_find(l->s, l->len, "[usec]")) {
+    } else if (line_find(l, "[usec]")) {
         p->unit_to_gbps = 1.0;
         snprintf(p->units, sizeof(p->units), "usec");
         p->is_latency = 1;
@@ -242,7 +242,7 @@ enum take perf_line(struct report_section *sec, const struct line *l)
         p->peak_not_measured = 1;
         return TAKE_YES;
     }
-    if (span_find(l->s, l->len, "Waiting for client"))
+    if (line_find(l, "Waiting for client"))
         return TAKE_YES;
     if (span_starts(l->s, l->len, "*"))
         return TAKE_WEAK;
@@ -250,7 +250,7 @@ enum take perf_line(struct report_section *sec, const struct line *l)
         section_issue(sec, "perftest: CPU frequency is not at its maximum (governor? R38)");
         return TAKE_YES;
     }
-    if (span_starts(l->s, l->len, "bytes") && span_find(l->s, l->len, "iterations")) {
+    if (span_starts(l->s, l->len, "bytes") && line_find(l, "iterations")) {
         header_row(p, l);
         return TAKE_YES;
     }

@@ -11,9 +11,12 @@
 
 #include "report_int.h"
 
+/* Blank bytes as one shift and mask: ' ', '\t', '\v', '\f'. Tokenizing is the
+ * inner loop of every table row. */
 static int is_sp(char c)
 {
-    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+    unsigned char u = (unsigned char)c;
+    return (u <= ' ') & (int)((0x100001A00ull >> (u & 63)) & 1);
 }
 
 int is_blank(const char *s, size_t len)
@@ -26,19 +29,42 @@ int is_blank(const char *s, size_t len)
 
 int tok_split(const char *s, size_t len, struct tok *out, int max)
 {
-    int n = 0;
-    size_t i = 0;
-    while (i < len && n < max) {
-        while (i < len && is_sp(s[i]))
-            i++;
-        if (i >= len)
-            break;
-        size_t b = i;
-        while (i < len && !is_sp(s[i]))
-            i++;
-        out[n].s = s + b;
-        out[n].len = i - b;
-        n++;
+    /* Branch-free over the bytes: each byte's offset is written to the next
+     * edge slot, and the slot index advances only where blank and non-blank
+     * meet. Edges alternate word start, word end. A loop that branched on
+     * every edge mispredicted twice per token of a table row. */
+    size_t edge[2 * TOK_MAX + 2];
+    size_t k = 0, kmax;
+    int prev = 1;
+    if (max <= 0)
+        return 0;
+    if (max > TOK_MAX)
+        max = TOK_MAX;
+    kmax = 2 * (size_t)max;
+    if (len < kmax) {
+        /* Fewer bytes than edge slots: no room check needed. */
+        for (size_t i = 0; i < len; i++) {
+            int sp = is_sp(s[i]);
+            edge[k] = i;
+            k += (size_t)(sp != prev);
+            prev = sp;
+        }
+    } else {
+        for (size_t i = 0; i < len; i++) {
+            int sp = is_sp(s[i]);
+            edge[k] = i;
+            k += (size_t)(sp != prev);
+            prev = sp;
+            if (k >= kmax)
+                break;
+        }
+    }
+    if (k & 1)
+        edge[k++] = len;
+    int n = (int)(k / 2);
+    for (int t = 0; t < n; t++) {
+        out[t].s = s + edge[2 * t];
+        out[t].len = edge[2 * t + 1] - edge[2 * t];
     }
     return n;
 }
@@ -181,19 +207,27 @@ int num_scan(const char *s, size_t len, double *v, size_t *end)
     return 0;
 }
 
+/* The _z comparisons walk z once instead of measuring it first: keys are
+ * matched against tables of names, and most differ in the first byte. */
 int span_eq_z(const char *s, size_t len, const char *z)
 {
-    return span_eq_n(s, len, z, strlen(z));
+    for (size_t i = 0; i < len; i++)
+        if (z[i] == '\0' || z[i] != s[i])
+            return 0;
+    return z[len] == '\0';
 }
 
 int span_starts_z(const char *s, size_t len, const char *z)
 {
-    return span_starts_n(s, len, z, strlen(z));
+    for (size_t i = 0; z[i] != '\0'; i++)
+        if (i >= len || z[i] != s[i])
+            return 0;
+    return 1;
 }
 
 int tok_eq_z(const struct tok *t, const char *z)
 {
-    return span_eq_n(t->s, t->len, z, strlen(z));
+    return span_eq_z(t->s, t->len, z);
 }
 
 static char lower(char c)
@@ -235,19 +269,47 @@ const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
     return NULL;
 }
 
+void line_pairs_fill(const struct line *l)
+{
+    struct line_pairs *p = l->pairs;
+    const unsigned char *s = (const unsigned char *)l->raw;
+    unsigned short gen = (unsigned short)(p->gen + 1);
+    if (gen == 0) {
+        /* Numbers wrapped: stale slots could look current, so clear. */
+        memset(p->seen, 0, sizeof(p->seen));
+        gen = 1;
+    }
+    p->gen = gen;
+    for (size_t i = 0; i + 1 < l->raw_len; i++)
+        p->seen[pair_hash(s[i], s[i + 1])] = gen;
+}
+
 const char *span_find_z(const char *s, size_t len, const char *z)
 {
     return span_find_n(s, len, z, strlen(z));
 }
 
+/* Blanks or CR, as one shift and mask like is_sp. */
+static int is_sp_cr(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return (u <= ' ') & (int)((0x100003A00ull >> (u & 63)) & 1);
+}
+
 void span_trim(const char **s, size_t *len)
 {
-    while (*len && (is_sp(**s) || **s == '\r')) {
-        (*s)++;
-        (*len)--;
+    /* Work on copies: stores through the out-parameters would otherwise
+     * force a reload of both on every byte (a char may alias them). */
+    const char *p = *s;
+    size_t n = *len;
+    while (n && is_sp_cr(*p)) {
+        p++;
+        n--;
     }
-    while (*len && (is_sp((*s)[*len - 1]) || (*s)[*len - 1] == '\r'))
-        (*len)--;
+    while (n && is_sp_cr(p[n - 1]))
+        n--;
+    *s = p;
+    *len = n;
 }
 
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len)

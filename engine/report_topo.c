@@ -91,8 +91,13 @@ static int header_cols(const struct tok *t, int n)
 int topo_detect(const struct line *l)
 {
     struct tok t[4];
-    if (span_find(l->raw, l->raw_len, "nvidia-smi topo"))
+    if (line_find_raw(l, "nvidia-smi topo"))
         return DETECT_STRONG;
+    /* The first token must be "GPU0"; only blanks the line cleaner leaves
+     * ('\v', '\f') may come before it. Most lines are turned away here
+     * without tokenizing. */
+    if (l->len < 4 || (l->s[0] != 'G' && l->s[0] != '\v' && l->s[0] != '\f'))
+        return 0;
     int n = tok_split(l->s, l->len, t, 4);
     if (n < 2 || !span_eq(t[0].s, t[0].len, "GPU0"))
         return 0;
@@ -217,10 +222,10 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (span_find(l->raw, l->raw_len, "nvidia-smi topo")) {
+    if (line_find_raw(l, "nvidia-smi topo")) {
         if (tp->has_link || tp->has_p2p || tp->cur_matrix)
             return TAKE_END;
-        if (span_find(l->raw, l->raw_len, "-p2p"))
+        if (line_find_raw(l, "-p2p"))
             snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
         return TAKE_YES;
     }
@@ -232,7 +237,7 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     if (tp->cur_matrix == 5 || tp->cur_matrix == 4) {
-        if (span_find(l->s, l->len, " = ") || (span_starts(l->s, l->len, "NIC") &&
+        if (line_find(l, " = ") || (span_starts(l->s, l->len, "NIC") &&
                                                memchr(l->s, ':', l->len)))
             return TAKE_WEAK;
         if (legend_text(l) && !topo_detect(l))

@@ -190,7 +190,7 @@ int cli_check(int argc, char **argv)
         return rc;
     }
     cJSON *verdict = NULL;
-    st = report_judge(rep, plan, tier, &verdict, err, sizeof(err));
+    st = report_judge(rep, plan, tier, NULL, &verdict, err, sizeof(err));
     report_free(rep);
     cJSON_Delete(plan);
     if (st != ST_OK) {
@@ -205,7 +205,7 @@ int cli_check(int argc, char **argv)
 }
 
 enum status report_judge(const struct report *rep, const cJSON *plan, const char *tier,
-                         cJSON **out_verdict, char *err, size_t errlen)
+                         const struct catalog *cat, cJSON **out_verdict, char *err, size_t errlen)
 {
     struct expectation *exps = NULL;
     struct report_verdict *v = NULL;
@@ -236,7 +236,7 @@ enum status report_judge(const struct report *rep, const cJSON *plan, const char
     if (tier_name[0])
         cJSON_AddStringToObject(doc, "tier", tier_name);
     cJSON_AddNumberToObject(doc, "expectations", (double)n);
-    json_report_calibration(doc, rep, plan, tier_obj);
+    json_report_calibration(doc, rep, plan, tier_obj, cat);
     *out_verdict = doc;
     doc = NULL;
     st = ST_OK;
@@ -248,7 +248,7 @@ out:
 }
 
 enum status report_analyze(const char *text, size_t len, const cJSON *plan_or_null,
-                           const char *tier, cJSON **out_sections, cJSON **out_verdict, char *err,
+                           const char *tier, const struct catalog *cat, cJSON **out_sections, cJSON **out_verdict, char *err,
                            size_t errlen)
 {
     struct report *rep = NULL;
@@ -264,7 +264,7 @@ enum status report_analyze(const char *text, size_t len, const cJSON *plan_or_nu
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    st = report_judge(rep, plan_or_null, tier, &verdict, err, errlen);
+    st = report_judge(rep, plan_or_null, tier, cat, &verdict, err, errlen);
     if (st != ST_OK)
         goto out;
     *out_sections = sections;

@@ -35,6 +35,13 @@ static void serve_help(FILE *out)
             "  --max-report BYTES largest report upload (default 16777216)\n"
             "  --no-signup       refuse team sign-up without an invite\n"
             "  --secure-cookies  mark session cookies Secure (when served behind TLS)\n"
+            "  --webhook-allow-private\n"
+            "                    let webhooks reach loopback, private, link-local and other\n"
+            "                    non-public addresses (refused by default: SSRF guard)\n"
+            "  --login-limit-account N\n"
+            "                    failed sign-ins per account in 15 minutes before 429 (default 5)\n"
+            "  --login-limit-address N\n"
+            "                    failed sign-ins per client address in 15 minutes before 429 (default 30)\n"
             "  --port-file PATH  write the bound port to PATH once listening\n"
             "  --quiet           log warnings and errors only (no access log)\n"
             "  --help            this text\n",
@@ -64,6 +71,9 @@ int cli_serve(int argc, char **argv)
         {"max-report", required_argument, NULL, 'r'}, {"no-signup", no_argument, NULL, 'n'},
         {"secure-cookies", no_argument, NULL, 's'}, {"port-file", required_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {"webhook-allow-private", no_argument, NULL, 'P'},
+        {"login-limit-account", required_argument, NULL, 'A'},
+        {"login-limit-address", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     struct app app;
@@ -80,6 +90,8 @@ int cli_serve(int argc, char **argv)
     app.json_limit = 1u << 20;
     app.report_limit = 16u << 20;
     app.signup_open = 1;
+    app.login_max_account = 5;
+    app.login_max_address = 30;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -123,6 +135,19 @@ int cli_serve(int argc, char **argv)
             break;
         case 'n': app.signup_open = 0; break;
         case 's': app.secure_cookies = 1; break;
+        case 'P': app.webhook_allow_private = 1; break;
+        case 'A':
+        case 'I':
+            if (parse_long(optarg, 1, 1000000, &v) != ST_OK) {
+                cli_error("serve", "--%s: expected a number from 1 to 1000000, got '%s'",
+                          c == 'A' ? "login-limit-account" : "login-limit-address", optarg);
+                return 2;
+            }
+            if (c == 'A')
+                app.login_max_account = (int)v;
+            else
+                app.login_max_address = (int)v;
+            break;
         case 'f': port_file = optarg; break;
         case 'q': log_set_level(LOG_WARN); break;
         case 'h': serve_help(stdout); return 0;

@@ -452,6 +452,13 @@ static int dispatch(struct mg_connection *conn, void *cbdata)
         if (strcmp(r->method, req.method) == 0 ||
             (strcmp(req.method, "HEAD") == 0 && strcmp(r->method, "GET") == 0)) {
             req.route = r->pattern;
+            /* API and share handlers may take http_db() for granted: when the
+             * database cannot be opened they never run. Health, metrics and
+             * the API description answer on their own. */
+            if ((strncmp(req.path, "/api/", 5) == 0 || strncmp(req.path, "/s/", 3) == 0) && !http_db(&req)) {
+                http_problem(&req, 503, NULL, "the database cannot be opened");
+                goto out;
+            }
             run_handler(req.thread, r->fn, &req);
             goto out;
         }

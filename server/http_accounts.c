@@ -4,7 +4,8 @@
  * PBKDF2 runs only here (sign-up, invite acceptance, sign-in), never on
  * ordinary requests. Sign-in is rate limited per account and per client
  * address by counting recent failures in the database (so limits hold
- * across worker threads and restarts) before any hashing happens; an
+ * across worker threads and restarts) before any hashing happens (the
+ * limits are serve flags, 5 and 30 per 15 minutes by default); an
  * unknown account spends the same hashing time as a wrong password so
  * answers do not reveal which emails exist. Creating accounts (sign-up,
  * invite acceptance) hashes too, so it is limited per address as well. */
@@ -19,8 +20,6 @@
 #define PASSWORD_MIN 12
 #define PASSWORD_MAX 1024
 #define LOGIN_WINDOW_S (15 * 60)
-#define LOGIN_MAX_PER_ACCOUNT 5
-#define LOGIN_MAX_PER_ADDRESS 30
 #define SIGNUP_MAX_PER_ADDRESS 10
 #define INVITE_DAYS_DEFAULT 7
 #define INVITE_DAYS_MAX 30
@@ -185,8 +184,8 @@ int http_session_create(struct http_req *req)
     http_client_addr(req, addr, sizeof addr);
     snprintf(subj_email, sizeof subj_email, "email:%s", email);
     snprintf(subj_addr, sizeof subj_addr, "ip:%s", addr);
-    if (over_limit(db, subj_email, LOGIN_MAX_PER_ACCOUNT, &over_email, err, sizeof err) != 0 ||
-        over_limit(db, subj_addr, LOGIN_MAX_PER_ADDRESS, &over_addr, err, sizeof err) != 0) {
+    if (over_limit(db, subj_email, req->app->login_max_account, &over_email, err, sizeof err) != 0 ||
+        over_limit(db, subj_addr, req->app->login_max_address, &over_addr, err, sizeof err) != 0) {
         http_problem_status(req, ST_DB, err);
         goto out;
     }
@@ -285,12 +284,7 @@ int http_team_get(struct http_req *req)
     cJSON_AddStringToObject(team, "name", a.team_name);
     cJSON *members = cJSON_AddArrayToObject(doc, "members");
     enum status st = db_team_members(http_db(req), a.team_id, add_member, members, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -298,18 +292,11 @@ int http_member_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_OWNER, &a))
-        return 0;
-    long long uid = http_param_id(req, 0);
+    long long uid = http_auth_id(req, AUTH_OWNER, &a);
     if (!uid)
         return 0;
     enum status st = db_user_delete(http_db(req), a.team_id, uid, err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such member");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "member", err);
     return 0;
 }
 
@@ -385,12 +372,7 @@ int http_invite_list(struct http_req *req)
         return 0;
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
     enum status st = db_invite_list(http_db(req), a.team_id, add_invite, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -398,18 +380,11 @@ int http_invite_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_OWNER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_OWNER, &a);
     if (!id)
         return 0;
     enum status st = db_invite_delete(http_db(req), a.team_id, id, err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such invite");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "invite", err);
     return 0;
 }
 

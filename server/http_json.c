@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "db.h"
 #include "server_int.h"
 
 cJSON *http_body_json(struct http_req *req)
@@ -116,6 +117,46 @@ void http_json_with(struct http_req *req, int status, const char *extra_headers,
     snprintf(headers, sizeof headers, "Cache-Control: no-store\r\n%s", extra_headers ? extra_headers : "");
     http_send(req, status, "application/json", headers, text, strlen(text));
     cJSON_free(text);
+}
+
+long long http_auth_id(struct http_req *req, unsigned need, struct auth *a)
+{
+    return http_auth(req, need, a) ? http_param_id(req, 0) : 0;
+}
+
+void http_reply_error(struct http_req *req, enum status st, const char *what, const char *err)
+{
+    if (st == ST_NOTFOUND && what)
+        http_problem(req, 404, NULL, "no such %s", what);
+    else
+        http_problem_status(req, st, err);
+}
+
+void http_reply_list(struct http_req *req, cJSON *doc, enum status st, const char *what, const char *err)
+{
+    if (st == ST_OK) {
+        http_json(req, 200, doc);
+        return;
+    }
+    cJSON_Delete(doc);
+    http_reply_error(req, st, what, err);
+}
+
+void http_reply_deleted(struct http_req *req, enum status st, const char *what, const char *err)
+{
+    if (st == ST_OK)
+        http_send(req, 204, "application/json", NULL, NULL, 0);
+    else
+        http_reply_error(req, st, what, err);
+}
+
+int http_plan_owned(struct http_req *req, struct db *db, long long team_id, long long plan_id)
+{
+    char err[256] = "";
+    enum status st = db ? db_plan_exists(db, team_id, plan_id, err, sizeof err) : ST_DB;
+    if (st != ST_OK)
+        http_reply_error(req, st, "plan", db ? err : "cannot open the database");
+    return st == ST_OK;
 }
 
 void json_add_time(cJSON *obj, const char *name, long long t)

@@ -24,8 +24,7 @@ static int tier_ok(const char *t)
     return strcmp(t, "minimum") == 0 || strcmp(t, "recommended") == 0 || strcmp(t, "performance") == 0;
 }
 
-/* The plan as the API shows it; NULL when the stored JSON cannot be read back. */
-static cJSON *plan_doc(const struct db_plan *p)
+cJSON *http_plan_doc(const struct db_plan *p)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON *w = cJSON_Parse(p->workload_json), *r = cJSON_Parse(p->recommendation_json);
@@ -55,15 +54,11 @@ static void reply_plan(struct http_req *req, int status, struct db *db, long lon
     struct db_plan p;
     char err[256] = "";
     enum status st = db_plan_get(db, team_id, plan_id, revision, &p, err, sizeof err);
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, revision ? "no such plan revision" : "no such plan");
-        return;
-    }
     if (st != ST_OK) {
-        http_problem_status(req, st, err);
+        http_reply_error(req, st, revision ? "plan revision" : "plan", err);
         return;
     }
-    cJSON *doc = plan_doc(&p);
+    cJSON *doc = http_plan_doc(&p);
     db_plan_release(&p);
     if (!doc) {
         http_problem(req, 500, NULL, "the stored plan cannot be read back");
@@ -256,9 +251,7 @@ int http_plan_get(struct http_req *req)
     struct auth a;
     char buf[32];
     long rev = 0;
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     if (http_query(req, "revision", buf, sizeof buf) && parse_long(buf, 1, 1000000, &rev) != ST_OK) {
@@ -297,25 +290,16 @@ static void revise(struct http_req *req, const struct auth *a, long long id, con
     }
     struct db *db = http_db(req);
     /* Check ownership before spending planner time on someone else's plan. */
-    enum status st = db ? db_plan_exists(db, a->team_id, id, err, sizeof err) : ST_DB;
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such plan");
+    if (!http_plan_owned(req, db, a->team_id, id))
         return;
-    }
-    if (st != ST_OK) {
-        http_problem_status(req, st, err);
-        return;
-    }
     if (workload && !compute(req, workload, &wtext, &rtext, ev, sizeof ev))
         return;
-    st = db_plan_revise(db, a->team_id, id, a->user_id, title, tier, wtext, rtext, workload ? ev : NULL,
+    enum status st = db_plan_revise(db, a->team_id, id, a->user_id, title, tier, wtext, rtext, workload ? ev : NULL,
                         (long long)time(NULL), &rev, err, sizeof err);
     cJSON_free(wtext);
     cJSON_free(rtext);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such plan");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
+    if (st != ST_OK)
+        http_reply_error(req, st, "plan", err);
     else
         reply_plan(req, 200, db, a->team_id, id, rev);
 }
@@ -323,9 +307,7 @@ static void revise(struct http_req *req, const struct auth *a, long long id, con
 int http_plan_update(struct http_req *req)
 {
     struct auth a;
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     cJSON *body = http_body_json(req);
@@ -338,9 +320,7 @@ int http_plan_update(struct http_req *req)
 int http_plan_tier(struct http_req *req)
 {
     struct auth a;
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     cJSON *body = http_body_json(req);
@@ -354,18 +334,11 @@ int http_plan_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     enum status st = db_plan_delete(http_db(req), a.team_id, id, err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such plan");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "plan", err);
     return 0;
 }
 
@@ -385,22 +358,12 @@ int http_plan_revisions(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
     enum status st = db_plan_revisions(http_db(req), a.team_id, id, add_revision, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan");
-        else
-            http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, "plan", err);
     return 0;
 }
 
@@ -408,9 +371,7 @@ int http_plan_revision(struct http_req *req)
 {
     struct auth a;
     long rev = 0;
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     if (parse_long(req->params[1], 1, 1000000, &rev) != ST_OK) {
@@ -429,9 +390,7 @@ int http_plan_diff(struct http_req *req)
     long rfrom = 0, rto = 0;
     cJSON *wa = NULL, *wb = NULL, *ra = NULL, *rb = NULL;
 
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     if ((http_query(req, "from", buf, sizeof buf) && parse_long(buf, 1, 1000000, &rfrom) != ST_OK)) {
@@ -445,10 +404,7 @@ int http_plan_diff(struct http_req *req)
     struct db *db = http_db(req);
     enum status st = db_plan_get(db, a.team_id, id, (int)rto, &to, err, sizeof err);
     if (st != ST_OK) {
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan or revision");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan or revision", err);
         return 0;
     }
     if (!rfrom)
@@ -456,10 +412,7 @@ int http_plan_diff(struct http_req *req)
     st = db_plan_get(db, a.team_id, id, (int)rfrom, &from, err, sizeof err);
     if (st != ST_OK) {
         db_plan_release(&to);
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan revision");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan revision", err);
         return 0;
     }
     wa = cJSON_Parse(from.workload_json);

@@ -243,6 +243,21 @@ static void report_summary(cJSON *o, const struct db_report *r)
     json_add_time(o, "checked_at", r->checked_at);
 }
 
+/* Lifts the stored {"measured", "calibration"} (what the measured busbw
+ * means for the plan's time and cost) into o, as `gpuplan check` prints them.
+ * Nothing when the report measured nothing. */
+static void add_calibration(cJSON *o, const char *calibration_json)
+{
+    cJSON *cal = calibration_json ? cJSON_Parse(calibration_json) : NULL;
+    static const char *const keys[] = {"measured", "calibration", NULL};
+    for (int i = 0; cal && keys[i]; i++) {
+        cJSON *item = cJSON_DetachItemFromObjectCaseSensitive(cal, keys[i]);
+        if (item)
+            cJSON_AddItemToObject(o, keys[i], item);
+    }
+    cJSON_Delete(cal);
+}
+
 /* The full report document; NULL when stored JSON does not read back. */
 static cJSON *report_doc(struct db *db, const struct db_report *r, int with_content)
 {
@@ -264,6 +279,7 @@ static cJSON *report_doc(struct db *db, const struct db_report *r, int with_cont
     if (unrec)
         cJSON_AddItemToObject(doc, "unrecognized_lines", unrec);
     cJSON_Delete(sections);
+    add_calibration(doc, r->calibration_json);
     cJSON *hist = cJSON_AddArrayToObject(doc, "history");
     db_report_history(db, r->id, add_history, hist, err, sizeof err);
     if (with_content)
@@ -275,24 +291,51 @@ struct analysis {
     char verdict[8];
     char *sections_text; /* cJSON_free */
     char *findings_text;
+    char *calibration_text; /* NULL when the report measured nothing */
 };
 
 static void analysis_release(struct analysis *a)
 {
     cJSON_free(a->sections_text);
     cJSON_free(a->findings_text);
-    a->sections_text = a->findings_text = NULL;
+    cJSON_free(a->calibration_text);
+    a->sections_text = a->findings_text = a->calibration_text = NULL;
 }
 
-/* Parses and checks text against the plan's chosen tier. 0 after answering. */
+/* Moves "measured" and "calibration" out of a verdict into their own text. */
+static char *calibration_text(cJSON *verdict)
+{
+    cJSON *m = cJSON_DetachItemFromObjectCaseSensitive(verdict, "measured");
+    cJSON *c = cJSON_DetachItemFromObjectCaseSensitive(verdict, "calibration");
+    if (!m && !c)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (m)
+        cJSON_AddItemToObject(o, "measured", m);
+    if (c)
+        cJSON_AddItemToObject(o, "calibration", c);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+/* Parses and checks text against the plan's chosen tier. The checker gets
+ * the saved plan whole, as `gpuplan check --plan` reads one: its workload is
+ * what lets calibration re-estimate the tier with measured busbw.
+ * 0 after answering. */
 static int analyze(struct http_req *req, const char *text, size_t len, const struct db_plan *plan,
                    struct analysis *out)
 {
     char err[512] = "";
-    cJSON *rec = cJSON_Parse(plan->recommendation_json), *sections = NULL, *verdict = NULL;
+    cJSON *saved = http_plan_doc(plan), *sections = NULL, *verdict = NULL;
     memset(out, 0, sizeof *out);
-    enum status st = report_analyze(text, len, rec, plan->tier, &sections, &verdict, err, sizeof err);
-    cJSON_Delete(rec);
+    if (!saved) {
+        http_problem(req, 500, NULL, "the stored plan cannot be read back");
+        return 0;
+    }
+    enum status st = report_analyze(text, len, saved, plan->tier, req->app->catalog, &sections, &verdict, err,
+                                    sizeof err);
+    cJSON_Delete(saved);
     if (st != ST_OK) {
         if (st == ST_INVALID)
             http_problem(req, 400, "content", "%s", err);
@@ -303,6 +346,7 @@ static int analyze(struct http_req *req, const char *text, size_t len, const str
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(verdict, "verdict");
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(verdict, "findings");
     snprintf(out->verdict, sizeof out->verdict, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
+    out->calibration_text = calibration_text(verdict);
     cJSON *empty = cJSON_IsArray(f) ? NULL : cJSON_CreateArray();
     out->sections_text = sections ? cJSON_PrintUnformatted(sections) : NULL;
     out->findings_text = cJSON_PrintUnformatted(empty ? empty : f);
@@ -373,9 +417,7 @@ int http_report_create(struct http_req *req)
     struct db *db;
     enum status st;
 
-    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
     if (!header_text(req, "Idempotency-Key", KEY_MAX, key, sizeof key) ||
@@ -387,10 +429,7 @@ int http_report_create(struct http_req *req)
     }
     st = db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err);
     if (st != ST_OK) {
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan", err);
         return 0;
     }
     have_plan = 1;
@@ -423,6 +462,7 @@ int http_report_create(struct http_req *req)
     r.sections_json = an.sections_text;
     snprintf(r.verdict, sizeof r.verdict, "%s", an.verdict);
     r.findings_json = an.findings_text;
+    r.calibration_json = an.calibration_text;
     snprintf(r.source, sizeof r.source, "%s", source);
     r.user_id = a.user_id;
     r.token_id = a.token_id;
@@ -499,24 +539,17 @@ int http_report_list(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
     struct db *db = http_db(req);
-    enum status st = db ? db_plan_exists(db, a.team_id, plan_id, err, sizeof err) : ST_DB;
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such plan");
+    if (!http_plan_owned(req, db, a.team_id, plan_id))
         return 0;
-    }
     cJSON *doc = cJSON_CreateObject();
     struct list_ctx c = {db, cJSON_AddArrayToObject(doc, "items"), {0, 0, 0, 0}};
-    if (st == ST_OK)
-        st = db_report_list(db, a.team_id, plan_id, REPORTS_LISTED, add_report, &c, err, sizeof err);
+    enum status st = db_report_list(db, a.team_id, plan_id, REPORTS_LISTED, add_report, &c, err, sizeof err);
     if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
+        http_reply_list(req, doc, st, NULL, err);
         return 0;
     }
     cJSON *counts = cJSON_AddObjectToObject(doc, "verdicts");
@@ -533,9 +566,7 @@ int http_report_get(struct http_req *req)
     struct auth a;
     struct db_report r;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
     long long rid = http_param_id(req, 1);
@@ -543,12 +574,8 @@ int http_report_get(struct http_req *req)
         return 0;
     struct db *db = http_db(req);
     enum status st = db ? db_report_get(db, a.team_id, plan_id, rid, &r, err, sizeof err) : ST_DB;
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such report");
-        return 0;
-    }
     if (st != ST_OK) {
-        http_problem_status(req, st, err);
+        http_reply_error(req, st, "report", err);
         return 0;
     }
     cJSON *doc = report_doc(db, &r, 1);
@@ -580,7 +607,8 @@ static int recheck_one(void *ud, const struct db_report *r)
         return 1;
     }
     enum status st = db_report_recheck(c->db, r->id, c->plan->revision, c->plan->tier, an.sections_text, an.verdict,
-                                       an.findings_text, (long long)time(NULL), err, sizeof err);
+                                       an.findings_text, an.calibration_text, (long long)time(NULL), err,
+                                       sizeof err);
     if (st == ST_OK && strcmp(an.verdict, "fail") == 0 && strcmp(r->verdict, "fail") != 0) {
         cJSON *ev = fail_event(c->plan, r->id, an.verdict, r->source, c->plan->revision, c->plan->tier);
         st = webhook_enqueue(c->db, c->team_id, "report.fail", ev, err, sizeof err);
@@ -598,6 +626,7 @@ static int recheck_one(void *ud, const struct db_report *r)
     cJSON_AddStringToObject(o, "previous_verdict", r->verdict);
     cJSON_AddNumberToObject(o, "previous_revision", r->revision);
     cJSON_AddStringToObject(o, "verdict", an.verdict);
+    add_calibration(o, an.calibration_text);
     cJSON_AddItemToArray(c->items, o);
     analysis_release(&an);
     return 0;
@@ -608,18 +637,13 @@ int http_report_recheck(struct http_req *req)
     struct auth a;
     struct db_plan plan;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!plan_id)
         return 0;
     struct db *db = http_db(req);
     enum status st = db ? db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err) : ST_DB;
     if (st != ST_OK) {
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan", err);
         return 0;
     }
     cJSON *doc = cJSON_CreateObject();

@@ -45,9 +45,7 @@ int http_share_create(struct http_req *req)
     long long id = 0, now = (long long)time(NULL);
     cJSON *body = NULL;
 
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!plan_id)
         return 0;
     /* An empty body means all defaults. */
@@ -62,10 +60,7 @@ int http_share_create(struct http_req *req)
     struct db *db = http_db(req);
     enum status st = db ? db_plan_get(db, a.team_id, plan_id, 0, &plan, err, sizeof err) : ST_DB;
     if (st != ST_OK) {
-        if (st == ST_NOTFOUND)
-            http_problem(req, 404, NULL, "no such plan");
-        else
-            http_problem_status(req, st, err);
+        http_reply_error(req, st, "plan", err);
         goto out;
     }
     long long expires = now + days * 86400;
@@ -121,26 +116,15 @@ int http_share_list(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long plan_id = http_param_id(req, 0);
+    long long plan_id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!plan_id)
         return 0;
     struct db *db = http_db(req);
-    enum status st = db ? db_plan_exists(db, a.team_id, plan_id, err, sizeof err) : ST_DB;
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such plan");
+    if (!http_plan_owned(req, db, a.team_id, plan_id))
         return 0;
-    }
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
-    if (st == ST_OK)
-        st = db_share_list(db, a.team_id, plan_id, add_share, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    enum status st = db_share_list(db, a.team_id, plan_id, add_share, items, err, sizeof err);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -148,18 +132,11 @@ int http_share_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     enum status st = db_share_revoke(http_db(req), a.team_id, id, (long long)time(NULL), err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such share");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "share", err);
     return 0;
 }
 
@@ -485,21 +462,23 @@ int http_share_page(struct http_req *req)
                       "<th class=\"num\">Total</th><th>Price as of</th></tr></thead><tbody>\n");
         cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(t, "bom"))
         {
-            sbuf_adds(&b, "<tr><td>");
+            /* data-label repeats the column's header on each cell: on a narrow
+             * screen share.css stacks a row's cells, each captioned by its label. */
+            sbuf_adds(&b, "<tr><td data-label=\"Item\">");
             sbuf_add_html(&b, str_or(line, "item", ""));
-            sbuf_adds(&b, "</td><td>");
+            sbuf_adds(&b, "</td><td data-label=\"Description\">");
             sbuf_add_html(&b, str_or(line, "description", ""));
-            sbuf_adds(&b, "</td><td class=\"num\">");
+            sbuf_adds(&b, "</td><td class=\"num\" data-label=\"Quantity\">");
             html_number(&b, num_or_nan(line, "quantity"));
-            sbuf_adds(&b, "</td><td class=\"num\">");
+            sbuf_adds(&b, "</td><td class=\"num\" data-label=\"Unit price\">");
             html_money(&b, num_or_nan(line, "unit_usd"));
-            sbuf_adds(&b, "</td><td class=\"num\">");
+            sbuf_adds(&b, "</td><td class=\"num\" data-label=\"Total\">");
             html_money(&b, num_or_nan(line, "total_usd"));
-            sbuf_adds(&b, "</td><td>");
+            sbuf_adds(&b, "</td><td data-label=\"Price as of\">");
             sbuf_add_html(&b, str_or(line, "as_of", ""));
             sbuf_adds(&b, "</td></tr>\n");
         }
-        sbuf_adds(&b, "</tbody><tfoot><tr><th colspan=\"4\">Total</th><td class=\"num\">");
+        sbuf_adds(&b, "</tbody><tfoot><tr><th colspan=\"4\">Total</th><td class=\"num\" data-label=\"Total\">");
         html_money(&b, num_or_nan(t, "bom_total_usd"));
         sbuf_adds(&b, "</td><td></td></tr></tfoot></table></section>\n");
     }

@@ -71,12 +71,7 @@ int http_token_list(struct http_req *req)
         return 0;
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
     enum status st = db_token_list(http_db(req), a.team_id, add_token, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -84,17 +79,10 @@ int http_token_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_OWNER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_OWNER, &a);
     if (!id)
         return 0;
     enum status st = db_token_revoke(http_db(req), a.team_id, id, (long long)time(NULL), err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such token");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "token", err);
     return 0;
 }

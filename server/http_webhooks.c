@@ -3,7 +3,11 @@
  * Owners register and remove webhooks; every member can read them and the
  * delivery log. The signing secret is returned once, at creation (it is
  * stored because the sender needs it to sign, but never shown again).
- * Sending happens in webhook.c, never here. */
+ * Sending happens in webhook.c, never here. Registration refuses what it
+ * can judge without DNS: a scheme other than http/https, and a host that is
+ * an address literal outside the public internet (unless the server runs
+ * with --webhook-allow-private). Host names are judged at delivery, on the
+ * addresses they then resolve to (client.c), where rebinding cannot dodge. */
 #include <cjson/cJSON.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +59,15 @@ int http_webhook_create(struct http_req *req)
         goto out;
     if (!url_ok(url)) {
         http_problem(req, 400, "url", "url must be an http:// or https:// URL without spaces");
+        goto out;
+    }
+    enum addr_class cls;
+    char host[64];
+    if (!req->app->webhook_allow_private && url_host_literal_class(url, &cls, host, sizeof host) &&
+        cls != ADDR_PUBLIC) {
+        http_problem(req, 400, "url",
+                     "url: %s is a %s address; webhooks reach only public addresses unless the server "
+                     "runs with --webhook-allow-private", host, addr_class_str(cls));
         goto out;
     }
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(body, "events");
@@ -121,12 +134,7 @@ int http_webhook_list(struct http_req *req)
         return 0;
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
     enum status st = db_webhook_list(http_db(req), a.team_id, add_webhook, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, NULL, err);
     return 0;
 }
 
@@ -134,18 +142,11 @@ int http_webhook_delete(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_OWNER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_OWNER, &a);
     if (!id)
         return 0;
     enum status st = db_webhook_delete(http_db(req), a.team_id, id, err, sizeof err);
-    if (st == ST_NOTFOUND)
-        http_problem(req, 404, NULL, "no such webhook");
-    else if (st != ST_OK)
-        http_problem_status(req, st, err);
-    else
-        http_send(req, 204, "application/json", NULL, NULL, 0);
+    http_reply_deleted(req, st, "webhook", err);
     return 0;
 }
 
@@ -175,25 +176,14 @@ int http_webhook_deliveries(struct http_req *req)
 {
     struct auth a;
     char err[256] = "";
-    if (!http_auth(req, AUTH_MEMBER, &a))
-        return 0;
-    long long id = http_param_id(req, 0);
+    long long id = http_auth_id(req, AUTH_MEMBER, &a);
     if (!id)
         return 0;
     struct db *db = http_db(req);
-    enum status st = db_webhook_exists(db, a.team_id, id, err, sizeof err);
-    if (st == ST_NOTFOUND) {
-        http_problem(req, 404, NULL, "no such webhook");
-        return 0;
-    }
+    enum status st = db ? db_webhook_exists(db, a.team_id, id, err, sizeof err) : ST_DB;
     cJSON *doc = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(doc, "items");
     if (st == ST_OK)
         st = db_delivery_list(db, a.team_id, id, 100, add_delivery, items, err, sizeof err);
-    if (st != ST_OK) {
-        cJSON_Delete(doc);
-        http_problem_status(req, st, err);
-        return 0;
-    }
-    http_json(req, 200, doc);
+    http_reply_list(req, doc, st, "webhook", err);
     return 0;
 }

@@ -493,6 +493,7 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     cJSON_AddStringToObject(x, "id", p->fabric_id);
     cJSON_AddNumberToObject(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
     cJSON_AddNumberToObject(x, "nics_per_node", p->nics_per_node);
+    cJSON_AddNumberToObject(x, "ports_per_node", p->scaleout_ports_per_node);
     cJSON_AddStringToObject(x, "topology", p->topology ? p->topology : "single-node");
     snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
     cJSON_AddStringToObject(x, "oversubscription", oversub);
@@ -733,6 +734,11 @@ cJSON *json_catalog_encode(const struct catalog *c)
         cJSON_AddNumberToObject(t, "pcie_gen", g->pcie_gen);
         cJSON_AddNumberToObject(t, "per_node", g->per_node);
         cJSON_AddNumberToObject(t, "default_fabric_gbps", g->default_fabric_gbps);
+        if (g->scaleout_ports > 0) {
+            cJSON_AddNumberToObject(t, "scaleout_ports", g->scaleout_ports);
+            cJSON_AddNumberToObject(t, "scaleout_port_gbps", g->scaleout_port_gbps);
+            cJSON_AddStringToObject(t, "scaleout_source", g->scaleout_source);
+        }
         pr = cJSON_AddObjectToObject(t, "price");
         cJSON_AddNumberToObject(pr, "cloud_usd_per_gpu_hour", g->cloud_usd_per_gpu_hour);
         cJSON_AddNumberToObject(pr, "server_usd", g->server_usd);

@@ -667,7 +667,7 @@ static enum status calib_estimate(const struct catalog *cat, const cJSON *req,
 }
 
 void json_report_calibration(cJSON *verdict, const struct report *rep, const cJSON *plan,
-                             const cJSON *tier_obj)
+                             const cJSON *tier_obj, const struct catalog *shared)
 {
     struct report_measured m;
     report_measured_extract(rep, &m);
@@ -689,15 +689,19 @@ void json_report_calibration(cJSON *verdict, const struct report *rep, const cJS
         str(&b, cal, "message", "not calibrated: the plan file holds no workload (use a saved plan)");
         return;
     }
-    struct catalog *cat = NULL;
+    struct catalog *own = NULL;
+    const struct catalog *cat = shared;
     struct engine_plan *base = calloc(1, sizeof(*base)), *meas = calloc(1, sizeof(*meas));
     cJSON *rq0 = calib_request(workload, tier_obj, NULL);
     cJSON *rq1 = calib_request(workload, tier_obj, &m);
     char err[256] = "";
     enum status st = ST_NOMEM;
-    if (base && meas && rq0 && rq1 && (st = plan_catalog_open(&cat, err, sizeof(err))) == ST_OK &&
-        (st = calib_estimate(cat, rq0, base, err, sizeof(err))) == ST_OK)
-        st = calib_estimate(cat, rq1, meas, err, sizeof(err));
+    if (base && meas && rq0 && rq1) {
+        if (!cat && (st = plan_catalog_open(&own, err, sizeof(err))) == ST_OK)
+            cat = own;
+        if (cat && (st = calib_estimate(cat, rq0, base, err, sizeof(err))) == ST_OK)
+            st = calib_estimate(cat, rq1, meas, err, sizeof(err));
+    }
     if (st != ST_OK || !(base->days > 0) || !isfinite(meas->days)) {
         char msg[320];
         snprintf(msg, sizeof(msg), "not calibrated: %s", err[0] ? err : "the tier has no cluster to estimate");
@@ -725,12 +729,13 @@ void json_report_calibration(cJSON *verdict, const struct report *rep, const cJS
     else
         snprintf(what, sizeof(what), "%.0f GB/s intra-node busbw", m.intra_busbw_gbs);
     char msg[320];
-    snprintf(msg, sizeof(msg), "at the measured %s the %.0f-day plan takes %.1f days (%+.0f%%) and "
-             "costs $%.0f instead of $%.0f", what, isfinite(plan_days) ? plan_days : base->days, days,
+    double shown = isfinite(plan_days) ? plan_days : base->days;
+    snprintf(msg, sizeof(msg), "at the measured %s the %.*f-day plan takes %.1f days (%+.0f%%) and "
+             "costs $%.0f instead of $%.0f", what, shown < 10 ? 1 : 0, shown, days,
              (ratio - 1) * 100, cost, isfinite(plan_cost) ? plan_cost : base->cost_usd);
     str(&b, cal, "message", msg);
 out:
-    free(cat);
+    free(own);
     free(base);
     free(meas);
     cJSON_Delete(rq0);

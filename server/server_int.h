@@ -97,16 +97,19 @@ enum status json_report_expectations(const struct cJSON *plan, const char *tier,
 /* Adds "measured" (busbw from the reports) to a verdict and, when the tier
  * carries time and cost, how they change at the measured figures. */
 void json_report_calibration(struct cJSON *verdict, const struct report *rep,
-                             const struct cJSON *plan, const struct cJSON *tier_obj);
+                             const struct cJSON *plan, const struct cJSON *tier_obj,
+                             const struct catalog *cat);
 /* Judges rep against plan (NULL: only plan-free findings). *out_verdict is
- * a new verdict document; caller frees with cJSON_Delete. */
+ * a new verdict document; caller frees with cJSON_Delete. cat is the catalog
+ * the calibration re-estimates with (the server's, loaded once); NULL opens a
+ * private one (the command line). */
 enum status report_judge(const struct report *rep, const struct cJSON *plan, const char *tier,
-                         struct cJSON **out_verdict, char *err, size_t errlen);
+                         const struct catalog *cat, struct cJSON **out_verdict, char *err, size_t errlen);
 /* Parse an uploaded report and judge it: the server's report upload and the
  * CLI share this. On ST_OK the caller owns *out_sections and *out_verdict
  * (cJSON_Delete). plan_or_null: a saved plan or recommendation document. */
 enum status report_analyze(const char *text, size_t len, const struct cJSON *plan_or_null,
-                           const char *tier, struct cJSON **out_sections,
+                           const char *tier, const struct catalog *cat, struct cJSON **out_sections,
                            struct cJSON **out_verdict, char *err, size_t errlen);
 
 /* ---- the running server (cli_serve.c, http.c) ---- */
@@ -117,6 +120,9 @@ struct app {
     size_t report_limit;  /* bytes; larger report uploads get 413 */
     int signup_open;      /* POST /api/v1/teams allowed without an invite */
     int secure_cookies;   /* add Secure to cookies (behind TLS) */
+    int webhook_allow_private; /* webhooks may reach loopback/private/link-local addresses */
+    int login_max_account;     /* failed sign-ins per account per window before 429 */
+    int login_max_address;     /* failed sign-ins per client address per window before 429 */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct mg_context *ctx;
 };
@@ -248,6 +254,20 @@ int http_field_long(struct http_req *req, const struct cJSON *obj, const char *n
 long long http_param_id(struct http_req *req, int index);
 /* Sends doc with extra header lines (CRLF-terminated) and frees it. */
 void http_json_with(struct http_req *req, int status, const char *extra_headers, struct cJSON *doc);
+/* The tails every handler shares once its database call returned st (err: its message).
+ * http_reply_error: 404 "no such <what>" for ST_NOTFOUND (what non-NULL), else as
+ * http_problem_status. http_reply_list: doc as 200 when st is ST_OK, else frees doc and
+ * answers the error. http_reply_deleted: 204 when st is ST_OK, else the error. */
+void http_reply_error(struct http_req *req, enum status st, const char *what, const char *err);
+void http_reply_list(struct http_req *req, struct cJSON *doc, enum status st, const char *what, const char *err);
+void http_reply_deleted(struct http_req *req, enum status st, const char *what, const char *err);
+/* The plan as the API shows it (id, title, revision, tier, workload,
+ * recommendation, times), which is also what `gpuplan check --plan` reads.
+ * NULL when the stored JSON cannot be read back; caller frees with cJSON_Delete. */
+struct db_plan;
+struct cJSON *http_plan_doc(const struct db_plan *p);
+/* 1 when the team has the plan; 0 after answering 404 "no such plan" or the database error. */
+int http_plan_owned(struct http_req *req, struct db *db, long long team_id, long long plan_id);
 /* Adds a unix time as an RFC 3339 UTC string, or null when t is 0. */
 void json_add_time(struct cJSON *obj, const char *name, long long t);
 
@@ -267,6 +287,9 @@ struct auth {
 /* Authenticates the request: 1 when *out is filled and allowed; 0 after answering
  * 401 (no or bad credentials), 403 (missing CSRF header, wrong role). */
 int http_auth(struct http_req *req, unsigned need, struct auth *out);
+/* http_auth, then the first path parameter as an id: the start of every
+ * handler of /things/{id}. 0 after answering 401/403/404. */
+long long http_auth_id(struct http_req *req, unsigned need, struct auth *out);
 /* Starts a session for user u: writes the Set-Cookie header line into cookie
  * and the CSRF token into csrf. */
 enum status http_session_start(struct http_req *req, long long user_id, char *cookie, size_t cookielen,
@@ -296,6 +319,29 @@ void webhook_notify(void);
 enum status webhook_enqueue(struct db *db, long long team_id, const char *event, const struct cJSON *data,
                             char *err, size_t errlen);
 
+/* ---- network address classes (netaddr.c): the webhook SSRF guard ---- */
+struct sockaddr;
+enum addr_class {
+    ADDR_PUBLIC,      /* anything not below: a webhook may reach it */
+    ADDR_LOOPBACK,    /* 127.0.0.0/8, ::1 */
+    ADDR_PRIVATE,     /* 10/8, 172.16/12, 192.168/16, 100.64/10, 198.18/15, fc00::/7, fec0::/10 */
+    ADDR_LINK_LOCAL,  /* 169.254/16 (cloud metadata), fe80::/10 */
+    ADDR_MULTICAST,   /* 224/4, ff00::/8 */
+    ADDR_UNSPECIFIED, /* 0.0.0.0/8, :: */
+    ADDR_RESERVED     /* documentation, 240/4, broadcast, other families */
+};
+/* The class of one address; IPv4-mapped, NAT64 and 6to4 IPv6 addresses are
+ * judged by the IPv4 address they carry. */
+enum addr_class addr_classify(const struct sockaddr *sa);
+const char *addr_class_str(enum addr_class c); /* "loopback", "link-local", ... */
+/* The address as text ("127.0.0.1", "::1"). */
+void addr_text(const struct sockaddr *sa, char *out, size_t outlen);
+/* 1 with *out when text is an IPv4 or IPv6 address literal, else 0. */
+int addr_literal_class(const char *text, enum addr_class *out);
+/* 1 with *out and the host text when url's host is an IP address literal;
+ * 0 for a host name (judged at delivery on what it resolves to) or no host. */
+int url_host_literal_class(const char *url, enum addr_class *out, char *host, size_t hostlen);
+
 /* ---- HTTP client (client.c, the only libcurl user) ---- */
 struct client_part {
     const char *name;       /* form field */
@@ -312,13 +358,19 @@ struct client_request {
     const struct client_part *parts; /* multipart/form-data parts, or NULL */
     int nparts;
     long timeout_s;
+    /* Connect only to public addresses (addr_classify), checked on every
+     * address libcurl connects to after DNS, so rebinding cannot slip past;
+     * proxies are bypassed so the check sees the real destination. A refusal
+     * is ST_FORBIDDEN with err naming the address and its class. */
+    int public_only;
 };
 struct client_response {
     long status;                    /* 0 when no HTTP answer came back */
     char *body;                     /* heap, NUL-terminated; client_response_release frees */
     size_t len;
 };
-/* ST_OK when an HTTP answer came back (any status); ST_IO with err for network failures. */
+/* ST_OK when an HTTP answer came back (any status); ST_IO with err for network
+ * failures; ST_FORBIDDEN when public_only refused every address. */
 enum status client_send(const struct client_request *rq, struct client_response *out, char *err, size_t errlen);
 void client_response_release(struct client_response *r);
 

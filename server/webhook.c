@@ -9,7 +9,11 @@
  * replays. A failed attempt (network error or non-2xx) is retried with
  * exponential backoff (1 s, 2 s, 4 s ... capped at an hour) up to
  * WEBHOOK_MAX_ATTEMPTS, then marked failed; every attempt is recorded and
- * visible to the team. */
+ * visible to the team. Unless the server runs with --webhook-allow-private,
+ * the client refuses to connect to loopback, private, link-local, multicast
+ * and other non-public addresses (SSRF guard, netaddr.c); such a delivery is
+ * failed at once, with the refused address in its log, since retrying the
+ * same policy would only repeat the refusal. */
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,6 +31,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static pthread_t worker;
 static int running, stopping, pending_wake;
+static int allow_private; /* --webhook-allow-private */
 static struct db *wdb;
 
 void webhook_notify(void)
@@ -115,15 +120,16 @@ static int send_one(const struct db_delivery *d)
     const char *headers[] = {"Content-Type: application/json", ts_header, sig_header, id_header, event_header, NULL};
     struct client_request rq = {
         .method = "POST", .url = d->url, .headers = headers, .body = d->payload,
-        .body_len = strlen(d->payload), .timeout_s = WEBHOOK_TIMEOUT_S,
+        .body_len = strlen(d->payload), .timeout_s = WEBHOOK_TIMEOUT_S, .public_only = !allow_private,
     };
     enum status st = client_send(&rq, &resp, err, sizeof err);
     int attempts = d->attempts + 1;
     int ok = st == ST_OK && resp.status >= 200 && resp.status < 300;
+    int give_up = !ok && (attempts >= WEBHOOK_MAX_ATTEMPTS || st == ST_FORBIDDEN);
     if (st == ST_OK && !ok)
         snprintf(err, sizeof err, "the receiver answered HTTP %ld", resp.status);
-    const char *state = ok ? "delivered" : attempts >= WEBHOOK_MAX_ATTEMPTS ? "failed" : "pending";
-    metrics_webhook(ok ? "delivered" : attempts >= WEBHOOK_MAX_ATTEMPTS ? "failed" : "retry");
+    const char *state = ok ? "delivered" : give_up ? "failed" : "pending";
+    metrics_webhook(ok ? "delivered" : give_up ? "failed" : "retry");
     if (!ok)
         log_msg(LOG_WARN, "webhook delivery %lld (attempt %d) failed: %s", d->id, attempts, err);
     char dberr[256] = "";
@@ -209,6 +215,7 @@ enum status webhook_start(struct app *app, char *err, size_t errlen)
     if (st != ST_OK)
         return st;
     stopping = 0;
+    allow_private = app->webhook_allow_private;
     if (pthread_create(&worker, NULL, run, NULL) != 0) {
         db_close(wdb);
         wdb = NULL;

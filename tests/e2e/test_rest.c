@@ -206,7 +206,8 @@ static char *read_text(const char *name)
 
 static void start_world(void)
 {
-    static const char *const extra[] = {"--max-report", "65536", NULL};
+    /* The webhook receivers of these tests listen on 127.0.0.1. */
+    static const char *const extra[] = {"--max-report", "65536", "--webhook-allow-private", NULL};
     struct e2e_resp r;
     cJSON *doc = NULL;
     REPORT_FAIL = read_text("degraded-node.log");
@@ -327,6 +328,51 @@ START_TEST(failed_logins_are_rate_limited_per_account)
     char ra[32];
     ck_assert_ptr_nonnull(e2e_resp_header(&r, "Retry-After", ra, sizeof ra));
     e2e_resp_release(&r);
+}
+END_TEST
+
+/* One failed sign-in on server s; returns the status and the Retry-After value in ra. */
+static long sign_in(const struct e2e_server *s, const char *email, const char *password, char *ra, size_t ralen)
+{
+    char body[200];
+    struct e2e_resp r;
+    const char *h[] = {"Content-Type: application/json", NULL};
+    snprintf(body, sizeof body, "{\"email\":\"%s\",\"password\":\"%s\"}", email, password);
+    ck_assert_int_eq(e2e_request(s, "POST", "/api/v1/session", h, body, strlen(body), &r), 0);
+    long st = r.status;
+    if (!e2e_resp_header(&r, "Retry-After", ra, ralen))
+        ra[0] = '\0';
+    if (st == 429) {
+        cJSON *doc = cJSON_Parse(r.body);
+        snprintf(ra + strlen(ra), ralen - strlen(ra), "|%s", jstr(doc, "detail"));
+        cJSON_Delete(doc);
+    }
+    e2e_resp_release(&r);
+    return st;
+}
+
+START_TEST(failed_logins_are_rate_limited_per_account_and_per_address_by_the_serve_flags)
+{
+    /* Lower limits than the defaults (5 and 30), so the address limit is reached
+     * with three password hashes instead of thirty. */
+    static const char *const extra[] = {"--login-limit-account", "2", "--login-limit-address", "3", NULL};
+    struct e2e_server s4;
+    char ra[200];
+    ck_assert_int_eq(e2e_start(&s4, NULL, extra), 0);
+    ck_assert_int_eq(sign_in(&s4, "one@x.test", "wrong password 1", ra, sizeof ra), 401);
+    ck_assert_int_eq(sign_in(&s4, "one@x.test", "wrong password 2", ra, sizeof ra), 401);
+    ck_assert_str_eq(ra, "");
+    /* The account's limit: its third attempt is refused before any hashing. */
+    ck_assert_int_eq(sign_in(&s4, "one@x.test", "wrong password 3", ra, sizeof ra), 429);
+    ck_assert_str_eq(ra, "900|too many failed sign-ins for this account; try again later");
+    /* Another account from the same address: one more failure reaches the address's limit. */
+    ck_assert_int_eq(sign_in(&s4, "two@x.test", "wrong password 1", ra, sizeof ra), 401);
+    ck_assert_int_eq(sign_in(&s4, "three@x.test", "wrong password 1", ra, sizeof ra), 429);
+    ck_assert_str_eq(ra, "900|too many failed sign-ins from this address; try again later");
+    ck_assert_int_eq(e2e_stop(&s4), 0);
+    /* The flags take whole numbers from 1. */
+    static const char *const bad[] = {"--login-limit-address", "0", NULL};
+    ck_assert_int_ne(e2e_start(&s4, NULL, bad), 0);
 }
 END_TEST
 
@@ -979,6 +1025,102 @@ START_TEST(webhooks_are_signed_retried_and_logged)
 }
 END_TEST
 
+/* A JSON call as w (cookie + CSRF) to another server than the shared one. */
+static long on(const struct e2e_server *s, const struct who *w, const char *method, const char *path,
+               const char *body, cJSON **doc)
+{
+    char cookie[340], csrf[120];
+    struct e2e_resp r;
+    snprintf(cookie, sizeof cookie, "Cookie: %s", w->cookie);
+    snprintf(csrf, sizeof csrf, "X-CSRF-Token: %s", w->csrf);
+    const char *h[] = {cookie, csrf, "Content-Type: application/json", NULL};
+    ck_assert_int_eq(e2e_request(s, method, path, h, body, body ? strlen(body) : 0, &r), 0);
+    if (doc)
+        *doc = cJSON_Parse(r.body);
+    long st = r.status;
+    e2e_resp_release(&r);
+    return st;
+}
+
+START_TEST(webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag)
+{
+    /* A server without --webhook-allow-private, on a database of its own. */
+    struct e2e_server s3;
+    struct receiver rc;
+    struct e2e_resp r;
+    struct who w;
+    pthread_t th;
+    char body[300], path[96];
+    cJSON *doc = NULL;
+    receiver_start(&rc, &th, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    ck_assert_int_eq(e2e_start(&s3, NULL, NULL), 0);
+    const char *jh[] = {"Content-Type: application/json", NULL};
+    snprintf(body, sizeof body, "{\"team\":\"G\",\"email\":\"g@g.test\",\"password\":\"%s\"}", PASSWORD);
+    ck_assert_int_eq(e2e_request(&s3, "POST", "/api/v1/teams", jh, body, strlen(body), &r), 0);
+    ck_assert_int_eq(r.status, 201);
+    take_session(&r, &w);
+    e2e_resp_release(&r);
+
+    /* Address literals are refused at registration, naming the field and the address class. */
+    static const struct {
+        const char *url, *says;
+    } refused[] = {
+        {"http://127.0.0.1:9/hook", "127.0.0.1 is a loopback address"},
+        {"http://[::1]:9/hook", "loopback"},
+        {"http://169.254.169.254/latest/meta-data/", "link-local"},
+        {"http://10.0.0.7:9/", "private"},
+        {"http://[::ffff:127.0.0.1]:9/", "loopback"},
+        {"ftp://hooks.example.test/x", "http:// or https://"},
+        {"file:///etc/passwd", "http:// or https://"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(body, sizeof body, "{\"url\":\"%s\"}", refused[i].url);
+        ck_assert_int_eq(on(&s3, &w, "POST", "/api/v1/webhooks", body, &doc), 400);
+        ck_assert_str_eq(jstr(doc, "field"), "url");
+        ck_assert_msg(strstr(jstr(doc, "detail"), refused[i].says), "%s: %s", refused[i].url, jstr(doc, "detail"));
+        cJSON_Delete(doc);
+    }
+
+    /* A name is judged at delivery on what it resolves to: localhost is loopback. */
+    snprintf(body, sizeof body, "{\"url\":\"http://localhost:%d/hook\",\"events\":[\"plan.shared\"]}", rc.port);
+    ck_assert_int_eq(on(&s3, &w, "POST", "/api/v1/webhooks", body, &doc), 201);
+    long long wid = jid(doc, "id");
+    cJSON_Delete(doc);
+    snprintf(body, sizeof body, "{\"title\":\"G\",\"workload\":%s}", WORKLOAD);
+    ck_assert_int_eq(on(&s3, &w, "POST", "/api/v1/plans", body, &doc), 201);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/shares", jid(doc, "id"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(on(&s3, &w, "POST", path, "{}", NULL), 201);
+    snprintf(path, sizeof path, "/api/v1/webhooks/%lld/deliveries", wid);
+    int failed = 0;
+    for (int i = 0; i < 100 && !failed; i++) {
+        ck_assert_int_eq(on(&s3, &w, "GET", path, NULL, &doc), 200);
+        const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
+        if (d && strcmp(jstr(d, "state"), "failed") == 0) {
+            failed = 1;
+            /* Refused once and for all, with the reason in the log; never retried. */
+            ck_assert_int_eq(jid(d, "attempts"), 1);
+            ck_assert(cJSON_IsNull(cJSON_GetObjectItem(d, "last_status")));
+            const char *why = jstr(d, "last_error");
+            ck_assert_msg(strstr(why, "refused to connect to ") && strstr(why, "a loopback address") &&
+                              strstr(why, "--webhook-allow-private"),
+                          "last_error: %s", why);
+        } else {
+            ck_assert_msg(!d || strcmp(jstr(d, "state"), "delivered") != 0, "a loopback delivery went out");
+        }
+        cJSON_Delete(doc);
+        if (!failed)
+            usleep(100000);
+    }
+    ck_assert(failed);
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_eq(rc.hits, 0); /* not one byte reached the receiver */
+    pthread_mutex_unlock(&rc.lock);
+    ck_assert_int_eq(e2e_stop(&s3), 0);
+    receiver_stop(&rc, th);
+}
+END_TEST
+
 /* ---- operations ---- */
 
 START_TEST(metrics_count_requests_reports_and_deliveries)
@@ -1120,6 +1262,80 @@ START_TEST(submit_retries_a_5xx_with_the_same_idempotency_key)
 END_TEST
 
 /* Runs last in its case: reads what the database file holds. */
+/* ---- calibration ---- */
+
+/* The saved plan as `gpuplan check --plan` reads one, in a temporary file. */
+static char *plan_file(long long plan)
+{
+    char path[96];
+    cJSON *doc = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    char *text = cJSON_PrintUnformatted(doc);
+    char *file = write_temp(text);
+    free(text);
+    cJSON_Delete(doc);
+    return file;
+}
+
+START_TEST(an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_cost)
+{
+    char *nccl = read_text("intra-busbw-87-percent.log"); /* nccl-tests all_reduce, 404 GB/s at 4 GiB */
+    long long plan = make_plan(&a_member, "Calibrated");
+    cJSON *doc = NULL, *cli = NULL;
+    long long rid = upload(a_token, plan, nccl, NULL, 201, &doc);
+    const cJSON *m = cJSON_GetObjectItem(doc, "measured"), *cal = cJSON_GetObjectItem(doc, "calibration");
+    ck_assert_msg(cJSON_IsObject(m) && cJSON_IsObject(cal), "no calibration in the upload's answer");
+    ck_assert_double_eq_tol(cJSON_GetObjectItem(m, "intra_busbw_gbs")->valuedouble, 404.04, 1e-9);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(m, "inter_busbw_gbs")));
+    const char *msg = jstr(cal, "message");
+    ck_assert_msg(strncmp(msg, "at the measured 404 GB/s intra-node busbw the ", 46) == 0, "message: %s", msg);
+    ck_assert_ptr_nonnull(strstr(msg, "-day plan takes "));
+    double days = cJSON_GetObjectItem(cal, "calibrated_days")->valuedouble;
+    double plan_days = cJSON_GetObjectItem(cal, "plan_days")->valuedouble;
+    ck_assert(days > 0 && plan_days > 0);
+    ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(cal, "calibrated_cost_usd")));
+
+    /* The same block, number for number, as `gpuplan check` prints for the saved plan. */
+    const char *argv[] = {"gpuplan", "check", "--plan", plan_file(plan), write_temp(nccl), NULL};
+    char *out = NULL, *err = NULL;
+    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    cli = cJSON_Parse(out);
+    ck_assert_ptr_nonnull(cli);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(cli, "measured"), m, 1));
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(cli, "calibration"), cal, 1));
+    free(out);
+    free(err);
+    cJSON_Delete(cli);
+
+    /* Stored with the report, and re-computed by a re-check against a new revision. */
+    char path[128];
+    cJSON *again = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports/%lld", plan, rid);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &again), 200);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(again, "calibration"), cal, 1));
+    cJSON_Delete(again);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/tier", plan);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, "{\"tier\":\"performance\"}", NULL), 200);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/recheck", plan);
+    ck_assert_int_eq(jcall(&a_member, "POST", path, NULL, &again), 200);
+    const cJSON *item = cJSON_GetArrayItem(cJSON_GetObjectItem(again, "items"), 0);
+    const cJSON *recal = cJSON_GetObjectItem(item, "calibration");
+    ck_assert(cJSON_IsObject(recal));
+    ck_assert_msg(strncmp(jstr(recal, "message"), "at the measured 404 GB/s", 24) == 0, "%s", jstr(recal, "message"));
+    /* The performance tier is another cluster: its plan time is not the recommended tier's. */
+    ck_assert(cJSON_GetObjectItem(recal, "plan_days")->valuedouble != plan_days);
+    cJSON *stored = NULL;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports/%lld", plan, rid);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &stored), 200);
+    ck_assert(cJSON_Compare(cJSON_GetObjectItem(stored, "calibration"), recal, 1));
+    cJSON_Delete(stored);
+    cJSON_Delete(again);
+    cJSON_Delete(doc);
+    free(nccl);
+}
+END_TEST
+
 START_TEST(the_database_dump_holds_no_password_session_or_token)
 {
     char cmd[400];
@@ -1191,6 +1407,7 @@ int main(void)
     tcase_add_test(tc, signup_refuses_short_passwords_bad_fields_and_taken_emails);
     tcase_add_test(tc, login_logout_and_a_dead_session_is_401);
     tcase_add_test(tc, failed_logins_are_rate_limited_per_account);
+    tcase_add_test(tc, failed_logins_are_rate_limited_per_account_and_per_address_by_the_serve_flags);
     tcase_add_test(tc, cookie_writes_need_the_csrf_header_and_tokens_do_not);
     tcase_add_test(tc, members_cannot_do_what_only_owners_may);
     tcase_add_test(tc, every_endpoint_answers_401_without_credentials);
@@ -1205,9 +1422,11 @@ int main(void)
     tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);
     tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
+    tcase_add_test(tc, webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag);
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);
     tcase_add_test(tc, ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict);
     tcase_add_test(tc, submit_retries_a_5xx_with_the_same_idempotency_key);
+    tcase_add_test(tc, an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_cost);
     tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
     suite_add_tcase(s, tc);

@@ -1,7 +1,7 @@
 /* test_server_units.c: the server's self-contained pieces: crypto (known
  * vectors from RFC 6070-style PBKDF2-HMAC-SHA256 tables and RFC 4231),
- * constant-time comparison, CSV escaping, and the OpenAPI document
- * against the route table. */
+ * constant-time comparison, CSV escaping, the webhook address classifier,
+ * and the OpenAPI document against the route table. */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -213,6 +213,67 @@ START_TEST(every_path_in_openapi_is_served_by_a_route)
 }
 END_TEST
 
+/* ---- the webhook SSRF guard's address classes ---- */
+
+static enum addr_class class_of(const char *text)
+{
+    enum addr_class c = ADDR_PUBLIC;
+    ck_assert_msg(addr_literal_class(text, &c), "not an address: %s", text);
+    return c;
+}
+
+START_TEST(address_classes_refuse_loopback_private_link_local_and_their_ipv6_forms)
+{
+    static const struct {
+        const char *addr;
+        enum addr_class want;
+    } cases[] = {
+        {"127.0.0.1", ADDR_LOOPBACK},       {"127.255.255.254", ADDR_LOOPBACK}, {"::1", ADDR_LOOPBACK},
+        {"10.1.2.3", ADDR_PRIVATE},         {"172.16.0.1", ADDR_PRIVATE},       {"172.31.255.255", ADDR_PRIVATE},
+        {"192.168.1.1", ADDR_PRIVATE},      {"100.64.0.1", ADDR_PRIVATE},       {"198.18.0.1", ADDR_PRIVATE},
+        {"fd00::1", ADDR_PRIVATE},          {"fc12::5", ADDR_PRIVATE},          {"fec0::1", ADDR_PRIVATE},
+        {"169.254.169.254", ADDR_LINK_LOCAL}, {"fe80::1", ADDR_LINK_LOCAL},     {"febf::1", ADDR_LINK_LOCAL},
+        {"224.0.0.1", ADDR_MULTICAST},      {"239.255.255.250", ADDR_MULTICAST}, {"ff02::1", ADDR_MULTICAST},
+        {"0.0.0.0", ADDR_UNSPECIFIED},      {"0.1.2.3", ADDR_UNSPECIFIED},      {"::", ADDR_UNSPECIFIED},
+        {"255.255.255.255", ADDR_RESERVED}, {"240.0.0.1", ADDR_RESERVED},       {"192.0.2.7", ADDR_RESERVED},
+        {"2001:db8::1", ADDR_RESERVED},
+        /* IPv6 spellings of IPv4 addresses are judged by the IPv4 address. */
+        {"::ffff:127.0.0.1", ADDR_LOOPBACK}, {"::ffff:169.254.169.254", ADDR_LINK_LOCAL},
+        {"64:ff9b::10.0.0.1", ADDR_PRIVATE}, {"2002:c0a8:0101::1", ADDR_PRIVATE}, {"::127.0.0.1", ADDR_LOOPBACK},
+        {"::ffff:8.8.8.8", ADDR_PUBLIC},
+        /* Next to the edges of the ranges, and ordinary public addresses. */
+        {"172.15.255.255", ADDR_PUBLIC},    {"172.32.0.0", ADDR_PUBLIC},        {"100.63.255.255", ADDR_PUBLIC},
+        {"100.128.0.0", ADDR_PUBLIC},       {"169.253.255.255", ADDR_PUBLIC},   {"223.255.255.255", ADDR_PUBLIC},
+        {"1.1.1.1", ADDR_PUBLIC},           {"2606:4700::1111", ADDR_PUBLIC},   {"fe00::1", ADDR_PUBLIC},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(class_of(cases[i].addr) == cases[i].want, "%s: got %s, want %s", cases[i].addr,
+                      addr_class_str(class_of(cases[i].addr)), addr_class_str(cases[i].want));
+}
+END_TEST
+
+START_TEST(url_host_literals_are_found_behind_userinfo_ports_and_brackets)
+{
+    enum addr_class c;
+    char host[64];
+    ck_assert_int_eq(url_host_literal_class("http://127.0.0.1:8080/hook", &c, host, sizeof host), 1);
+    ck_assert_int_eq(c, ADDR_LOOPBACK);
+    ck_assert_str_eq(host, "127.0.0.1");
+    ck_assert_int_eq(url_host_literal_class("https://user:pw@169.254.169.254/latest/meta-data", &c, host, sizeof host), 1);
+    ck_assert_int_eq(c, ADDR_LINK_LOCAL);
+    ck_assert_int_eq(url_host_literal_class("http://[::1]:9/x", &c, host, sizeof host), 1);
+    ck_assert_int_eq(c, ADDR_LOOPBACK);
+    ck_assert_str_eq(host, "::1");
+    ck_assert_int_eq(url_host_literal_class("http://[fe80::1%25eth0]/x", &c, host, sizeof host), 1);
+    ck_assert_int_eq(c, ADDR_LINK_LOCAL);
+    ck_assert_int_eq(url_host_literal_class("https://1.1.1.1?x=127.0.0.1", &c, host, sizeof host), 1);
+    ck_assert_int_eq(c, ADDR_PUBLIC);
+    /* Names are judged at delivery, on what they resolve to. */
+    ck_assert_int_eq(url_host_literal_class("http://localhost:8080/", &c, host, sizeof host), 0);
+    ck_assert_int_eq(url_host_literal_class("https://hooks.example.test/x", &c, host, sizeof host), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -230,6 +291,10 @@ int main(void)
     tcase_add_test(text, csv_cells_follow_rfc_4180_and_defuse_formulas);
     tcase_add_test(text, html_and_xml_escaping_cover_markup_characters);
     suite_add_tcase(s, text);
+    TCase *net = tcase_create("webhook addresses");
+    tcase_add_test(net, address_classes_refuse_loopback_private_link_local_and_their_ipv6_forms);
+    tcase_add_test(net, url_host_literals_are_found_behind_userinfo_ports_and_brackets);
+    suite_add_tcase(s, net);
     TCase *api = tcase_create("openapi");
     tcase_add_test(api, every_route_in_the_table_is_described_in_openapi);
     tcase_add_test(api, every_path_in_openapi_is_served_by_a_route);

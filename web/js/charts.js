@@ -101,13 +101,27 @@ export function timeCostChart(rec, workload = {}) {
     svg.append(s('text', { x: left - 6, y: ys(v) + 4, class: 'tick', 'text-anchor': 'end', text: f.usd(v) }));
   }
   svg.append(s('text', { x: W - right, y: H - 4, class: 'axis-label', 'text-anchor': 'end', text: 'days of training' }));
+  // Text boxes already drawn, so a tier's label can step aside rather than
+  // print over another (two tiers close in time and cost, or a limit's label).
+  // Widths are estimated, generously, from the character count at the
+  // labels' font size (bold 12 px in a wide sans runs near 9 px a letter).
+  const placed = [];
+  const boxOf = (x, y, text, end, px = 9.2) => {
+    const w = text.length * px + 4;
+    return { x0: end ? x - w : x, x1: end ? x : x + w, y0: y - 12, y1: y + 3 };
+  };
+  const overlaps = (a) => placed.some((b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1);
   if (dl !== null) {
+    const text = `deadline ${f.num(dl, 0)} d`;
     svg.append(s('line', { x1: xs(dl), x2: xs(dl), y1: top, y2: H - bottom, class: 'limit' }));
-    svg.append(s('text', { x: xs(dl) - 4, y: top + 10, class: 'limit-label', 'text-anchor': 'end', text: `deadline ${f.num(dl, 0)} d` }));
+    svg.append(s('text', { x: xs(dl) - 4, y: top + 10, class: 'limit-label', 'text-anchor': 'end', text }));
+    placed.push(boxOf(xs(dl) - 4, top + 10, text, true, 8));
   }
   if (bud !== null) {
+    const text = `budget ${f.usd(bud)}`;
     svg.append(s('line', { x1: left, x2: W - right, y1: ys(bud), y2: ys(bud), class: 'limit' }));
-    svg.append(s('text', { x: W - right, y: ys(bud) - 5, class: 'limit-label', 'text-anchor': 'end', text: `budget ${f.usd(bud)}` }));
+    svg.append(s('text', { x: W - right, y: ys(bud) - 5, class: 'limit-label', 'text-anchor': 'end', text }));
+    placed.push(boxOf(W - right, ys(bud) - 5, text, true, 8));
   }
   // The cheapest plan at each speed (the engine's time/cost frontier), where it falls inside the chart.
   const front = (rec.frontier || []).filter((p) => f.isNum(p.days) && f.isNum(p.cost_usd) && p.days <= dmax && p.cost_usd <= cmax);
@@ -139,7 +153,13 @@ export function timeCostChart(rec, workload = {}) {
     c.append(s('title', { text: `${label}: ${f.days(t.time.days)}, ${f.usd(t.cost.usd)}` }));
     g.append(c);
     const right = x > W * 0.6;
-    g.append(s('text', { x: right ? x - 10 : x + 10, y: y - 10, class: 'point-label', 'text-anchor': right ? 'end' : 'start', text: label }));
+    // Above the point on its open side first; then below, then the other side.
+    const tries = [[right, -10], [right, 21], [!right, -10], [!right, 21], [right, -24], [right, 35]].map(([end, dy]) => ({
+      end, y: y + dy, x: end ? x - 10 : x + 10,
+    }));
+    const at = tries.find((p) => !overlaps(boxOf(p.x, p.y, label, p.end))) || tries[0];
+    placed.push(boxOf(at.x, at.y, label, at.end));
+    g.append(s('text', { x: at.x, y: at.y, class: 'point-label', 'text-anchor': at.end ? 'end' : 'start', text: label }));
     svg.append(g);
   });
   return figure(

@@ -412,6 +412,50 @@ function sharesPanel() {
 
 /* ---------------------------------------------------------------- page */
 
+/**
+ * The plan's title with a Rename button; renaming is PUT /api/v1/plans/{id}
+ * with only {title}: the server keeps the workload and the tiers and records
+ * the new title as a revision, so the history says who renamed it and when.
+ */
+function titleBox() {
+  const box = h('div', { class: 'title-box' });
+  const show = (focus) => {
+    const btn = h('button', { type: 'button', class: 'link-button', id: 'plan-rename', 'aria-label': 'Rename the plan' }, 'Rename');
+    btn.addEventListener('click', edit);
+    mount(box, h('h1', { id: 'plan-title' }, plan.title || `Plan ${plan.id}`), btn);
+    if (focus) btn.focus();
+  };
+  const edit = () => {
+    const msg = h('p', { class: 'form-msg', role: 'status' });
+    const cancel = h('button', { type: 'button' }, 'Cancel');
+    cancel.addEventListener('click', () => show(true));
+    const form = h(
+      'form',
+      { class: 'inline-form rename', id: 'rename-form', novalidate: true },
+      field({ label: 'Plan title', name: 'title', value: plan.title || '', maxlength: 200, required: true, help: 'Saved as a new revision; the cluster does not change.' }),
+      h('button', { type: 'submit', class: 'primary' }, 'Save title'),
+      cancel,
+      msg,
+    );
+    form.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape') show(true);
+    });
+    onSubmit(form, async (fm) => {
+      // An empty title goes to the server too: its answer names the field.
+      await api('PUT', `/api/v1/plans/${enc(id)}`, { title: fm.title.value.trim() });
+      plan = await api('GET', `/api/v1/plans/${enc(id)}`);
+      render();
+      $('#plan-rename')?.focus();
+    }, msg);
+    mount(box, form);
+    const input = form.querySelector('input');
+    input.focus();
+    input.select();
+  };
+  show(false);
+  return box;
+}
+
 function header() {
   const sel = h('select', { id: 'plan-tier' }, ['minimum', 'recommended', 'performance'].map((t) => h('option', { value: t, selected: t === plan.tier }, f.TIER_LABEL[t])));
   const msg = h('span', { class: 'form-msg', role: 'status' });
@@ -440,7 +484,7 @@ function header() {
   return h(
     'div',
     { class: 'plan-head' },
-    h('div', null, h('p', { class: 'crumbs' }, h('a', { href: '/workspace.html' }, 'Workspace'), ' › plan ', String(plan.id)), h('h1', null, plan.title || `Plan ${plan.id}`),
+    h('div', null, h('p', { class: 'crumbs' }, h('a', { href: '/workspace.html' }, 'Workspace'), ' › plan ', String(plan.id)), titleBox(),
       h('p', { class: 'muted' }, `Revision ${plan.revision ?? 1}${plan.engine_version ? ` · engine ${plan.engine_version}` : ''}${plan.updated_at || plan.created_at ? ` · ${f.when(plan.updated_at || plan.created_at)}` : ''}`)),
     h('div', { class: 'inline-form' }, h('div', { class: 'field' }, h('label', { for: 'plan-tier' }, 'The team goes with'), sel), h('a', { href: plannerUrl(plan.workload || {}, plan.id) }, 'Edit in the planner'), del, msg),
   );

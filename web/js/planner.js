@@ -6,7 +6,7 @@
 import { api, ApiError, who } from './api.js';
 import { $, $$, debounce, h, mount } from './dom.js';
 import * as f from './fmt.js';
-import { tierRow } from './tiers.js';
+import { tierRow, warningList } from './tiers.js';
 import { memoryChart, timeCostChart } from './charts.js';
 import { renderNav, syncSession } from './nav.js';
 
@@ -197,7 +197,7 @@ function summary(rec, workload) {
       ` · ${f.int(workload.tokens_b)} B tokens · ${workload.task} · ${workload.precision}`,
       rec.engine_version ? h('span', { class: 'muted' }, ` · engine ${rec.engine_version}`) : null,
     ),
-    warn.length ? h('ul', { class: 'warnings', 'aria-label': 'Warnings for the workload' }, warn.map((w) => h('li', null, typeof w === 'string' ? w : w.text))) : null,
+    warn.length ? warningList(warn, 'Warnings for the workload') : null,
   );
 }
 
@@ -226,7 +226,7 @@ async function recompute() {
     setStatus(`Up to date${f.isNum(n) ? ` · ${f.int(n)} layouts compared` : ''}.`);
   } catch (e) {
     if (e.name === 'AbortError') return;
-    setStatus(e instanceof ApiError && e.status === 400 ? 'Fix the highlighted input to update.' : `Could not update: ${e.message}`);
+    setStatus(e instanceof ApiError && e.status === 400 ? 'Fix the highlighted input to update; the cards show the last good answer.' : `Could not update: ${e.message}`);
     showError(e);
     $('#results').classList.add('stale');
     return;

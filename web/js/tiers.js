@@ -13,6 +13,50 @@ const LINK_NAME = {
 };
 const FABRIC_NAME = { none: 'None (single node)', roce: 'RoCE v2', infiniband: 'InfiniBand' };
 
+export const warningText = (w) => (typeof w === 'string' ? w : (w && (w.text || w.message)) || JSON.stringify(w));
+
+/** An engine warning reads "what: details"; the short lead before the colon is its name. */
+// Most GPUs reach the fabric through a NIC per GPU; Gaudi 3 carries its own
+// RoCE ports (fabric.ports_per_node), and no NIC is bought.
+function nicText(fab) {
+  if (!fab.nics_per_node && fab.ports_per_node) return `${f.int(fab.ports_per_node)} on-chip ports/node`;
+  return `${f.int(fab.nics_per_node)} NICs/node`;
+}
+
+function warningLead(text) {
+  const i = text.indexOf(': ');
+  return i > 0 && i <= 60 ? text.slice(0, i) : null;
+}
+
+function warningItem(text, applies) {
+  const lead = warningLead(text);
+  return h(
+    'li',
+    null,
+    applies ? h('span', { class: 'applies' }, applies) : null,
+    lead ? [h('strong', null, lead), text.slice(lead.length)] : text,
+  );
+}
+
+/** A warning list; more than two fold into a summary that names each one, so a card stays short. */
+function collapsible(items, texts, label) {
+  const ul = h('ul', { class: 'warnings', 'aria-label': label }, items);
+  if (items.length <= 2) return ul;
+  const leads = [...new Set(texts.map(warningLead).filter(Boolean))];
+  return h(
+    'details',
+    { class: 'warnings' },
+    h('summary', null, `${items.length} warnings`, leads.length ? h('span', { class: 'leads' }, `: ${leads.join(' · ')}`) : null),
+    ul,
+  );
+}
+
+/** Warnings as a list (folded when more than two); shared by the cards and the planner's summary. */
+export function warningList(list, label) {
+  const texts = (list || []).map(warningText);
+  return collapsible(texts.map((t) => warningItem(t)), texts, label);
+}
+
 function row(label, ...value) {
   return [h('dt', null, label), h('dd', null, ...value)];
 }
@@ -107,8 +151,12 @@ function bomTable(t) {
   );
 }
 
-/** One tier card; chosen marks the tier a team went with; same names an earlier tier with the same cluster. */
-export function tierCard(t, { chosen = false, same = null } = {}) {
+/**
+ * One tier card; chosen marks the tier a team went with; same names an
+ * earlier tier with the same cluster; shared is the set of warning texts
+ * shown once above the cards (they are left out of the card, which counts them).
+ */
+export function tierCard(t, { chosen = false, same = null, shared = null } = {}) {
   const name = t.tier || 'tier';
   const gpu = t.gpu || {};
   const par = t.parallel || {};
@@ -118,7 +166,9 @@ export function tierCard(t, { chosen = false, same = null } = {}) {
   const time = t.time || {};
   const cost = t.cost || {};
   const host = t.host || {};
-  const warnings = t.warnings || [];
+  const all = (t.warnings || []).map(warningText);
+  const warnings = shared ? all.filter((w) => !shared.has(w)) : all;
+  const sharedCount = new Set(all.filter((w) => shared && shared.has(w))).size;
   const headId = `tier-${name}-title`;
 
   const card = h(
@@ -183,7 +233,7 @@ export function tierCard(t, { chosen = false, same = null } = {}) {
         ? h(
             'span',
             { class: 'muted' },
-            ` · ${f.num(fab.gbps_per_gpu, 0)} Gb/s per GPU · ${f.int(fab.nics_per_node)} NICs/node · ${fab.topology || ''}` +
+            ` · ${f.num(fab.gbps_per_gpu, 0)} Gb/s per GPU · ${nicText(fab)} · ${fab.topology || ''}` +
               `${fab.oversubscription ? ` ${fab.oversubscription}` : ''}${fab.lossless ? ' · lossless' : ''}`,
           )
         : null,
@@ -196,8 +246,13 @@ export function tierCard(t, { chosen = false, same = null } = {}) {
   );
   card.append(dl);
 
-  if (warnings.length)
-    card.append(h('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => h('li', null, typeof w === 'string' ? w : w.text || JSON.stringify(w)))));
+  if (warnings.length) card.append(warningList(warnings, 'Warnings'));
+  if (sharedCount) {
+    card.append(
+      h('p', { class: 'shared-note' }, h('a', { href: '#shared-warnings' },
+        `${sharedCount} more warning${sharedCount === 1 ? '' : 's'} shared with other tiers`), ', above the cards.'),
+    );
+  }
 
   const bom = bomTable(t);
   if (bom) card.append(bom);
@@ -208,16 +263,46 @@ export function tierCard(t, { chosen = false, same = null } = {}) {
   return card;
 }
 
-/** The three cards in a row; chosen is the tier name a team picked. */
+/**
+ * The three cards in a row; chosen is the tier name a team picked. A warning
+ * the engine gives for more than one tier (a restricted GPU, a price
+ * estimate for the same card) is said once above the cards, naming its
+ * tiers, so each card keeps only what is particular to it.
+ */
 export function tierRow(rec, chosen) {
   const tiers = rec.tiers || [];
   const key = (t) => (t.gpu && t.gpu.id ? `${t.gpu.id}/${t.gpu.count}/${t.gpu.per_node}/${t.time && t.time.days}` : null);
+  const where = new Map(); // warning text -> tier names, in tier order
+  for (const t of tiers)
+    for (const w of new Set((t.warnings || []).map(warningText))) where.set(w, [...(where.get(w) || []), t.tier]);
+  const shared = new Map([...where].filter(([, names]) => names.length > 1));
   return h(
     'div',
-    { class: 'tiers' },
-    tiers.map((t, i) => {
-      const prev = tiers.slice(0, i).find((p) => key(p) && key(p) === key(t));
-      return tierCard(t, { chosen: t.tier === chosen, same: prev ? prev.tier : null });
-    }),
+    { class: 'tier-row' },
+    shared.size ? sharedWarnings(shared, tiers.length) : null,
+    h(
+      'div',
+      { class: 'tiers' },
+      tiers.map((t, i) => {
+        const prev = tiers.slice(0, i).find((p) => key(p) && key(p) === key(t));
+        return tierCard(t, { chosen: t.tier === chosen, same: prev ? prev.tier : null, shared: new Set(shared.keys()) });
+      }),
+    ),
+  );
+}
+
+function tierNames(names, total) {
+  if (names.length === total && total > 1) return total === 3 ? 'All three tiers' : 'All tiers';
+  const list = names.map((n) => f.TIER_LABEL[n] || n);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : list[0];
+}
+
+function sharedWarnings(shared, total) {
+  const items = [...shared].map(([text, names]) => warningItem(text, tierNames(names, total)));
+  return h(
+    'section',
+    { class: 'shared-warnings', id: 'shared-warnings', 'aria-labelledby': 'shared-warnings-title', tabindex: '-1' },
+    h('h3', { id: 'shared-warnings-title' }, `Warnings for more than one tier (${items.length})`),
+    collapsible(items, [...shared.keys()], 'Warnings for more than one tier'),
   );
 }

@@ -1,0 +1,409 @@
+/* engine_cost.c: the one cost model, used both to rank clusters in the
+ * search and to report a plan's cost line by line.
+ *
+ * Before this file the search ranked clusters with a shortcut (GPU-hours or
+ * servers + NICs) while the plan's bill of materials also priced storage and
+ * the switches, so two tiers could swap order once costed and the search had
+ * to patch the result. Now there is one path: plan_cost() builds the fabric
+ * (R16-R20), storage tiers (F11, R27-R35), power (R10) and the bill of
+ * materials (cloud: F4c billed hours + storage for the run; buy: servers,
+ * NICs, switches, optics, storage, electricity) from a handful of plan
+ * fields, and engine_run_time() gives the wall time (F4, F4b start-up, F10
+ * goodput) both callers feed it. Every step is a few dozen flops, so the
+ * search can cost each candidate cluster exactly (a few hundred per
+ * recommendation) and a tier's reported cost is the cost it was ranked by. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+#define ELECTRICITY_USD_PER_KWH 0.10   /* assumption: US industrial average, 2025 */
+
+static void fmt_text(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fmt_text(char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vsnprintf(dst, n, fmt, ap) < 0)
+        dst[0] = '\0';
+    va_end(ap);
+}
+
+static void bom(struct engine_plan *pl, const char *item, const char *desc, double qty, double unit,
+                const char *as_of)
+{
+    struct plan_bom_line *b;
+    if (pl->n_bom >= PLAN_BOM_MAX || qty <= 0)
+        return;
+    b = &pl->bom[pl->n_bom++];
+    snprintf(b->item, sizeof b->item, "%s", item);
+    snprintf(b->description, sizeof b->description, "%s", desc);
+    b->quantity = qty;
+    b->unit_usd = unit;
+    b->total_usd = qty * unit;
+    snprintf(b->as_of, sizeof b->as_of, "%s", as_of);
+    pl->bom_total_usd += b->total_usd;
+}
+
+double engine_round_up(double x, double step)
+{
+    return ceil(x / step) * step;
+}
+
+const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps)
+{
+    const struct engine_fabric *best = NULL;
+    for (int i = 0; i < c->n_fabrics; i++) {
+        const struct engine_fabric *f = &c->fabrics[i];
+        if (f->kind != kind)
+            continue;
+        if (fabs(f->gbps - gbps) < 1e-6)
+            return f;
+        /* Otherwise the slowest port at least as fast as asked. */
+        if (f->gbps >= gbps && (!best || f->gbps < best->gbps))
+            best = f;
+    }
+    return best;
+}
+
+const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id)
+{
+    for (int i = 0; i < c->n_fabrics; i++)
+        if (strcmp(c->fabrics[i].id, id) == 0)
+            return &c->fabrics[i];
+    return NULL;
+}
+
+/* The rate one fabric port runs at: the on-chip port's rate for GPUs that
+ * carry their own RDMA ports, else the per-GPU NIC rate itself. */
+double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu)
+{
+    return g->scaleout_ports > 0 ? g->scaleout_port_gbps : gbps_per_gpu;
+}
+
+/* The most a GPU can send into the fabric: its on-chip ports (R16/R17), or
+ * what one PCIe NIC per GPU can carry: a Gen4 x16 slot saturates near
+ * 200 Gb/s per direction, Gen5 near 400, Gen6 near 800 (R9, T4). */
+double engine_fabric_cap_gbps(const struct engine_gpu *g)
+{
+    if (g->scaleout_ports > 0)
+        return g->scaleout_ports * g->scaleout_port_gbps;
+    return g->pcie_gen >= 6 ? 800.0 : g->pcie_gen == 5 ? 400.0 : g->pcie_gen == 4 ? 200.0 : 100.0;
+}
+
+double engine_default_fabric_gbps(const struct engine_gpu *g)
+{
+    double cap = g->scaleout_ports > 0 ? engine_fabric_cap_gbps(g) : INFINITY;
+    return g->default_fabric_gbps < cap ? g->default_fabric_gbps : cap;
+}
+
+static double fabric_cost_per_gpu(const struct engine_fabric *f)
+{
+    return f->nic_usd + 2.0 * f->port_usd + 2.0 * f->cable_usd;
+}
+
+/* The time model of one layout on one cluster, as both the search and the
+ * plan run it: one node talks over its scale-up link only. */
+void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
+                         int per_node, int nodes, double rate, const struct engine_measured *meas, double eff_scale,
+                         double bw_scale, const struct engine_parallel *par, struct eval_out *ev)
+{
+    struct eval_hw hw;
+    eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? rate : 0.0, c, ctx->w, meas);
+    if (nodes == 1 && (!meas || isnan(meas->inter_busbw_gbs)))
+        hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
+    hw.eff_scale = eff_scale;
+    hw.bw_scale = bw_scale;
+    eval_time(ctx, &hw, par, ev);
+}
+
+static double step_at(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
+                      int per_node, const struct engine_parallel *par, double rate, struct eval_out *ev)
+{
+    engine_eval_cluster(c, ctx, g, n, per_node, 2, rate, NULL, 1.0, 1.0, par, ev);
+    return ev->step_s;
+}
+
+/* Fabric rate per GPU for a multi-node cluster. Cloud nodes come with the
+ * GPU's usual rate. Buying, the slowest catalog port rate within what the GPU
+ * can feed (R9) and at least 200 Gb/s from 100B parameters up (R35) that
+ * slows the step by at most 1% against the usual rate: a cheaper fabric that
+ * costs no time. On-chip ports are already paid for with the card, so such
+ * GPUs use all of them. Fills *ev with the time model at the chosen rate. */
+double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g,
+                                 int n, int per_node, const struct engine_parallel *par, struct eval_out *ev)
+{
+    double rate = engine_default_fabric_gbps(g), cap = engine_fabric_cap_gbps(g);
+    double floor_gbps = ctx->pc.total >= 100e9 ? 200.0 : 100.0, step_default, rates[CATALOG_FABRICS_MAX];
+    int nr = 0;
+
+    step_default = step_at(c, ctx, g, n, per_node, par, rate, ev);
+    if (ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0)
+        return rate;
+    for (int i = 0; i < c->n_fabrics; i++) {
+        int dup = 0;
+        for (int j = 0; j < nr; j++)
+            dup |= fabs(rates[j] - c->fabrics[i].gbps) < 1e-6;
+        if (!dup && c->fabrics[i].gbps <= cap && c->fabrics[i].gbps >= floor_gbps)
+            rates[nr++] = c->fabrics[i].gbps;
+    }
+    for (int i = 1; i < nr; i++)   /* ascending */
+        for (int j = i; j > 0 && rates[j] < rates[j - 1]; j--) {
+            double t = rates[j]; rates[j] = rates[j - 1]; rates[j - 1] = t;
+        }
+    for (int i = 0; i < nr && rates[i] < rate; i++) {
+        struct eval_out e;
+        if (step_at(c, ctx, g, n, per_node, par, rates[i], &e) <= step_default * 1.01) {
+            *ev = e;
+            return rates[i];
+        }
+    }
+    return rate;
+}
+
+/* F4 + F4b + F10: wall days = start-up + tokens / throughput / goodput. */
+struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
+                                double tokens_per_s, double fail_scale)
+{
+    struct run_time rt;
+    rt.startup_s = engine_startup_s(nodes, engine_load_bytes_per_node(ctx, nodes));
+    rt.gp = eval_goodput(n, engine_ckpt_bytes(ctx) / n, engine_pcie_gbs(g->pcie_gen), fail_scale, rt.startup_s);
+    rt.days = (rt.startup_s + ctx->w->tokens_b * 1e9 / tokens_per_s / rt.gp.goodput) / 86400.0;
+    return rt;
+}
+
+/* Storage capacity needed to deliver a bandwidth: parallel file systems and
+ * NVMe scale throughput with capacity (F11). */
+static void storage_tier(struct engine_plan *pl, const struct catalog *c, const char *tier, const char *kind,
+                         double need_tb, double need_write_gbs, double need_read_gbs, double days,
+                         enum engine_pricing pricing)
+{
+    const struct engine_storage *s = catalog_storage_find(c, kind);
+    struct plan_storage_tier *t;
+    double cap = need_tb;
+    if (!s || pl->n_storage >= PLAN_STORAGE_TIERS_MAX)
+        return;
+    if (s->write_gbs_per_tb > 0 && need_write_gbs / s->write_gbs_per_tb > cap)
+        cap = need_write_gbs / s->write_gbs_per_tb;
+    if (s->read_gbs_per_tb > 0 && need_read_gbs / s->read_gbs_per_tb > cap)
+        cap = need_read_gbs / s->read_gbs_per_tb;
+    if (cap < s->min_tb)
+        cap = s->min_tb;
+    cap = engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
+    t = &pl->storage[pl->n_storage++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->tier, sizeof t->tier, "%s", tier);
+    snprintf(t->kind, sizeof t->kind, "%s", kind);
+    t->capacity_tb = cap;
+    t->read_gbs = cap * s->read_gbs_per_tb;
+    if (s->read_gbs_max > 0 && t->read_gbs > s->read_gbs_max)
+        t->read_gbs = s->read_gbs_max;
+    t->write_gbs = cap * s->write_gbs_per_tb;
+    if (s->write_gbs_max > 0 && t->write_gbs > s->write_gbs_max)
+        t->write_gbs = s->write_gbs_max;
+    if (pricing == PRICING_CLOUD)
+        t->usd = cap * s->usd_per_tb_month * (days > 0 ? days / 30.0 : 1.0);
+    else
+        t->usd = cap * s->usd_per_tb_buy;
+}
+
+/* Fabric (R16-R20): kind, port rate, ports per node, topology from radix. */
+static const struct engine_fabric *plan_fabric(const struct catalog *c, const struct engine_gpu *g,
+                                               struct engine_plan *pl)
+{
+    const struct engine_fabric *f;
+    double rate = pl->fabric_gbps_per_gpu;
+    int nodes = pl->nodes, per_node = pl->per_node, onchip = g->scaleout_ports > 0;
+
+    pl->switches_leaf = pl->switches_spine = pl->switches_core = pl->links = 0;
+    pl->fabric_id[0] = '\0';
+    if (nodes <= 1) {
+        pl->fabric_kind = FABRIC_NONE;
+        pl->fabric_gbps_per_gpu = 0;
+        pl->fabric_port_gbps = 0;
+        pl->topology = "single-node";
+        pl->oversubscription = "1:1";
+        pl->lossless = 0;
+        pl->nics_per_node = 0;
+        pl->scaleout_ports_per_node = 0;
+        return NULL;
+    }
+    if (onchip) {
+        /* The card's own RoCE v2 ports (R16/R17): Ethernet switches only. */
+        pl->fabric_kind = FABRIC_ROCE;
+    } else if (pl->fabric_kind == FABRIC_NONE) {
+        if (pl->basis == PRICING_CLOUD)
+            pl->fabric_kind = (g->link == LINK_NVSWITCH && strcmp(g->vendor, "NVIDIA") == 0) ? FABRIC_INFINIBAND
+                                                                                              : FABRIC_ROCE;
+        else {
+            const struct engine_fabric *ib = engine_fabric_find(c, FABRIC_INFINIBAND, rate);
+            const struct engine_fabric *ro = engine_fabric_find(c, FABRIC_ROCE, rate);
+            pl->fabric_kind = ro && (!ib || fabric_cost_per_gpu(ro) <= fabric_cost_per_gpu(ib)) ? FABRIC_ROCE
+                                                                                                 : FABRIC_INFINIBAND;
+        }
+    }
+    f = engine_fabric_find(c, pl->fabric_kind, engine_port_gbps(g, rate));
+    if (!f && !onchip)
+        f = engine_fabric_find(c, pl->fabric_kind == FABRIC_ROCE ? FABRIC_INFINIBAND : FABRIC_ROCE, rate);
+    if (f)
+        pl->fabric_kind = f->kind;
+    if (onchip) {
+        int ports = (int)ceil(rate / g->scaleout_port_gbps - 1e-9);
+        if (ports < 1)
+            ports = 1;
+        if (ports > g->scaleout_ports)
+            ports = g->scaleout_ports;
+        pl->nics_per_node = 0;
+        pl->scaleout_ports_per_node = per_node * ports;
+    } else {
+        pl->nics_per_node = per_node;   /* R16: one NIC per GPU for GPUDirect RDMA */
+        pl->scaleout_ports_per_node = per_node;
+    }
+    pl->fabric_port_gbps = f ? f->gbps : engine_port_gbps(g, rate);
+    snprintf(pl->fabric_id, sizeof pl->fabric_id, "%s", f ? f->id : "");
+    {
+        int radix = f ? f->switch_radix : 64;
+        int e = nodes * pl->scaleout_ports_per_node;
+        if (e <= radix) {
+            pl->topology = "single-switch";
+            pl->switches_leaf = 1;
+            pl->links = e;
+        } else if ((double)e <= (double)radix * radix / 2.0) {
+            pl->topology = "leaf-spine";
+            pl->switches_leaf = (e + radix / 2 - 1) / (radix / 2);
+            pl->switches_spine = (pl->switches_leaf * (radix / 2) + radix - 1) / radix;
+            pl->links = e + pl->switches_leaf * (radix / 2);
+        } else {
+            /* Three-tier fat-tree (k-ary): E/(k/2) leaves, as many
+             * aggregation switches, E/k core switches; 5E/k in all. */
+            pl->topology = "fat-tree";
+            pl->switches_leaf = (e + radix / 2 - 1) / (radix / 2);
+            pl->switches_spine = pl->switches_leaf;
+            pl->switches_core = (e + radix - 1) / radix;
+            pl->links = 3 * e;
+        }
+    }
+    pl->oversubscription = "1:1";
+    pl->lossless = 1;
+    return f;
+}
+
+void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+               const struct goodput *gp)
+{
+    const struct engine_gpu *g = &c->gpus[pl->gpu_index];
+    const struct engine_workload *w = ctx->w;
+    int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
+    const struct engine_fabric *f;
+    const char *as_of = g->price_as_of;
+    char buf[96];
+
+    pl->basis = w->pricing;
+    pl->price_conf = w->pricing == PRICING_CLOUD ? g->cloud_price_conf : g->server_price_conf;
+    f = plan_fabric(c, g, pl);
+
+    /* ---- storage and checkpoints (F10, F11, R27-R35) */
+    pl->dataset_tb = !isnan(w->dataset_tb) ? w->dataset_tb : w->tokens_b * 1e9 * ENGINE_BYTES_PER_TOKEN / 1e12;
+    pl->read_gbs = pl->tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;   /* x2 for shuffling and re-reads */
+    pl->ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
+    pl->ckpt_interval_min = gp->interval_s / 60.0;
+    pl->ckpt_stall_s = gp->delta_s;
+    pl->ckpt_keep = 3;
+    pl->ckpt_write_gbs = pl->ckpt_size_gb / (0.5 * gp->interval_s);   /* persist within half an interval */
+    pl->n_storage = 0;
+    {
+        double hot_tb = pl->dataset_tb * 1.2 + pl->ckpt_keep * pl->ckpt_size_gb / 1000.0;
+        if (nodes <= 2) {
+            storage_tier(pl, c, "hot", "local-nvme", hot_tb, pl->ckpt_write_gbs, pl->read_gbs, pl->days,
+                         w->pricing);
+        } else {
+            const struct engine_storage *nas = catalog_storage_find(c, "nas");
+            int use_nas = nodes <= 8 && nas && pl->ckpt_write_gbs <= nas->write_gbs_max;
+            storage_tier(pl, c, "hot", use_nas ? "nas" : "parallel-fs", hot_tb, pl->ckpt_write_gbs, pl->read_gbs,
+                         pl->days, w->pricing);
+            /* Local NVMe cache on every node for hot shards (R29). */
+            storage_tier(pl, c, "hot", "local-nvme", nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
+                         w->pricing);
+        }
+        /* Warm object tier (R29 two-layer pattern, R35): the durable home
+         * of the dataset and of checkpoint copies. Needed as soon as a
+         * checkpoint is spread over several nodes' local disks (losing one
+         * node loses the checkpoint), the run lasts a day or more, or the
+         * model is 10B+; a single-node job of hours keeps to local NVMe
+         * (R33: do not over-design). */
+        if (nodes > 1 || pl->days >= 1.0 || ctx->pc.total >= 10e9)
+            storage_tier(pl, c, "warm", "object", pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
+                         pl->days, w->pricing);
+        /* Cold archive (R35) keeps history and intermediate models of a
+         * large, long run; a run of under a week leaves little history. */
+        if ((ctx->pc.total >= 100e9 || n >= 256) && pl->days >= 7.0)
+            storage_tier(pl, c, "cold", "archive", pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
+                         pl->days, w->pricing);
+    }
+
+    /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
+    {
+        double sw = pl->switches_leaf + pl->switches_spine + pl->switches_core;
+        pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
+    }
+
+    /* ---- bill of materials; the cost is its total */
+    pl->n_bom = 0;
+    pl->bom_total_usd = 0;
+    if (w->pricing == PRICING_CLOUD) {
+        double gpu_usd, rest;
+        pl->billed_hours = engine_billed_hours(pl->days * 24.0);
+        fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
+                 pl->billed_hours);
+        bom(pl, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
+        for (int i = 0; i < pl->n_storage; i++)
+            if (pl->storage[i].usd > 0) {
+                fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
+                         pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
+                bom(pl, "storage", buf, 1, pl->storage[i].usd, catalog_storage_find(c, pl->storage[i].kind)->as_of);
+            }
+        pl->cost_usd = pl->bom_total_usd;
+        gpu_usd = pl->billed_hours * n * g->cloud_usd_per_gpu_hour;
+        rest = pl->cost_usd - gpu_usd;
+        if (pl->days_low > 0 && pl->days_high > 0) {
+            pl->cost_low_usd = n * engine_billed_hours(pl->days_low * 24.0) * g->cloud_usd_per_gpu_hour +
+                               rest * pl->days_low / pl->days;
+            pl->cost_high_usd = n * engine_billed_hours(pl->days_high * 24.0) * g->cloud_usd_per_gpu_hour +
+                                rest * pl->days_high / pl->days;
+        }
+    } else {
+        double server = g->server_usd * (double)per_node / g->per_node;
+        double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
+        pl->billed_hours = 0;
+        fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
+        bom(pl, "servers", buf, nodes, server, as_of);
+        if (f) {
+            if (pl->nics_per_node > 0) {
+                fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+                bom(pl, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
+            }
+            fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+            bom(pl, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
+                f->as_of);
+            fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+            bom(pl, "optics", buf, pl->links, f->cable_usd, f->as_of);
+        }
+        for (int i = 0; i < pl->n_storage; i++)
+            if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
+                fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                bom(pl, "storage", buf, pl->storage[i].capacity_tb,
+                    pl->storage[i].usd / pl->storage[i].capacity_tb,
+                    catalog_storage_find(c, pl->storage[i].kind)->as_of);
+            }
+        fixed = pl->bom_total_usd;
+        bom(pl, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
+            ELECTRICITY_USD_PER_KWH, "2025-06-01");
+        pl->cost_usd = pl->bom_total_usd;
+        if (pl->days_low > 0 && pl->days_high > 0) {
+            pl->cost_low_usd = fixed + (pl->cost_usd - fixed) * pl->days_low / pl->days;
+            pl->cost_high_usd = fixed + (pl->cost_usd - fixed) * pl->days_high / pl->days;
+        }
+    }
+}
