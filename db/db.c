@@ -31,7 +31,7 @@ enum status db_prepare(struct db *db, const char *sql, sqlite3_stmt **out, char 
     return ST_OK;
 }
 
-static enum status exec_simple(struct db *db, const char *sql, char *err, size_t errlen)
+enum status db_exec(struct db *db, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -93,7 +93,7 @@ enum status db_begin_write(struct db *db, char *err, size_t errlen)
 {
     int took = !db->writer_turn;
     writer_turn_take(db);
-    enum status st = exec_simple(db, "BEGIN IMMEDIATE", err, errlen);
+    enum status st = db_exec(db, "BEGIN IMMEDIATE", err, errlen);
     if (st != ST_OK && took)
         writer_turn_give(db);
     return st;
@@ -101,7 +101,7 @@ enum status db_begin_write(struct db *db, char *err, size_t errlen)
 
 enum status db_commit(struct db *db, char *err, size_t errlen)
 {
-    enum status st = exec_simple(db, "COMMIT", err, errlen);
+    enum status st = db_exec(db, "COMMIT", err, errlen);
     if (st != ST_OK)
         db_rollback(db);
     else
@@ -293,7 +293,7 @@ enum status db_migrate(struct db *db, char *err, size_t errlen)
             return ST_DB;
         }
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if ((st = exec_simple(db, pragma, err, errlen)) != ST_OK) {
+        if ((st = db_exec(db, pragma, err, errlen)) != ST_OK) {
             db_rollback(db);
             return st;
         }
@@ -325,11 +325,11 @@ enum status db_open(const char *path, unsigned flags, struct db **out, char *err
     sqlite3_busy_timeout(db->sql, DB_BUSY_TIMEOUT_MS);
     if (!(flags & DB_OPEN_READONLY)) {
         /* journal_mode answers with the mode it got; an in-memory database says "memory". */
-        if ((st = exec_simple(db, "PRAGMA journal_mode=WAL", err, errlen)) != ST_OK)
+        if ((st = db_exec(db, "PRAGMA journal_mode=WAL", err, errlen)) != ST_OK)
             goto out;
     }
-    if ((st = exec_simple(db, "PRAGMA foreign_keys=ON", err, errlen)) != ST_OK ||
-        (st = exec_simple(db, "PRAGMA synchronous=FULL", err, errlen)) != ST_OK)
+    if ((st = db_exec(db, "PRAGMA foreign_keys=ON", err, errlen)) != ST_OK ||
+        (st = db_exec(db, "PRAGMA synchronous=FULL", err, errlen)) != ST_OK)
         goto out;
 
     if (flags & DB_OPEN_MIGRATE) {

@@ -56,6 +56,41 @@ enum status db_tx_begin(struct db *db, char *err, size_t errlen);
 enum status db_tx_commit(struct db *db, char *err, size_t errlen);
 void db_tx_rollback(struct db *db);
 
+/* ---- group commit (db_batch.c) ----
+ * A batcher is one committer thread with its own connection. Writers that
+ * arrive while a commit is in progress wait in its queue; the committer then
+ * runs all of them (at most DB_BATCH_MAX) in one transaction, each job
+ * inside its own savepoint, and ends it with one COMMIT, so they share one
+ * fsync instead of paying for one each. */
+#define DB_BATCH_MAX 64
+struct db_batcher;
+struct db_batch_stats {
+    long long batches, jobs; /* committed transactions and the jobs they carried */
+    int largest;             /* the most jobs one transaction carried */
+    int pending;             /* jobs waiting for the committer now */
+};
+/* Opens the committer's connection to path (schema already current) and
+ * starts its thread. On success *out is set; free it with db_batcher_free(). */
+enum status db_batcher_new(const char *path, struct db_batcher **out, char *err, size_t errlen);
+/* Runs the jobs still queued, stops the thread and closes its connection.
+ * Call it once no thread submits any more. NULL is a no-op. */
+void db_batcher_free(struct db_batcher *b);
+/* Runs fn(db, arg, err, errlen) on the committer's connection inside a
+ * write transaction and blocks until that transaction is durably committed.
+ * fn writes through domain functions; what it returns is kept for this job
+ * alone: ST_OK keeps its writes, any other status rolls back to the job's
+ * savepoint (its writes only) and is returned here with fn's message. When
+ * the transaction as a whole fails (BEGIN, COMMIT, a lost transaction) every
+ * job of it gets that error and none of its writes are kept. fn runs on the
+ * committer thread: it may use only db and what arg points at, and any
+ * outputs it stores there are valid once this returns ST_OK. Never call
+ * this while holding a write transaction on another connection: the
+ * committer would wait for it forever. */
+enum status db_batch_submit(struct db_batcher *b,
+                            enum status (*fn)(struct db *db, void *arg, char *err, size_t errlen), void *arg,
+                            char *err, size_t errlen);
+void db_batcher_stats(struct db_batcher *b, struct db_batch_stats *out);
+
 /* Text sizes shared by the domain structs. */
 #define DB_EMAIL_MAX 255
 #define DB_NAME_MAX 201

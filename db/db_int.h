@@ -24,6 +24,9 @@ extern const int db_migrations_count;
 /* Writes "what: sqlite message" into err. Always returns ST_DB. */
 enum status db_fail(struct db *db, const char *what, char *err, size_t errlen);
 
+/* Runs sql (no parameters, no rows) or fails with ST_DB and "sql: message". */
+enum status db_exec(struct db *db, const char *sql, char *err, size_t errlen);
+
 /* Prepares sql or fails with ST_DB and a message. */
 enum status db_prepare(struct db *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen);
 

@@ -5,7 +5,9 @@
  * under web/. Every reply goes through http_send() so each one carries the
  * security headers and is counted in the access log (one line per request:
  * method, path, status, bytes, milliseconds). Each worker thread owns one
- * SQLite connection, opened on first use and closed when the thread ends. */
+ * SQLite connection, opened on first use and closed when the thread ends;
+ * report uploads write through one shared committer instead (db_batch.c),
+ * which http_start starts and http_stop stops after the last request. */
 #include <arpa/inet.h>
 #include <civetweb.h>
 #include <cjson/cJSON.h>
@@ -576,10 +578,15 @@ enum status http_start(struct app *app, const char *listen, int port, int thread
     cb.init_thread = on_init_thread;
     cb.exit_thread = on_exit_thread;
 
+    enum status st = db_batcher_new(app->db_path, &app->batcher, err, errlen);
+    if (st != ST_OK)
+        return st;
     mg_init_library(0);
     app->ctx = mg_start(&cb, app, options);
     if (!app->ctx) {
         snprintf(err, errlen, "cannot listen on %s: %s", ports, errno ? strerror(errno) : "port in use?");
+        db_batcher_free(app->batcher);
+        app->batcher = NULL;
         return ST_IO;
     }
     mg_set_request_handler(app->ctx, "/", dispatch, app);
@@ -635,4 +642,14 @@ void http_stop(struct app *app)
     }
     app->ctx = NULL;
     mg_exit_library();
+    /* No handler runs any more, so nothing submits: the committer finishes
+     * what is queued (nothing, as every submitter waited for its commit). */
+    if (app->batcher) {
+        struct db_batch_stats bs;
+        db_batcher_stats(app->batcher, &bs);
+        log_msg(LOG_INFO, "committer: %lld writes in %lld transactions (at most %d in one)", bs.jobs, bs.batches,
+                bs.largest);
+        db_batcher_free(app->batcher);
+        app->batcher = NULL;
+    }
 }

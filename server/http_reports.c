@@ -7,7 +7,9 @@
  * later. Idempotency-Key makes retries safe: the same key with the same
  * text answers the stored report; the same key with other text is 422.
  * A failing verdict queues the team's report.fail webhooks in the same
- * transaction as the report itself. */
+ * transaction as the report itself. That write goes through the server's
+ * committer (db_batch_submit), which commits concurrent uploads together
+ * so they share one fsync; parsing and judging stay on the worker. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdlib.h>
@@ -379,6 +381,30 @@ static cJSON *fail_event(const struct db_plan *plan, long long report_id, const 
     return d;
 }
 
+/* One upload's write, run by the committer inside a transaction it may
+ * share with other uploads: the report (and its first history row) and, on
+ * a fail verdict, the team's report.fail deliveries. A failure rolls back
+ * this upload's rows only. */
+struct upload_write {
+    const struct db_report *r;
+    const struct db_plan *plan;
+    long long rid; /* out: the new report's id */
+    int queued;    /* out: webhook deliveries were queued */
+};
+
+static enum status upload_write(struct db *db, void *arg, char *err, size_t errlen)
+{
+    struct upload_write *w = arg;
+    enum status st = db_report_insert(db, w->r, &w->rid, err, errlen);
+    if (st == ST_OK && strcmp(w->r->verdict, "fail") == 0) {
+        cJSON *ev = fail_event(w->plan, w->rid, w->r->verdict, w->r->source, w->plan->revision, w->plan->tier);
+        st = webhook_enqueue(db, w->r->team_id, "report.fail", ev, err, errlen);
+        cJSON_Delete(ev);
+        w->queued = st == ST_OK;
+    }
+    return st;
+}
+
 /* Answers with the stored report for an Idempotency-Key, or 422 for another body. */
 static void replay(struct http_req *req, struct db *db, long long plan_id, const char *key, const char *sha)
 {
@@ -469,22 +495,11 @@ int http_report_create(struct http_req *req)
     snprintf(r.idempotency_key, sizeof r.idempotency_key, "%s", key);
     r.created_at = r.checked_at = now;
 
-    int queued = 0;
-    st = db_tx_begin(db, err, sizeof err);
-    if (st == ST_OK)
-        st = db_report_insert(db, &r, &rid, err, sizeof err);
-    if (st == ST_OK && strcmp(an.verdict, "fail") == 0) {
-        cJSON *ev = fail_event(&plan, rid, an.verdict, source, plan.revision, plan.tier);
-        st = webhook_enqueue(db, a.team_id, "report.fail", ev, err, sizeof err);
-        cJSON_Delete(ev);
-        queued = 1;
-    }
-    if (st == ST_OK)
-        st = db_tx_commit(db, err, sizeof err);
-    else
-        db_tx_rollback(db);
+    struct upload_write w = {&r, &plan, 0, 0};
+    st = db_batch_submit(req->app->batcher, upload_write, &w, err, sizeof err);
     if (st == ST_CONFLICT && key[0]) {
-        /* Another upload with this key won the race: answer as a replay. */
+        /* Another upload with this key won the race (perhaps in the same
+         * batch, committed by now): answer as a replay. */
         replay(req, db, plan_id, key, r.sha256);
         goto out;
     }
@@ -492,7 +507,8 @@ int http_report_create(struct http_req *req)
         http_problem_status(req, st, err);
         goto out;
     }
-    if (queued)
+    rid = w.rid;
+    if (w.queued)
         webhook_notify();
     struct db_report saved;
     st = db_report_get(db, a.team_id, plan_id, rid, &saved, err, sizeof err);

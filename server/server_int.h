@@ -14,6 +14,7 @@
 
 struct cJSON;
 struct db;
+struct db_batcher;
 struct mg_connection;
 struct mg_request_info;
 struct mg_context;
@@ -125,6 +126,7 @@ struct app {
     int login_max_address;     /* failed sign-ins per client address per window before 429 */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct mg_context *ctx;
+    struct db_batcher *batcher;    /* group commit for report uploads; lives from http_start to http_stop */
 };
 
 /* One HTTP exchange as the handlers see it. */
@@ -152,10 +154,12 @@ struct http_route {
 };
 extern const struct http_route http_routes[]; /* http_routes.c, ends with {0} */
 
-/* Starts civetweb on listen:port (port 0 = ephemeral); writes the port bound to *port_out. */
+/* Starts the upload committer (app->batcher) and civetweb on listen:port
+ * (port 0 = ephemeral); writes the port bound to *port_out. */
 enum status http_start(struct app *app, const char *listen, int port, int threads, int *port_out,
                        char *err, size_t errlen);
-/* Stops accepting, finishes in-flight requests, closes the per-thread databases. */
+/* Stops accepting, finishes in-flight requests, closes the per-thread
+ * databases, then stops the committer once its queue is empty. */
 void http_stop(struct app *app);
 
 /* The calling worker thread's database connection (opened on first use). NULL if it cannot open. */

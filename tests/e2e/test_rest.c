@@ -685,6 +685,90 @@ START_TEST(reports_replay_on_the_same_key_and_refuse_another_body)
 }
 END_TEST
 
+/* Uploads at once with one Idempotency-Key: they reach the committer
+ * together and may share one transaction, where all but the first insert
+ * fail on the key's unique index and answer as replays. */
+#define RACERS 12
+struct racer {
+    const char *text;
+    pthread_barrier_t *go;
+    long status;
+    long long id;
+    int replayed;
+};
+
+static void *race_upload(void *arg)
+{
+    struct racer *rc = arg;
+    char path[96], auth[120];
+    struct e2e_resp r;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", a_plan);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", a_token);
+    const char *h[] = {auth, "Content-Type: text/plain", "Idempotency-Key: ci-race-7", NULL};
+    pthread_barrier_wait(rc->go);
+    if (e2e_request(&srv, "POST", path, h, rc->text, strlen(rc->text), &r) != 0)
+        return NULL;
+    char v[16];
+    rc->status = r.status;
+    rc->replayed = e2e_resp_header(&r, "Idempotent-Replayed", v, sizeof v) != NULL;
+    cJSON *doc = cJSON_Parse(r.body);
+    const cJSON *id = cJSON_GetObjectItem(doc, "id");
+    rc->id = cJSON_IsNumber(id) ? (long long)id->valuedouble : 0;
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    return NULL;
+}
+
+START_TEST(concurrent_uploads_with_one_key_store_one_report_and_replay_it)
+{
+    struct racer rc[RACERS];
+    pthread_t th[RACERS];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, RACERS);
+    memset(rc, 0, sizeof rc);
+    for (int i = 0; i < RACERS; i++) {
+        rc[i].text = i == RACERS - 1 ? REPORT_OTHER : REPORT_FAIL; /* one racer brings another body */
+        rc[i].go = &go;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, race_upload, &rc[i]), 0);
+    }
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+
+    /* Either the odd body won (the rest are 422) or a REPORT_FAIL upload
+     * won: then all of those answer 201 with its id, one of them fresh. */
+    long long id = 0;
+    int fresh = 0, refused = 0;
+    for (int i = 0; i < RACERS; i++) {
+        ck_assert_msg(rc[i].status == 201 || rc[i].status == 422, "racer %d answered %ld", i, rc[i].status);
+        if (rc[i].status == 422) {
+            refused++;
+            continue;
+        }
+        if (!id)
+            id = rc[i].id;
+        ck_assert_int_eq(rc[i].id, id);
+        fresh += !rc[i].replayed;
+    }
+    ck_assert_int_eq(fresh, 1);
+    ck_assert_int_eq(refused, rc[RACERS - 1].status == 201 ? RACERS - 1 : 1);
+
+    /* The plan holds exactly one report under the key. */
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(srv.db_path, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT count(*), min(id) FROM reports WHERE plan_id = ? AND "
+                                             "idempotency_key = 'ci-race-7'", -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, a_plan);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 1);
+    ck_assert_int_eq(sqlite3_column_int64(st, 1), id);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+END_TEST
+
 START_TEST(reports_arrive_as_text_multipart_or_json_with_their_source)
 {
     char path[96];
@@ -1416,6 +1500,7 @@ int main(void)
     tcase_add_test(tc, plans_are_saved_revised_diffed_and_deleted);
     tcase_add_test(tc, plan_lists_page_by_cursor_and_filter_by_title);
     tcase_add_test(tc, reports_replay_on_the_same_key_and_refuse_another_body);
+    tcase_add_test(tc, concurrent_uploads_with_one_key_store_one_report_and_replay_it);
     tcase_add_test(tc, reports_arrive_as_text_multipart_or_json_with_their_source);
     tcase_add_test(tc, a_report_over_the_limit_is_413);
     tcase_add_test(tc, reports_list_their_verdict_history_and_recheck_against_a_new_revision);

@@ -1,6 +1,9 @@
-/* test_db.c: the db module: connection settings, migrations, health checks, backup. */
+/* test_db.c: the db module: connection settings, migrations, health checks,
+ * backup, and group commit (db_batch.c). */
 #include <check.h>
+#include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +139,233 @@ START_TEST(opening_an_unwritable_path_names_the_file)
 }
 END_TEST
 
+/* ---- group commit ---- */
+
+#define WRITERS 8
+
+/* The first job of a test: it holds the committer until `want` jobs are
+ * queued behind it, so that they all land in the one next transaction. */
+struct gate {
+    struct db_batcher *b;
+    int want;
+    atomic_int running;
+};
+
+static enum status gate_job(struct db *db, void *arg, char *err, size_t errlen)
+{
+    struct gate *g = arg;
+    struct db_batch_stats s;
+    (void)db;
+    (void)err;
+    (void)errlen;
+    atomic_store(&g->running, 1);
+    for (int i = 0; i < 3000; i++) {
+        db_batcher_stats(g->b, &s);
+        if (s.pending >= g->want)
+            break;
+        usleep(2000);
+    }
+    return ST_OK;
+}
+
+static void *gate_thread(void *arg)
+{
+    struct gate *g = arg;
+    char err[256];
+    ck_assert_int_eq(db_batch_submit(g->b, gate_job, g, err, sizeof err), ST_OK);
+    return NULL;
+}
+
+/* Starts the gate and waits until the committer is inside it. */
+static void gate_start(struct gate *g, struct db_batcher *b, int want, pthread_t *th)
+{
+    g->b = b;
+    g->want = want;
+    atomic_init(&g->running, 0);
+    ck_assert_int_eq(pthread_create(th, NULL, gate_thread, g), 0);
+    while (!atomic_load(&g->running))
+        usleep(1000);
+}
+
+struct writer {
+    struct db_batcher *b;
+    enum status (*fn)(struct db *db, void *arg, char *err, size_t errlen);
+    char email[64];
+    int refuse;          /* the job writes, then fails on its own */
+    struct db_report *report;
+    long long id;        /* out */
+    enum status st;      /* out */
+    char err[256];
+};
+
+static enum status team_job(struct db *db, void *arg, char *err, size_t errlen)
+{
+    struct writer *w = arg;
+    struct db_user u;
+    enum status st = db_team_create(db, "Team", w->email, "hash", 1, &u, err, errlen);
+    if (st == ST_OK && w->refuse) {
+        snprintf(err, errlen, "refused after writing");
+        return ST_INVALID;
+    }
+    return st;
+}
+
+static enum status report_job(struct db *db, void *arg, char *err, size_t errlen)
+{
+    struct writer *w = arg;
+    return db_report_insert(db, w->report, &w->id, err, errlen);
+}
+
+static void *writer_thread(void *arg)
+{
+    struct writer *w = arg;
+    w->st = db_batch_submit(w->b, w->fn, w, w->err, sizeof w->err);
+    return NULL;
+}
+
+/* Runs the writers behind a gate: all of them in one transaction. */
+static void run_writers_in_one_batch(struct db_batcher *b, struct writer *w, int n)
+{
+    struct gate g;
+    pthread_t gth, th[WRITERS];
+    struct db_batch_stats s;
+    gate_start(&g, b, n, &gth);
+    for (int i = 0; i < n; i++) {
+        w[i].b = b;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, writer_thread, &w[i]), 0);
+    }
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    pthread_join(gth, NULL);
+    db_batcher_stats(b, &s);
+    ck_assert_int_eq(s.largest, n);
+    ck_assert_int_eq(s.pending, 0);
+}
+
+START_TEST(batched_writers_commit_together_and_a_failing_job_fails_alone)
+{
+    struct db *db = NULL;
+    struct db_batcher *b = NULL;
+    struct writer w[WRITERS];
+    struct db_user u;
+    struct db_batch_stats s;
+    char err[256], hash[DB_HASH_MAX + 100];
+    ck_assert_int_eq(db_open(path, DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
+    ck_assert_int_eq(db_team_create(db, "Taken", "taken@t.test", "hash", 1, &u, err, sizeof err), ST_OK);
+    ck_assert_int_eq(db_batcher_new(path, &b, err, sizeof err), ST_OK);
+
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < WRITERS; i++) {
+        w[i].fn = team_job;
+        snprintf(w[i].email, sizeof w[i].email, "writer%d@t.test", i);
+    }
+    w[2].refuse = 1;                                               /* fails after its insert */
+    snprintf(w[5].email, sizeof w[5].email, "taken@t.test"); /* fails on the unique email */
+    run_writers_in_one_batch(b, w, WRITERS);
+    db_batcher_stats(b, &s);
+    ck_assert_int_eq(s.batches, 2); /* the gate's, then all the writers' */
+    ck_assert_int_eq(s.jobs, WRITERS + 1);
+    db_batcher_free(b);
+
+    for (int i = 0; i < WRITERS; i++) {
+        enum status want = i == 2 ? ST_INVALID : i == 5 ? ST_CONFLICT : ST_OK;
+        ck_assert_msg(w[i].st == want, "writer %d: %s (%s)", i, status_str(w[i].st), w[i].err);
+        enum status found = db_user_by_email(db, w[i].email, &u, hash, sizeof hash, err, sizeof err);
+        ck_assert_int_eq(found, i == 2 ? ST_NOTFOUND : ST_OK);
+    }
+    ck_assert_str_eq(w[2].err, "refused after writing");
+    db_close(db);
+}
+END_TEST
+
+START_TEST(two_uploads_with_one_idempotency_key_in_one_batch_store_one_report)
+{
+    struct db *db = NULL;
+    struct db_batcher *b = NULL;
+    struct writer w[WRITERS];
+    struct db_user u;
+    struct db_report r, stored;
+    long long plan_id = 0;
+    char err[256];
+    ck_assert_int_eq(db_open(path, DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
+    ck_assert_int_eq(db_team_create(db, "Team", "owner@t.test", "hash", 1, &u, err, sizeof err), ST_OK);
+    ck_assert_int_eq(db_plan_insert(db, u.team_id, u.id, "plan", "recommended", "{}", "{}", "test", 1, &plan_id,
+                                    err, sizeof err),
+                     ST_OK);
+    memset(&r, 0, sizeof r);
+    r.plan_id = plan_id;
+    r.team_id = u.team_id;
+    r.revision = 1;
+    snprintf(r.tier, sizeof r.tier, "recommended");
+    r.content = "report text";
+    r.size_bytes = 11;
+    snprintf(r.sha256, sizeof r.sha256, "00ff");
+    r.sections_json = "{}";
+    snprintf(r.verdict, sizeof r.verdict, "pass");
+    r.findings_json = "[]";
+    r.user_id = u.id;
+    snprintf(r.idempotency_key, sizeof r.idempotency_key, "ci-run-1");
+    r.created_at = r.checked_at = 1;
+    ck_assert_int_eq(db_batcher_new(path, &b, err, sizeof err), ST_OK);
+
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < WRITERS; i++) {
+        w[i].fn = report_job;
+        w[i].report = &r;
+    }
+    run_writers_in_one_batch(b, w, WRITERS);
+    db_batcher_free(b);
+
+    int won = -1;
+    for (int i = 0; i < WRITERS; i++) {
+        if (w[i].st == ST_OK) {
+            ck_assert_msg(won < 0, "writers %d and %d both stored the report", won, i);
+            won = i;
+        } else {
+            ck_assert_msg(w[i].st == ST_CONFLICT, "writer %d: %s (%s)", i, status_str(w[i].st), w[i].err);
+            ck_assert_ptr_nonnull(strstr(w[i].err, "Idempotency-Key"));
+        }
+    }
+    ck_assert_int_ge(won, 0);
+    ck_assert_int_eq(db_report_by_key(db, plan_id, "ci-run-1", &stored, err, sizeof err), ST_OK);
+    ck_assert_int_eq(stored.id, w[won].id);
+    db_report_release(&stored);
+    db_close(db);
+}
+END_TEST
+
+static enum status count_job(struct db *db, void *arg, char *err, size_t errlen)
+{
+    struct db_user u;
+    char email[64];
+    int *n = arg;
+    snprintf(email, sizeof email, "drain%d@t.test", (*n)++);
+    return db_team_create(db, "Team", email, "hash", 1, &u, err, errlen);
+}
+
+START_TEST(a_lone_writer_commits_at_once_in_a_transaction_of_its_own)
+{
+    struct db *db = NULL;
+    struct db_batcher *b = NULL;
+    struct db_batch_stats s;
+    struct db_user u;
+    char err[256], hash[DB_HASH_MAX + 100];
+    int n = 0;
+    ck_assert_int_eq(db_open(path, DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
+    ck_assert_int_eq(db_batcher_new(path, &b, err, sizeof err), ST_OK);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(db_batch_submit(b, count_job, &n, err, sizeof err), ST_OK);
+    db_batcher_stats(b, &s);
+    ck_assert_int_eq(s.batches, 3);
+    ck_assert_int_eq(s.largest, 1);
+    /* Committed means visible to any other connection at once. */
+    ck_assert_int_eq(db_user_by_email(db, "drain2@t.test", &u, hash, sizeof hash, err, sizeof err), ST_OK);
+    db_batcher_free(b);
+    db_batcher_free(NULL);
+    db_close(db);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("db");
@@ -149,6 +379,9 @@ int main(void)
     tcase_add_test(tc, ping_quick_check_and_integrity_check_pass_on_a_fresh_database);
     tcase_add_test(tc, backup_copies_a_consistent_database);
     tcase_add_test(tc, opening_an_unwritable_path_names_the_file);
+    tcase_add_test(tc, batched_writers_commit_together_and_a_failing_job_fails_alone);
+    tcase_add_test(tc, two_uploads_with_one_idempotency_key_in_one_batch_store_one_report);
+    tcase_add_test(tc, a_lone_writer_commits_at_once_in_a_transaction_of_its_own);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
