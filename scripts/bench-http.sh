@@ -59,7 +59,10 @@ cat >"$tmp/workload.json" <<'JSON'
 JSON
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$tmp/workload.json" "$base/api/v1/recommend")
 if [ "$code" = 200 ]; then
+  # The same body each time (answered from the plan cache after the first),
+  # then a body never seen before on every request (the planner's search each time).
   BODY_FILE=$tmp/workload.json CONTENT_TYPE=application/json run recommend /api/v1/recommend -s "$root/tests/bench/wrk/post.lua"
+  BODY_FILE=$tmp/workload.json run recommend-new /api/v1/recommend -s "$root/tests/bench/wrk/post_distinct.lua"
 else
   echo "recommend  skipped: POST /api/v1/recommend answered $code on this build"
 fi
@@ -105,7 +108,13 @@ if [ -n "${rps[recommend]:-}" ]; then
   half=$(awk -v a="${rps[recommend]}" -v b="${rps[healthz]}" 'BEGIN{print (a >= b/2) ? "met" : "MISSED"}')
   p99ms=$(to_ms "${p99[recommend]}")
   p99ok=$(awk -v p="$p99ms" 'BEGIN{print (p >= 0 && p <= 20) ? "met" : "MISSED"}')
-  echo "  recommend >= 1/2 of healthz req/s: $half (${rps[recommend]} vs ${rps[healthz]}); p99 <= 20 ms: $p99ok (${p99[recommend]})"
+  echo "  recommend (repeated body, plan cache) >= 1/2 of healthz req/s: $half (${rps[recommend]} vs ${rps[healthz]}); p99 <= 20 ms: $p99ok (${p99[recommend]})"
+fi
+if [ -n "${rps[recommend-new]:-}" ]; then
+  half=$(awk -v a="${rps[recommend-new]}" -v b="${rps[healthz]}" 'BEGIN{print (a >= b/2) ? "met" : "MISSED"}')
+  p99ms=$(to_ms "${p99[recommend-new]}")
+  p99ok=$(awk -v p="$p99ms" 'BEGIN{print (p >= 0 && p <= 20) ? "met" : "MISSED"}')
+  echo "  recommend (every body new, full search) >= 1/2 of healthz req/s: $half (${rps[recommend-new]} vs ${rps[healthz]}); p99 <= 20 ms: $p99ok (${p99[recommend-new]})"
 fi
 if [ -n "${rps[upload]:-}" ]; then
   up=$(awk -v a="${rps[upload]}" 'BEGIN{print (a >= 1000) ? "met" : "MISSED"}')

@@ -174,6 +174,7 @@ int cli_serve(int argc, char **argv)
         return 1;
     }
     app.catalog = catalog;
+    app.plan_cache = resp_cache_new();
     db_close(db);
     db = NULL;
 
@@ -204,6 +205,7 @@ int cli_serve(int argc, char **argv)
     webhook_stop();
     app.catalog = NULL;
     free(catalog);
+    resp_cache_free(app.plan_cache);
     log_msg(LOG_INFO, "stopped");
     return 0;
 }

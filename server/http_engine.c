@@ -4,7 +4,9 @@
  * The catalog was loaded once at start (app->catalog) and is shared
  * read-only by every worker; the engine is pure, so handlers need no lock.
  * Bodies are read up to the JSON limit (413 above it); any invalid input is
- * a 400 problem+json whose "field" names what to fix. */
+ * a 400 problem+json whose "field" names what to fix. Successful answers are
+ * kept by body in app->plan_cache (resp_cache.c says why); the header
+ * X-Gpuplan-Cache says whether an answer came from it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,33 @@
 
 #include "engine.h"
 #include "server_int.h"
+
+/* Sends the cached answer for this request if there is one. */
+static int reply_cached(struct http_req *req, const unsigned char key[32])
+{
+    char *body = NULL;
+    size_t len = 0;
+    if (!resp_cache_get(req->app->plan_cache, key, &body, &len))
+        return 0;
+    http_send(req, 200, "application/json", "Cache-Control: no-store\r\nX-Gpuplan-Cache: hit\r\n", body, len);
+    free(body);
+    return 1;
+}
+
+/* Encodes doc, keeps it under key and sends it; frees doc. */
+static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJSON *doc)
+{
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!text) {
+        http_problem(req, 500, NULL, "cannot encode the response");
+        return;
+    }
+    size_t len = strlen(text);
+    resp_cache_put(req->app->plan_cache, key, text, len);
+    http_send(req, 200, "application/json", "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n", text, len);
+    cJSON_free(text);
+}
 
 static int no_catalog(struct http_req *req)
 {
@@ -37,10 +66,14 @@ int http_recommend(struct http_req *req)
     struct engine_workload w;
     struct engine_recommendation *rec = NULL;
     char err[512] = "", field[96] = "";
+    unsigned char key[32];
 
     if (!cat)
         return no_catalog(req);
     if (!http_body(req, req->app->json_limit))
+        return 0;
+    resp_cache_key("recommend", req->body, req->body_len, key);
+    if (reply_cached(req, key))
         return 0;
     if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
         return bad_input(req, "body", err);
@@ -59,7 +92,7 @@ int http_recommend(struct http_req *req)
         free(rec);
         return bad_input(req, NULL, err);
     }
-    http_json(req, 200, json_recommendation_encode(cat, &w, rec));
+    reply_and_keep(req, key, json_recommendation_encode(cat, &w, rec));
     free(rec);
     return 0;
 }
@@ -72,10 +105,14 @@ int http_estimate(struct http_req *req)
     struct engine_plan *plan = NULL;
     char err[512] = "", field[96] = "";
     int rc = 0;
+    unsigned char key[32];
 
     if (!cat)
         return no_catalog(req);
     if (!http_body(req, req->app->json_limit))
+        return 0;
+    resp_cache_key("estimate", req->body, req->body_len, key);
+    if (reply_cached(req, key))
         return 0;
     if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
         return bad_input(req, "body", err);
@@ -91,7 +128,7 @@ int http_estimate(struct http_req *req)
         bad_input(req, field, err);
         goto out;
     }
-    http_json(req, 200, json_estimate_encode(&er->workload, plan));
+    reply_and_keep(req, key, json_estimate_encode(&er->workload, plan));
 out:
     cJSON_Delete(doc);
     free(plan);

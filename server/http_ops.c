@@ -2,16 +2,32 @@
  * OpenAPI description. Both are public (no secrets in either), cheap, and
  * never touch the database. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "server_int.h"
 
 int http_metrics(struct http_req *req)
 {
     size_t len = 0;
+    char tail[512];
+    unsigned long long hits, misses;
     char *text = metrics_render(&len);
     if (!text) {
         http_problem(req, 500, NULL, "cannot render metrics");
         return 0;
+    }
+    resp_cache_stats(req->app->plan_cache, &hits, &misses);
+    int n = snprintf(tail, sizeof tail,
+                     "# HELP gpuplan_plan_cache_lookups_total Planner answers looked up by request body.\n"
+                     "# TYPE gpuplan_plan_cache_lookups_total counter\n"
+                     "gpuplan_plan_cache_lookups_total{result=\"hit\"} %llu\n"
+                     "gpuplan_plan_cache_lookups_total{result=\"miss\"} %llu\n",
+                     hits, misses);
+    char *all = n > 0 && (size_t)n < sizeof tail ? realloc(text, len + (size_t)n) : NULL;
+    if (all) {
+        memcpy(all + len, tail, (size_t)n);
+        text = all;
+        len += (size_t)n;
     }
     http_send(req, 200, "text/plain; version=0.0.4; charset=utf-8", "Cache-Control: no-store\r\n", text, len);
     free(text);

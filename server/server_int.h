@@ -125,9 +125,21 @@ struct app {
     int login_max_account;     /* failed sign-ins per account per window before 429 */
     int login_max_address;     /* failed sign-ins per client address per window before 429 */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
+    struct resp_cache *plan_cache; /* recommend/estimate answers by body (resp_cache.c) */
     struct mg_context *ctx;
     struct db_batcher *batcher;    /* group commit for report uploads; lives from http_start to http_stop */
 };
+
+/* ---- planner answer cache (resp_cache.c): bounded LRU, thread-safe ---- */
+struct resp_cache;
+struct resp_cache *resp_cache_new(void);
+void resp_cache_free(struct resp_cache *c);
+/* SHA-256 of route, NUL, body. */
+void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32]);
+/* 1 and a heap copy of the body (caller frees with free()) on a hit; 0 on a miss. */
+int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
+void resp_cache_put(struct resp_cache *c, const unsigned char key[32], const char *body, size_t len);
+void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
 /* One HTTP exchange as the handlers see it. */
 struct http_req {

@@ -139,6 +139,43 @@ START_TEST(cli_and_api_give_the_same_plan)
 }
 END_TEST
 
+
+START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
+{
+    static const char body[] = "{\"model\":{\"preset\":\"llama-3-8b\"},\"task\":\"finetune\",\"tokens_b\":3}";
+    static const char other[] = "{\"model\":{\"preset\":\"llama-3-8b\"},\"task\":\"finetune\",\"tokens_b\":4}";
+    static const char bad[] = "{\"model\":{\"preset\":\"llama-3-8b\"},\"task\":\"finetune\",\"tokens_b\":-4}";
+    const char *json[] = {"Content-Type: application/json", NULL};
+    struct e2e_resp a, b, c, d;
+    char h[32];
+    ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, body, sizeof body - 1, &a), 0);
+    ck_assert_int_eq(a.status, 200);
+    ck_assert_ptr_nonnull(e2e_resp_header(&a, "X-Gpuplan-Cache", h, sizeof h));
+    ck_assert_str_eq(h, "miss");
+    ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, body, sizeof body - 1, &b), 0);
+    ck_assert_int_eq(b.status, 200);
+    ck_assert_ptr_nonnull(e2e_resp_header(&b, "X-Gpuplan-Cache", h, sizeof h));
+    ck_assert_str_eq(h, "hit");
+    ck_assert_str_eq(a.body, b.body); /* the same answer, byte for byte */
+    ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, other, sizeof other - 1, &c), 0);
+    ck_assert_ptr_nonnull(e2e_resp_header(&c, "X-Gpuplan-Cache", h, sizeof h));
+    ck_assert_str_eq(h, "miss");
+    ck_assert_str_ne(a.body, c.body);
+    for (int i = 0; i < 2; i++) { /* errors are never kept */
+        ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, bad, sizeof bad - 1, &d), 0);
+        ck_assert_int_eq(d.status, 400);
+        ck_assert_ptr_null(e2e_resp_header(&d, "X-Gpuplan-Cache", h, sizeof h));
+        e2e_resp_release(&d);
+    }
+    ck_assert_int_eq(e2e_request(&srv, "GET", "/metrics", NULL, NULL, 0, &d), 0);
+    ck_assert_ptr_nonnull(strstr(d.body, "gpuplan_plan_cache_lookups_total{result=\"hit\"}"));
+    e2e_resp_release(&a);
+    e2e_resp_release(&b);
+    e2e_resp_release(&c);
+    e2e_resp_release(&d);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("engine_http");
@@ -150,6 +187,7 @@ int main(void)
     tcase_add_test(tc, invalid_workload_is_a_400_problem_naming_the_field);
     tcase_add_test(tc, estimate_evaluates_a_fixed_cluster);
     tcase_add_test(tc, cli_and_api_give_the_same_plan);
+    tcase_add_test(tc, repeated_bodies_are_answered_from_the_plan_cache);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
