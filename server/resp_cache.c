@@ -54,17 +54,14 @@ void resp_cache_free(struct resp_cache *c)
 
 void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32])
 {
-    /* route, a NUL, then the body: two routes never share a key. */
-    size_t rl = strlen(route) + 1;
-    char *buf = malloc(rl + len);
-    if (!buf) {
-        memset(key, 0, 32);
-        return;
-    }
+    /* SHA-256(route, NUL, SHA-256(body)): two routes never share a key, and
+     * the body is hashed where it lies instead of being copied beside the route. */
+    unsigned char buf[64 + 32];
+    size_t rl = strnlen(route, 63);
     memcpy(buf, route, rl);
-    memcpy(buf + rl, body, len);
-    crypto_sha256(buf, rl + len, key);
-    free(buf);
+    buf[rl] = '\0';
+    crypto_sha256(body, len, buf + rl + 1);
+    crypto_sha256(buf, rl + 1 + 32, key);
 }
 
 int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len)
