@@ -83,14 +83,15 @@ int storm_setup(const struct e2e_server *srv, struct storm_team *team, char *why
     for (int i = 0; i < STORM_TOKENS; i++) {
         char body[64];
         snprintf(body, sizeof body, "{\"name\":\"ci-%d\"}", i);
+        const char *tok = NULL;
         if (e2e_request(srv, "POST", "/api/v1/tokens", auth, body, strlen(body), &r) != 0 || r.status != 201 ||
-            !(doc = cJSON_Parse(r.body)) || !jstr(doc, "token")) {
+            !(doc = cJSON_Parse(r.body)) || !(tok = jstr(doc, "token"))) {
             snprintf(why, whylen, "token creation answered %ld: %.200s", r.status, r.body ? r.body : "");
             cJSON_Delete(doc);
             e2e_resp_release(&r);
             return -1;
         }
-        snprintf(team->tokens[i], sizeof team->tokens[i], "%s", jstr(doc, "token"));
+        snprintf(team->tokens[i], sizeof team->tokens[i], "%s", tok);
         cJSON_Delete(doc);
         e2e_resp_release(&r);
     }
