@@ -58,14 +58,16 @@ int num_scan(const char *s, size_t len, double *v, size_t *end);
  * compile time (the "" x "" makes anything else a compile error); the _z
  * functions take any NUL-terminated string. Lines are compared against
  * dozens of markers, so the strlen these save is most of a parser's time. */
+/* The first byte is compared before calling memcmp: most comparisons of a
+ * line against a marker fail there, and the call costs more than the test. */
 static inline int span_eq_n(const char *s, size_t len, const char *lit, size_t n)
 {
-    return n == len && memcmp(s, lit, n) == 0;
+    return n == len && (n == 0 || (s[0] == lit[0] && memcmp(s, lit, n) == 0));
 }
 
 static inline int span_starts_n(const char *s, size_t len, const char *lit, size_t n)
 {
-    return len >= n && memcmp(s, lit, n) == 0;
+    return len >= n && (n == 0 || (s[0] == lit[0] && memcmp(s, lit, n) == 0));
 }
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
