@@ -66,7 +66,12 @@ static void line_clean(const char *s, size_t len, struct line *l)
     int indent = 0;
     /* Each pass removes at least one byte, so this ends within len passes. */
     for (;;) {
-        if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+        if (len >= 8 && memcmp(s, "        ", 8) == 0) {
+            /* indented output: eight spaces per step */
+            indent += 8;
+            s += 8;
+            len -= 8;
+        } else if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
             indent += *s == '\t' ? 8 : 1;
             s++;
             len--;
@@ -86,7 +91,9 @@ static void line_clean(const char *s, size_t len, struct line *l)
         }
     }
     for (;;) {
-        if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
+        if (len >= 8 && memcmp(s + len - 8, "        ", 8) == 0) {
+            len -= 8;
+        } else if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
                     s[len - 1] == '`')) {
             len--;
         } else if (len >= 3 && box_at(s + len - 3, 3)) {

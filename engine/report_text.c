@@ -143,6 +143,11 @@ static double scale10(double m, int e)
     return e >= 0 ? m * pow10_tab[e] : m / pow10_tab[-e];
 }
 
+static unsigned digit(char c)
+{
+    return (unsigned)(unsigned char)c - '0';
+}
+
 /* Parse a number at s; returns characters used (0 if none). */
 static size_t num_prefix(const char *s, size_t len, double *v)
 {
@@ -154,6 +159,28 @@ static size_t num_prefix(const char *s, size_t len, double *v)
     }
     unsigned long long mant = 0;
     int digits = 0, exp10 = 0, any = 0;
+    {
+        /* Table cells are short: with at most 19 digits the mantissa holds
+         * every one of them exactly, which is what the general loop below
+         * computes too, in fewer steps per digit. */
+        size_t j = i;
+        unsigned long long m = 0;
+        while (j < len && digit(s[j]) <= 9)
+            m = m * 10 + digit(s[j++]);
+        size_t nint = j - i, nfrac = 0;
+        if (j < len && s[j] == '.') {
+            size_t f = ++j;
+            while (j < len && digit(s[j]) <= 9)
+                m = m * 10 + digit(s[j++]);
+            nfrac = j - f;
+        }
+        if (nint + nfrac > 0 && nint + nfrac <= 19 &&
+            (j == len || (s[j] != 'e' && s[j] != 'E'))) {
+            double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
+            *v = neg ? -d : d;
+            return j;
+        }
+    }
     while (i < len && s[i] >= '0' && s[i] <= '9') {
         if (digits < 19) {
             mant = mant * 10 + (unsigned)(s[i] - '0');
@@ -353,6 +380,14 @@ void span_trim(const char **s, size_t *len)
      * force a reload of both on every byte (a char may alias them). */
     const char *p = *s;
     size_t n = *len;
+    /* Padded columns ("Product Name                   : ...") leave long
+     * runs of spaces: skip them a word at a time. */
+    while (n >= 8 && w_load(p) == W_REP(' ')) {
+        p += 8;
+        n -= 8;
+    }
+    while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
+        n -= 8;
     while (n && is_sp_cr(*p)) {
         p++;
         n--;
