@@ -44,7 +44,7 @@ void dcgm_init(struct report_section *sec)
     struct report_dcgm *d = &sec->u.dcgm;
     memset(d, 0, sizeof(*d));
     snprintf(d->format, sizeof(d->format), "text");
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "dcgmi diag");
+    text_set(sec->tool, sizeof(sec->tool), "dcgmi diag");
 }
 
 static void result(struct report_dcgm *d, const char *v, size_t vl)
@@ -129,9 +129,9 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
             return TAKE_END;
         return TAKE_YES;
     }
-    if (strcmp(d->format, "json") == 0 || line_find(l, "\"DCGM GPU Diagnostic\"") ||
+    if (str_is(d->format, "json") || line_find(l, "\"DCGM GPU Diagnostic\"") ||
         line_find(l, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
-        if (strcmp(d->format, "json") != 0 && d->pass + d->fail + d->warn + d->skip > 0)
+        if (!str_is(d->format, "json") && d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
         snprintf(d->format, sizeof(d->format), "json");
         /* JSON lines are braces, brackets and "key" : value pairs. */

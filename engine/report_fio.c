@@ -37,7 +37,7 @@ void fio_init(struct report_section *sec)
     f->grp_read_bw = f->grp_write_bw = NAN;
     f->json_dir = -1;
     snprintf(f->format, sizeof(f->format), "text");
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "fio");
+    text_set(sec->tool, sizeof(sec->tool), "fio");
 }
 
 static void add(double *acc, double v)
@@ -234,7 +234,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     if (l->raw_len == 0)
         return TAKE_YES;
     if (line_find(l, ": (g=") && line_find(l, "rw=")) {
-        if (strcmp(f->format, "json") == 0 || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
+        if (str_is(f->format, "json") || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
             !isnan(f->grp_read_bw) || !isnan(f->grp_write_bw))
             return TAKE_END;
         job_header(f, l);
@@ -244,15 +244,15 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         span_copy(f->version, sizeof(f->version), l->s, l->len);
         return TAKE_YES;
     }
-    if (l->s[0] == '{' && l->len == 1 && strcmp(f->format, "json") != 0) {
+    if (l->s[0] == '{' && l->len == 1 && !str_is(f->format, "json")) {
         snprintf(f->format, sizeof(f->format), "json");
         f->jobs = 0;    /* the JSON lists the jobs the text header named */
         f->json_depth = 0;
         for (int i = 0; i < 2; i++)
             f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
     }
-    if (strcmp(f->format, "json") == 0 || line_find(l, "\"fio version\"")) {
-        if (strcmp(f->format, "json") != 0) {
+    if (str_is(f->format, "json") || line_find(l, "\"fio version\"")) {
+        if (!str_is(f->format, "json")) {
             snprintf(f->format, sizeof(f->format), "json");
             f->jobs = 0;
             for (int i = 0; i < 2; i++)
@@ -284,7 +284,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
 void fio_finish(struct report_section *sec)
 {
     struct report_fio *f = &sec->u.fio;
-    if (strcmp(f->format, "json") == 0) {
+    if (str_is(f->format, "json")) {
         for (int i = 0; i < 2; i++) {
             double bw = NAN;
             if (!isnan(f->json_bw_bytes[i]))

@@ -19,6 +19,7 @@ struct line {
     int hashed;                /* a leading '#' comment mark was present (s skips it) */
     const char *raw;           /* the line before removing '#', for kinds that need it */
     size_t raw_len;
+    int info;                  /* nccl_is_info(), worked out once by the driver */
     struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
 };
 
@@ -71,6 +72,9 @@ static inline int span_starts_n(const char *s, size_t len, const char *lit, size
 }
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
+/* span_find_n anchored on lit[a]: the literal's rarest byte in the lines it
+ * is searched in, so that memchr stops at few false starts. */
+const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a);
 
 /* Keeps the low six bits of the first byte (case and letter) and all of the
  * second: letter pairs rarely collide. */
@@ -124,6 +128,16 @@ static inline const char *line_find_raw_n(const struct line *l, const char *lit,
 {
     return line_may_hold(l, lit, n) ? span_find_n(l->raw, l->raw_len, lit, n) : NULL;
 }
+static inline const char *line_find_raw_at(const struct line *l, const char *lit, size_t n,
+                                           size_t a)
+{
+    return line_may_hold(l, lit, n) ? span_find_at(l->raw, l->raw_len, lit, n, a) : NULL;
+}
+
+static inline const char *line_find_at(const struct line *l, const char *lit, size_t n, size_t a)
+{
+    return line_may_hold(l, lit, n) ? span_find_at(l->s, l->len, lit, n, a) : NULL;
+}
 #define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
 #define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
 #define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
@@ -131,8 +145,26 @@ static inline const char *line_find_raw_n(const struct line *l, const char *lit,
 #define tok_eq(t, lit) span_eq_n((t)->s, (t)->len, LIT_N(lit))
 #define line_find(l, lit) line_find_n((l), LIT_N(lit))
 #define line_find_raw(l, lit) line_find_raw_n((l), LIT_N(lit))
+#define line_find_a(l, lit, a) line_find_at((l), LIT_N(lit), (a))
+#define line_find_raw_a(l, lit, a) line_find_raw_at((l), LIT_N(lit), (a))
 #define line_find_z(l, z) line_find_n((l), (z), strlen(z))
 #define line_find_raw_z(l, z) line_find_raw_n((l), (z), strlen(z))
+/* strcmp(arr, lit) == 0 for a char array at least as long as the literal:
+ * a fixed-size compare the compiler does inline (parsers ask it per line). */
+#define str_is(arr, lit) \
+    (sizeof(arr) >= sizeof("" lit "") ? memcmp((arr), (lit), sizeof("" lit "")) == 0 \
+                                       : strcmp((arr), (lit)) == 0)
+/* snprintf(dst, dl, "%s", z) without the formatting machinery. */
+static inline void text_set(char *dst, size_t dl, const char *z)
+{
+    size_t n = strlen(z);
+    if (dl == 0)
+        return;
+    if (n >= dl)
+        n = dl - 1;
+    memcpy(dst, z, n);
+    dst[n] = '\0';
+}
 int span_eq_z(const char *s, size_t len, const char *z);
 int span_starts_z(const char *s, size_t len, const char *z);
 const char *span_find_z(const char *s, size_t len, const char *z);
@@ -178,6 +210,8 @@ int nccl_detect(const struct line *l);
 void nccl_init(struct report_section *sec);
 enum take nccl_line(struct report_section *sec, const struct line *l);
 void nccl_finish(struct report_section *sec);
+/* Nonzero for an NCCL INFO line: 1 + the offset in raw of the ']' that the
+ * "NCCL INFO" marker follows. */
 int nccl_is_info(const struct line *l);
 
 int perf_detect(const struct line *l);

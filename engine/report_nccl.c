@@ -73,12 +73,13 @@ int nccl_is_info(const struct line *l)
     if (!b)
         return 0;
     size_t rest = l->raw_len - (size_t)(b - l->raw);
-    return span_starts(b, rest, "] NCCL INFO");
+    return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
 }
 
 static int is_warn(const struct line *l)
 {
-    return line_find_raw(l, "NCCL WARN") != NULL;
+    /* anchored on the 'W': INFO lines are full of 'N' */
+    return line_find_raw_a(l, "NCCL WARN", 5) != NULL;
 }
 
 /* A data row: size count type ... with at least the out-of-place quartet. */
@@ -104,7 +105,7 @@ int nccl_detect(const struct line *l)
         span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l) ||
         span_starts(l->s, l->len, "out-of-place"))
         return DETECT_STRONG;
-    if (nccl_is_info(l) || span_starts(l->s, l->len, "Out of bounds values") ||
+    if (l->info || span_starts(l->s, l->len, "Out of bounds values") ||
         span_starts(l->s, l->len, "Avg bus bandwidth"))
         return DETECT_WEAK;
     /* Only a header ("size count type ...") or a row (digits first) can
@@ -127,7 +128,7 @@ void nccl_init(struct report_section *sec)
     c->largest_size_b = c->wrong_total = c->oob_values = NAN;
     c->max_rank = -1;
     c->nnodes_info = c->nranks_info = -1;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nccl-tests");
+    text_set(sec->tool, sizeof(sec->tool), "nccl-tests");
 }
 
 static void keep_warning(struct report_nccl *c, const struct line *l)
@@ -145,9 +146,12 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 static void info_line(struct report_nccl *c, const struct line *l)
 {
     /* Only a few INFO messages carry facts; most lines stop here. The
-     * marker is known to be there (nccl_is_info), so a plain search finds it
-     * sooner than building the line's pair set would. */
-    const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
+     * marker is known to stand after the first ']' (l->info), so its first
+     * occurrence ends there or a byte later: search only that far first. */
+    size_t head = (size_t)l->info + 11;
+    const char *msg = span_find(l->raw, head < l->raw_len ? head : l->raw_len, "NCCL INFO ");
+    if (!msg)
+        msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
     if (!msg)
         return;
     msg += 10;
@@ -347,7 +351,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         keep_warning(c, l);
         return TAKE_YES;
     }
-    if (nccl_is_info(l)) {
+    if (l->info) {
         info_line(c, l);
         return TAKE_YES;
     }
@@ -356,7 +360,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         /* A second benchmark command starts a new run. */
         if (c->row_count > 0 || (c->collective[0] && strcmp(c->collective, coll) != 0))
             return TAKE_END;
-        snprintf(c->collective, sizeof(c->collective), "%s", coll);
+        text_set(c->collective, sizeof(c->collective), coll);
         return TAKE_YES;
     }
     if (span_starts(l->s, l->len, "nThread ")) {
@@ -433,7 +437,7 @@ void nccl_finish(struct report_section *sec)
     else if (c->nnodes_info > 0)
         c->nodes = c->nnodes_info;
     if (c->row_count == 0 && c->nccl_warnings > 0 && !c->have_header)
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "NCCL log");
+        text_set(sec->tool, sizeof(sec->tool), "NCCL log");
     if (!c->collective[0] && c->row_count > 0) {
         /* Infer from the table only what it proves: busbw/algbw is
          * 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter
@@ -458,7 +462,7 @@ void nccl_finish(struct report_section *sec)
                 if (r->redop[0] && !none)
                     snprintf(c->collective, sizeof(c->collective), "reduce_scatter");
             } else if (r->root >= 0) {
-                snprintf(c->collective, sizeof(c->collective), "%s", none ? "broadcast" : "reduce");
+                text_set(c->collective, sizeof(c->collective), none ? "broadcast" : "reduce");
             } else if (isnan(r->root)) {
                 snprintf(c->candidates, sizeof(c->candidates), "all_reduce,broadcast,reduce,sendrecv");
             } else if (n > 2) {

@@ -44,7 +44,7 @@ void nic_init(struct report_section *sec)
     memset(n, 0, sizeof(*n));
     n->rx_pause = n->tx_pause = n->errors = n->discards = NAN;
     n->rx_pause_phy = n->tx_pause_phy = NAN;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool");
+    text_set(sec->tool, sizeof(sec->tool), "ethtool");
 }
 
 static void add(double *acc, double v)
@@ -132,9 +132,9 @@ void nic_finish(struct report_section *sec)
     if (n->have_tx_pause_phy)
         n->tx_pause = n->tx_pause_phy;
     if (n->counters > 0 && n->driver[0])
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -i, ethtool -S");
+        text_set(sec->tool, sizeof(sec->tool), "ethtool -i, ethtool -S");
     else if (n->counters > 0)
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -S");
+        text_set(sec->tool, sizeof(sec->tool), "ethtool -S");
     else if (n->driver[0])
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -i");
+        text_set(sec->tool, sizeof(sec->tool), "ethtool -i");
 }

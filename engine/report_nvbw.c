@@ -29,7 +29,7 @@ void nvbw_init(struct report_section *sec)
 {
     struct report_nvbandwidth *n = &sec->u.nvbw;
     memset(n, 0, sizeof(*n));
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvbandwidth");
+    text_set(sec->tool, sizeof(sec->tool), "nvbandwidth");
 }
 
 static struct report_nvbw_test *find_test(struct report_nvbandwidth *n, const char *s, size_t len,

@@ -325,7 +325,7 @@ static void feed(struct parser *p, const struct line *l, int lineno)
 {
     struct report *rep = p->rep;
     int blank = l->raw_len == 0;
-    int info = !blank && nccl_is_info(l);
+    int info = l->info;
 
     if (p->cur) {
         /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another
@@ -395,6 +395,7 @@ enum status report_parse(const char *text, size_t len, struct report **out)
         line_clean(s, ll, &l);
         p->pairs.searches = 0;
         l.pairs = &p->pairs;
+        l.info = l.raw_len > 0 && nccl_is_info(&l);
         feed(p, &l, lineno);
     }
     close_cur(p);

@@ -324,15 +324,10 @@ int span_starts_ci(const char *s, size_t len, const char *lit)
     return 1;
 }
 
-const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
+const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a)
 {
-    if (n == 0 || len < n)
+    if (n == 0 || len < n || a >= n)
         return NULL;
-    /* Look for the first non-blank byte of the literal: lines are full of
-     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
-    size_t a = 0;
-    while (a + 1 < n && lit[a] == ' ')
-        a++;
     const char *last = s + len - n;      /* last possible start */
     const char *p = s;
     while (p <= last) {
@@ -345,6 +340,16 @@ const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
         p = q + 1;
     }
     return NULL;
+}
+
+const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
+{
+    /* Look for the first non-blank byte of the literal: lines are full of
+     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
+    size_t a = 0;
+    while (a + 1 < n && lit[a] == ' ')
+        a++;
+    return span_find_at(s, len, lit, n, a);
 }
 
 void line_pairs_fill(const struct line *l)

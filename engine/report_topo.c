@@ -112,7 +112,7 @@ void topo_init(struct report_section *sec)
     memset(tp, 0, sizeof(*tp));
     tp->gpu_count = tp->nic_count = -1;
     tp->nvlink_min = -1;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -m");
+    text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -m");
 }
 
 static int legend_text(const struct line *l)
@@ -226,7 +226,7 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         if (tp->has_link || tp->has_p2p || tp->cur_matrix)
             return TAKE_END;
         if (line_find_raw(l, "-p2p"))
-            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
+            text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
         return TAKE_YES;
     }
     int n = tok_split(l->s, l->len, t, TOK_MAX);
@@ -311,7 +311,7 @@ void topo_finish(struct report_section *sec)
     if (tp->has_link)
         tp->nic_count = elided ? -1 : nnic;
     if (!tp->has_link && tp->has_p2p)
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
+        text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
 
     /* Rows in the link matrix, by GPU column. */
     int row_of[TOPO_DIM_MAX];
