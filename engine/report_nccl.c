@@ -83,12 +83,11 @@ static int is_warn(const struct line *l)
 }
 
 /* A data row: size count type ... with at least the out-of-place quartet. */
-static int row_shape(const struct tok *t, int n)
+static int row_shape(const struct tok *t, int n, double *size, double *count)
 {
-    double v;
     if (n < 6)
         return 0;
-    if (!num_parse(t[0].s, t[0].len, &v) || !num_parse(t[1].s, t[1].len, &v))
+    if (!num_parse(t[0].s, t[0].len, size) || !num_parse(t[1].s, t[1].len, count))
         return 0;
     return in_list(&t[2], dtypes);
 }
@@ -116,7 +115,8 @@ int nccl_detect(const struct line *l)
     int n = tok_split(l->s, l->len, t, 8);
     if (header_shape(t, n))
         return DETECT_STRONG;
-    return row_shape(t, n) ? DETECT_WEAK : 0;
+    double size, count;
+    return row_shape(t, n, &size, &count) ? DETECT_WEAK : 0;
 }
 
 void nccl_init(struct report_section *sec)
@@ -261,14 +261,16 @@ static int has_e(const struct tok *t)
     return 0;
 }
 
-static void data_row(struct report_section *sec, const struct tok *t, int n)
+/* size and count: the first two cells, already read by row_shape. */
+static void data_row(struct report_section *sec, const struct tok *t, int n, double size,
+                     double count)
 {
     struct report_nccl *c = &sec->u.nccl;
     struct report_nccl_row r;
     memset(&r, 0, sizeof(r));
     r.root = NAN;
-    r.size_b = cell(&t[0]);
-    r.count = cell(&t[1]);
+    r.size_b = size;
+    r.count = count;
     span_copy(r.type, sizeof(r.type), t[2].s, t[2].len);
     int i = 3;
     if (i < n && in_list(&t[i], redops)) {
@@ -336,14 +338,13 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     /* Table rows are most of the lines: straight to them. */
     if (l->s[0] >= '0' && l->s[0] <= '9') {
         int n = tok_split(l->s, l->len, t, TOK_MAX);
-        if (row_shape(t, n)) {
+        double size, count;
+        if (row_shape(t, n, &size, &count)) {
             /* Message sizes only grow within one run: a smaller one is the
              * next run's table, pasted without its header. */
-            double size;
-            if (c->row_count > 0 && num_parse(t[0].s, t[0].len, &size) &&
-                size < c->rows[c->row_count - 1].size_b)
+            if (c->row_count > 0 && size < c->rows[c->row_count - 1].size_b)
                 return TAKE_END;
-            data_row(sec, t, n);
+            data_row(sec, t, n, size, count);
             return TAKE_YES;
         }
     }
@@ -404,8 +405,9 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         header_line(c, t, n);
         return TAKE_YES;
     }
-    if (row_shape(t, n)) {
-        data_row(sec, t, n);
+    double size, count;
+    if (row_shape(t, n, &size, &count)) {
+        data_row(sec, t, n, size, count);
         return TAKE_YES;
     }
     /* A row cut to a bare number (or "...") right after the table. */
