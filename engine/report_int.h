@@ -213,6 +213,8 @@ void nccl_finish(struct report_section *sec);
 /* Nonzero for an NCCL INFO line: 1 + the offset in raw of the ']' that the
  * "NCCL INFO" marker follows. */
 int nccl_is_info(const struct line *l);
+/* The same, b being the first ']' of l->raw. */
+int nccl_info_at(const struct line *l, const char *b);
 
 int perf_detect(const struct line *l);
 void perf_init(struct report_section *sec);

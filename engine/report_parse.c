@@ -15,6 +15,10 @@
 
 #include "report_int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 const char *report_kind_name(enum report_kind kind)
 {
     static const char *const names[REPORT_KIND_COUNT] = {
@@ -366,6 +370,39 @@ static void feed(struct parser *p, const struct line *l, int lineno)
         rep->unrecognized_lines++;
 }
 
+#define NO_BRACKET ((size_t)-1)
+
+/* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
+ * the offset of its first ']' (NO_BRACKET if none), which tells NCCL INFO
+ * lines apart. One pass finds both, sixteen bytes at a step where SSE2 is
+ * there: every line needs both, and two library calls per line cost more
+ * than the scan. */
+static size_t line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t i = 0, r = NO_BRACKET;
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
+    for (; i + 16 <= avail; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn));
+        unsigned mb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb));
+        if (mn)
+            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
+        if (mb && r == NO_BRACKET)
+            r = i + (unsigned)__builtin_ctz(mb);
+        if (mn) {
+            *rb = r;
+            return i + (unsigned)__builtin_ctz(mn);
+        }
+    }
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == ']' && r == NO_BRACKET)
+            r = i;
+    *rb = r;
+    return i;
+}
+
 enum status report_parse(const char *text, size_t len, struct report **out)
 {
     struct parser *p = calloc(1, sizeof(*p));
@@ -386,8 +423,9 @@ enum status report_parse(const char *text, size_t len, struct report **out)
     int lineno = 0;
     while (pos < len && !p->oom) {
         const char *s = text + pos;
-        const char *nl = memchr(s, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - s) : len - pos;
+        size_t rb;
+        size_t ll = line_scan(s, len - pos, &rb);
+        int nl = pos + ll < len;
         pos += ll + (nl ? 1 : 0);
         if (lineno < 0x7fffffff)
             lineno++;
@@ -395,7 +433,16 @@ enum status report_parse(const char *text, size_t len, struct report **out)
         line_clean(s, ll, &l);
         p->pairs.searches = 0;
         l.pairs = &p->pairs;
-        l.info = l.raw_len > 0 && nccl_is_info(&l);
+        l.info = 0;
+        if (l.raw_len > 0 && rb != NO_BRACKET) {
+            /* The first ']' of the line is the first of raw unless the
+             * cleaner cut it off with a malformed border character. */
+            size_t off = (size_t)(l.raw - s);
+            if (rb >= off && rb < off + l.raw_len)
+                l.info = nccl_info_at(&l, l.raw + (rb - off));
+            else if (rb < off)
+                l.info = nccl_is_info(&l);
+        }
         feed(p, &l, lineno);
     }
     close_cur(p);
