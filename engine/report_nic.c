@@ -52,10 +52,7 @@ static void add(double *acc, double v)
     *acc = isnan(*acc) ? v : *acc + v;
 }
 
-static int has(const char *k, size_t kl, const char *lit)
-{
-    return span_find_z(k, kl, lit) != NULL;
-}
+#define has(k, kl, lit) (span_find((k), (kl), lit) != NULL)
 
 enum take nic_line(struct report_section *sec, const struct line *l)
 {
