@@ -43,7 +43,7 @@ void dcgm_init(struct report_section *sec)
 {
     struct report_dcgm *d = &sec->u.dcgm;
     memset(d, 0, sizeof(*d));
-    snprintf(d->format, sizeof(d->format), "text");
+    text_set(d->format, sizeof(d->format), "text");
     text_set(sec->tool, sizeof(sec->tool), "dcgmi diag");
 }
 
@@ -133,7 +133,7 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
         line_find(l, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
         if (!str_is(d->format, "json") && d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
-        snprintf(d->format, sizeof(d->format), "json");
+        text_set(d->format, sizeof(d->format), "json");
         /* JSON lines are braces, brackets and "key" : value pairs. */
         char c0 = l->s[0];
         if (c0 != '{' && c0 != '}' && c0 != '[' && c0 != ']' && c0 != '"')

@@ -36,7 +36,7 @@ void fio_init(struct report_section *sec)
     f->job_read_bw = f->job_write_bw = f->job_read_iops = f->job_write_iops = NAN;
     f->grp_read_bw = f->grp_write_bw = NAN;
     f->json_dir = -1;
-    snprintf(f->format, sizeof(f->format), "text");
+    text_set(f->format, sizeof(f->format), "text");
     text_set(sec->tool, sizeof(sec->tool), "fio");
 }
 
@@ -245,7 +245,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     if (l->s[0] == '{' && l->len == 1 && !str_is(f->format, "json")) {
-        snprintf(f->format, sizeof(f->format), "json");
+        text_set(f->format, sizeof(f->format), "json");
         f->jobs = 0;    /* the JSON lists the jobs the text header named */
         f->json_depth = 0;
         for (int i = 0; i < 2; i++)
@@ -253,7 +253,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     }
     if (str_is(f->format, "json") || line_find(l, "\"fio version\"")) {
         if (!str_is(f->format, "json")) {
-            snprintf(f->format, sizeof(f->format), "json");
+            text_set(f->format, sizeof(f->format), "json");
             f->jobs = 0;
             for (int i = 0; i < 2; i++)
                 f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;

@@ -122,7 +122,7 @@ static void norm_state(char *dst, size_t dl, const char *v, size_t vl)
     else if (has_ci(v, vl, "ARMED"))
         s = "Armed";
     if (s)
-        snprintf(dst, dl, "%s", s);
+        text_set(dst, dl, s);
     else
         span_copy(dst, dl, v, vl);
 }
@@ -141,7 +141,7 @@ static void norm_phys(char *dst, size_t dl, const char *v, size_t vl)
     else if (has_ci(v, vl, "LinkErrorRecovery") || has_ci(v, vl, "LINK_ERROR"))
         s = "LinkErrorRecovery";
     if (s)
-        snprintf(dst, dl, "%s", s);
+        text_set(dst, dl, s);
     else
         span_copy(dst, dl, v, vl);
 }
@@ -310,9 +310,9 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         }
         if ((kl == 10 && span_starts_ci(k, kl, "link layer")) || span_eq(k, kl, "link_layer")) {
             if (has_ci(v, vl, "infiniband"))
-                snprintf(p->link_layer, sizeof(p->link_layer), "InfiniBand");
+                text_set(p->link_layer, sizeof(p->link_layer), "InfiniBand");
             else if (has_ci(v, vl, "ethernet"))
-                snprintf(p->link_layer, sizeof(p->link_layer), "Ethernet");
+                text_set(p->link_layer, sizeof(p->link_layer), "Ethernet");
             else
                 span_copy(p->link_layer, sizeof(p->link_layer), v, vl);
             return TAKE_YES;

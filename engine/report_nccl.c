@@ -459,28 +459,31 @@ void nccl_finish(struct report_section *sec)
             int none = strcmp(r->redop, "none") == 0;
             int n = c->ranks;
             if (ratio > 1.05) {
-                snprintf(c->collective, sizeof(c->collective), "all_reduce");
+                text_set(c->collective, sizeof(c->collective), "all_reduce");
             } else if (ratio < 0.95) {
                 snprintf(c->candidates, sizeof(c->candidates), "%s",
                          none ? "all_gather,alltoall" : r->redop[0] ? "reduce_scatter" :
                                 "all_gather,alltoall,reduce_scatter");
                 if (r->redop[0] && !none)
-                    snprintf(c->collective, sizeof(c->collective), "reduce_scatter");
+                    text_set(c->collective, sizeof(c->collective), "reduce_scatter");
             } else if (r->root >= 0) {
                 text_set(c->collective, sizeof(c->collective), none ? "broadcast" : "reduce");
             } else if (isnan(r->root)) {
-                snprintf(c->candidates, sizeof(c->candidates), "all_reduce,broadcast,reduce,sendrecv");
+                text_set(c->candidates, sizeof(c->candidates), "all_reduce,broadcast,reduce,sendrecv");
             } else if (n > 2) {
                 /* ratio 1 with more than two ranks cannot be all_reduce */
-                snprintf(c->collective, sizeof(c->collective), "sendrecv");
+                text_set(c->collective, sizeof(c->collective), "sendrecv");
             } else {
-                snprintf(c->candidates, sizeof(c->candidates), "all_reduce,sendrecv");
+                text_set(c->candidates, sizeof(c->candidates), "all_reduce,sendrecv");
             }
         }
     }
     if (c->collective[0]) {
-        char tool[40];
-        snprintf(tool, sizeof(tool), "%s_perf", c->collective);
+        /* "<collective>_perf"; collective holds at most 15 bytes */
+        char tool[sizeof(sec->tool)] = "";
+        size_t n = strlen(c->collective);
+        memcpy(tool, c->collective, n);
+        memcpy(tool + n, "_perf", sizeof("_perf"));
         memcpy(sec->tool, tool, sizeof(tool));
     }
     if (c->rows_dropped)

@@ -138,13 +138,13 @@ static void header_row(struct report_perftest *p, const struct line *l)
     p->ncols = 2 + n;
     if (line_find(l, "[Gb/sec]")) {
         p->unit_to_gbps = 1.0;
-        snprintf(p->units, sizeof(p->units), "Gb/sec");
+        text_set(p->units, sizeof(p->units), "Gb/sec");
     } else if (line_find(l, "[MB/sec]")) {
         p->unit_to_gbps = 1048576.0 * 8.0 / 1e9;
-        snprintf(p->units, sizeof(p->units), "MB/sec");
+        text_set(p->units, sizeof(p->units), "MB/sec");
     } else if (line_find(l, "[usec]")) {
         p->unit_to_gbps = 1.0;
-        snprintf(p->units, sizeof(p->units), "usec");
+        text_set(p->units, sizeof(p->units), "usec");
         p->is_latency = 1;
     } else {
         p->unit_to_gbps = 1.0;
