@@ -416,13 +416,16 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     struct report_gpu *g = &sec->u.gpu;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_a(l, "NVSMI LOG", 6)) {
+    /* "NVSMI LOG", "nvidia-smi" and "NVIDIA-SMI" all hold "sm" in some
+     * case: one pass rules out all three on most lines. */
+    int smi = span_has_pair_ci(l->raw, l->raw_len, 's', 'm');
+    if (smi && line_find_a(l, "NVSMI LOG", 6)) {
         if (g->info_count > 0 || g->gpu_count >= 0)
             return TAKE_END;
         text_set(sec->tool, sizeof(sec->tool), "nvidia-smi -q");
         return TAKE_YES;
     }
-    if (line_find_raw_a(l, "nvidia-smi", 6) && !line_find_raw(l, "NVIDIA-SMI")) {
+    if (smi && line_find_raw_a(l, "nvidia-smi", 6) && !line_find_raw(l, "NVIDIA-SMI")) {
         if (g->info_count > 0 || g->gpu_count >= 0 || g->csv_cols)
             return TAKE_END;
         if (line_find_raw(l, "--query-gpu"))
@@ -463,7 +466,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         return TAKE_NO;
     }
     if (l->s[0] == '|' || l->s[0] == '+') {
-        if (line_find(l, "NVIDIA-SMI")) {
+        if (smi && line_find(l, "NVIDIA-SMI")) {
             const char *d = line_find(l, "Driver Version:");
             const char *c = line_find(l, "CUDA Version:");
             struct tok t[1];

@@ -75,6 +75,10 @@ const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
 /* span_find_n anchored on lit[a]: the literal's rarest byte in the lines it
  * is searched in, so that memchr stops at few false starts. */
 const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a);
+/* Whether s holds the lower-case letters a, b next to each other, either in
+ * either case (a necessary condition for markers that share them, asked in
+ * one pass before searching for each). */
+int span_has_pair_ci(const char *s, size_t len, char a, char b);
 
 /* Keeps the low six bits of the first byte (case and letter) and all of the
  * second: letter pairs rarely collide. */

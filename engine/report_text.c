@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "report_int.h"
 
 /* Blank bytes as one shift and mask: ' ', '\t', '\v', '\f'. Tokenizing is the
@@ -340,6 +344,24 @@ const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, s
         p = q + 1;
     }
     return NULL;
+}
+
+int span_has_pair_ci(const char *s, size_t len, char a, char b)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i fold = _mm_set1_epi8(0x20), va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+    for (; i + 17 <= len; i += 16) {
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 1)), fold);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
+            return 1;
+    }
+#endif
+    for (; i + 1 < len; i++)
+        if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
+            return 1;
+    return 0;
 }
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
