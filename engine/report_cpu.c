@@ -14,7 +14,7 @@
 
 int cpu_detect(const struct line *l)
 {
-    if (line_find_raw(l, "cpupower frequency-info") ||
+    if (line_find_raw_a(l, "cpupower frequency-info", 18) ||
         span_starts(l->s, l->len, "analyzing CPU ") || span_starts(l->s, l->len, "Architecture:"))
         return DETECT_STRONG;
     if (span_eq(l->raw, l->raw_len, "lscpu") || line_find_raw(l, "$ lscpu") ||
@@ -69,7 +69,7 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
     if (l->raw_len == 0)
         return TAKE_YES;
     int is_cpupower = str_is(sec->tool, "cpupower frequency-info");
-    if (line_find_raw(l, "cpupower frequency-info")) {
+    if (line_find_raw_a(l, "cpupower frequency-info", 18)) {
         if (c->analyzing_seen || c->governor[0] || c->model_name[0] || c->threads >= 0)
             return TAKE_END;
         text_set(sec->tool, sizeof(sec->tool), "cpupower frequency-info");

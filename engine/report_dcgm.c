@@ -123,14 +123,18 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
     struct report_dcgm *d = &sec->u.dcgm;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find(l, "Successfully ran diagnostic") ||
-        line_find_raw(l, "dcgmi diag")) {
+    /* Its four markers all hold "di" in some case: one pass rules them out
+     * on most lines. */
+    int di = span_has_pair_ci(l->raw, l->raw_len, 'd', 'i');
+    if (di && (line_find(l, "Successfully ran diagnostic") ||
+               line_find_raw(l, "dcgmi diag"))) {
         if (d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
         return TAKE_YES;
     }
-    if (str_is(d->format, "json") || line_find(l, "\"DCGM GPU Diagnostic\"") ||
-        line_find(l, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
+    if (str_is(d->format, "json") || (di && (line_find(l, "\"DCGM GPU Diagnostic\"") ||
+                                             line_find(l, "\"DCGM Diagnostic\""))) ||
+        (l->s[0] == '{' && l->len <= 2)) {
         if (!str_is(d->format, "json") && d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
         text_set(d->format, sizeof(d->format), "json");

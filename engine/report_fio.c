@@ -15,11 +15,11 @@
 
 int fio_detect(const struct line *l)
 {
-    if (line_find(l, ": (g=") && line_find(l, "rw="))
+    if (line_find_a(l, ": (g=", 2) && line_find(l, "rw="))
         return DETECT_STRONG;
     if (line_find(l, "\"fio version\""))
         return DETECT_STRONG;
-    if (line_find(l, ": (groupid=") && line_find(l, "jobs="))
+    if (line_find_a(l, ": (groupid=", 2) && line_find(l, "jobs="))
         return DETECT_STRONG;
     if (span_starts(l->s, l->len, "fio-") && l->len < 16 && l->len > 5 && l->s[4] >= '0' &&
         l->s[4] <= '9')
@@ -233,7 +233,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     struct report_fio *f = &sec->u.fio;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find(l, ": (g=") && line_find(l, "rw=")) {
+    if (line_find_a(l, ": (g=", 2) && line_find(l, "rw=")) {
         if (str_is(f->format, "json") || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
             !isnan(f->grp_read_bw) || !isnan(f->grp_write_bw))
             return TAKE_END;
@@ -265,7 +265,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     if (span_eq(l->s, l->len, "...") || span_starts(l->s, l->len, "Starting ") ||
         span_starts(l->s, l->len, "Jobs:"))
         return TAKE_WEAK;
-    if (line_find(l, ": (groupid=")) {
+    if (line_find_a(l, ": (groupid=", 2)) {
         return TAKE_YES;
     }
     /* The body of a text result: indented stat lines and group summaries. */

@@ -59,7 +59,7 @@ enum take nic_line(struct report_section *sec, const struct line *l)
     struct report_nic *n = &sec->u.nic;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_raw(l, "ethtool -")) {
+    if (line_find_raw_a(l, "ethtool -", 8)) {
         if (n->counters > 0 && line_find_raw(l, "ethtool -i"))
             return TAKE_END;
         return TAKE_YES;

@@ -52,7 +52,7 @@ static int title_of(const struct line *l)
 
 static const char *binary_of(const struct line *l)
 {
-    if (!line_find_raw(l, "ib_"))
+    if (!line_find_raw_a(l, "ib_", 2))
         return NULL;
     for (int i = 0; binaries[i]; i++)
         if (line_find_raw_z(l, binaries[i]))

@@ -91,7 +91,7 @@ static int header_cols(const struct tok *t, int n)
 int topo_detect(const struct line *l)
 {
     struct tok t[4];
-    if (line_find_raw(l, "nvidia-smi topo"))
+    if (line_find_raw_a(l, "nvidia-smi topo", 6))
         return DETECT_STRONG;
     /* The first token must be "GPU0"; only blanks the line cleaner leaves
      * ('\v', '\f') may come before it. Most lines are turned away here
@@ -222,7 +222,7 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_raw(l, "nvidia-smi topo")) {
+    if (line_find_raw_a(l, "nvidia-smi topo", 6)) {
         if (tp->has_link || tp->has_p2p || tp->cur_matrix)
             return TAKE_END;
         if (line_find_raw(l, "-p2p"))
