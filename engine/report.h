@@ -1,6 +1,7 @@
 /* report.h: the public face of the `report` module, which reads the raw text
  * of preflight and benchmark tools (nvidia-smi, nccl-tests, perftest, ibstat,
- * fio, dcgmi, nvbandwidth, lscpu/cpupower, ethtool) into typed facts, and
+ * fio, dcgmi, nvbandwidth, lscpu/cpupower, ethtool, dcgmproftester and
+ * gpu_burn) into typed facts, and
  * judges those facts against a plan's expectations.
  *
  * Pure C: libc and libm only, no I/O, no clock, no globals. Numbers that the
@@ -28,6 +29,7 @@ enum report_kind {
     REPORT_NVBANDWIDTH,
     REPORT_CPU,
     REPORT_NIC,
+    REPORT_GEMM,
     REPORT_KIND_COUNT
 };
 
@@ -300,6 +302,46 @@ struct report_nic {
     int have_rx_pause_phy, have_tx_pause_phy;
 };
 
+/* ---- gemm: dcgmproftester (-t 1004 and others), gpu_burn ---------------- */
+
+#define GEMM_ROWS_MAX 16
+#define GEMM_KEEP 48           /* steady samples kept per row (the latest) */
+
+struct report_gemm_row {
+    int gpu;                   /* gpu_burn column index; -1 for dcgmproftester */
+    char worker[12];           /* dcgmproftester "Worker A:B" label, "" when unprefixed */
+    double tflops_last;        /* the last rate printed, NaN if none */
+    double tflops_median;      /* median over this row's steady samples, NaN if none */
+    double errors;             /* gpu_burn: last error count printed (may be
+                                  negative: an overflowed counter), NaN unknown */
+    int died;                  /* gpu_burn "(DIED!)" marker on this GPU */
+    char status[8];            /* gpu_burn final "OK" / "FAULTY", "" not printed */
+    double temp_c;             /* last temperature, NaN unknown */
+    int samples;               /* steady samples seen (may exceed GEMM_KEEP) */
+    int rated;                 /* any sample with a nonzero rate */
+    /* private parser state */
+    int seen;                  /* rate lines seen, ramp-up included */
+    double keep[GEMM_KEEP];    /* ring of the latest steady samples */
+};
+
+struct report_gemm {
+    char tool[16];             /* "dcgmproftester" or "gpu_burn" */
+    char test[24];             /* field name ("TensorEngineActive"), "FLOATS", "DOUBLES" */
+    int test_id;               /* dcgmproftester -t id read off "[1004]", -1 unknown */
+    char precision[8];         /* "fp16" (tensor), "fp32", "fp64"; "" not printed */
+    int mig;                   /* CUDA_VISIBLE_DEVICES names a MIG slice: 1, else 0 */
+    double tflops_median, tflops_min, tflops_max;   /* over steady samples, NaN if none */
+    int samples;               /* steady samples over all rows */
+    int gpus_ok, gpus_faulty;  /* gpu_burn "GPU N: OK/FAULTY" lines; -1 when none */
+    int died;                  /* any "(DIED!)" or "No clients are alive" */
+    int init_failed;           /* "Couldn't init a GPU test", or a GPU said OK
+                                  without ever printing a nonzero rate */
+    int row_count, rows_dropped;
+    struct report_gemm_row rows[GEMM_ROWS_MAX];
+    /* private parser state */
+    int tested;                /* "Tested N GPUs:" seen: N, else -1 */
+};
+
 struct report_section {
     enum report_kind kind;
     char tool[40];
@@ -317,6 +359,7 @@ struct report_section {
         struct report_nvbandwidth nvbw;
         struct report_cpu cpu;
         struct report_nic nic;
+        struct report_gemm gemm;
     } u;
 };
 
@@ -384,7 +427,8 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
 struct report_measured {
     double intra_busbw_gbs;    /* best all_reduce busbw at the largest size, one node */
     double inter_busbw_gbs;    /* the same across nodes */
-    double matmul_tflops;      /* from a GEMM benchmark; no parser reads one yet */
+    double matmul_tflops;      /* dcgmproftester -t 1004 (16-bit tensor GEMM): the
+                                  worst GPU's steady median, MIG slices left out */
 };
 void report_measured_extract(const struct report *rep, struct report_measured *out);
 

@@ -260,4 +260,9 @@ void nic_init(struct report_section *sec);
 enum take nic_line(struct report_section *sec, const struct line *l);
 void nic_finish(struct report_section *sec);
 
+int gemm_detect(const struct line *l);
+void gemm_init(struct report_section *sec);
+enum take gemm_line(struct report_section *sec, const struct line *l);
+void gemm_finish(struct report_section *sec);
+
 #endif

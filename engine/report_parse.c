@@ -25,7 +25,7 @@ const char *report_kind_name(enum report_kind kind)
         [REPORT_TOPO] = "topo", [REPORT_NCCL] = "nccl", [REPORT_PERFTEST] = "perftest",
         [REPORT_IB_PORTS] = "ib_ports", [REPORT_GPU] = "gpu", [REPORT_FIO] = "fio",
         [REPORT_DCGM] = "dcgm", [REPORT_NVBANDWIDTH] = "nvbandwidth", [REPORT_CPU] = "cpu",
-        [REPORT_NIC] = "nic",
+        [REPORT_NIC] = "nic", [REPORT_GEMM] = "gemm",
     };
     if ((unsigned)kind < REPORT_KIND_COUNT)
         return names[kind];
@@ -42,7 +42,7 @@ struct kind_ops {
 
 /* Detection order matters only where two kinds could claim one line; the
  * more specific markers come first. The order is the order of these slots. */
-enum { K_NCCL, K_PERF, K_TOPO, K_DCGM, K_NVBW, K_GPU, K_IB, K_FIO, K_CPU, K_NIC, NKINDS };
+enum { K_NCCL, K_PERF, K_TOPO, K_DCGM, K_NVBW, K_GPU, K_IB, K_FIO, K_CPU, K_NIC, K_GEMM, NKINDS };
 
 static const struct kind_ops kinds[NKINDS] = {
     [K_NCCL] = {REPORT_NCCL, nccl_detect, nccl_init, nccl_line, nccl_finish},
@@ -55,6 +55,7 @@ static const struct kind_ops kinds[NKINDS] = {
     [K_FIO] = {REPORT_FIO, fio_detect, fio_init, fio_line, fio_finish},
     [K_CPU] = {REPORT_CPU, cpu_detect, cpu_init, cpu_line, cpu_finish},
     [K_NIC] = {REPORT_NIC, nic_detect, nic_init, nic_line, nic_finish},
+    [K_GEMM] = {REPORT_GEMM, gemm_detect, gemm_init, gemm_line, gemm_finish},
 };
 
 /* Box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF) are terminal
@@ -153,6 +154,8 @@ static const struct {
     {LIT_N("Diagnostic\"")}, {LIT_N("nvbandwidth")}, {LIT_N(": (g")},
     {LIT_N("\"fio version\"")}, {LIT_N("cpupower frequency-info")}, {LIT_N("lscpu")},
     {LIT_N("ethtool -")}, {LIT_N("ibstat")}, {LIT_N("ibv_devinfo")},
+    {LIT_N("gflops)")}, {LIT_N("Gflop/s)")}, {LIT_N("dcgmproftester")},
+    {LIT_N("DCGM validation")}, {LIT_N("gpu_burn")}, {LIT_N("gpu-burn")},
 };
 #define NSTRONG (sizeof(strong_subs) / sizeof(strong_subs[0]))
 
@@ -238,11 +241,13 @@ static int strong_possible(const struct parser *p, const struct line *l)
     case 'f': lead = span_starts(s, n, "fio-"); break;
     case 'a': lead = span_starts(s, n, "analyzing CPU "); break;
     case 'N': lead = span_starts(s, n, "NCCL version") || span_starts(s, n, "NIC statistics:"); break;
+    case 'B': lead = span_starts(s, n, "Burning for "); break;
+    case 'T': lead = span_starts(s, n, "Tested "); break;
     case 'W': lead = span_starts(s, n, "WARNING: BW peak") || span_starts(s, n, "Waiving "); break;
     case 'G': lead = span_starts(s, n, "GPU0"); break;
-    case 'R': lead = span_starts(s, n, "Running "); break;
-    case 'C': lead = span_starts(s, n, "CA '"); break;
-    case 'I': lead = span_starts(s, n, "Infiniband device '"); break;
+    case 'R': lead = span_starts(s, n, "Running ") || span_starts(s, n, "Run length not"); break;
+    case 'C': lead = span_starts(s, n, "CA '") || span_starts(s, n, "Couldn't init a GPU"); break;
+    case 'I': lead = span_starts(s, n, "Infiniband device '") || span_starts(s, n, "Initialized device "); break;
     case 'A': lead = span_starts(s, n, "Architecture:"); break;
     case '\v': case '\f': lead = 1; break;          /* topo's GPU0 after odd blanks */
     case '|': lead = n >= 30 && s[28] == '|'; break;  /* dcgm's table header row */
@@ -311,6 +316,7 @@ static const struct kind_ops *detect_kind(const struct parser *p, const struct l
     TRY(K_FIO);
     TRY(K_CPU);
     TRY(K_NIC);
+    TRY(K_GEMM);
 #undef TRY
     return NULL;
 }

@@ -361,6 +361,39 @@ static void nic_facts(struct jb *b, cJSON *f, const struct report_nic *n)
     str(b, f, "bus_info", n->bus_info);
 }
 
+static void gemm_facts(struct jb *b, cJSON *f, const struct report_gemm *g)
+{
+    str(b, f, "tool", g->tool);
+    str(b, f, "test", g->test);
+    cnt(b, f, "test_id", g->test_id);
+    str(b, f, "precision", g->precision);
+    cJSON *rows = arr(b, f, "gpus");
+    for (int i = 0; rows && i < g->row_count; i++) {
+        const struct report_gemm_row *r = &g->rows[i];
+        cJSON *o = obj(b, rows, NULL);
+        if (!o)
+            return;
+        cnt(b, o, "gpu", r->gpu);
+        str(b, o, "worker", r->worker);
+        num(b, o, "tflops", r->tflops_last);
+        num(b, o, "tflops_median", r->tflops_median);
+        num(b, o, "errors", r->errors);
+        str(b, o, "status", r->status);
+        num(b, o, "temp_c", r->temp_c);
+        cnt(b, o, "samples", r->samples);
+        boolean(b, o, "died", r->died);
+    }
+    num(b, f, "tflops_median", g->tflops_median);
+    num(b, f, "tflops_min", g->tflops_min);
+    num(b, f, "tflops_max", g->tflops_max);
+    cnt(b, f, "samples", g->samples);
+    cnt(b, f, "gpus_ok", g->gpus_ok);
+    cnt(b, f, "gpus_faulty", g->gpus_faulty);
+    boolean(b, f, "died", g->died);
+    boolean(b, f, "init_failed", g->init_failed);
+    boolean(b, f, "mig", g->mig);
+}
+
 cJSON *json_report_sections(const struct report *rep)
 {
     struct jb b = {0};
@@ -389,6 +422,7 @@ cJSON *json_report_sections(const struct report *rep)
         case REPORT_NVBANDWIDTH: nvbw_facts(&b, f, &s->u.nvbw); break;
         case REPORT_CPU: cpu_facts(&b, f, &s->u.cpu); break;
         case REPORT_NIC: nic_facts(&b, f, &s->u.nic); break;
+        case REPORT_GEMM: gemm_facts(&b, f, &s->u.gemm); break;
         case REPORT_KIND_COUNT: break;
         }
         cJSON *iss = arr(&b, o, "issues");
