@@ -220,6 +220,9 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
             if (per_node > 1 && g->link != LINK_PCIE)
                 expect(pl, EXP_NVBW_D2D, 0.744 * g->scaleup_gbs / 2.0, NAN, NULL, "GB/s", "T5");
             expect(pl, EXP_DCGM_FAIL, NAN, 0, NULL, "", "T10");
+            if (g->bf16_tflops > 0)
+                expect(pl, EXP_GEMM_TFLOPS, EXP_GEMM_PEAK_FRACTION * g->bf16_tflops, NAN, NULL,
+                       "TFLOPS", "F4");
         }
         if (per_node > 1)
             expect(pl, EXP_NCCL_INTRA_BUSBW, g->intra_busbw_gbs, NAN, NULL, "GB/s", "T1");

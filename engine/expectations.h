@@ -45,6 +45,11 @@
 #define EXP_DCGM_FAIL         "dcgm.fail"           /* max: 0 (T10) */
 #define EXP_NIC_ERRORS        "nic.errors"          /* max: 0 (R39) */
 #define EXP_NIC_PAUSE         "nic.pause"           /* max: pause frames tolerated (R23, R39) */
+/* Compute, from dcgmproftester -t 1004 (kind "gemm"): its 16-bit tensor-core
+ * load. min: EXP_GEMM_PEAK_FRACTION of the GPU's dense 16-bit peak (F4);
+ * the load is not a tuned GEMM, so falling short is a warning only. */
+#define EXP_GEMM_TFLOPS       "gemm.tflops_16bit"
+#define EXP_GEMM_PEAK_FRACTION 0.6
 
 #define EXPECTATION_ID_MAX 48
 #define EXPECTATION_VALUE_MAX 24

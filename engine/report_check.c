@@ -778,6 +778,166 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
     obs(f, fail, lim);
 }
 
+/* ---- compute: dcgmproftester -t 1004 --------------------------------------- */
+
+static int is_tensor16(const struct report_gemm *g)
+{
+    return str_is(g->tool, "dcgmproftester") && str_is(g->test, "TensorEngineActive");
+}
+
+/* The worst worker's steady median against a fraction of the 16-bit peak.
+ * dcgmproftester's load is a fixed-shape GEMM meant to keep the tensor
+ * engine busy, not a tuned cuBLAS run: a low figure points at clocks,
+ * power or a MIG slice, and is a warning, never a failure. */
+static void check_gemm(struct ctx *c, const struct expectation *e)
+{
+    int sec = -1, mig = 0;
+    double worst = NAN;
+    for (size_t i = 0; i < c->rep->section_count; i++) {
+        const struct report_section *s = &c->rep->sections[i];
+        if (s->kind != REPORT_GEMM || !is_tensor16(&s->u.gemm))
+            continue;
+        const struct report_gemm *g = &s->u.gemm;
+        for (int r = 0; r < g->row_count; r++) {
+            double v = g->rows[r].tflops_median;
+            if (isnan(v))
+                continue;
+            if (isnan(worst) || v < worst) {
+                worst = v;
+                sec = (int)i;
+                mig = g->mig;
+            }
+        }
+    }
+    if (sec < 0 || isnan(e->min)) {
+        no_evidence(c, e, "dcgmproftester -t 1004 (TensorEngineActive) rates");
+        return;
+    }
+    double peak = e->min / EXP_GEMM_PEAK_FRACTION;
+    struct report_finding *f;
+    if (worst < e->min) {
+        f = finding(c, e->id, SEV_WARN, why(e, "F4"), sec,
+                    "dcgmproftester 16-bit tensor GEMM: %.1f TFLOPS (steady median, worst GPU) "
+                    "is %.0f%% of the %.0f TFLOPS dense peak%s",
+                    worst, 100.0 * worst / peak, peak,
+                    mig ? "; the run was on a MIG slice, which holds only part of the GPU" : "");
+        hint(f, "Check clocks and power: nvidia-smi -q -d PERFORMANCE (Clocks Throttle Reasons), "
+                "power cap and temperature (R10); compute time scales with the rate (F4).");
+    } else {
+        f = finding(c, e->id, SEV_PASS, why(e, "F4"), sec,
+                    "dcgmproftester 16-bit tensor GEMM: %.1f TFLOPS (steady median, worst GPU), "
+                    "%.0f%% of the %.0f TFLOPS dense peak", worst, 100.0 * worst / peak, peak);
+    }
+    obs(f, worst, e->min);
+}
+
+/* gpu_burn: per-GPU health. Its GEMM is FP32 (FLOATS) or FP64 (DOUBLES), so
+ * its rate says nothing about the 16-bit rate a training plan runs at and is
+ * never used to calibrate; what it does tell is whether every GPU computed
+ * correctly, stayed alive, ran at all, and kept pace with its peers. */
+static void check_gpu_burn(struct ctx *c, const struct report_gemm *g, int si)
+{
+    struct report_finding *f;
+    int faults = 0;
+    const char *fix = "Replace or reseat the GPU; check dmesg for Xid errors and run "
+                      "dcgmi diag -r 3 (T7, T10).";
+    if (g->gpus_faulty > 0) {
+        f = finding(c, "gemm.gpu_faulty", SEV_FAIL, "T7,T10", si,
+                    "gpu_burn: %d of %d GPUs FAULTY (wrong GEMM results)", g->gpus_faulty,
+                    g->gpus_faulty + (g->gpus_ok > 0 ? g->gpus_ok : 0));
+        hint(f, fix);
+        obs(f, g->gpus_faulty, 0);
+        faults++;
+    }
+    int bad = 0, first = -1;
+    double first_v = NAN;
+    for (int r = 0; r < g->row_count; r++) {
+        double v = g->rows[r].errors;
+        if (!isnan(v) && v != 0 && !g->rows[r].died) {
+            if (first < 0)
+                first = g->rows[r].gpu, first_v = v;
+            bad++;
+        }
+    }
+    if (bad > 0) {
+        f = finding(c, "gemm.errors", SEV_FAIL, "T7,T10", si,
+                    "gpu_burn: %d GPU(s) with nonzero error counts (GPU %d: %.0f%s)", bad, first,
+                    first_v, first_v < 0 ? ", a negative count: the counter overflowed" : "");
+        hint(f, fix);
+        obs(f, first_v, 0);
+        faults++;
+    }
+    if (g->died) {
+        int n = 0;
+        for (int r = 0; r < g->row_count; r++)
+            n += g->rows[r].died;
+        f = finding(c, "gemm.died", SEV_FAIL, "T7,T10", si,
+                    "gpu_burn: the test process died on %d GPU(s) (DIED!)", n);
+        hint(f, fix);
+        faults++;
+    }
+    if (g->init_failed) {
+        f = finding(c, "gemm.not_run", SEV_FAIL, "T10", si,
+                    "gpu_burn: the test did not run on every GPU (init failed or no rate "
+                    "printed)%s", g->gpus_ok > 0 ? ", yet it reported OK" : "");
+        hint(f, "gpu_burn says OK and exits 0 when its test never started: read the "
+                "'Couldn't init' error, check the CUDA/driver install, and rerun (T10).");
+        faults++;
+    }
+    /* A GPU more than 10% below its peers' median: one card held back */
+    double last[GEMM_ROWS_MAX];
+    int nl = 0;
+    for (int r = 0; r < g->row_count; r++)
+        if (g->rows[r].tflops_last > 0)
+            last[nl++] = g->rows[r].tflops_last;
+    if (nl >= 2) {
+        double sorted[GEMM_ROWS_MAX];
+        memcpy(sorted, last, (size_t)nl * sizeof(*sorted));
+        for (int a = 1; a < nl; a++)
+            for (int b = a; b > 0 && sorted[b - 1] > sorted[b]; b--) {
+                double t = sorted[b];
+                sorted[b] = sorted[b - 1];
+                sorted[b - 1] = t;
+            }
+        double med = nl % 2 ? sorted[nl / 2] : (sorted[nl / 2 - 1] + sorted[nl / 2]) / 2.0;
+        for (int r = 0; r < g->row_count; r++) {
+            double v = g->rows[r].tflops_last;
+            if (v > 0 && v < 0.9 * med) {
+                f = finding(c, "gemm.gpu_slow", SEV_WARN, "R10", si,
+                            "gpu_burn: GPU %d runs %.2f TFLOPS, %.0f%% below its peers' median "
+                            "%.2f", g->rows[r].gpu, v, 100.0 * (1.0 - v / med), med);
+                hint(f, "Check power cap, temperature and clocks: nvidia-smi -q -d PERFORMANCE "
+                        "(Clocks Throttle Reasons) (R10).");
+                obs(f, v, med);
+                faults++;
+            }
+        }
+    }
+    for (int r = 0; r < g->row_count; r++) {
+        double t = g->rows[r].temp_c;
+        if (!isnan(t) && t >= 85) {
+            f = finding(c, "gemm.temperature", SEV_WARN, "R10", si,
+                        "gpu_burn: GPU %d at %.0f C under load", g->rows[r].gpu, t);
+            hint(f, "Sustained core temperatures above 80 C throttle clocks: check airflow, "
+                    "fans and the cooling loop (R10).");
+            obs(f, t, 85);
+            faults++;
+        }
+    }
+    if (faults)
+        return;
+    if (g->tested >= 0 && g->gpus_ok > 0) {
+        f = finding(c, "gemm.health", SEV_PASS, "T10", si,
+                    "gpu_burn: %d GPU(s) OK, no errors; its %s GEMM is a health check, not the "
+                    "16-bit rate the plan runs at, and is not used to calibrate", g->gpus_ok,
+                    str_is(g->test, "DOUBLES") ? "FP64" : "FP32");
+    } else {
+        f = finding(c, "gemm.health", SEV_UNKNOWN, "T10", si,
+                    "gpu_burn: no final OK/FAULTY verdict in the output (cut or hung); no fault "
+                    "in the part shown. Its FP32/FP64 rate is not used to calibrate");
+    }
+}
+
 /* ---- findings that need no plan ----------------------------------------- */
 
 static void plan_free(struct ctx *c)
@@ -930,6 +1090,10 @@ static void plan_free(struct ctx *c)
                 obs(f, nic_pause(s), 0);
             }
             break;
+        case REPORT_GEMM:
+            if (str_is(s->u.gemm.tool, "gpu_burn"))
+                check_gpu_burn(c, &s->u.gemm, si);
+            break;
         default:
             break;
         }
@@ -1011,6 +1175,8 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
         else if (strcmp(id, EXP_NIC_ERRORS) == 0)
             check_max_total(&c, e, REPORT_NIC, nic_errors, "NIC error counters", "R39",
                             "Check optics, cables and switch CRC/FCS counters bottom-up (R39).");
+        else if (strcmp(id, EXP_GEMM_TFLOPS) == 0)
+            check_gemm(&c, e);
         else if (strcmp(id, EXP_NIC_PAUSE) == 0)
             check_max_total(&c, e, REPORT_NIC, nic_pause, "NIC pause frames", "R23,R39",
                             "Check PFC priorities and ECN thresholds on switch and NIC (R23).");
@@ -1038,6 +1204,21 @@ void report_measured_extract(const struct report *rep, struct report_measured *o
     out->intra_busbw_gbs = out->inter_busbw_gbs = out->matmul_tflops = NAN;
     for (size_t i = 0; i < rep->section_count; i++) {
         const struct report_section *s = &rep->sections[i];
+        if (s->kind == REPORT_GEMM) {
+            /* Only dcgmproftester's 16-bit tensor load is a GEMM rate at a
+             * training precision; gpu_burn's FP32/FP64 rate is not. A MIG
+             * slice holds part of a GPU, so its rate is not a GPU's. The
+             * slowest GPU sets the pace of a synchronous job. */
+            const struct report_gemm *g = &s->u.gemm;
+            if (!is_tensor16(g) || g->mig)
+                continue;
+            for (int r = 0; r < g->row_count; r++) {
+                double v = g->rows[r].tflops_median;
+                if (v > 0 && (isnan(out->matmul_tflops) || v < out->matmul_tflops))
+                    out->matmul_tflops = v;
+            }
+            continue;
+        }
         if (s->kind != REPORT_NCCL)
             continue;
         const struct report_nccl *n = &s->u.nccl;

@@ -723,6 +723,22 @@ void json_report_calibration(cJSON *verdict, const struct report *rep, const cJS
         str(&b, cal, "message", "not calibrated: the plan file holds no workload (use a saved plan)");
         return;
     }
+    /* dcgmproftester's rate is a 16-bit tensor GEMM; the engine reads a
+     * measured rate as the GEMM rate at the plan's precision, which is the
+     * same on the catalog's parts for bf16 and fp16 but about half of fp8's
+     * (and not fp32's), so other plans keep the catalog's figure. */
+    const cJSON *prec = cJSON_GetObjectItemCaseSensitive(workload, "precision");
+    if (isfinite(m.matmul_tflops) &&
+        !(cJSON_IsString(prec) && (strcmp(prec->valuestring, "bf16") == 0 ||
+                                   strcmp(prec->valuestring, "fp16") == 0))) {
+        str(&b, cal, "matmul_note", "the measured GEMM rate is a 16-bit tensor rate; the plan "
+                                    "runs another precision, so compute keeps the catalog's peak");
+        m.matmul_tflops = NAN;
+        if (isnan(m.intra_busbw_gbs) && isnan(m.inter_busbw_gbs)) {
+            str(&b, cal, "message", "not calibrated: no measured value applies to this plan");
+            return;
+        }
+    }
     struct catalog *own = NULL;
     const struct catalog *cat = shared;
     struct engine_plan *base = calloc(1, sizeof(*base)), *meas = calloc(1, sizeof(*meas));
@@ -754,14 +770,20 @@ void json_report_calibration(cJSON *verdict, const struct report *rep, const cJS
     num(&b, cal, "estimate_days_measured", meas->days);
     num(&b, cal, "calibrated_days", days);
     num(&b, cal, "calibrated_cost_usd", cost);
-    char what[96];
+    char what[160], gemm[56] = "";
+    if (isfinite(m.matmul_tflops))
+        snprintf(gemm, sizeof(gemm), "%.0f TFLOPS 16-bit GEMM rate per GPU", m.matmul_tflops);
     if (isfinite(m.inter_busbw_gbs) && isfinite(m.intra_busbw_gbs))
-        snprintf(what, sizeof(what), "%.0f GB/s inter-node and %.0f GB/s intra-node busbw",
-                 m.inter_busbw_gbs, m.intra_busbw_gbs);
+        snprintf(what, sizeof(what), "%.0f GB/s inter-node and %.0f GB/s intra-node busbw%s%s",
+                 m.inter_busbw_gbs, m.intra_busbw_gbs, gemm[0] ? " and " : "", gemm);
     else if (isfinite(m.inter_busbw_gbs))
-        snprintf(what, sizeof(what), "%.0f GB/s inter-node busbw", m.inter_busbw_gbs);
+        snprintf(what, sizeof(what), "%.0f GB/s inter-node busbw%s%s", m.inter_busbw_gbs,
+                 gemm[0] ? " and " : "", gemm);
+    else if (isfinite(m.intra_busbw_gbs))
+        snprintf(what, sizeof(what), "%.0f GB/s intra-node busbw%s%s", m.intra_busbw_gbs,
+                 gemm[0] ? " and " : "", gemm);
     else
-        snprintf(what, sizeof(what), "%.0f GB/s intra-node busbw", m.intra_busbw_gbs);
+        snprintf(what, sizeof(what), "%s", gemm);
     char msg[320];
     double shown = isfinite(plan_days) ? plan_days : base->days;
     snprintf(msg, sizeof(msg), "at the measured %s the %.*f-day plan takes %.1f days (%+.0f%%) and "
