@@ -342,6 +342,139 @@ START_TEST(parse_splits_a_preflight_log_into_one_section_per_tool)
 }
 END_TEST
 
+START_TEST(parse_gemm_reads_exponent_rates_and_leaves_out_the_ramp_up_second)
+{
+    struct report *rep = parse(
+        "Skipping CreateDcgmGroups() since DCGM validation is disabled\n"
+        "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 (1.78e+05 gflops).\n"
+        "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 (1.89e+05 gflops).\n"
+        "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 (1.9e+05 gflops).\n");
+    const struct report_section *s = first(rep, REPORT_GEMM);
+    ck_assert_ptr_nonnull(s);
+    const struct report_gemm *g = &s->u.gemm;
+    ck_assert_str_eq(g->tool, "dcgmproftester");
+    ck_assert_str_eq(g->test, "TensorEngineActive");
+    ck_assert_str_eq(g->precision, "fp16");
+    ck_assert_int_eq(g->test_id, 1004);
+    ck_assert_int_eq(g->samples, 2);
+    ck_assert_double_eq_tol(g->tflops_median, 189.5, 1e-9);
+    ck_assert_double_eq_tol(g->tflops_min, 189, 1e-9);
+    ck_assert_str_eq(g->rows[0].worker, "0:0");
+    ck_assert_double_eq_tol(g->rows[0].tflops_last, 190, 1e-9);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_gemm_reads_quoted_gpu_burn_with_negative_error_counts)
+{
+    struct report *rep = parse(
+        "> 100.0%  proc'd: 10 (5000 Gflop/s) - 10 (4000 Gflop/s)   errors: 0 - -524288000  "
+        "(WARNING!)   temps: 60 C - 86 C \n"
+        "> \n> Tested 2 GPUs:\n>         GPU 0: OK\n>         GPU 1: FAULTY\n");
+    const struct report_section *s = first(rep, REPORT_GEMM);
+    ck_assert_ptr_nonnull(s);
+    const struct report_gemm *g = &s->u.gemm;
+    ck_assert_str_eq(g->tool, "gpu_burn");
+    ck_assert_int_eq(g->row_count, 2);
+    ck_assert_double_eq(g->rows[0].errors, 0);
+    ck_assert_double_eq(g->rows[1].errors, -524288000.0);
+    ck_assert_double_eq(g->rows[1].temp_c, 86);
+    ck_assert_double_eq_tol(g->rows[1].tflops_last, 4.0, 1e-9);
+    ck_assert_str_eq(g->rows[1].status, "FAULTY");
+    ck_assert_int_eq(g->gpus_ok, 1);
+    ck_assert_int_eq(g->gpus_faulty, 1);
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_gemm_keeps_what_a_line_cut_mid_list_shows)
+{
+    struct report *rep = parse(
+        "Initialized device 0 with 11441 MB of memory (11351 MB available, using 10216 MB of "
+        "it), using DOUBLES\n"
+        "50.0%  proc'd: 5 (3000 Gflop/s) - 6 (31");
+    const struct report_section *s = first(rep, REPORT_GEMM);
+    ck_assert_ptr_nonnull(s);
+    const struct report_gemm *g = &s->u.gemm;
+    ck_assert_str_eq(g->precision, "fp64");
+    ck_assert_int_eq(g->row_count, 1);
+    ck_assert_double_eq_tol(g->rows[0].tflops_last, 3.0, 1e-9);
+    ck_assert(isnan(g->rows[0].temp_c));
+    ck_assert(isnan(g->rows[0].errors));
+    ck_assert_int_eq(g->gpus_ok, -1);
+    report_free(rep);
+    /* a dcgmproftester line cut before "gflops)" holds no rate */
+    rep = parse("TensorEngineActive: generated ???, dcgm 0.000 (27450.3 gflops)\n"
+                "TensorEngineActive: generated ???, dcgm 0.000 (2735");
+    s = first(rep, REPORT_GEMM);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.gemm.samples, 0);
+    ck_assert(isnan(s->u.gemm.tflops_median));
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(check_warns_when_the_tensor_gemm_is_below_60_percent_of_peak)
+{
+    struct report *rep = parse(
+        "Worker 0:0[1004]: TensorEngineActive: generated ???, dcgm 0.000 (240000.0 gflops)\n"
+        "Worker 0:0[1004]: TensorEngineActive: generated ???, dcgm 0.000 (250000.0 gflops)\n");
+    struct expectation e = exp_min(EXP_GEMM_TFLOPS, EXP_GEMM_PEAK_FRACTION * 989);
+    report_check(&e, 1, rep, &verdict);
+    const struct report_finding *f = finding(&verdict, EXP_GEMM_TFLOPS);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_WARN);
+    ck_assert_double_eq_tol(f->observed, 250, 1e-9);
+    e = exp_min(EXP_GEMM_TFLOPS, EXP_GEMM_PEAK_FRACTION * 312);
+    report_check(&e, 1, rep, &verdict);
+    ck_assert_int_eq(finding(&verdict, EXP_GEMM_TFLOPS)->severity, SEV_PASS);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(check_fails_gpu_burn_that_died_even_when_it_says_ok)
+{
+    struct report *rep = parse(
+        "50.0%  proc'd: -1 (0 Gflop/s) - 9 (5000 Gflop/s)   errors: 1641686072  (DIED!)- 0   "
+        "temps: 33 C - 29 C \nNo clients are alive!  Aborting\nTested 2 GPUs:\n  GPU 0: OK\n"
+        "  GPU 1: OK\n");
+    report_check(NULL, 0, rep, &verdict);
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    ck_assert_int_eq(finding(&verdict, "gemm.died")->severity, SEV_FAIL);
+    ck_assert_int_eq(finding(&verdict, "gemm.not_run")->severity, SEV_FAIL);
+    /* the dead GPU's garbage count is the death, not a second finding */
+    ck_assert_ptr_null(finding(&verdict, "gemm.errors"));
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig)
+{
+    struct report_measured m;
+    struct report *rep = parse(
+        "TensorEngineActive: generated ???, dcgm 0.000 (100000.0 gflops)\n"
+        "TensorEngineActive: generated ???, dcgm 0.000 (300000.0 gflops)\n"
+        "TensorEngineActive: generated ???, dcgm 0.000 (320000.0 gflops)\n"
+        "gpu_burn -d 60\n"
+        "100.0%  proc'd: 9 (19000 Gflop/s)   errors: 0   temps: 60 C\n");
+    ck_assert_uint_eq(rep->section_count, 2);
+    report_measured_extract(rep, &m);
+    ck_assert_double_eq_tol(m.matmul_tflops, 310, 1e-9);
+    report_free(rep);
+    rep = parse("gpu_burn -d 60\n100.0%  proc'd: 9 (19000 Gflop/s)   errors: 0   temps: 60 C\n");
+    report_measured_extract(rep, &m);
+    ck_assert(isnan(m.matmul_tflops));
+    report_free(rep);
+    rep = parse("Worker 0:1[1004]: TensorEngineActive: generated ???, dcgm 0.000 (107000.0 gflops)\n"
+                "Worker 0:1[1004]: TensorEngineActive: generated ???, dcgm 0.000 (108000.0 gflops)\n"
+                "CUDA_VISIBLE_DEVICES: MIG-GPU-5fd15f35-e148-2992-4ecb-9825e534f253/2/0\n");
+    report_measured_extract(rep, &m);
+    ck_assert(isnan(m.matmul_tflops));
+    report_free(rep);
+}
+END_TEST
+
 START_TEST(parse_survives_binary_and_unterminated_input)
 {
     char junk[4096];
@@ -597,6 +730,9 @@ static Suite *suite(void)
     tcase_add_test(p, parse_cpupower_keeps_two_runs_as_two_sections);
     tcase_add_test(p, parse_ethtool_uses_phy_pause_total_instead_of_summing_priorities);
     tcase_add_test(p, parse_splits_a_preflight_log_into_one_section_per_tool);
+    tcase_add_test(p, parse_gemm_reads_exponent_rates_and_leaves_out_the_ramp_up_second);
+    tcase_add_test(p, parse_gemm_reads_quoted_gpu_burn_with_negative_error_counts);
+    tcase_add_test(p, parse_gemm_keeps_what_a_line_cut_mid_list_shows);
     tcase_add_test(p, parse_survives_binary_and_unterminated_input);
     tcase_add_test(p, parse_caps_sections_and_counts_the_rest);
     suite_add_tcase(s, p);
@@ -619,6 +755,9 @@ static Suite *suite(void)
     tcase_add_test(c, check_lists_expectations_without_evidence_and_never_passes_them);
     tcase_add_test(c, check_without_plan_or_reports_is_unknown);
     tcase_add_test(c, measured_takes_the_worst_large_message_busbw_per_scope);
+    tcase_add_test(c, check_warns_when_the_tensor_gemm_is_below_60_percent_of_peak);
+    tcase_add_test(c, check_fails_gpu_burn_that_died_even_when_it_says_ok);
+    tcase_add_test(c, measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig);
     suite_add_tcase(s, c);
     return s;
 }
