@@ -20,25 +20,51 @@
 
 int gemm_detect(const struct line *l)
 {
-    /* The rare substrings first: most lines fail all of these on the pair
-     * set without a scan. */
-    if (line_find_raw_a(l, "gflops)", 6) && line_find_raw(l, ": generated"))
+    /* Most lines asked are no tool's: the markers that open a line are
+     * told apart by their first byte, and the rest all hold "flop",
+     * "burn" or "dcgmproftester", which the pair set rules out in a few
+     * bit tests. */
+    const char *s = l->s;
+    size_t n = l->len;
+    switch (n ? s[0] : '\0') {
+    case 'I':
+        if (span_starts(s, n, "Initialized device ") &&
+            (line_find(l, "using FLOATS") || line_find(l, "using DOUBLES")))
+            return DETECT_STRONG;
+        break;
+    case 'B':
+        if (span_starts(s, n, "Burning for "))
+            return DETECT_STRONG;
+        break;
+    case 'C':
+        if (span_starts(s, n, "Couldn't init a GPU test"))
+            return DETECT_STRONG;
+        break;
+    case 'R':
+        if (span_starts(s, n, "Run length not specified"))
+            return DETECT_STRONG;
+        break;
+    case 'T':
+        if (span_starts(s, n, "Tested ") && line_find(l, " GPUs:"))
+            return DETECT_STRONG;
+        break;
+    case 'S':
+        if (span_starts(s, n, "Skipping ") && line_find_a(l, "since DCGM validation is disabled", 6))
+            return DETECT_STRONG;
+        break;
+    default:
+        break;
+    }
+    if (line_find_raw_a(l, "flop", 0)) {
+        if (line_find_raw_a(l, "gflops)", 6) && line_find_raw(l, ": generated"))
+            return DETECT_STRONG;
+        if (line_find_raw_a(l, "Gflop/s)", 5) && line_find_raw(l, "proc'd:"))
+            return DETECT_STRONG;
+    }
+    if (line_find_raw_a(l, "burn", 0) &&
+        (line_find_raw_a(l, "gpu_burn", 3) || line_find_raw_a(l, "gpu-burn", 3)))
         return DETECT_STRONG;
-    if (line_find_raw_a(l, "Gflop/s)", 5) && line_find_raw(l, "proc'd:"))
-        return DETECT_STRONG;
-    if (line_find_raw_a(l, "dcgmproftester", 0) ||
-        line_find_raw_a(l, "since DCGM validation is disabled", 6))
-        return DETECT_STRONG;
-    if (line_find_raw_a(l, "gpu_burn", 3) || line_find_raw_a(l, "gpu-burn", 3))
-        return DETECT_STRONG;
-    if (span_starts(l->s, l->len, "Initialized device ") &&
-        (line_find(l, "using FLOATS") || line_find(l, "using DOUBLES")))
-        return DETECT_STRONG;
-    if (span_starts(l->s, l->len, "Burning for ") ||
-        span_starts(l->s, l->len, "Run length not specified") ||
-        span_starts(l->s, l->len, "Couldn't init a GPU test"))
-        return DETECT_STRONG;
-    if (span_starts(l->s, l->len, "Tested ") && line_find(l, " GPUs:"))
+    if (line_find_raw_a(l, "dcgmproftester", 0))
         return DETECT_STRONG;
     return 0;
 }

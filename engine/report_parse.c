@@ -154,8 +154,10 @@ static const struct {
     {LIT_N("Diagnostic\"")}, {LIT_N("nvbandwidth")}, {LIT_N(": (g")},
     {LIT_N("\"fio version\"")}, {LIT_N("cpupower frequency-info")}, {LIT_N("lscpu")},
     {LIT_N("ethtool -")}, {LIT_N("ibstat")}, {LIT_N("ibv_devinfo")},
-    {LIT_N("gflops)")}, {LIT_N("Gflop/s)")}, {LIT_N("dcgmproftester")},
-    {LIT_N("DCGM validation")}, {LIT_N("gpu_burn")}, {LIT_N("gpu-burn")},
+    /* gemm: "gflops)" and "Gflop/s)" both hold "flop", "gpu_burn" and
+     * "gpu-burn" both "burn"; "Skipping ... since DCGM validation" opens
+     * with 'S' below */
+    {LIT_N("flop")}, {LIT_N("burn")}, {LIT_N("dcgmproftester")},
 };
 #define NSTRONG (sizeof(strong_subs) / sizeof(strong_subs[0]))
 
@@ -243,6 +245,7 @@ static int strong_possible(const struct parser *p, const struct line *l)
     case 'N': lead = span_starts(s, n, "NCCL version") || span_starts(s, n, "NIC statistics:"); break;
     case 'B': lead = span_starts(s, n, "Burning for "); break;
     case 'T': lead = span_starts(s, n, "Tested "); break;
+    case 'S': lead = span_starts(s, n, "Skipping "); break;
     case 'W': lead = span_starts(s, n, "WARNING: BW peak") || span_starts(s, n, "Waiving "); break;
     case 'G': lead = span_starts(s, n, "GPU0"); break;
     case 'R': lead = span_starts(s, n, "Running ") || span_starts(s, n, "Run length not"); break;
