@@ -31,19 +31,24 @@ static void fmt_text(char *dst, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-static void bom(struct engine_plan *pl, const char *item, const char *desc, double qty, double unit,
+/* One bill-of-materials line. Without texts (the search pricing a scratch
+ * plan, where only the total counts) the line keeps its numbers and the
+ * running total, in the same order, but no strings are written. */
+static void bom(struct engine_plan *pl, int texts, const char *item, const char *desc, double qty, double unit,
                 const char *as_of)
 {
     struct plan_bom_line *b;
     if (pl->n_bom >= PLAN_BOM_MAX || qty <= 0)
         return;
     b = &pl->bom[pl->n_bom++];
-    snprintf(b->item, sizeof b->item, "%s", item);
-    snprintf(b->description, sizeof b->description, "%s", desc);
+    if (texts) {
+        snprintf(b->item, sizeof b->item, "%s", item);
+        snprintf(b->description, sizeof b->description, "%s", desc);
+        snprintf(b->as_of, sizeof b->as_of, "%s", as_of);
+    }
     b->quantity = qty;
     b->unit_usd = unit;
     b->total_usd = qty * unit;
-    snprintf(b->as_of, sizeof b->as_of, "%s", as_of);
     pl->bom_total_usd += b->total_usd;
 }
 
@@ -293,6 +298,12 @@ static const struct engine_fabric *plan_fabric(const struct catalog *c, const st
 void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                const struct goodput *gp)
 {
+    plan_cost_at(c, ctx, pl, gp, 1);
+}
+
+void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                  const struct goodput *gp, int texts)
+{
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
     int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
@@ -300,6 +311,7 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
     const char *as_of = g->price_as_of;
     char buf[96];
 
+    buf[0] = '\0';
     pl->basis = w->pricing;
     pl->price_conf = w->pricing == PRICING_CLOUD ? g->cloud_price_conf : g->server_price_conf;
     f = plan_fabric(c, g, pl);
@@ -355,14 +367,16 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
     if (w->pricing == PRICING_CLOUD) {
         double gpu_usd, rest;
         pl->billed_hours = engine_billed_hours(pl->days * 24.0);
-        fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
-                 pl->billed_hours);
-        bom(pl, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
+        if (texts)
+            fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
+                     pl->billed_hours);
+        bom(pl, texts, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
-                fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
-                         pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
-                bom(pl, "storage", buf, 1, pl->storage[i].usd, catalog_storage_find(c, pl->storage[i].kind)->as_of);
+                if (texts)
+                    fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
+                             pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
+                bom(pl, texts, "storage", buf, 1, pl->storage[i].usd, catalog_storage_find(c, pl->storage[i].kind)->as_of);
             }
         pl->cost_usd = pl->bom_total_usd;
         gpu_usd = pl->billed_hours * n * g->cloud_usd_per_gpu_hour;
@@ -377,28 +391,33 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
         double server = g->server_usd * (double)per_node / g->per_node;
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
         pl->billed_hours = 0;
-        fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
-        bom(pl, "servers", buf, nodes, server, as_of);
+        if (texts)
+            fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
+        bom(pl, texts, "servers", buf, nodes, server, as_of);
         if (f) {
             if (pl->nics_per_node > 0) {
-                fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
-                bom(pl, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
+                if (texts)
+                    fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+                bom(pl, texts, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
             }
-            fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
-            bom(pl, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
+            if (texts)
+                fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+            bom(pl, texts, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
                 f->as_of);
-            fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
-            bom(pl, "optics", buf, pl->links, f->cable_usd, f->as_of);
+            if (texts)
+                fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+            bom(pl, texts, "optics", buf, pl->links, f->cable_usd, f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
-                fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
-                bom(pl, "storage", buf, pl->storage[i].capacity_tb,
+                if (texts)
+                    fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
                     catalog_storage_find(c, pl->storage[i].kind)->as_of);
             }
         fixed = pl->bom_total_usd;
-        bom(pl, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
+        bom(pl, texts, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
             ELECTRICITY_USD_PER_KWH, "2025-06-01");
         pl->cost_usd = pl->bom_total_usd;
         if (pl->days_low > 0 && pl->days_high > 0) {

@@ -17,6 +17,9 @@ struct eval_ctx {
     double fpt_attn_fwd;        /* forward attention-core FLOPs per token (for recompute) */
     double batch_seqs;          /* target global batch in sequences */
     int moe_layers;
+    double lora_base_bytes;     /* F7 frozen base (LoRA/QLoRA), 0 otherwise */
+    double lora_adapters;       /* F7 adapter parameters (LoRA/QLoRA), 0 otherwise */
+    int eff_width;              /* GEMM width the efficiency model sees (MoE experts narrower) */
 };
 
 struct eval_hw {
@@ -36,6 +39,12 @@ struct eval_out {
     double eff;                     /* kernel efficiency used */
     int global_batch, grad_accum;
 };
+
+/* engine_memory with the per-request parts precomputed (eval_ctx). */
+struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
+                                       const struct engine_parallel *p, int seq_len,
+                                       const struct engine_param_count *pc, double lora_base_bytes,
+                                       double lora_adapters);
 
 void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
                   const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas);
@@ -88,6 +97,10 @@ double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx 
  * for the cost range when set) and the checkpoint goodput figures. */
 void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                const struct goodput *gp);
+/* plan_cost without the bill of materials' texts: the same numbers and
+ * cost_usd, for the search's scratch plans. */
+void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                  const struct goodput *gp, int texts);
 const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps);
 const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id);
 double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu);

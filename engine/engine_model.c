@@ -190,8 +190,23 @@ static double activation_bytes(const struct engine_model *m, const struct engine
 struct engine_memory engine_memory(const struct engine_model *m, const struct engine_workload *w,
                                    const struct engine_parallel *p, int seq_len)
 {
-    struct engine_memory mem = {0};
     struct engine_param_count pc = engine_params(m);
+    double base = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
+    double adapters = is_lora(w) ? lora_adapter_params(m, lora_rank(w)) : 0.0;
+    return engine_memory_pre(m, w, p, seq_len, &pc, base, adapters);
+}
+
+/* engine_memory with the per-workload parts (F1 counts, F7 base bytes and
+ * adapter parameters) given: the search calls this for every layout, and
+ * those parts do not change within a request. Same operations in the same
+ * order as before they were hoisted, so the same bits. */
+struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
+                                       const struct engine_parallel *p, int seq_len,
+                                       const struct engine_param_count *pcp, double lora_base_bytes,
+                                       double lora_adapters)
+{
+    struct engine_memory mem = {0};
+    const struct engine_param_count pc = *pcp;
     int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1;
     int dp = p->dp > 0 ? p->dp : 1, ep = p->ep > 0 ? p->ep : 1;
     int zero = p->zero < 0 ? 1 : p->zero;
@@ -212,8 +227,8 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
          * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
          * 16-bit weights, gradients and K bytes of optimizer state shard
          * like F5's. */
-        double base = engine_lora_base_bytes(m, w) / (double)(tp * pp);
-        double adapters = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
+        double base = lora_base_bytes / (double)(tp * pp);
+        double adapters = lora_adapters / (double)(tp * pp);
         double d = dp;
         mem.weights = (zero >= 3 ? base / d : base) + 2.0 * (zero >= 3 ? adapters / d : adapters);
         mem.gradients = 2.0 * (zero >= 2 ? adapters / d : adapters);
@@ -234,7 +249,7 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
     states = mem.weights + mem.gradients + mem.optimizer;
     mem.other = 2.0 * gib + 0.05 * (states + mem.activations);
     if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
-        mem.other += 2.0 * (is_lora(w) ? engine_lora_base_bytes(m, w) / pc.total : 2.0) * pc.largest_layer / tp;
+        mem.other += 2.0 * (is_lora(w) ? lora_base_bytes / pc.total : 2.0) * pc.largest_layer / tp;
     mem.total = states + mem.activations + mem.other;
     return mem;
 }
@@ -296,6 +311,13 @@ void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const str
     ctx->fpt_attn_fwd = 2.0 * (double)m->layers * ctx->seq * m->hidden * 0.5;
     ctx->batch_seqs = engine_default_batch_seqs(m, w, ctx->seq);
     ctx->moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+    ctx->lora_base_bytes = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
+    ctx->lora_adapters = is_lora(w) ? lora_adapter_params(m, lora_rank(w)) : 0.0;
+    /* MoE expert GEMMs are h x moe_ffn on a slice of the tokens: narrow
+     * experts (DeepSeek-V3: 2048) run like a narrower model. */
+    ctx->eff_width = m->hidden;
+    if (m->experts > 0 && m->moe_ffn_hidden > 0 && m->moe_ffn_hidden < m->hidden)
+        ctx->eff_width = (int)sqrt((double)m->hidden * m->moe_ffn_hidden);
 }
 
 /* ------------------------------------------------------------------ F4 */
@@ -398,14 +420,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     else if (p->recompute == RECOMPUTE_FULL)
         fpt_hw += is_lora(w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
 
-    {
-        /* MoE expert GEMMs are h x moe_ffn on a slice of the tokens: narrow
-         * experts (DeepSeek-V3: 2048) run like a narrower model. */
-        int width = m->hidden;
-        if (m->experts > 0 && m->moe_ffn_hidden > 0 && m->moe_ffn_hidden < m->hidden)
-            width = (int)sqrt((double)m->hidden * m->moe_ffn_hidden);
-        eff = eval_kernel_efficiency(hw->g, w->precision, width, tp, (double)b * s / cp);
-    }
+    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
     if (w->task == TASK_QLORA)
         eff *= 0.8;   /* NF4 dequantisation before every base GEMM (QLoRA s3) */
     if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0) {
@@ -461,7 +476,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
      * share a node, capped by the intra-node busbw. */
     psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
     if (is_lora(w))
-        psi = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
+        psi = ctx->lora_adapters / (double)(tp * pp);
     if (dp > 1) {
         double gbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
         int model_par = tp * pp * cp;
@@ -547,7 +562,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
 double engine_ckpt_bytes(const struct eval_ctx *ctx)
 {
     if (is_lora(ctx->w))
-        return lora_adapter_params(ctx->m, lora_rank(ctx->w)) * 14.0;
+        return ctx->lora_adapters * 14.0;
     return ctx->pc.total * (ctx->w->optimizer == OPT_ADAMW_8BIT ? 8.0 : 14.0);
 }
 

@@ -448,7 +448,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 p.zero = zero; p.recompute = rc; p.micro_batch = b; p.offload = off;
                                 p.global_batch = lim->global_batch ? lim->global_batch : (int)ctx->batch_seqs;
                                 p.vpp = lim->vpp ? lim->vpp : pick_vpp(m->layers, pp);
-                                mem = engine_memory(m, w, &p, ctx->seq);
+                                mem = engine_memory_pre(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes,
+                                                        ctx->lora_adapters);
                                 mgib = gib_of(mem.total);
                                 if (mgib < *min_mem_gib)
                                     *min_mem_gib = mgib;
@@ -507,7 +508,7 @@ static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, stru
     scratch->days = rt.days;
     scratch->days_low = scratch->days_high = 0;
     scratch->tokens_per_s = ev.tokens_per_s;
-    plan_cost(c, ctx, scratch, &rt.gp);
+    plan_cost_at(c, ctx, scratch, &rt.gp, 0);
     cd->days = rt.days;
     cd->cost = scratch->cost_usd;
 }
