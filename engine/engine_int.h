@@ -40,11 +40,28 @@ struct eval_out {
     int global_batch, grad_accum;
 };
 
+/* engine_memory in two steps for the search: the model states depend on tp,
+ * pp, dp, ep, zero and offload only, so they are computed once for every
+ * micro-batch size and recompute level; finish adds activations and
+ * overhead. Together they equal engine_memory bit for bit. */
+void engine_memory_states(const struct engine_workload *w, const struct engine_parallel *p,
+                          const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                          struct engine_memory *mem);
+void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
+                          const struct engine_parallel *p, int seq_len, const struct engine_param_count *pc,
+                          double lora_base_bytes, struct engine_memory *mem);
 /* engine_memory with the per-request parts precomputed (eval_ctx). */
 struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
                                        const struct engine_parallel *p, int seq_len,
                                        const struct engine_param_count *pc, double lora_base_bytes,
                                        double lora_adapters);
+
+/* Search bounds (engine_model.c): never above the exact figure, so the
+ * search may skip what they rule out without changing its answer. */
+double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
+                                   const struct engine_memory *states);
+double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p);
+int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p);
 
 void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
                   const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas);

@@ -6,9 +6,16 @@
  * (2) rejecting a node count before any layout when even full ZeRO-3 sharding
  * over every GPU cannot hold the model states (a lower bound on memory), and
  * (3) trying recompute levels cheapest-first and stopping at the first that
- * fits, because more recompute never speeds a layout up. For each cluster it
- * keeps only the fastest layout: on a fixed cluster the fastest layout is
- * also the cheapest, so the tiers can be chosen among clusters alone. */
+ * fits, because more recompute never speeds a layout up, and (4) skipping,
+ * per micro-batch size, what bounds prove changes nothing: a memory lower
+ * bound over every recompute level above the card, and once a layout fits,
+ * a step-time lower bound (compute and bubble only) no better than the best
+ * so far. The model states are computed once per tp/pp/dp/ep/ZeRO/offload
+ * and shared by every micro-batch size and recompute level. The bounds only
+ * skip work: tests/unit/test_engine_golden.c holds the answers bit for bit.
+ * For each cluster it keeps only the fastest layout: on a fixed cluster the
+ * fastest layout is also the cheapest, so the tiers can be chosen among
+ * clusters alone. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -391,6 +398,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
      * come on top of the modelled 5% fragmentation. */
     double cap = g->memory_gib * 0.97;
     int cp = lim->cp > 0 ? lim->cp : 1;
+    int free_batch = !lim->global_batch && !lim->dp && !lim->fixed_cluster;
+    double batch_cap = batch_cap_seqs(ctx), best_score = INFINITY;
 
     if (tp_max > 16)
         tp_max = 16;
@@ -405,7 +414,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
         for (int pp = lim->pp ? lim->pp : 1; pp <= (lim->pp ? lim->pp : m->layers) && pp <= n; pp *= 2) {
             if (n % (tp * pp * cp) != 0)
                 continue;
-            int dp = n / (tp * pp * cp);
+            int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
             if (lim->dp && dp != lim->dp)
                 continue;
             if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
@@ -434,22 +443,44 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                             continue;
                         if (off && (found || w->task == TASK_LORA || w->task == TASK_QLORA))
                             continue;  /* offload only as the last rung of the ladder (R40) */
+                        struct engine_parallel ps = {0};
+                        struct engine_memory states;
+                        ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
+                        ps.zero = zero; ps.offload = off;
+                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
                         for (int b = lim->micro_batch ? lim->micro_batch : 1; b <= (lim->micro_batch ? lim->micro_batch : 4);
                              b *= 2) {
                             if (!lim->micro_batch && b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
                                 continue;   /* keep the pipeline fed / the global batch as asked */
+                            struct engine_parallel pb = {0};
+                            pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
+                            pb.zero = zero; pb.micro_batch = b; pb.offload = off;
+                            pb.global_batch = lim->global_batch ? lim->global_batch : (int)ctx->batch_seqs;
+                            pb.vpp = lim->vpp ? lim->vpp : vpp;
+                            /* Skip what provably changes nothing: a layout that
+                             * cannot fit at any recompute level (unless its
+                             * memory could still be the least seen, which the
+                             * "does not fit" message reports), and once a layout
+                             * fits, one the batch cap refuses or whose best case
+                             * cannot beat the best so far. */
+                            {
+                                double lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
+                                if (lbm > cap && (found || lbm >= *min_mem_gib))
+                                    continue;
+                                if (found && free_batch && eval_global_batch(ctx, &pb) > batch_cap)
+                                    continue;
+                                if (found && eval_score_lower_bound(ctx, hw, &pb) >= best_score)
+                                    continue;
+                            }
                             for (int rc = 0; rc <= 2; rc++) {
-                                struct engine_parallel p = {0};
+                                struct engine_parallel p = pb;
                                 struct engine_memory mem;
                                 double mgib;
                                 if (lim->recompute >= 0 && rc != lim->recompute)
                                     continue;
-                                p.tp = tp; p.pp = pp; p.dp = dp; p.ep = ep; p.cp = cp;
-                                p.zero = zero; p.recompute = rc; p.micro_batch = b; p.offload = off;
-                                p.global_batch = lim->global_batch ? lim->global_batch : (int)ctx->batch_seqs;
-                                p.vpp = lim->vpp ? lim->vpp : pick_vpp(m->layers, pp);
-                                mem = engine_memory_pre(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes,
-                                                        ctx->lora_adapters);
+                                p.recompute = rc;
+                                mem = states;
+                                engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
                                 mgib = gib_of(mem.total);
                                 if (mgib < *min_mem_gib)
                                     *min_mem_gib = mgib;
@@ -458,14 +489,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 struct eval_out ev;
                                 eval_time(ctx, hw, &p, &ev);
                                 (*evaluated)++;
-                                if (!lim->global_batch && !lim->dp && !lim->fixed_cluster &&
-                                    ev.global_batch > batch_cap_seqs(ctx))
+                                if (free_batch && ev.global_batch > batch_cap)
                                     break;   /* would inflate the global batch (convergence) */
-                                if (!found || ev.step_s / ev.global_batch < best->ev.step_s / best->ev.global_batch) {
+                                if (!found || ev.step_s / ev.global_batch < best_score) {
                                     best->par = p;
                                     best->par.global_batch = ev.global_batch;
                                     best->ev = ev;
                                     best->mem_gib = mgib;
+                                    best_score = best->ev.step_s / best->ev.global_batch;
                                     found = 1;
                                 }
                                 break;   /* less recompute always runs faster: stop at the first fit */
