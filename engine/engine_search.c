@@ -510,18 +510,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     return found;
 }
 
-/* Days and cost of a candidate cluster, exactly as its plan will report
- * them: the fabric rate chosen for the cluster (engine_choose_fabric_gbps), the
- * time model at that rate, wall time with start-up and goodput
- * (engine_run_time) and the whole bill of materials (plan_cost, on a scratch
- * plan). One cost model ranks and reports, so the tiers' order cannot change
- * once they are costed line by line. */
-static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
-                       struct engine_plan *scratch)
+/* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
+ * its time model at that rate: what the search keeps of a cluster. None of
+ * it depends on the tokens, deadline, budget or dataset size, which only
+ * price it (cand_cost). */
+static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     struct eval_out ev;
-    struct run_time rt;
 
     cd->fabric_gbps = 0;
     if (cd->nodes > 1)
@@ -529,7 +525,19 @@ static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, stru
     else
         engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
     cd->ev = ev;
-    rt = engine_run_time(ctx, g, cd->n, cd->nodes, ev.tokens_per_s, 1.0);
+}
+
+/* Days and cost of a candidate cluster, exactly as its plan will report
+ * them: wall time with start-up and goodput (engine_run_time) at the
+ * throughput of its fabric rate, and the whole bill of materials
+ * (plan_cost, on a scratch plan). One cost model ranks and reports, so the
+ * tiers' order cannot change once they are costed line by line. */
+static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd,
+                      struct engine_plan *scratch)
+{
+    const struct engine_gpu *g = &c->gpus[cd->gi];
+    struct run_time rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
+
     scratch->gpu_index = cd->gi;
     scratch->count = cd->n;
     scratch->per_node = cd->per_node;
@@ -538,7 +546,7 @@ static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, stru
     scratch->fabric_kind = FABRIC_NONE;
     scratch->days = rt.days;
     scratch->days_low = scratch->days_high = 0;
-    scratch->tokens_per_s = ev.tokens_per_s;
+    scratch->tokens_per_s = cd->tokens_per_s;
     plan_cost_at(c, ctx, scratch, &rt.gp, 0);
     cd->days = rt.days;
     cd->cost = scratch->cost_usd;
@@ -636,8 +644,8 @@ static int next_nodes(int x)
     return x == p ? p + p / 2 : p * 2;
 }
 
-enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
-                             struct engine_recommendation *out, char *err, size_t errlen)
+enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
+                                    struct engine_recommendation *out, char *err, size_t errlen)
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
@@ -647,11 +655,6 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     long evaluated = 0;
     double min_mem_all = INFINITY;
     const char *min_mem_gpu = "";
-    double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
-    double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
-    /* plan_cost's scratch space while the search prices clusters: a tier
-     * the caller's memory already holds, filled for real afterwards. */
-    struct engine_plan *scratch = &out->tiers[TIER_PERFORMANCE];
 
     if (w->model.layers < 1 || w->model.hidden < 1) {
         snprintf(err, errlen, "model: workload is not resolved");
@@ -694,7 +697,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cand_price(c, &ctx, &cd, scratch);
+                cand_fabric(c, &ctx, &cd);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -720,7 +723,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cand_price(c, &ctx, &cd, scratch);
+                cand_fabric(c, &ctx, &cd);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -730,6 +733,40 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     }
     out->configs_evaluated = evaluated;
     out->n_candidates = nc;
+    out->min_mem_gib = min_mem_all;
+    out->min_mem_gpu = -1;
+    for (int gi = 0; gi < c->n_gpus; gi++)
+        if (min_mem_gpu == c->gpus[gi].id)
+            out->min_mem_gpu = gi;
+    return ST_OK;
+}
+
+enum status engine_recommend_price(const struct catalog *c, const struct engine_workload *w,
+                                   struct engine_recommendation *out, char *err, size_t errlen)
+{
+    struct eval_ctx ctx;
+    struct engine_candidate *cands = out->candidates;
+    int nc = out->n_candidates, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
+    double min_mem_all = out->min_mem_gib;
+    const char *min_mem_gpu = out->min_mem_gpu >= 0 && out->min_mem_gpu < c->n_gpus ? c->gpus[out->min_mem_gpu].id : "";
+    double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
+    double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
+    /* plan_cost's scratch space while the candidates are priced: a tier
+     * the caller's memory already holds, filled for real afterwards. */
+    struct engine_plan *scratch = &out->tiers[TIER_PERFORMANCE];
+
+    if (w->model.layers < 1 || w->model.hidden < 1 || nc < 0 || nc > ENGINE_CANDIDATES_MAX) {
+        snprintf(err, errlen, "model: workload is not resolved");
+        return ST_INVALID;
+    }
+    eval_ctx_init(&ctx, &w->model, w);
+    for (int i = 0; i < nc; i++) {
+        if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
+            snprintf(err, errlen, "search result does not match the catalog");
+            return ST_INVALID;
+        }
+        cand_cost(c, &ctx, &cands[i], scratch);
+    }
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
@@ -917,6 +954,15 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     if (any_short == 0)
         rec_warn(out, "every plan that fits takes more than 3 years; raise max_gpus or allow larger GPUs");
     return ST_OK;
+}
+
+enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
+                             struct engine_recommendation *out, char *err, size_t errlen)
+{
+    enum status st = engine_recommend_search(c, w, out, err, errlen);
+    if (st != ST_OK)
+        return st;
+    return engine_recommend_price(c, w, out, err, errlen);
 }
 
 /* ------------------------------------------------------------ estimate */
