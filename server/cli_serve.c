@@ -175,6 +175,7 @@ int cli_serve(int argc, char **argv)
     }
     app.catalog = catalog;
     app.plan_cache = resp_cache_new();
+    app.search_memo = search_memo_new();
     db_close(db);
     db = NULL;
 
@@ -206,6 +207,7 @@ int cli_serve(int argc, char **argv)
     app.catalog = NULL;
     free(catalog);
     resp_cache_free(app.plan_cache);
+    search_memo_free(app.search_memo);
     log_msg(LOG_INFO, "stopped");
     return 0;
 }

@@ -6,7 +6,9 @@
  * Bodies are read up to the JSON limit (413 above it); any invalid input is
  * a 400 problem+json whose "field" names what to fix. Successful answers are
  * kept by body in app->plan_cache (resp_cache.c says why); the header
- * X-Gpuplan-Cache says whether an answer came from it. */
+ * X-Gpuplan-Cache says whether an answer came from it. Below it, recommend's
+ * layout search is kept by workload less tokens/deadline/budget/dataset in
+ * app->search_memo (search_memo.c); X-Gpuplan-Search says memo or new. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +29,8 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
     return 1;
 }
 
-/* Encodes doc, keeps it under key and sends it; frees doc. */
-static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJSON *doc)
+/* Encodes doc, keeps it under key and sends it with the given headers; frees doc. */
+static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], cJSON *doc, const char *headers)
 {
     char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
     cJSON_Delete(doc);
@@ -38,8 +40,13 @@ static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJ
     }
     size_t len = strlen(text);
     resp_cache_put(req->app->plan_cache, key, text, len);
-    http_send(req, 200, "application/json", "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n", text, len);
+    http_send(req, 200, "application/json", headers, text, len);
     cJSON_free(text);
+}
+
+static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJSON *doc)
+{
+    reply_and_keep_h(req, key, doc, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
 }
 
 static int no_catalog(struct http_req *req)
@@ -67,6 +74,7 @@ int http_recommend(struct http_req *req)
     struct engine_recommendation *rec = NULL;
     char err[512] = "", field[96] = "";
     unsigned char key[32];
+    int hit = 0;
 
     if (!cat)
         return no_catalog(req);
@@ -88,11 +96,15 @@ int http_recommend(struct http_req *req)
         http_problem_status(req, ST_NOMEM, "out of memory");
         return 0;
     }
-    if (engine_recommend(cat, &w, rec, err, sizeof err) != ST_OK) {
+    /* A miss here may still find the layout search in the memo (same
+     * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */
+    if (search_memo_recommend(req->app->search_memo, cat, &w, rec, &hit, err, sizeof err) != ST_OK) {
         free(rec);
         return bad_input(req, NULL, err);
     }
-    reply_and_keep(req, key, json_recommendation_encode(cat, &w, rec));
+    reply_and_keep_h(req, key, json_recommendation_encode(cat, &w, rec),
+                     hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
+                         : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
     free(rec);
     return 0;
 }

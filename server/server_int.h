@@ -126,6 +126,7 @@ struct app {
     int login_max_address;     /* failed sign-ins per client address per window before 429 */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct resp_cache *plan_cache; /* recommend/estimate answers by body (resp_cache.c) */
+    struct search_memo *search_memo; /* recommend layout searches by workload less tokens (search_memo.c) */
     struct mg_context *ctx;
     struct db_batcher *batcher;    /* group commit for report uploads; lives from http_start to http_stop */
 };
@@ -140,6 +141,22 @@ void resp_cache_key(const char *route, const char *body, size_t len, unsigned ch
 int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
 void resp_cache_put(struct resp_cache *c, const unsigned char key[32], const char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
+
+/* ---- layout-search memo (search_memo.c): bounded LRU, thread-safe ---- */
+struct search_memo;
+struct search_memo *search_memo_new(void);
+void search_memo_free(struct search_memo *m);
+/* SHA-256 of the resolved workload with tokens_b, deadline_days, budget_usd
+ * and dataset_tb blanked: what the layout search depends on. */
+void search_memo_key(const struct engine_workload *w, unsigned char key[32]);
+/* 1 and rec holding the kept search result (tiers zeroed) on a hit. */
+int search_memo_get(struct search_memo *m, const unsigned char key[32], struct engine_recommendation *rec);
+void search_memo_put(struct search_memo *m, const unsigned char key[32], const struct engine_recommendation *rec);
+void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses);
+/* engine_recommend through the memo: the kept search or a new one (kept),
+ * then pricing for this workload; *hit says which. m may be NULL. */
+enum status search_memo_recommend(struct search_memo *m, const struct catalog *c, const struct engine_workload *w,
+                                  struct engine_recommendation *rec, int *hit, char *err, size_t errlen);
 
 /* One HTTP exchange as the handlers see it. */
 struct http_req {

@@ -143,6 +143,133 @@ START_TEST(recommend_answers_equal_the_recorded_answers_bit_for_bit)
 }
 END_TEST
 
+/* Deterministic pseudo-random numbers (xorshift64*): varied, repeatable. */
+static double rnd01(unsigned long long *st)
+{
+    *st ^= *st >> 12;
+    *st ^= *st << 25;
+    *st ^= *st >> 27;
+    return (double)((*st * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+static char *dump_one(const struct engine_recommendation *rec)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(mem);
+    golden_dump_recommendation(mem, rec);
+    fclose(mem);
+    return out;
+}
+
+/* Several shapes (preset, custom, MoE, LoRA, QLoRA, fine-tune, fp8, buy,
+ * gpus_allowed, max_gpus, global batch), each asked many times with random
+ * tokens, deadline, budget and dataset size, interleaved so that the memo
+ * holds every shape at once: every answer through the memo must equal the
+ * answer of a plain engine_recommend, and only the first of each shape may
+ * run the search. */
+START_TEST(answers_through_the_search_memo_equal_answers_without_it)
+{
+    static const char *const shapes[] = {
+        "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": 1, \"seq_len\": 8192}",
+        "{\"model\": {\"preset\": \"llama-3.1-8b\"}, \"tokens_b\": 1, \"pricing\": \"buy\"}",
+        "{\"model\": {\"preset\": \"mixtral-8x7b\"}, \"tokens_b\": 1, \"precision\": \"fp8\"}",
+        "{\"model\": {\"preset\": \"llama-2-7b\"}, \"tokens_b\": 1, \"task\": \"lora\", \"lora_rank\": 32}",
+        "{\"model\": {\"preset\": \"llama-2-70b\"}, \"tokens_b\": 1, \"task\": \"qlora\", "
+        "\"gpus_allowed\": [\"rtx4090-pcie-24gb\", \"l40s-pcie-48gb\", \"a100-pcie-80gb\"]}",
+        "{\"model\": {\"preset\": \"qwen2.5-7b\"}, \"tokens_b\": 1, \"task\": \"finetune\", \"max_gpus\": 64}",
+        "{\"model\": {\"params_b\": 13, \"layers\": 40, \"hidden\": 5120, \"heads\": 40}, \"tokens_b\": 1, "
+        "\"global_batch_tokens\": 1048576, \"optimizer\": \"adamw-8bit\"}",
+        "{\"model\": {\"params_b\": 120, \"layers\": 60, \"hidden\": 6144, \"heads\": 48, \"kv_heads\": 8, "
+        "\"experts\": 64, \"experts_active\": 4, \"moe_ffn_hidden\": 1536, \"gated\": true}, \"tokens_b\": 1, "
+        "\"max_gpus\": 2048, \"pricing\": \"buy\"}",
+        "{\"model\": {\"preset\": \"llama-3.1-405b\"}, \"tokens_b\": 1, \"max_gpus\": 8}",
+    };
+    enum { NS = sizeof shapes / sizeof shapes[0], ROUNDS = 12 };
+    struct engine_workload base[NS];
+    struct search_memo *memo = search_memo_new();
+    struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
+    unsigned long long st = 0x9e3779b97f4a7c15ULL, hits, misses;
+    char err[512] = "", field[96] = "";
+
+    ck_assert_ptr_nonnull(memo);
+    ck_assert_ptr_nonnull(direct);
+    ck_assert_ptr_nonnull(viamemo);
+    for (int i = 0; i < NS; i++) {
+        cJSON *doc = NULL;
+        ck_assert_msg(json_parse(shapes[i], strlen(shapes[i]), &doc, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(json_workload_decode(doc, &base[i], field, sizeof field, err, sizeof err) == ST_OK &&
+                          engine_workload_resolve(&base[i], cat, err, sizeof err) == ST_OK,
+                      "shape %d: %s", i, err);
+        cJSON_Delete(doc);
+    }
+    for (int r = 0; r < ROUNDS; r++)
+        for (int i = 0; i < NS; i++) {
+            struct engine_workload w = base[i];
+            int hit = -1;
+            char *a, *b;
+            w.tokens_b = pow(10.0, -2.0 + 6.5 * rnd01(&st));
+            w.deadline_days = rnd01(&st) < 0.25 ? NAN : 0.05 + 400.0 * rnd01(&st);
+            w.budget_usd = rnd01(&st) < 0.25 ? NAN : pow(10.0, 2.0 + 7.0 * rnd01(&st));
+            w.dataset_tb = rnd01(&st) < 0.5 ? NAN : 100.0 * rnd01(&st);
+            ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
+            ck_assert_int_eq(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err), ST_OK);
+            ck_assert_int_eq(hit, r > 0);
+            ck_assert_int_eq(viamemo->configs_evaluated, direct->configs_evaluated);
+            a = dump_one(direct);
+            b = dump_one(viamemo);
+            ck_assert_msg(strcmp(a, b) == 0, "shape %d round %d (tokens %g): the memo's answer differs", i, r,
+                          w.tokens_b);
+            free(a);
+            free(b);
+        }
+    search_memo_stats(memo, &hits, &misses);
+    ck_assert_uint_eq(misses, NS);
+    ck_assert_uint_eq(hits, (unsigned long long)NS * (ROUNDS - 1));
+    search_memo_free(memo);
+    free(direct);
+    free(viamemo);
+}
+END_TEST
+
+/* Every input the search reads is in the key; only the four it never reads
+ * are not. */
+START_TEST(the_memo_key_changes_with_every_search_input_and_only_with_those)
+{
+    struct engine_workload w, v;
+    unsigned char k0[32], k1[32];
+    char err[256];
+
+    engine_workload_init(&w);
+    snprintf(w.preset, sizeof w.preset, "llama-3-8b");
+    w.tokens_b = 100;
+    ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+    search_memo_key(&w, k0);
+#define SAME(stmt) do { v = w; stmt; search_memo_key(&v, k1); ck_assert_msg(memcmp(k0, k1, 32) == 0, #stmt); } while (0)
+#define DIFF(stmt) do { v = w; stmt; search_memo_key(&v, k1); ck_assert_msg(memcmp(k0, k1, 32) != 0, #stmt); } while (0)
+    SAME(v.tokens_b = 7);
+    SAME(v.deadline_days = 3);
+    SAME(v.budget_usd = 1e6);
+    SAME(v.dataset_tb = 2);
+    DIFF(v.seq_len = 2048);
+    DIFF(v.max_gpus = 64);
+    DIFF(v.precision = PREC_FP8);
+    DIFF(v.task = TASK_LORA);
+    DIFF(v.lora_rank = 8);
+    DIFF(v.optimizer = OPT_ADAMW_8BIT);
+    DIFF(v.pricing = PRICING_BUY);
+    DIFF(v.global_batch_tokens = 1e6);
+    DIFF(v.standard_attention = 1);
+    DIFF(v.model.hidden += 128);
+    DIFF(v.model.layers += 1);
+    DIFF(v.model.experts = 8);
+    DIFF((v.n_gpus_allowed = 1, snprintf(v.gpus_allowed[0], sizeof v.gpus_allowed[0], "h100-sxm-80gb")));
+#undef SAME
+#undef DIFF
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("engine_golden");
@@ -153,6 +280,12 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, recommend_answers_equal_the_recorded_answers_bit_for_bit);
+    suite_add_tcase(s, t);
+    t = tcase_create("memo");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
+    tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
     suite_add_tcase(s, t);
     r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
