@@ -32,16 +32,16 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
 /* Encodes doc, keeps it under key and sends it with the given headers; frees doc. */
 static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], cJSON *doc, const char *headers)
 {
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    size_t len = 0;
+    char *text = doc ? json_write(doc, &len) : NULL;   /* json_write.c: cJSON's text, faster */
     cJSON_Delete(doc);
     if (!text) {
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
     }
-    size_t len = strlen(text);
     resp_cache_put(req->app->plan_cache, key, text, len);
     http_send(req, 200, "application/json", headers, text, len);
-    cJSON_free(text);
+    free(text);
 }
 
 static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJSON *doc)

@@ -55,6 +55,13 @@ int cli_estimate(int argc, char **argv);
 /* ---- planner JSON (json_plan.c) ----
  * Decoders fill the struct or name the offending field ("model.layers") in
  * field and say why in err ("model.layers: must be a whole number"). */
+/* json_write.c: compact JSON text of a cJSON tree, the same JSON value as
+ * cJSON_PrintUnformatted (numbers read back as the same doubles), faster.
+ * Heap string (free()); NULL on failure. */
+char *json_write(const struct cJSON *doc, size_t *len);
+/* The shortest of the forms json_write tries that reads back as d; "null"
+ * for NaN and infinities. */
+void json_write_number(char out[32], double d);
 enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
 enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
                                  char *err, size_t errlen);

@@ -143,6 +143,81 @@ START_TEST(recommend_answers_equal_the_recorded_answers_bit_for_bit)
 }
 END_TEST
 
+/* a and b are the same JSON value: same types, keys in the same order,
+ * strings byte for byte, numbers as the same double. */
+static int same_json(const cJSON *a, const cJSON *b)
+{
+    if ((a->type & 0xFF) != (b->type & 0xFF))
+        return 0;
+    if (a->string || b->string)
+        if (!a->string || !b->string || strcmp(a->string, b->string) != 0)
+            return 0;
+    if (cJSON_IsNumber(a))
+        return a->valuedouble == b->valuedouble ||
+               (!isfinite(a->valuedouble) && cJSON_IsNull(b));
+    if (cJSON_IsString(a))
+        return strcmp(a->valuestring, b->valuestring) == 0;
+    if (cJSON_IsArray(a) || cJSON_IsObject(a)) {
+        const cJSON *x = a->child, *y = b->child;
+        for (; x && y; x = x->next, y = y->next)
+            if (!same_json(x, y))
+                return 0;
+        return !x && !y;
+    }
+    return 1;
+}
+
+/* The server writes planner answers with json_write (json_write.c) instead
+ * of cJSON's printer: for every recorded workload the text must read back
+ * as exactly the document the encoder built. */
+START_TEST(recommend_answers_are_written_as_the_same_json_document)
+{
+    char *lines = slurp(TESTDATA "/golden/recommend-workloads.jsonl");
+    struct engine_recommendation *rec = calloc(1, sizeof *rec);
+    int idx = 0;
+
+    ck_assert_ptr_nonnull(lines);
+    ck_assert_ptr_nonnull(rec);
+    for (char *p = lines; p && *p; idx++) {
+        char *nl = strchr(p, '\n');
+        struct engine_workload w;
+        cJSON *doc = NULL, *back;
+        char err[512] = "", field[96] = "", *text, *ref;
+        size_t len = 0;
+        if (nl)
+            *nl = '\0';
+        ck_assert_int_eq(json_parse(p, strlen(p), &doc, err, sizeof err), ST_OK);
+        ck_assert_int_eq(json_workload_decode(doc, &w, field, sizeof field, err, sizeof err), ST_OK);
+        ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+        cJSON_Delete(doc);
+        ck_assert_int_eq(engine_recommend(cat, &w, rec, err, sizeof err), ST_OK);
+        doc = json_recommendation_encode(cat, &w, rec);
+        ck_assert_ptr_nonnull(doc);
+        text = json_write(doc, &len);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_uint_eq(len, strlen(text));
+        back = cJSON_Parse(text);
+        ck_assert_msg(back != NULL && same_json(doc, back), "workload %d: json_write changed the document", idx + 1);
+        /* And cJSON's own printer agrees it is the same value. */
+        ref = cJSON_PrintUnformatted(doc);
+        cJSON_Delete(back);
+        back = cJSON_Parse(ref);
+        {
+            cJSON *mine = cJSON_Parse(text);
+            ck_assert(cJSON_Compare(back, mine, 1));
+            cJSON_Delete(mine);
+        }
+        cJSON_Delete(back);
+        cJSON_Delete(doc);
+        cJSON_free(ref);
+        free(text);
+        p = nl ? nl + 1 : NULL;
+    }
+    free(lines);
+    free(rec);
+}
+END_TEST
+
 /* Deterministic pseudo-random numbers (xorshift64*): varied, repeatable. */
 static double rnd01(unsigned long long *st)
 {
@@ -281,11 +356,12 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, recommend_answers_equal_the_recorded_answers_bit_for_bit);
     suite_add_tcase(s, t);
-    t = tcase_create("memo");
+    t = tcase_create("server");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
+    tcase_add_test(t, recommend_answers_are_written_as_the_same_json_document);
     suite_add_tcase(s, t);
     r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
