@@ -20,7 +20,15 @@ struct eval_ctx {
     double lora_base_bytes;     /* F7 frozen base (LoRA/QLoRA), 0 otherwise */
     double lora_adapters;       /* F7 adapter parameters (LoRA/QLoRA), 0 otherwise */
     int eff_width;              /* GEMM width the efficiency model sees (MoE experts narrower) */
+    /* Storage rows by kind (STORAGE_KIND_*), looked up once when the pricing
+     * of many candidates binds the catalog (eval_ctx_bind_storage); NULL
+     * storage_cat means look each up by name. */
+    const struct catalog *storage_cat;
+    const struct engine_storage *storage_by_kind[5];
 };
+
+enum { STORAGE_LOCAL_NVME, STORAGE_NAS, STORAGE_PARALLEL_FS, STORAGE_OBJECT, STORAGE_ARCHIVE };
+void eval_ctx_bind_storage(struct eval_ctx *ctx, const struct catalog *c);
 
 struct eval_hw {
     const struct engine_gpu *g;

@@ -760,6 +760,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         return ST_INVALID;
     }
     eval_ctx_init(&ctx, &w->model, w);
+    eval_ctx_bind_storage(&ctx, c);
     for (int i = 0; i < nc; i++) {
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");

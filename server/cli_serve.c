@@ -14,6 +14,7 @@
 #include "db.h"
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 #ifndef GPUPLAN_WEB_DIR
 #define GPUPLAN_WEB_DIR "web"

@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 /* Sends the cached answer for this request if there is one. */
 static int reply_cached(struct http_req *req, const unsigned char key[32])

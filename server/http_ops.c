@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "server_int.h"
+#include "search_memo.h"
 
 int http_metrics(struct http_req *req)
 {

@@ -7,8 +7,9 @@
  * clusters and layouts (engine_recommend_search), reads none of tokens_b,
  * deadline_days, budget_usd or dataset_tb: those only price the candidates
  * and choose the tiers (engine_recommend_price, well under a millisecond).
- * So the search result is kept here, keyed by SHA-256 of the resolved
- * workload with exactly those four fields blanked: everything else the
+ * So the search result is kept here, keyed by the resolved workload with
+ * exactly those four fields blanked (compared in full; a 64-bit FNV-1a hash
+ * only speeds the scan): everything else the
  * search could read (model shape, task, precision, seq_len, optimizer,
  * global batch, LoRA rank, attention, pricing, gpus_allowed, max_gpus) is
  * part of the key, including fields added later, because the whole struct
@@ -26,6 +27,7 @@
 
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 #define MEMO_SLOTS 64
 
@@ -42,8 +44,9 @@ struct memo_entry {
 };
 
 struct memo_slot {
-    unsigned char key[32];
-    struct memo_entry *e; /* NULL when the slot is empty */
+    unsigned long long hash;
+    struct engine_workload key; /* the blanked workload, compared in full */
+    struct memo_entry *e;       /* NULL when the slot is empty */
     unsigned long long used;
 };
 
@@ -73,22 +76,32 @@ void search_memo_free(struct search_memo *m)
     free(m);
 }
 
-void search_memo_key(const struct engine_workload *w, unsigned char key[32])
+void search_memo_key(const struct engine_workload *w, struct search_memo_key *key)
 {
-    struct engine_workload k;
+    const unsigned char *p = (const unsigned char *)&key->w;
+    unsigned long long h = 1469598103934665603ULL;   /* FNV-1a, 64-bit */
     /* The whole resolved workload, with only the fields the search never
      * reads blanked. Padding and the bytes after a string's NUL come from w,
      * which engine_workload_init zeroed: a stray byte there could only cost
      * a miss, never a wrong answer. */
-    memcpy(&k, w, sizeof k);
-    k.tokens_b = 0;
-    k.deadline_days = 0;
-    k.budget_usd = 0;
-    k.dataset_tb = 0;
-    crypto_sha256(&k, sizeof k, key);
+    memcpy(&key->w, w, sizeof key->w);
+    key->w.tokens_b = 0;
+    key->w.deadline_days = 0;
+    key->w.budget_usd = 0;
+    key->w.dataset_tb = 0;
+    for (size_t i = 0; i < sizeof key->w; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    key->hash = h;
 }
 
-int search_memo_get(struct search_memo *m, const unsigned char key[32], struct engine_recommendation *rec)
+static int key_eq(const struct memo_slot *s, const struct search_memo_key *key)
+{
+    return s->e && s->hash == key->hash && memcmp(&s->key, &key->w, sizeof key->w) == 0;
+}
+
+int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec)
 {
     int found = 0;
     if (!m)
@@ -96,7 +109,7 @@ int search_memo_get(struct search_memo *m, const unsigned char key[32], struct e
     pthread_mutex_lock(&m->mu);
     for (int i = 0; i < MEMO_SLOTS; i++) {
         struct memo_slot *s = &m->slots[i];
-        if (s->e && memcmp(s->key, key, 32) == 0) {
+        if (key_eq(s, key)) {
             const struct memo_entry *e = s->e;
             memset(rec, 0, offsetof(struct engine_recommendation, candidates));
             rec->params_b = e->params_b;
@@ -121,7 +134,7 @@ int search_memo_get(struct search_memo *m, const unsigned char key[32], struct e
     return found;
 }
 
-void search_memo_put(struct search_memo *m, const unsigned char key[32], const struct engine_recommendation *rec)
+void search_memo_put(struct search_memo *m, const struct search_memo_key *key, const struct engine_recommendation *rec)
 {
     struct memo_entry *e;
     if (!m || rec->n_candidates < 0 || rec->n_candidates > ENGINE_CANDIDATES_MAX)
@@ -142,7 +155,7 @@ void search_memo_put(struct search_memo *m, const unsigned char key[32], const s
     struct memo_slot *victim = &m->slots[0];
     for (int i = 0; i < MEMO_SLOTS; i++) {
         struct memo_slot *s = &m->slots[i];
-        if (s->e && memcmp(s->key, key, 32) == 0) { /* raced with another miss: keep one */
+        if (key_eq(s, key)) { /* raced with another miss: keep one */
             victim = NULL;
             break;
         }
@@ -155,7 +168,8 @@ void search_memo_put(struct search_memo *m, const unsigned char key[32], const s
     }
     if (victim) {
         free(victim->e);
-        memcpy(victim->key, key, 32);
+        victim->hash = key->hash;
+        victim->key = key->w;
         victim->e = e;
         victim->used = ++m->tick;
         e = NULL;
@@ -178,16 +192,16 @@ void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned
 enum status search_memo_recommend(struct search_memo *m, const struct catalog *c, const struct engine_workload *w,
                                   struct engine_recommendation *rec, int *hit, char *err, size_t errlen)
 {
-    unsigned char key[32];
+    struct search_memo_key key;
     enum status st;
 
-    search_memo_key(w, key);
-    *hit = search_memo_get(m, key, rec);
+    search_memo_key(w, &key);
+    *hit = search_memo_get(m, &key, rec);
     if (!*hit) {
         st = engine_recommend_search(c, w, rec, err, errlen);
         if (st != ST_OK)
             return st;
-        search_memo_put(m, key, rec);
+        search_memo_put(m, &key, rec);
     }
     return engine_recommend_price(c, w, rec, err, errlen);
 }

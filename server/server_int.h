@@ -149,21 +149,8 @@ int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **bod
 void resp_cache_put(struct resp_cache *c, const unsigned char key[32], const char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
-/* ---- layout-search memo (search_memo.c): bounded LRU, thread-safe ---- */
+/* ---- layout-search memo: search_memo.h ---- */
 struct search_memo;
-struct search_memo *search_memo_new(void);
-void search_memo_free(struct search_memo *m);
-/* SHA-256 of the resolved workload with tokens_b, deadline_days, budget_usd
- * and dataset_tb blanked: what the layout search depends on. */
-void search_memo_key(const struct engine_workload *w, unsigned char key[32]);
-/* 1 and rec holding the kept search result (tiers zeroed) on a hit. */
-int search_memo_get(struct search_memo *m, const unsigned char key[32], struct engine_recommendation *rec);
-void search_memo_put(struct search_memo *m, const unsigned char key[32], const struct engine_recommendation *rec);
-void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses);
-/* engine_recommend through the memo: the kept search or a new one (kept),
- * then pricing for this workload; *hit says which. m may be NULL. */
-enum status search_memo_recommend(struct search_memo *m, const struct catalog *c, const struct engine_workload *w,
-                                  struct engine_recommendation *rec, int *hit, char *err, size_t errlen);
 
 /* One HTTP exchange as the handlers see it. */
 struct http_req {

@@ -24,6 +24,7 @@
 #include "db.h"
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 #include "golden_dump.h"
 
@@ -313,16 +314,18 @@ END_TEST
 START_TEST(the_memo_key_changes_with_every_search_input_and_only_with_those)
 {
     struct engine_workload w, v;
-    unsigned char k0[32], k1[32];
+    struct search_memo_key k0, k1;
     char err[256];
 
     engine_workload_init(&w);
     snprintf(w.preset, sizeof w.preset, "llama-3-8b");
     w.tokens_b = 100;
     ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
-    search_memo_key(&w, k0);
-#define SAME(stmt) do { v = w; stmt; search_memo_key(&v, k1); ck_assert_msg(memcmp(k0, k1, 32) == 0, #stmt); } while (0)
-#define DIFF(stmt) do { v = w; stmt; search_memo_key(&v, k1); ck_assert_msg(memcmp(k0, k1, 32) != 0, #stmt); } while (0)
+    search_memo_key(&w, &k0);
+#define SAME(stmt) do { v = w; stmt; search_memo_key(&v, &k1); \
+        ck_assert_msg(k0.hash == k1.hash && memcmp(&k0.w, &k1.w, sizeof k0.w) == 0, #stmt); } while (0)
+#define DIFF(stmt) do { v = w; stmt; search_memo_key(&v, &k1); \
+        ck_assert_msg(memcmp(&k0.w, &k1.w, sizeof k0.w) != 0, #stmt); } while (0)
     SAME(v.tokens_b = 7);
     SAME(v.deadline_days = 3);
     SAME(v.budget_usd = 1e6);
