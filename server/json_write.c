@@ -60,9 +60,9 @@ static void put(struct wbuf *b, const char *s, size_t n)
     b->len += n;
 }
 
-static void putc1(struct wbuf *b, char c)
+static inline void putc1(struct wbuf *b, char c)
 {
-    if (!grow(b, 1))
+    if (b->len + 2 > b->cap && !grow(b, 1))
         return;
     b->p[b->len++] = c;
 }
@@ -127,41 +127,43 @@ void json_write_number(char out[32], double d)
 }
 
 /* A JSON string as cJSON escapes it: quote, backslash and the control
- * characters; every other byte as it is. */
+ * characters; every other byte as it is. Room for the worst case (six
+ * bytes per input byte) is made once, then bytes are stored unchecked. */
 static void put_string(struct wbuf *b, const char *s)
 {
-    const char *run = s;
-    putc1(b, '"');
-    if (!s) {
-        putc1(b, '"');
+    static const char hex[] = "0123456789abcdef";
+    size_t n = s ? strlen(s) : 0;
+    char *o;
+    if (!grow(b, 6 * n + 2))
         return;
-    }
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        const char *esc = NULL;
-        char u[8];
-        if (c >= 32 && c != '"' && c != '\\')
+    o = b->p + b->len;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 32 && c != '"' && c != '\\') {
+            *o++ = (char)c;
             continue;
-        put(b, run, (size_t)(s - run));
+        }
+        *o++ = '\\';
         switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
         default:
-            if (snprintf(u, sizeof u, "\\u%04x", c) != 6)
-                u[0] = '\0';
-            esc = u;
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
             break;
         }
-        put(b, esc, strlen(esc));
-        run = s + 1;
     }
-    put(b, run, (size_t)(s - run));
-    putc1(b, '"');
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
 }
 
 static void put_value(struct wbuf *b, const cJSON *it, int depth)
