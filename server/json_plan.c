@@ -430,12 +430,43 @@ static double sig(double x, int digits)
     return rnd(x, digits - 1 - mag);
 }
 
+/* The encoders' keys are string literals: cJSON_AddItemToObjectCS keeps the
+ * pointer instead of a heap copy, half the allocations of a 26 KB answer. */
+static cJSON *num_cs(cJSON *o, const char *k, double v)
+{
+    cJSON *n = cJSON_CreateNumber(v);
+    if (n && !cJSON_AddItemToObjectCS(o, k, n)) {
+        cJSON_Delete(n);
+        return NULL;
+    }
+    return n;
+}
+
+static cJSON *str_cs(cJSON *o, const char *k, const char *v)
+{
+    cJSON *n = cJSON_CreateString(v);
+    if (n && !cJSON_AddItemToObjectCS(o, k, n)) {
+        cJSON_Delete(n);
+        return NULL;
+    }
+    return n;
+}
+
+static cJSON *item_cs(cJSON *o, const char *k, cJSON *n)
+{
+    if (n && !cJSON_AddItemToObjectCS(o, k, n)) {
+        cJSON_Delete(n);
+        return NULL;
+    }
+    return n;
+}
+
 static void add_num(cJSON *o, const char *k, double v)
 {
     if (isnan(v))
-        cJSON_AddNullToObject(o, k);
+        item_cs(o, k, cJSON_CreateNull());
     else
-        cJSON_AddNumberToObject(o, k, v);
+        num_cs(o, k, v);
 }
 
 static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engine_tier tier)
@@ -446,185 +477,185 @@ static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engin
     if (!o)
         return NULL;
     if (with_tier)
-        cJSON_AddStringToObject(o, "tier", engine_tier_name(tier));
-    cJSON_AddBoolToObject(o, "feasible", p->feasible);
+        str_cs(o, "tier", engine_tier_name(tier));
+    item_cs(o, "feasible", cJSON_CreateBool(p->feasible));
     if (!p->feasible) {
-        cJSON_AddStringToObject(o, "why", p->why);
+        str_cs(o, "why", p->why);
         add_num(o, "need_budget_usd", sig(p->need_budget_usd, 4));
         add_num(o, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
-    x = cJSON_AddObjectToObject(o, "gpu");
-    cJSON_AddStringToObject(x, "id", p->gpu_id);
-    cJSON_AddStringToObject(x, "name", p->gpu_name);
-    cJSON_AddNumberToObject(x, "count", p->count);
-    cJSON_AddNumberToObject(x, "per_node", p->per_node);
-    cJSON_AddNumberToObject(x, "nodes", p->nodes);
+    x = item_cs(o, "gpu", cJSON_CreateObject());
+    str_cs(x, "id", p->gpu_id);
+    str_cs(x, "name", p->gpu_name);
+    num_cs(x, "count", p->count);
+    num_cs(x, "per_node", p->per_node);
+    num_cs(x, "nodes", p->nodes);
 
-    x = cJSON_AddObjectToObject(o, "parallel");
-    cJSON_AddNumberToObject(x, "tp", p->par.tp);
-    cJSON_AddNumberToObject(x, "pp", p->par.pp);
-    cJSON_AddNumberToObject(x, "dp", p->par.dp);
-    cJSON_AddNumberToObject(x, "zero", p->par.zero < 0 ? 0 : p->par.zero);
-    cJSON_AddStringToObject(x, "recompute", p->recompute_name ? p->recompute_name : "none");
-    cJSON_AddNumberToObject(x, "micro_batch", p->par.micro_batch);
-    cJSON_AddNumberToObject(x, "ep", p->par.ep);
-    cJSON_AddNumberToObject(x, "cp", p->par.cp);
-    cJSON_AddNumberToObject(x, "vpp", p->par.vpp);
-    cJSON_AddNumberToObject(x, "global_batch", p->par.global_batch);
-    cJSON_AddBoolToObject(x, "offload", p->par.offload);
+    x = item_cs(o, "parallel", cJSON_CreateObject());
+    num_cs(x, "tp", p->par.tp);
+    num_cs(x, "pp", p->par.pp);
+    num_cs(x, "dp", p->par.dp);
+    num_cs(x, "zero", p->par.zero < 0 ? 0 : p->par.zero);
+    str_cs(x, "recompute", p->recompute_name ? p->recompute_name : "none");
+    num_cs(x, "micro_batch", p->par.micro_batch);
+    num_cs(x, "ep", p->par.ep);
+    num_cs(x, "cp", p->par.cp);
+    num_cs(x, "vpp", p->par.vpp);
+    num_cs(x, "global_batch", p->par.global_batch);
+    item_cs(x, "offload", cJSON_CreateBool(p->par.offload));
 
-    x = cJSON_AddObjectToObject(o, "memory");
-    cJSON_AddNumberToObject(x, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
-    cJSON_AddNumberToObject(x, "capacity_gib", rnd(p->mem_capacity_gib, 1));
-    cJSON_AddNumberToObject(x, "weights_gib", rnd(p->mem_weights_gib, 2));
-    cJSON_AddNumberToObject(x, "gradients_gib", rnd(p->mem_gradients_gib, 2));
-    cJSON_AddNumberToObject(x, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
-    cJSON_AddNumberToObject(x, "activations_gib", rnd(p->mem_activations_gib, 2));
-    cJSON_AddNumberToObject(x, "other_gib", rnd(p->mem_other_gib, 2));
-    cJSON_AddNumberToObject(x, "host_offload_gib", rnd(p->host_offload_gib, 2));
+    x = item_cs(o, "memory", cJSON_CreateObject());
+    num_cs(x, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
+    num_cs(x, "capacity_gib", rnd(p->mem_capacity_gib, 1));
+    num_cs(x, "weights_gib", rnd(p->mem_weights_gib, 2));
+    num_cs(x, "gradients_gib", rnd(p->mem_gradients_gib, 2));
+    num_cs(x, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
+    num_cs(x, "activations_gib", rnd(p->mem_activations_gib, 2));
+    num_cs(x, "other_gib", rnd(p->mem_other_gib, 2));
+    num_cs(x, "host_offload_gib", rnd(p->host_offload_gib, 2));
 
-    x = cJSON_AddObjectToObject(o, "interconnect");
-    cJSON_AddStringToObject(x, "intra_node", p->intra_node ? p->intra_node : "pcie");
-    cJSON_AddNumberToObject(x, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
-    cJSON_AddNumberToObject(x, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
+    x = item_cs(o, "interconnect", cJSON_CreateObject());
+    str_cs(x, "intra_node", p->intra_node ? p->intra_node : "pcie");
+    num_cs(x, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
+    num_cs(x, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
 
-    x = cJSON_AddObjectToObject(o, "fabric");
-    cJSON_AddStringToObject(x, "type", engine_fabric_kind_name(p->fabric_kind));
-    cJSON_AddStringToObject(x, "id", p->fabric_id);
-    cJSON_AddNumberToObject(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
-    cJSON_AddNumberToObject(x, "nics_per_node", p->nics_per_node);
-    cJSON_AddNumberToObject(x, "ports_per_node", p->scaleout_ports_per_node);
-    cJSON_AddStringToObject(x, "topology", p->topology ? p->topology : "single-node");
+    x = item_cs(o, "fabric", cJSON_CreateObject());
+    str_cs(x, "type", engine_fabric_kind_name(p->fabric_kind));
+    str_cs(x, "id", p->fabric_id);
+    num_cs(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
+    num_cs(x, "nics_per_node", p->nics_per_node);
+    num_cs(x, "ports_per_node", p->scaleout_ports_per_node);
+    str_cs(x, "topology", p->topology ? p->topology : "single-node");
     snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
-    cJSON_AddStringToObject(x, "oversubscription", oversub);
-    cJSON_AddBoolToObject(x, "lossless", p->lossless);
-    cJSON_AddNumberToObject(x, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
+    str_cs(x, "oversubscription", oversub);
+    item_cs(x, "lossless", cJSON_CreateBool(p->lossless));
+    num_cs(x, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
     {
-        cJSON *sw = cJSON_AddObjectToObject(x, "switches");
-        cJSON_AddNumberToObject(sw, "leaf", p->switches_leaf);
-        cJSON_AddNumberToObject(sw, "spine", p->switches_spine);
-        cJSON_AddNumberToObject(sw, "core", p->switches_core);
+        cJSON *sw = item_cs(x, "switches", cJSON_CreateObject());
+        num_cs(sw, "leaf", p->switches_leaf);
+        num_cs(sw, "spine", p->switches_spine);
+        num_cs(sw, "core", p->switches_core);
     }
-    cJSON_AddNumberToObject(x, "links", p->links);
+    num_cs(x, "links", p->links);
 
-    x = cJSON_AddObjectToObject(o, "storage");
-    arr = cJSON_AddArrayToObject(x, "tiers");
+    x = item_cs(o, "storage", cJSON_CreateObject());
+    arr = item_cs(x, "tiers", cJSON_CreateArray());
     for (int i = 0; i < p->n_storage; i++) {
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "tier", p->storage[i].tier);
-        cJSON_AddStringToObject(t, "kind", p->storage[i].kind);
-        cJSON_AddNumberToObject(t, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
-        cJSON_AddNumberToObject(t, "read_gbs", rnd(p->storage[i].read_gbs, 2));
-        cJSON_AddNumberToObject(t, "write_gbs", rnd(p->storage[i].write_gbs, 2));
-        cJSON_AddNumberToObject(t, "usd", rnd(p->storage[i].usd, 0));
+        str_cs(t, "tier", p->storage[i].tier);
+        str_cs(t, "kind", p->storage[i].kind);
+        num_cs(t, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
+        num_cs(t, "read_gbs", rnd(p->storage[i].read_gbs, 2));
+        num_cs(t, "write_gbs", rnd(p->storage[i].write_gbs, 2));
+        num_cs(t, "usd", rnd(p->storage[i].usd, 0));
         cJSON_AddItemToArray(arr, t);
     }
     {
-        cJSON *ck = cJSON_AddObjectToObject(x, "checkpoint");
-        cJSON_AddNumberToObject(ck, "size_gb", rnd(p->ckpt_size_gb, 1));
-        cJSON_AddNumberToObject(ck, "interval_min", rnd(p->ckpt_interval_min, 1));
-        cJSON_AddNumberToObject(ck, "keep", p->ckpt_keep);
-        cJSON_AddNumberToObject(ck, "write_gbs", rnd(p->ckpt_write_gbs, 2));
-        cJSON_AddNumberToObject(ck, "stall_s", rnd(p->ckpt_stall_s, 1));
-        cJSON_AddBoolToObject(ck, "async", 1);
-        cJSON_AddBoolToObject(ck, "atomic_rename", 1);
+        cJSON *ck = item_cs(x, "checkpoint", cJSON_CreateObject());
+        num_cs(ck, "size_gb", rnd(p->ckpt_size_gb, 1));
+        num_cs(ck, "interval_min", rnd(p->ckpt_interval_min, 1));
+        num_cs(ck, "keep", p->ckpt_keep);
+        num_cs(ck, "write_gbs", rnd(p->ckpt_write_gbs, 2));
+        num_cs(ck, "stall_s", rnd(p->ckpt_stall_s, 1));
+        item_cs(ck, "async", cJSON_CreateBool(1));
+        item_cs(ck, "atomic_rename", cJSON_CreateBool(1));
     }
-    cJSON_AddNumberToObject(x, "dataset_tb", rnd(p->dataset_tb, 3));
-    cJSON_AddNumberToObject(x, "read_gbs", rnd(p->read_gbs, 3));
+    num_cs(x, "dataset_tb", rnd(p->dataset_tb, 3));
+    num_cs(x, "read_gbs", rnd(p->read_gbs, 3));
 
-    x = cJSON_AddObjectToObject(o, "host");
-    cJSON_AddNumberToObject(x, "cpu_threads_per_node", p->cpu_threads_per_node);
-    cJSON_AddNumberToObject(x, "ram_gb_per_node", p->ram_gb_per_node);
-    cJSON_AddStringToObject(x, "cpu_governor", "performance");
-    cJSON_AddNumberToObject(o, "power_kw", rnd(p->power_kw, 1));
+    x = item_cs(o, "host", cJSON_CreateObject());
+    num_cs(x, "cpu_threads_per_node", p->cpu_threads_per_node);
+    num_cs(x, "ram_gb_per_node", p->ram_gb_per_node);
+    str_cs(x, "cpu_governor", "performance");
+    num_cs(o, "power_kw", rnd(p->power_kw, 1));
 
-    x = cJSON_AddObjectToObject(o, "time");
-    cJSON_AddNumberToObject(x, "days", rnd(p->days, 2));
-    cJSON_AddNumberToObject(x, "days_low", rnd(p->days_low, 2));
-    cJSON_AddNumberToObject(x, "days_high", rnd(p->days_high, 2));
-    cJSON_AddNumberToObject(x, "hours", sig(p->days * 24.0, 3));
-    cJSON_AddNumberToObject(x, "startup_min", rnd(p->startup_s / 60.0, 1));
-    cJSON_AddNumberToObject(x, "gpu_hours", rnd(p->gpu_hours, 0));
-    cJSON_AddNumberToObject(x, "tokens_per_s", sig(p->tokens_per_s, 5));
-    cJSON_AddNumberToObject(x, "step_time_s", sig(p->step_time_s, 4));
-    cJSON_AddNumberToObject(x, "mfu", rnd(p->mfu, 3));
-    cJSON_AddNumberToObject(x, "hfu", rnd(p->hfu, 3));
-    cJSON_AddNumberToObject(x, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
-    cJSON_AddNumberToObject(x, "comm_fraction", rnd(p->comm_fraction, 3));
-    cJSON_AddNumberToObject(x, "bubble_fraction", rnd(p->bubble_fraction, 3));
-    cJSON_AddNumberToObject(x, "goodput", rnd(p->goodput, 3));
-    cJSON_AddNumberToObject(x, "mtbf_job_h", sig(p->mtbf_job_h, 3));
-    cJSON_AddNumberToObject(x, "flops_total", sig(p->flops_total, 4));
+    x = item_cs(o, "time", cJSON_CreateObject());
+    num_cs(x, "days", rnd(p->days, 2));
+    num_cs(x, "days_low", rnd(p->days_low, 2));
+    num_cs(x, "days_high", rnd(p->days_high, 2));
+    num_cs(x, "hours", sig(p->days * 24.0, 3));
+    num_cs(x, "startup_min", rnd(p->startup_s / 60.0, 1));
+    num_cs(x, "gpu_hours", rnd(p->gpu_hours, 0));
+    num_cs(x, "tokens_per_s", sig(p->tokens_per_s, 5));
+    num_cs(x, "step_time_s", sig(p->step_time_s, 4));
+    num_cs(x, "mfu", rnd(p->mfu, 3));
+    num_cs(x, "hfu", rnd(p->hfu, 3));
+    num_cs(x, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
+    num_cs(x, "comm_fraction", rnd(p->comm_fraction, 3));
+    num_cs(x, "bubble_fraction", rnd(p->bubble_fraction, 3));
+    num_cs(x, "goodput", rnd(p->goodput, 3));
+    num_cs(x, "mtbf_job_h", sig(p->mtbf_job_h, 3));
+    num_cs(x, "flops_total", sig(p->flops_total, 4));
 
-    x = cJSON_AddObjectToObject(o, "cost");
-    cJSON_AddNumberToObject(x, "usd", rnd(p->cost_usd, 0));
-    cJSON_AddNumberToObject(x, "usd_low", rnd(p->cost_low_usd, 0));
-    cJSON_AddNumberToObject(x, "usd_high", rnd(p->cost_high_usd, 0));
-    cJSON_AddStringToObject(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
+    x = item_cs(o, "cost", cJSON_CreateObject());
+    num_cs(x, "usd", rnd(p->cost_usd, 0));
+    num_cs(x, "usd_low", rnd(p->cost_low_usd, 0));
+    num_cs(x, "usd_high", rnd(p->cost_high_usd, 0));
+    str_cs(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
     if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
-        cJSON_AddNumberToObject(x, "billed_hours_per_gpu", p->billed_hours);
+        num_cs(x, "billed_hours_per_gpu", p->billed_hours);
     if (p->gpu_index >= 0)
-        cJSON_AddStringToObject(x, "price_confidence", engine_price_conf_name(p->price_conf));
+        str_cs(x, "price_confidence", engine_price_conf_name(p->price_conf));
 
-    arr = cJSON_AddArrayToObject(o, "expectations");
+    arr = item_cs(o, "expectations", cJSON_CreateArray());
     for (int i = 0; i < p->n_expectations; i++) {
         const struct expectation *e = &p->expectations[i];
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "id", e->id);
+        str_cs(t, "id", e->id);
         if (!isnan(e->min))
-            cJSON_AddNumberToObject(t, "min", rnd(e->min, 1));
+            num_cs(t, "min", rnd(e->min, 1));
         if (!isnan(e->max))
-            cJSON_AddNumberToObject(t, "max", rnd(e->max, 1));
+            num_cs(t, "max", rnd(e->max, 1));
         if (e->value[0])
-            cJSON_AddStringToObject(t, "value", e->value);
+            str_cs(t, "value", e->value);
         if (e->unit[0])
-            cJSON_AddStringToObject(t, "unit", e->unit);
-        cJSON_AddStringToObject(t, "why", e->why);
+            str_cs(t, "unit", e->unit);
+        str_cs(t, "why", e->why);
         cJSON_AddItemToArray(arr, t);
     }
-    arr = cJSON_AddArrayToObject(o, "rationale");
+    arr = item_cs(o, "rationale", cJSON_CreateArray());
     for (int i = 0; i < p->n_rationale; i++) {
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "rule", p->rationale[i].rule);
-        cJSON_AddStringToObject(t, "text", p->rationale[i].text);
+        str_cs(t, "rule", p->rationale[i].rule);
+        str_cs(t, "text", p->rationale[i].text);
         cJSON_AddItemToArray(arr, t);
     }
-    arr = cJSON_AddArrayToObject(o, "warnings");
+    arr = item_cs(o, "warnings", cJSON_CreateArray());
     for (int i = 0; i < p->n_warnings; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(p->warnings[i]));
-    arr = cJSON_AddArrayToObject(o, "bom");
+    arr = item_cs(o, "bom", cJSON_CreateArray());
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
         cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "item", b->item);
-        cJSON_AddStringToObject(t, "description", b->description);
-        cJSON_AddNumberToObject(t, "quantity", rnd(b->quantity, 1));
-        cJSON_AddNumberToObject(t, "unit_usd", rnd(b->unit_usd, 2));
-        cJSON_AddNumberToObject(t, "total_usd", rnd(b->total_usd, 0));
-        cJSON_AddStringToObject(t, "as_of", b->as_of);
+        str_cs(t, "item", b->item);
+        str_cs(t, "description", b->description);
+        num_cs(t, "quantity", rnd(b->quantity, 1));
+        num_cs(t, "unit_usd", rnd(b->unit_usd, 2));
+        num_cs(t, "total_usd", rnd(b->total_usd, 0));
+        str_cs(t, "as_of", b->as_of);
         cJSON_AddItemToArray(arr, t);
     }
-    cJSON_AddNumberToObject(o, "bom_total_usd", rnd(p->bom_total_usd, 0));
+    num_cs(o, "bom_total_usd", rnd(p->bom_total_usd, 0));
     return o;
 }
 
 static void add_model(cJSON *o, const struct engine_workload *w, double params_b, double active_b)
 {
     const struct engine_model *m = &w->model;
-    cJSON *x = cJSON_AddObjectToObject(o, "model");
+    cJSON *x = item_cs(o, "model", cJSON_CreateObject());
     if (w->preset[0])
-        cJSON_AddStringToObject(x, "preset", w->preset);
-    cJSON_AddNumberToObject(x, "params_b", sig(params_b, 4));
-    cJSON_AddNumberToObject(x, "active_params_b", sig(active_b, 4));
-    cJSON_AddNumberToObject(x, "layers", m->layers);
-    cJSON_AddNumberToObject(x, "hidden", m->hidden);
-    cJSON_AddNumberToObject(x, "heads", m->heads);
-    cJSON_AddNumberToObject(x, "kv_heads", m->kv_heads);
-    cJSON_AddNumberToObject(x, "ffn_hidden", m->ffn_hidden);
-    cJSON_AddNumberToObject(x, "vocab", m->vocab);
-    cJSON_AddNumberToObject(x, "experts", m->experts);
-    cJSON_AddNumberToObject(x, "experts_active", m->experts_active);
-    cJSON_AddNumberToObject(x, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+        str_cs(x, "preset", w->preset);
+    num_cs(x, "params_b", sig(params_b, 4));
+    num_cs(x, "active_params_b", sig(active_b, 4));
+    num_cs(x, "layers", m->layers);
+    num_cs(x, "hidden", m->hidden);
+    num_cs(x, "heads", m->heads);
+    num_cs(x, "kv_heads", m->kv_heads);
+    num_cs(x, "ffn_hidden", m->ffn_hidden);
+    num_cs(x, "vocab", m->vocab);
+    num_cs(x, "experts", m->experts);
+    num_cs(x, "experts_active", m->experts_active);
+    num_cs(x, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
 }
 
 static int cand_by_days(const void *a, const void *b)
@@ -640,7 +671,7 @@ static int cand_by_days(const void *a, const void *b)
 static void add_frontier(cJSON *o, const struct catalog *c, const struct engine_recommendation *r)
 {
     struct engine_candidate *sorted = malloc(sizeof *sorted * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
-    cJSON *arr = cJSON_AddArrayToObject(o, "frontier");
+    cJSON *arr = item_cs(o, "frontier", cJSON_CreateArray());
     double best_cost = INFINITY;
     int kept = 0;
     if (!sorted || !arr) {
@@ -656,14 +687,14 @@ static void add_frontier(cJSON *o, const struct catalog *c, const struct engine_
             continue;
         best_cost = k->cost;
         t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
-        cJSON_AddNumberToObject(t, "count", k->n);
-        cJSON_AddNumberToObject(t, "nodes", k->nodes);
-        cJSON_AddNumberToObject(t, "tp", k->par.tp);
-        cJSON_AddNumberToObject(t, "pp", k->par.pp);
-        cJSON_AddNumberToObject(t, "dp", k->par.dp);
-        cJSON_AddNumberToObject(t, "days", rnd(k->days, 2));
-        cJSON_AddNumberToObject(t, "cost_usd", rnd(k->cost, 0));
+        str_cs(t, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
+        num_cs(t, "count", k->n);
+        num_cs(t, "nodes", k->nodes);
+        num_cs(t, "tp", k->par.tp);
+        num_cs(t, "pp", k->par.pp);
+        num_cs(t, "dp", k->par.dp);
+        num_cs(t, "days", rnd(k->days, 2));
+        num_cs(t, "cost_usd", rnd(k->cost, 0));
         cJSON_AddItemToArray(arr, t);
         kept++;
     }
@@ -676,19 +707,19 @@ cJSON *json_recommendation_encode(const struct catalog *c, const struct engine_w
     cJSON *o = cJSON_CreateObject(), *arr;
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
+    str_cs(o, "engine_version", ENGINE_VERSION);
     add_model(o, w, r->params_b, r->active_params_b);
-    cJSON_AddStringToObject(o, "task", engine_task_name(w->task));
-    cJSON_AddNumberToObject(o, "tokens_b", w->tokens_b);
-    cJSON_AddStringToObject(o, "precision", engine_precision_name(w->precision));
-    cJSON_AddStringToObject(o, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
-    arr = cJSON_AddArrayToObject(o, "tiers");
+    str_cs(o, "task", engine_task_name(w->task));
+    num_cs(o, "tokens_b", w->tokens_b);
+    str_cs(o, "precision", engine_precision_name(w->precision));
+    str_cs(o, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
+    arr = item_cs(o, "tiers", cJSON_CreateArray());
     for (int t = 0; t < TIER_COUNT; t++)
         cJSON_AddItemToArray(arr, encode_plan(&r->tiers[t], 1, (enum engine_tier)t));
-    arr = cJSON_AddArrayToObject(o, "warnings");
+    arr = item_cs(o, "warnings", cJSON_CreateArray());
     for (int i = 0; i < r->n_warnings; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
-    cJSON_AddNumberToObject(o, "configs_evaluated", (double)r->configs_evaluated);
+    num_cs(o, "configs_evaluated", (double)r->configs_evaluated);
     add_frontier(o, c, r);
     return o;
 }
@@ -700,7 +731,7 @@ cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine
     if (!o)
         return NULL;
     pc = engine_params(&w->model);
-    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
+    str_cs(o, "engine_version", ENGINE_VERSION);
     add_model(o, w, pc.total / 1e9, pc.active / 1e9);
     return o;
 }
