@@ -39,7 +39,7 @@ static int grow(struct wbuf *b, size_t need)
         return 0;
     if (b->len + need + 1 <= b->cap)
         return 1;
-    cap = b->cap ? b->cap : 4096;
+    cap = b->cap ? b->cap : 32768;   /* a plan answer is ~26 KB: one allocation */
     while (cap < b->len + need + 1)
         cap *= 2;
     np = realloc(b->p, cap);
