@@ -338,10 +338,15 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
     const char *as_of = g->price_as_of;
     char buf[96];
 
+    /* A rented cluster's bill is GPU-hours and storage (F4c): the search's
+     * scratch plans (no texts) skip the fabric and power, which only a
+     * bought cluster pays for. */
+    int cost_only_cloud = !texts && w->pricing == PRICING_CLOUD;
+
     buf[0] = '\0';
     pl->basis = w->pricing;
     pl->price_conf = w->pricing == PRICING_CLOUD ? g->cloud_price_conf : g->server_price_conf;
-    f = plan_fabric(c, g, pl);
+    f = cost_only_cloud ? NULL : plan_fabric(c, g, pl);
 
     /* ---- storage and checkpoints (F10, F11, R27-R35) */
     pl->dataset_tb = !isnan(w->dataset_tb) ? w->dataset_tb : w->tokens_b * 1e9 * ENGINE_BYTES_PER_TOKEN / 1e12;
@@ -385,7 +390,8 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
     /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
     {
         double sw = pl->switches_leaf + pl->switches_spine + pl->switches_core;
-        pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
+        if (!cost_only_cloud)
+            pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
     }
 
     /* ---- bill of materials; the cost is its total */

@@ -9,6 +9,7 @@
  * X-Gpuplan-Cache says whether an answer came from it. Below it, recommend's
  * layout search is kept by workload less tokens/deadline/budget/dataset in
  * app->search_memo (search_memo.c); X-Gpuplan-Search says memo or new. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,33 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
     return 0;
 }
 
+/* The recommendation is ~250 KB (candidates for 2,048 clusters): allocating
+ * and zeroing one per request went through mmap/munmap and page faults on
+ * every call, which under load cost more than the answer itself. Each
+ * worker thread keeps one and reuses it (freed when the thread ends); the
+ * engine and the memo set every field they hand on. */
+static pthread_key_t rec_key;
+static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
+static int rec_key_ok;
+
+static void rec_key_init(void)
+{
+    rec_key_ok = pthread_key_create(&rec_key, free) == 0;
+}
+
+static struct engine_recommendation *thread_rec(int *owned)
+{
+    struct engine_recommendation *r;
+    *owned = 0;
+    pthread_once(&rec_once, rec_key_init);
+    if (rec_key_ok && (r = pthread_getspecific(rec_key)) != NULL)
+        return r;
+    r = malloc(sizeof *r);
+    if (r && (!rec_key_ok || pthread_setspecific(rec_key, r) != 0))
+        *owned = 1;   /* no per-thread slot: the caller frees it */
+    return r;
+}
+
 int http_recommend(struct http_req *req)
 {
     const struct catalog *cat = req->app->catalog;
@@ -75,7 +103,7 @@ int http_recommend(struct http_req *req)
     struct engine_recommendation *rec = NULL;
     char err[512] = "", field[96] = "";
     unsigned char key[32];
-    int hit = 0;
+    int hit = 0, owned = 0;
 
     if (!cat)
         return no_catalog(req);
@@ -92,7 +120,7 @@ int http_recommend(struct http_req *req)
         return bad_input(req, field, err);
     }
     cJSON_Delete(doc);
-    rec = calloc(1, sizeof *rec);
+    rec = thread_rec(&owned);
     if (!rec) {
         http_problem_status(req, ST_NOMEM, "out of memory");
         return 0;
@@ -100,13 +128,15 @@ int http_recommend(struct http_req *req)
     /* A miss here may still find the layout search in the memo (same
      * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */
     if (search_memo_recommend(req->app->search_memo, cat, &w, rec, &hit, err, sizeof err) != ST_OK) {
-        free(rec);
+        if (owned)
+            free(rec);
         return bad_input(req, NULL, err);
     }
     reply_and_keep_h(req, key, json_recommendation_encode(cat, &w, rec),
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
-    free(rec);
+    if (owned)
+        free(rec);
     return 0;
 }
 
