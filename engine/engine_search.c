@@ -857,11 +857,56 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
 #undef IN_MIN_POOL
 
-    /* Build plans. */
+    /* Build plans. Which cluster each tier shows is fixed first; a plan is
+     * completed once per distinct cluster (plan_complete depends on the
+     * cluster alone, and it is most of the pricing step's work) and copied
+     * for a tier that shows the same one; then each tier gets its own notes. */
     struct engine_plan *pmin = &out->tiers[TIER_MINIMUM], *prec = &out->tiers[TIER_RECOMMENDED],
                        *pperf = &out->tiers[TIER_PERFORMANCE];
+    int icheap_dl = -1, ifast_b = -1, ishow = irec, ifast = iperf;
+    if (irec < 0) {
+        /* Say what would make it possible: the cheapest plan meeting the
+         * deadline (needs more budget), or the fastest within budget (needs
+         * a later deadline). Show the first as the plan body. */
+        for (int i = 0; i < nc; i++) {
+            if (cands[i].days <= deadline && (icheap_dl < 0 || cands[i].cost < cands[icheap_dl].cost))
+                icheap_dl = i;
+            if (cands[i].cost <= budget && (ifast_b < 0 || cands[i].days < cands[ifast_b].days))
+                ifast_b = i;
+        }
+        ishow = icheap_dl >= 0 ? icheap_dl : (ifast_b >= 0 ? ifast_b : imin);
+        if (icheap_dl < 0) {
+            /* Nothing meets the deadline: show the fastest plan overall. */
+            for (int i = 0; i < nc; i++)
+                if (ishow < 0 || cands[i].days < cands[ishow].days)
+                    ishow = i;
+            if (ifast_b < 0)
+                ifast_b = ishow;
+        }
+    }
+    if (iperf < 0) {
+        ifast = 0;
+        for (int i = 1; i < nc; i++)
+            if (cands[i].days < cands[ifast].days)
+                ifast = i;
+    }
     plan_from_cand(c, &cands[imin], pmin);
     plan_complete(c, &ctx, pmin, NULL);
+    if (ishow == imin) {
+        *prec = *pmin;
+    } else {
+        plan_from_cand(c, &cands[ishow], prec);
+        plan_complete(c, &ctx, prec, NULL);
+    }
+    if (ifast == imin) {
+        *pperf = *pmin;
+    } else if (ifast == ishow) {
+        *pperf = *prec;
+    } else {
+        plan_from_cand(c, &cands[ifast], pperf);
+        plan_complete(c, &ctx, pperf, NULL);
+    }
+
     note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
@@ -871,31 +916,8 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
 
     if (irec >= 0) {
-        plan_from_cand(c, &cands[irec], prec);
-        plan_complete(c, &ctx, prec, NULL);
         note_near_tie(c, prec, &cands[irec], &cands[irec_cheapest]);
     } else {
-        /* Say what would make it possible: the cheapest plan meeting the
-         * deadline (needs more budget), or the fastest within budget (needs
-         * a later deadline). Show the first as the plan body. */
-        int icheap_dl = -1, ifast_b = -1;
-        for (int i = 0; i < nc; i++) {
-            if (cands[i].days <= deadline && (icheap_dl < 0 || cands[i].cost < cands[icheap_dl].cost))
-                icheap_dl = i;
-            if (cands[i].cost <= budget && (ifast_b < 0 || cands[i].days < cands[ifast_b].days))
-                ifast_b = i;
-        }
-        int ishow = icheap_dl >= 0 ? icheap_dl : (ifast_b >= 0 ? ifast_b : imin);
-        if (icheap_dl < 0) {
-            /* Nothing meets the deadline: show the fastest plan overall. */
-            for (int i = 0; i < nc; i++)
-                if (ishow < 0 || cands[i].days < cands[ishow].days)
-                    ishow = i;
-            if (ifast_b < 0)
-                ifast_b = ishow;
-        }
-        plan_from_cand(c, &cands[ishow], prec);
-        plan_complete(c, &ctx, prec, NULL);
         prec->feasible = 0;
         if (icheap_dl >= 0)
             prec->need_budget_usd = cands[icheap_dl].cost;
@@ -921,16 +943,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
                      deadline, cands[ishow].days, cands[ishow].n);
     }
 
-    if (iperf >= 0) {
-        plan_from_cand(c, &cands[iperf], pperf);
-        plan_complete(c, &ctx, pperf, NULL);
-    } else {
-        int ifast = 0;
-        for (int i = 1; i < nc; i++)
-            if (cands[i].days < cands[ifast].days)
-                ifast = i;
-        plan_from_cand(c, &cands[ifast], pperf);
-        plan_complete(c, &ctx, pperf, NULL);
+    if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
         snprintf(pperf->why, sizeof pperf->why,
