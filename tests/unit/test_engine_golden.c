@@ -219,6 +219,111 @@ START_TEST(recommend_answers_are_written_as_the_same_json_document)
 }
 END_TEST
 
+/* The encoded answer of every recorded request, one JSON document a line. */
+static char *encode_all(const char *requests, int estimate)
+{
+    char *lines = slurp(requests), *out = NULL;
+    size_t outlen = 0;
+    FILE *mem = open_memstream(&out, &outlen);
+    struct engine_recommendation *rec = calloc(1, sizeof *rec);
+    struct engine_estimate_request *er = calloc(1, sizeof *er);
+    struct engine_plan *plan = calloc(1, sizeof *plan);
+    int idx = 0;
+
+    ck_assert_ptr_nonnull(lines);
+    ck_assert_ptr_nonnull(mem);
+    ck_assert(rec && er && plan);
+    for (char *p = lines; p && *p; idx++) {
+        char *nl = strchr(p, '\n'), *text;
+        cJSON *doc = NULL;
+        char err[512] = "", field[96] = "";
+        size_t len = 0;
+        if (nl)
+            *nl = '\0';
+        ck_assert_int_eq(json_parse(p, strlen(p), &doc, err, sizeof err), ST_OK);
+        if (estimate) {
+            ck_assert_msg(json_estimate_decode(doc, er, field, sizeof field, err, sizeof err) == ST_OK &&
+                              engine_workload_resolve(&er->workload, cat, err, sizeof err) == ST_OK &&
+                              engine_estimate(cat, er, plan, err, sizeof err) == ST_OK,
+                          "line %d: %s", idx + 1, err);
+            cJSON_Delete(doc);
+            doc = json_estimate_encode(&er->workload, plan);
+        } else {
+            struct engine_workload w;
+            ck_assert_msg(json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) == ST_OK &&
+                              engine_workload_resolve(&w, cat, err, sizeof err) == ST_OK &&
+                              engine_recommend(cat, &w, rec, err, sizeof err) == ST_OK,
+                          "line %d: %s", idx + 1, err);
+            cJSON_Delete(doc);
+            doc = json_recommendation_encode(cat, &w, rec);
+        }
+        ck_assert_ptr_nonnull(doc);
+        text = json_write(doc, &len);
+        ck_assert_ptr_nonnull(text);
+        fprintf(mem, "%s\n", text);
+        free(text);
+        cJSON_Delete(doc);
+        p = nl ? nl + 1 : NULL;
+    }
+    fclose(mem);
+    free(lines);
+    free(rec);
+    free(er);
+    free(plan);
+    return out;
+}
+
+static int same_json(const cJSON *a, const cJSON *b);
+
+/* got and want hold one document a line: the same JSON values, numbers as
+ * the same doubles. */
+static void check_documents(const char *got, const char *want_path)
+{
+    char *want = slurp(want_path);
+    const char *g = got, *w = want;
+    int line = 1;
+    ck_assert_msg(want != NULL, "missing %s", want_path);
+    while (*g && *w) {
+        const char *ge = strchr(g, '\n'), *we = strchr(w, '\n');
+        cJSON *a, *b;
+        ck_assert(ge && we);
+        a = cJSON_ParseWithLength(g, (size_t)(ge - g));
+        b = cJSON_ParseWithLength(w, (size_t)(we - w));
+        ck_assert_msg(a && b && same_json(b, a), "%s line %d: the answer's JSON differs", want_path, line);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+        g = ge + 1;
+        w = we + 1;
+        line++;
+    }
+    ck_assert_msg(!*g && !*w, "%s: %s lines", want_path, *g ? "more" : "fewer");
+    free(want);
+}
+
+/* The JSON text of every recorded recommend and estimate answer, recorded
+ * from the encoder before the direct writer replaced the cJSON tree: the
+ * same keys in the same order and the same values (numbers as the same
+ * doubles). */
+START_TEST(answers_are_written_as_the_recorded_json_documents)
+{
+    static const struct { const char *req, *want; int estimate; } sets[] = {
+        {TESTDATA "/golden/recommend-workloads.jsonl", TESTDATA "/golden/recommend-json.expected", 0},
+        {TESTDATA "/golden/estimate-requests.jsonl", TESTDATA "/golden/estimate-json.expected", 1},
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        char *got = encode_all(sets[i].req, sets[i].estimate);
+        if (getenv("GOLDEN_WRITE")) {
+            FILE *f = fopen(sets[i].want, "wb");
+            ck_assert_ptr_nonnull(f);
+            ck_assert_uint_eq(fwrite(got, 1, strlen(got), f), strlen(got));
+            ck_assert_int_eq(fclose(f), 0);
+        }
+        check_documents(got, sets[i].want);
+        free(got);
+    }
+}
+END_TEST
+
 /* Deterministic pseudo-random numbers (xorshift64*): varied, repeatable. */
 static double rnd01(unsigned long long *st)
 {
@@ -365,6 +470,7 @@ int main(void)
     tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
     tcase_add_test(t, recommend_answers_are_written_as_the_same_json_document);
+    tcase_add_test(t, answers_are_written_as_the_recorded_json_documents);
     suite_add_tcase(s, t);
     r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
