@@ -31,12 +31,11 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
     return 1;
 }
 
-/* Encodes doc, keeps it under key and sends it with the given headers; frees doc. */
-static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], cJSON *doc, const char *headers)
+/* Keeps the answer text under key and sends it with the given headers;
+ * frees text (json_*_text: written directly, no cJSON tree). */
+static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], char *text, size_t len,
+                             const char *headers)
 {
-    size_t len = 0;
-    char *text = doc ? json_write(doc, &len) : NULL;   /* json_write.c: cJSON's text, faster */
-    cJSON_Delete(doc);
     if (!text) {
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
@@ -46,9 +45,9 @@ static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], 
     free(text);
 }
 
-static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJSON *doc)
+static void reply_and_keep(struct http_req *req, const unsigned char key[32], char *text, size_t len)
 {
-    reply_and_keep_h(req, key, doc, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
+    reply_and_keep_h(req, key, text, len, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
 }
 
 static int no_catalog(struct http_req *req)
@@ -104,6 +103,8 @@ int http_recommend(struct http_req *req)
     char err[512] = "", field[96] = "";
     unsigned char key[32];
     int hit = 0, owned = 0;
+    char *text;
+    size_t len = 0;
 
     if (!cat)
         return no_catalog(req);
@@ -132,7 +133,8 @@ int http_recommend(struct http_req *req)
             free(rec);
         return bad_input(req, NULL, err);
     }
-    reply_and_keep_h(req, key, json_recommendation_encode(cat, &w, rec),
+    text = json_recommendation_text(cat, &w, rec, &len);
+    reply_and_keep_h(req, key, text, len,
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
     if (owned)
@@ -171,7 +173,11 @@ int http_estimate(struct http_req *req)
         bad_input(req, field, err);
         goto out;
     }
-    reply_and_keep(req, key, json_estimate_encode(&er->workload, plan));
+    {
+        size_t len = 0;
+        char *text = json_estimate_text(&er->workload, plan, &len);
+        reply_and_keep(req, key, text, len);
+    }
 out:
     cJSON_Delete(doc);
     free(plan);

@@ -8,7 +8,9 @@
  * ("model.layers", "gpus_allowed[2]") so the CLI's one-line error and the
  * problem+json "field" member say exactly what to fix. The encoder writes
  * every name API.md fixes and adds detail freely; numbers are rounded to
- * what the models can justify so the output reads cleanly. */
+ * what the models can justify so the output reads cleanly. Plan answers are
+ * written straight to text (jw_*, json_write.c), the server's hot path; the
+ * cJSON forms parse that text. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,232 +432,216 @@ static double sig(double x, int digits)
     return rnd(x, digits - 1 - mag);
 }
 
-/* The encoders' keys are string literals: cJSON_AddItemToObjectCS keeps the
- * pointer instead of a heap copy, half the allocations of a 26 KB answer. */
-static cJSON *num_cs(cJSON *o, const char *k, double v)
-{
-    cJSON *n = cJSON_CreateNumber(v);
-    if (n && !cJSON_AddItemToObjectCS(o, k, n)) {
-        cJSON_Delete(n);
-        return NULL;
-    }
-    return n;
-}
-
-static cJSON *str_cs(cJSON *o, const char *k, const char *v)
-{
-    cJSON *n = cJSON_CreateString(v);
-    if (n && !cJSON_AddItemToObjectCS(o, k, n)) {
-        cJSON_Delete(n);
-        return NULL;
-    }
-    return n;
-}
-
-static cJSON *item_cs(cJSON *o, const char *k, cJSON *n)
-{
-    if (n && !cJSON_AddItemToObjectCS(o, k, n)) {
-        cJSON_Delete(n);
-        return NULL;
-    }
-    return n;
-}
-
-static void add_num(cJSON *o, const char *k, double v)
+/* The plan answers are written straight to text (json_write.c's jw_*),
+ * not built as a cJSON tree and printed: the hot path of POST
+ * /api/v1/recommend, ~1,500 values per answer. json_*_encode parse that text
+ * for callers that want a tree; tests/unit/test_engine_golden.c holds the
+ * documents to those the tree encoder wrote. */
+static void num_or_null(struct jw *j, const char *k, double v)
 {
     if (isnan(v))
-        item_cs(o, k, cJSON_CreateNull());
+        jw_null(j, k);
     else
-        num_cs(o, k, v);
+        jw_num(j, k, v);
 }
 
-static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engine_tier tier)
+/* The members of a plan object (the caller opens and closes it). */
+static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier)
 {
-    cJSON *o = cJSON_CreateObject(), *x, *arr;
     char oversub[8];
 
-    if (!o)
-        return NULL;
     if (with_tier)
-        str_cs(o, "tier", engine_tier_name(tier));
-    item_cs(o, "feasible", cJSON_CreateBool(p->feasible));
+        jw_str(j, "tier", engine_tier_name(tier));
+    jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
-        str_cs(o, "why", p->why);
-        add_num(o, "need_budget_usd", sig(p->need_budget_usd, 4));
-        add_num(o, "need_deadline_days", rnd(p->need_deadline_days, 1));
+        jw_str(j, "why", p->why);
+        num_or_null(j, "need_budget_usd", sig(p->need_budget_usd, 4));
+        num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
-    x = item_cs(o, "gpu", cJSON_CreateObject());
-    str_cs(x, "id", p->gpu_id);
-    str_cs(x, "name", p->gpu_name);
-    num_cs(x, "count", p->count);
-    num_cs(x, "per_node", p->per_node);
-    num_cs(x, "nodes", p->nodes);
+    jw_obj(j, "gpu");
+    jw_str(j, "id", p->gpu_id);
+    jw_str(j, "name", p->gpu_name);
+    jw_num(j, "count", p->count);
+    jw_num(j, "per_node", p->per_node);
+    jw_num(j, "nodes", p->nodes);
+    jw_end(j);
 
-    x = item_cs(o, "parallel", cJSON_CreateObject());
-    num_cs(x, "tp", p->par.tp);
-    num_cs(x, "pp", p->par.pp);
-    num_cs(x, "dp", p->par.dp);
-    num_cs(x, "zero", p->par.zero < 0 ? 0 : p->par.zero);
-    str_cs(x, "recompute", p->recompute_name ? p->recompute_name : "none");
-    num_cs(x, "micro_batch", p->par.micro_batch);
-    num_cs(x, "ep", p->par.ep);
-    num_cs(x, "cp", p->par.cp);
-    num_cs(x, "vpp", p->par.vpp);
-    num_cs(x, "global_batch", p->par.global_batch);
-    item_cs(x, "offload", cJSON_CreateBool(p->par.offload));
+    jw_obj(j, "parallel");
+    jw_num(j, "tp", p->par.tp);
+    jw_num(j, "pp", p->par.pp);
+    jw_num(j, "dp", p->par.dp);
+    jw_num(j, "zero", p->par.zero < 0 ? 0 : p->par.zero);
+    jw_str(j, "recompute", p->recompute_name ? p->recompute_name : "none");
+    jw_num(j, "micro_batch", p->par.micro_batch);
+    jw_num(j, "ep", p->par.ep);
+    jw_num(j, "cp", p->par.cp);
+    jw_num(j, "vpp", p->par.vpp);
+    jw_num(j, "global_batch", p->par.global_batch);
+    jw_bool(j, "offload", p->par.offload);
+    jw_end(j);
 
-    x = item_cs(o, "memory", cJSON_CreateObject());
-    num_cs(x, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
-    num_cs(x, "capacity_gib", rnd(p->mem_capacity_gib, 1));
-    num_cs(x, "weights_gib", rnd(p->mem_weights_gib, 2));
-    num_cs(x, "gradients_gib", rnd(p->mem_gradients_gib, 2));
-    num_cs(x, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
-    num_cs(x, "activations_gib", rnd(p->mem_activations_gib, 2));
-    num_cs(x, "other_gib", rnd(p->mem_other_gib, 2));
-    num_cs(x, "host_offload_gib", rnd(p->host_offload_gib, 2));
+    jw_obj(j, "memory");
+    jw_num(j, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
+    jw_num(j, "capacity_gib", rnd(p->mem_capacity_gib, 1));
+    jw_num(j, "weights_gib", rnd(p->mem_weights_gib, 2));
+    jw_num(j, "gradients_gib", rnd(p->mem_gradients_gib, 2));
+    jw_num(j, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
+    jw_num(j, "activations_gib", rnd(p->mem_activations_gib, 2));
+    jw_num(j, "other_gib", rnd(p->mem_other_gib, 2));
+    jw_num(j, "host_offload_gib", rnd(p->host_offload_gib, 2));
+    jw_end(j);
 
-    x = item_cs(o, "interconnect", cJSON_CreateObject());
-    str_cs(x, "intra_node", p->intra_node ? p->intra_node : "pcie");
-    num_cs(x, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
-    num_cs(x, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
+    jw_obj(j, "interconnect");
+    jw_str(j, "intra_node", p->intra_node ? p->intra_node : "pcie");
+    jw_num(j, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
+    jw_num(j, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
+    jw_end(j);
 
-    x = item_cs(o, "fabric", cJSON_CreateObject());
-    str_cs(x, "type", engine_fabric_kind_name(p->fabric_kind));
-    str_cs(x, "id", p->fabric_id);
-    num_cs(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
-    num_cs(x, "nics_per_node", p->nics_per_node);
-    num_cs(x, "ports_per_node", p->scaleout_ports_per_node);
-    str_cs(x, "topology", p->topology ? p->topology : "single-node");
+    jw_obj(j, "fabric");
+    jw_str(j, "type", engine_fabric_kind_name(p->fabric_kind));
+    jw_str(j, "id", p->fabric_id);
+    jw_num(j, "gbps_per_gpu", p->fabric_gbps_per_gpu);
+    jw_num(j, "nics_per_node", p->nics_per_node);
+    jw_num(j, "ports_per_node", p->scaleout_ports_per_node);
+    jw_str(j, "topology", p->topology ? p->topology : "single-node");
     snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
-    str_cs(x, "oversubscription", oversub);
-    item_cs(x, "lossless", cJSON_CreateBool(p->lossless));
-    num_cs(x, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
-    {
-        cJSON *sw = item_cs(x, "switches", cJSON_CreateObject());
-        num_cs(sw, "leaf", p->switches_leaf);
-        num_cs(sw, "spine", p->switches_spine);
-        num_cs(sw, "core", p->switches_core);
-    }
-    num_cs(x, "links", p->links);
+    jw_str(j, "oversubscription", oversub);
+    jw_bool(j, "lossless", p->lossless);
+    jw_num(j, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
+    jw_obj(j, "switches");
+    jw_num(j, "leaf", p->switches_leaf);
+    jw_num(j, "spine", p->switches_spine);
+    jw_num(j, "core", p->switches_core);
+    jw_end(j);
+    jw_num(j, "links", p->links);
+    jw_end(j);
 
-    x = item_cs(o, "storage", cJSON_CreateObject());
-    arr = item_cs(x, "tiers", cJSON_CreateArray());
+    jw_obj(j, "storage");
+    jw_arr(j, "tiers");
     for (int i = 0; i < p->n_storage; i++) {
-        cJSON *t = cJSON_CreateObject();
-        str_cs(t, "tier", p->storage[i].tier);
-        str_cs(t, "kind", p->storage[i].kind);
-        num_cs(t, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
-        num_cs(t, "read_gbs", rnd(p->storage[i].read_gbs, 2));
-        num_cs(t, "write_gbs", rnd(p->storage[i].write_gbs, 2));
-        num_cs(t, "usd", rnd(p->storage[i].usd, 0));
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "tier", p->storage[i].tier);
+        jw_str(j, "kind", p->storage[i].kind);
+        jw_num(j, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
+        jw_num(j, "read_gbs", rnd(p->storage[i].read_gbs, 2));
+        jw_num(j, "write_gbs", rnd(p->storage[i].write_gbs, 2));
+        jw_num(j, "usd", rnd(p->storage[i].usd, 0));
+        jw_end(j);
     }
-    {
-        cJSON *ck = item_cs(x, "checkpoint", cJSON_CreateObject());
-        num_cs(ck, "size_gb", rnd(p->ckpt_size_gb, 1));
-        num_cs(ck, "interval_min", rnd(p->ckpt_interval_min, 1));
-        num_cs(ck, "keep", p->ckpt_keep);
-        num_cs(ck, "write_gbs", rnd(p->ckpt_write_gbs, 2));
-        num_cs(ck, "stall_s", rnd(p->ckpt_stall_s, 1));
-        item_cs(ck, "async", cJSON_CreateBool(1));
-        item_cs(ck, "atomic_rename", cJSON_CreateBool(1));
-    }
-    num_cs(x, "dataset_tb", rnd(p->dataset_tb, 3));
-    num_cs(x, "read_gbs", rnd(p->read_gbs, 3));
+    jw_end(j);
+    jw_obj(j, "checkpoint");
+    jw_num(j, "size_gb", rnd(p->ckpt_size_gb, 1));
+    jw_num(j, "interval_min", rnd(p->ckpt_interval_min, 1));
+    jw_num(j, "keep", p->ckpt_keep);
+    jw_num(j, "write_gbs", rnd(p->ckpt_write_gbs, 2));
+    jw_num(j, "stall_s", rnd(p->ckpt_stall_s, 1));
+    jw_bool(j, "async", 1);
+    jw_bool(j, "atomic_rename", 1);
+    jw_end(j);
+    jw_num(j, "dataset_tb", rnd(p->dataset_tb, 3));
+    jw_num(j, "read_gbs", rnd(p->read_gbs, 3));
+    jw_end(j);
 
-    x = item_cs(o, "host", cJSON_CreateObject());
-    num_cs(x, "cpu_threads_per_node", p->cpu_threads_per_node);
-    num_cs(x, "ram_gb_per_node", p->ram_gb_per_node);
-    str_cs(x, "cpu_governor", "performance");
-    num_cs(o, "power_kw", rnd(p->power_kw, 1));
+    jw_obj(j, "host");
+    jw_num(j, "cpu_threads_per_node", p->cpu_threads_per_node);
+    jw_num(j, "ram_gb_per_node", p->ram_gb_per_node);
+    jw_str(j, "cpu_governor", "performance");
+    jw_end(j);
+    jw_num(j, "power_kw", rnd(p->power_kw, 1));
 
-    x = item_cs(o, "time", cJSON_CreateObject());
-    num_cs(x, "days", rnd(p->days, 2));
-    num_cs(x, "days_low", rnd(p->days_low, 2));
-    num_cs(x, "days_high", rnd(p->days_high, 2));
-    num_cs(x, "hours", sig(p->days * 24.0, 3));
-    num_cs(x, "startup_min", rnd(p->startup_s / 60.0, 1));
-    num_cs(x, "gpu_hours", rnd(p->gpu_hours, 0));
-    num_cs(x, "tokens_per_s", sig(p->tokens_per_s, 5));
-    num_cs(x, "step_time_s", sig(p->step_time_s, 4));
-    num_cs(x, "mfu", rnd(p->mfu, 3));
-    num_cs(x, "hfu", rnd(p->hfu, 3));
-    num_cs(x, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
-    num_cs(x, "comm_fraction", rnd(p->comm_fraction, 3));
-    num_cs(x, "bubble_fraction", rnd(p->bubble_fraction, 3));
-    num_cs(x, "goodput", rnd(p->goodput, 3));
-    num_cs(x, "mtbf_job_h", sig(p->mtbf_job_h, 3));
-    num_cs(x, "flops_total", sig(p->flops_total, 4));
+    jw_obj(j, "time");
+    jw_num(j, "days", rnd(p->days, 2));
+    jw_num(j, "days_low", rnd(p->days_low, 2));
+    jw_num(j, "days_high", rnd(p->days_high, 2));
+    jw_num(j, "hours", sig(p->days * 24.0, 3));
+    jw_num(j, "startup_min", rnd(p->startup_s / 60.0, 1));
+    jw_num(j, "gpu_hours", rnd(p->gpu_hours, 0));
+    jw_num(j, "tokens_per_s", sig(p->tokens_per_s, 5));
+    jw_num(j, "step_time_s", sig(p->step_time_s, 4));
+    jw_num(j, "mfu", rnd(p->mfu, 3));
+    jw_num(j, "hfu", rnd(p->hfu, 3));
+    jw_num(j, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
+    jw_num(j, "comm_fraction", rnd(p->comm_fraction, 3));
+    jw_num(j, "bubble_fraction", rnd(p->bubble_fraction, 3));
+    jw_num(j, "goodput", rnd(p->goodput, 3));
+    jw_num(j, "mtbf_job_h", sig(p->mtbf_job_h, 3));
+    jw_num(j, "flops_total", sig(p->flops_total, 4));
+    jw_end(j);
 
-    x = item_cs(o, "cost", cJSON_CreateObject());
-    num_cs(x, "usd", rnd(p->cost_usd, 0));
-    num_cs(x, "usd_low", rnd(p->cost_low_usd, 0));
-    num_cs(x, "usd_high", rnd(p->cost_high_usd, 0));
-    str_cs(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
+    jw_obj(j, "cost");
+    jw_num(j, "usd", rnd(p->cost_usd, 0));
+    jw_num(j, "usd_low", rnd(p->cost_low_usd, 0));
+    jw_num(j, "usd_high", rnd(p->cost_high_usd, 0));
+    jw_str(j, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
     if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
-        num_cs(x, "billed_hours_per_gpu", p->billed_hours);
+        jw_num(j, "billed_hours_per_gpu", p->billed_hours);
     if (p->gpu_index >= 0)
-        str_cs(x, "price_confidence", engine_price_conf_name(p->price_conf));
+        jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
+    jw_end(j);
 
-    arr = item_cs(o, "expectations", cJSON_CreateArray());
+    jw_arr(j, "expectations");
     for (int i = 0; i < p->n_expectations; i++) {
         const struct expectation *e = &p->expectations[i];
-        cJSON *t = cJSON_CreateObject();
-        str_cs(t, "id", e->id);
+        jw_obj(j, NULL);
+        jw_str(j, "id", e->id);
         if (!isnan(e->min))
-            num_cs(t, "min", rnd(e->min, 1));
+            jw_num(j, "min", rnd(e->min, 1));
         if (!isnan(e->max))
-            num_cs(t, "max", rnd(e->max, 1));
+            jw_num(j, "max", rnd(e->max, 1));
         if (e->value[0])
-            str_cs(t, "value", e->value);
+            jw_str(j, "value", e->value);
         if (e->unit[0])
-            str_cs(t, "unit", e->unit);
-        str_cs(t, "why", e->why);
-        cJSON_AddItemToArray(arr, t);
+            jw_str(j, "unit", e->unit);
+        jw_str(j, "why", e->why);
+        jw_end(j);
     }
-    arr = item_cs(o, "rationale", cJSON_CreateArray());
+    jw_end(j);
+    jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
-        cJSON *t = cJSON_CreateObject();
-        str_cs(t, "rule", p->rationale[i].rule);
-        str_cs(t, "text", p->rationale[i].text);
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "rule", p->rationale[i].rule);
+        jw_str(j, "text", p->rationale[i].text);
+        jw_end(j);
     }
-    arr = item_cs(o, "warnings", cJSON_CreateArray());
+    jw_end(j);
+    jw_arr(j, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(p->warnings[i]));
-    arr = item_cs(o, "bom", cJSON_CreateArray());
+        jw_str(j, NULL, p->warnings[i]);
+    jw_end(j);
+    jw_arr(j, "bom");
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
-        cJSON *t = cJSON_CreateObject();
-        str_cs(t, "item", b->item);
-        str_cs(t, "description", b->description);
-        num_cs(t, "quantity", rnd(b->quantity, 1));
-        num_cs(t, "unit_usd", rnd(b->unit_usd, 2));
-        num_cs(t, "total_usd", rnd(b->total_usd, 0));
-        str_cs(t, "as_of", b->as_of);
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "item", b->item);
+        jw_str(j, "description", b->description);
+        jw_num(j, "quantity", rnd(b->quantity, 1));
+        jw_num(j, "unit_usd", rnd(b->unit_usd, 2));
+        jw_num(j, "total_usd", rnd(b->total_usd, 0));
+        jw_str(j, "as_of", b->as_of);
+        jw_end(j);
     }
-    num_cs(o, "bom_total_usd", rnd(p->bom_total_usd, 0));
-    return o;
+    jw_end(j);
+    jw_num(j, "bom_total_usd", rnd(p->bom_total_usd, 0));
 }
 
-static void add_model(cJSON *o, const struct engine_workload *w, double params_b, double active_b)
+static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
 {
     const struct engine_model *m = &w->model;
-    cJSON *x = item_cs(o, "model", cJSON_CreateObject());
+    jw_obj(j, "model");
     if (w->preset[0])
-        str_cs(x, "preset", w->preset);
-    num_cs(x, "params_b", sig(params_b, 4));
-    num_cs(x, "active_params_b", sig(active_b, 4));
-    num_cs(x, "layers", m->layers);
-    num_cs(x, "hidden", m->hidden);
-    num_cs(x, "heads", m->heads);
-    num_cs(x, "kv_heads", m->kv_heads);
-    num_cs(x, "ffn_hidden", m->ffn_hidden);
-    num_cs(x, "vocab", m->vocab);
-    num_cs(x, "experts", m->experts);
-    num_cs(x, "experts_active", m->experts_active);
-    num_cs(x, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+        jw_str(j, "preset", w->preset);
+    jw_num(j, "params_b", sig(params_b, 4));
+    jw_num(j, "active_params_b", sig(active_b, 4));
+    jw_num(j, "layers", m->layers);
+    jw_num(j, "hidden", m->hidden);
+    jw_num(j, "heads", m->heads);
+    jw_num(j, "kv_heads", m->kv_heads);
+    jw_num(j, "ffn_hidden", m->ffn_hidden);
+    jw_num(j, "vocab", m->vocab);
+    jw_num(j, "experts", m->experts);
+    jw_num(j, "experts_active", m->experts_active);
+    jw_num(j, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+    jw_end(j);
 }
 
 static int cand_by_days(const void *a, const void *b)
@@ -668,72 +654,102 @@ static int cand_by_days(const void *a, const void *b)
 
 /* The clusters no other cluster beats on both time and cost, fastest first:
  * the trade-off curve the three tiers were picked from. */
-static void add_frontier(cJSON *o, const struct catalog *c, const struct engine_recommendation *r)
+static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
 {
     struct engine_candidate *sorted = malloc(sizeof *sorted * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
-    cJSON *arr = item_cs(o, "frontier", cJSON_CreateArray());
     double best_cost = INFINITY;
     int kept = 0;
-    if (!sorted || !arr) {
-        free(sorted);
+    jw_arr(j, "frontier");
+    if (!sorted) {
+        jw_end(j);
         return;
     }
     memcpy(sorted, r->candidates, sizeof *sorted * (size_t)r->n_candidates);
     qsort(sorted, (size_t)r->n_candidates, sizeof *sorted, cand_by_days);
     for (int i = 0; i < r->n_candidates && kept < 64; i++) {
         const struct engine_candidate *k = &sorted[i];
-        cJSON *t;
         if (k->cost >= best_cost)
             continue;
         best_cost = k->cost;
-        t = cJSON_CreateObject();
-        str_cs(t, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
-        num_cs(t, "count", k->n);
-        num_cs(t, "nodes", k->nodes);
-        num_cs(t, "tp", k->par.tp);
-        num_cs(t, "pp", k->par.pp);
-        num_cs(t, "dp", k->par.dp);
-        num_cs(t, "days", rnd(k->days, 2));
-        num_cs(t, "cost_usd", rnd(k->cost, 0));
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
+        jw_num(j, "count", k->n);
+        jw_num(j, "nodes", k->nodes);
+        jw_num(j, "tp", k->par.tp);
+        jw_num(j, "pp", k->par.pp);
+        jw_num(j, "dp", k->par.dp);
+        jw_num(j, "days", rnd(k->days, 2));
+        jw_num(j, "cost_usd", rnd(k->cost, 0));
+        jw_end(j);
         kept++;
     }
+    jw_end(j);
     free(sorted);
+}
+
+char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
+                               const struct engine_recommendation *r, size_t *len)
+{
+    struct jw j;
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    jw_str(&j, "engine_version", ENGINE_VERSION);
+    write_model(&j, w, r->params_b, r->active_params_b);
+    jw_str(&j, "task", engine_task_name(w->task));
+    jw_num(&j, "tokens_b", w->tokens_b);
+    jw_str(&j, "precision", engine_precision_name(w->precision));
+    jw_str(&j, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
+    jw_arr(&j, "tiers");
+    for (int t = 0; t < TIER_COUNT; t++) {
+        jw_obj(&j, NULL);
+        write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t);
+        jw_end(&j);
+    }
+    jw_end(&j);
+    jw_arr(&j, "warnings");
+    for (int i = 0; i < r->n_warnings; i++)
+        jw_str(&j, NULL, r->warnings[i]);
+    jw_end(&j);
+    jw_num(&j, "configs_evaluated", (double)r->configs_evaluated);
+    write_frontier(&j, c, r);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len)
+{
+    struct jw j;
+    struct engine_param_count pc = engine_params(&w->model);
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    write_plan_members(&j, p, 0, TIER_RECOMMENDED);
+    jw_str(&j, "engine_version", ENGINE_VERSION);
+    write_model(&j, w, pc.total / 1e9, pc.active / 1e9);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+/* A tree of the written text, for callers that edit or embed it. */
+static cJSON *parse_text(char *text, size_t len)
+{
+    cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    return doc;
 }
 
 cJSON *json_recommendation_encode(const struct catalog *c, const struct engine_workload *w,
                                   const struct engine_recommendation *r)
 {
-    cJSON *o = cJSON_CreateObject(), *arr;
-    if (!o)
-        return NULL;
-    str_cs(o, "engine_version", ENGINE_VERSION);
-    add_model(o, w, r->params_b, r->active_params_b);
-    str_cs(o, "task", engine_task_name(w->task));
-    num_cs(o, "tokens_b", w->tokens_b);
-    str_cs(o, "precision", engine_precision_name(w->precision));
-    str_cs(o, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
-    arr = item_cs(o, "tiers", cJSON_CreateArray());
-    for (int t = 0; t < TIER_COUNT; t++)
-        cJSON_AddItemToArray(arr, encode_plan(&r->tiers[t], 1, (enum engine_tier)t));
-    arr = item_cs(o, "warnings", cJSON_CreateArray());
-    for (int i = 0; i < r->n_warnings; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
-    num_cs(o, "configs_evaluated", (double)r->configs_evaluated);
-    add_frontier(o, c, r);
-    return o;
+    size_t len = 0;
+    char *text = json_recommendation_text(c, w, r, &len);
+    return parse_text(text, len);
 }
 
 cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p)
 {
-    cJSON *o = encode_plan(p, 0, TIER_RECOMMENDED);
-    struct engine_param_count pc;
-    if (!o)
-        return NULL;
-    pc = engine_params(&w->model);
-    str_cs(o, "engine_version", ENGINE_VERSION);
-    add_model(o, w, pc.total / 1e9, pc.active / 1e9);
-    return o;
+    size_t len = 0;
+    char *text = json_estimate_text(w, p, &len);
+    return parse_text(text, len);
 }
 
 cJSON *json_catalog_encode(const struct catalog *c)

@@ -1,5 +1,7 @@
-/* json_write.c: prints a cJSON tree to compact JSON text, faster than
- * cJSON_PrintUnformatted for number-heavy documents such as planner answers.
+/* json_write.c: compact JSON text, faster than cJSON_PrintUnformatted for
+ * number-heavy documents such as planner answers: json_write prints a cJSON
+ * tree; jw_* write a document member by member with no tree at all (the plan
+ * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
  *
  * cJSON (1.7.15) prints every non-integer with sprintf("%1.15g") and reads
  * it back with sscanf to decide whether 17 digits are needed: two trips
@@ -25,13 +27,9 @@
 
 #include "server_int.h"
 
-struct wbuf {
-    char *p;
-    size_t len, cap;
-    int failed;
-};
+/* The growable text both printers write into: struct json_buf (server_int.h). */
 
-static int grow(struct wbuf *b, size_t need)
+static int grow(struct json_buf *b, size_t need)
 {
     size_t cap;
     char *np;
@@ -52,7 +50,7 @@ static int grow(struct wbuf *b, size_t need)
     return 1;
 }
 
-static void put(struct wbuf *b, const char *s, size_t n)
+static void put(struct json_buf *b, const char *s, size_t n)
 {
     if (!grow(b, n))
         return;
@@ -60,7 +58,7 @@ static void put(struct wbuf *b, const char *s, size_t n)
     b->len += n;
 }
 
-static inline void putc1(struct wbuf *b, char c)
+static inline void putc1(struct json_buf *b, char c)
 {
     if (b->len + 2 > b->cap && !grow(b, 1))
         return;
@@ -129,7 +127,7 @@ void json_write_number(char out[32], double d)
 /* A JSON string as cJSON escapes it: quote, backslash and the control
  * characters; every other byte as it is. Room for the worst case (six
  * bytes per input byte) is made once, then bytes are stored unchecked. */
-static void put_string(struct wbuf *b, const char *s)
+static void put_string(struct json_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = s ? strlen(s) : 0;
@@ -166,7 +164,7 @@ static void put_string(struct wbuf *b, const char *s)
     b->len = (size_t)(o - b->p);
 }
 
-static void put_value(struct wbuf *b, const cJSON *it, int depth)
+static void put_value(struct json_buf *b, const cJSON *it, int depth)
 {
     char num[32];
     if (depth > 1000) {   /* far beyond any document the server builds */
@@ -212,7 +210,7 @@ static void put_value(struct wbuf *b, const cJSON *it, int depth)
 
 char *json_write(const cJSON *doc, size_t *len)
 {
-    struct wbuf b = {0};
+    struct json_buf b = {0};
     if (!doc)
         return NULL;
     put_value(&b, doc, 0);
@@ -224,4 +222,110 @@ char *json_write(const cJSON *doc, size_t *len)
     if (len)
         *len = b.len;
     return b.p;
+}
+
+/* ------------------------------------------------------------ direct writer
+ * jw_*: writes a document member by member without building a tree. An
+ * object or array is opened with jw_obj/jw_arr (key NULL inside arrays and
+ * for the root) and closed with jw_end; commas come from one flag per open
+ * level. Same escaping and numbers as json_write. */
+
+static struct json_buf *jw_buf(struct jw *j)
+{
+    return &j->b;
+}
+
+void jw_init(struct jw *j)
+{
+    memset(j, 0, sizeof *j);
+    j->first[0] = 1;
+}
+
+/* The separator and key before a value at the current level. */
+static void jw_pre(struct jw *j, const char *key)
+{
+    struct json_buf *b = jw_buf(j);
+    if (!j->first[j->depth])
+        putc1(b, ',');
+    j->first[j->depth] = 0;
+    if (key) {
+        put_string(b, key);
+        putc1(b, ':');
+    }
+}
+
+static void jw_open(struct jw *j, const char *key, char c)
+{
+    jw_pre(j, key);
+    putc1(jw_buf(j), c);
+    if (j->depth + 1 >= JW_DEPTH_MAX) {
+        j->b.failed = 1;
+        return;
+    }
+    j->depth++;
+    j->first[j->depth] = 1;
+    j->close[j->depth] = c == '{' ? '}' : ']';
+}
+
+void jw_obj(struct jw *j, const char *key)
+{
+    jw_open(j, key, '{');
+}
+
+void jw_arr(struct jw *j, const char *key)
+{
+    jw_open(j, key, '[');
+}
+
+void jw_end(struct jw *j)
+{
+    if (j->depth < 1) {
+        j->b.failed = 1;
+        return;
+    }
+    putc1(jw_buf(j), j->close[j->depth]);
+    j->depth--;
+}
+
+void jw_num(struct jw *j, const char *key, double v)
+{
+    char num[32];
+    jw_pre(j, key);
+    json_write_number(num, v);
+    put(jw_buf(j), num, strlen(num));
+}
+
+void jw_str(struct jw *j, const char *key, const char *s)
+{
+    jw_pre(j, key);
+    put_string(jw_buf(j), s);
+}
+
+void jw_bool(struct jw *j, const char *key, int v)
+{
+    jw_pre(j, key);
+    if (v)
+        put(jw_buf(j), "true", 4);
+    else
+        put(jw_buf(j), "false", 5);
+}
+
+void jw_null(struct jw *j, const char *key)
+{
+    jw_pre(j, key);
+    put(jw_buf(j), "null", 4);
+}
+
+char *jw_finish(struct jw *j, size_t *len)
+{
+    struct json_buf *b = jw_buf(j);
+    if (b->failed || j->depth != 0 || !grow(b, 0)) {
+        free(b->p);
+        memset(j, 0, sizeof *j);
+        return NULL;
+    }
+    b->p[b->len] = '\0';
+    if (len)
+        *len = b->len;
+    return b->p;
 }
