@@ -365,8 +365,8 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
         } else {
             const struct engine_storage *nas = storage_kind(ctx, c, STORAGE_NAS);
             int use_nas = nodes <= 8 && nas && pl->ckpt_write_gbs <= nas->write_gbs_max;
-            storage_tier(pl, ctx, c, "hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, pl->ckpt_write_gbs, pl->read_gbs,
-                         pl->days, w->pricing);
+            storage_tier(pl, ctx, c, "hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, pl->ckpt_write_gbs,
+                         pl->read_gbs, pl->days, w->pricing);
             /* Local NVMe cache on every node for hot shards (R29). */
             storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
                          w->pricing);
