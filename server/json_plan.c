@@ -644,30 +644,44 @@ static void write_model(struct jw *j, const struct engine_workload *w, double pa
     jw_end(j);
 }
 
+/* Candidates by days, then cost, then their place in the list: the order a
+ * stable sort of the candidates gives, on indices (a fraction of the bytes
+ * to move). */
+struct cand_order {
+    double days, cost;
+    int i;
+};
+
 static int cand_by_days(const void *a, const void *b)
 {
-    const struct engine_candidate *x = a, *y = b;
+    const struct cand_order *x = a, *y = b;
     if (x->days != y->days)
         return x->days < y->days ? -1 : 1;
-    return (x->cost > y->cost) - (x->cost < y->cost);
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
 }
 
 /* The clusters no other cluster beats on both time and cost, fastest first:
  * the trade-off curve the three tiers were picked from. */
 static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
 {
-    struct engine_candidate *sorted = malloc(sizeof *sorted * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
+    struct cand_order *order = malloc(sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
     double best_cost = INFINITY;
     int kept = 0;
     jw_arr(j, "frontier");
-    if (!sorted) {
+    if (!order) {
         jw_end(j);
         return;
     }
-    memcpy(sorted, r->candidates, sizeof *sorted * (size_t)r->n_candidates);
-    qsort(sorted, (size_t)r->n_candidates, sizeof *sorted, cand_by_days);
+    for (int i = 0; i < r->n_candidates; i++) {
+        order[i].days = r->candidates[i].days;
+        order[i].cost = r->candidates[i].cost;
+        order[i].i = i;
+    }
+    qsort(order, (size_t)r->n_candidates, sizeof *order, cand_by_days);
     for (int i = 0; i < r->n_candidates && kept < 64; i++) {
-        const struct engine_candidate *k = &sorted[i];
+        const struct engine_candidate *k = &r->candidates[order[i].i];
         if (k->cost >= best_cost)
             continue;
         best_cost = k->cost;
@@ -684,7 +698,7 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         kept++;
     }
     jw_end(j);
-    free(sorted);
+    free(order);
 }
 
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
