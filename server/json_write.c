@@ -124,6 +124,12 @@ void json_write_number(char out[32], double d)
     memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
 }
 
+/* 1 for the bytes a JSON string escapes: control characters, quote, backslash. */
+static const unsigned char ESCAPED[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 /* A JSON string as cJSON escapes it: quote, backslash and the control
  * characters; every other byte as it is. Room for the worst case (six
  * bytes per input byte) is made once, then bytes are stored unchecked. */
@@ -138,7 +144,7 @@ static void put_string(struct json_buf *b, const char *s)
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 32 && c != '"' && c != '\\') {
+        if (!ESCAPED[c]) {
             *o++ = (char)c;
             continue;
         }
