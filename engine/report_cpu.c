@@ -14,7 +14,7 @@
 
 int cpu_detect(const struct line *l)
 {
-    if (line_find_raw(l, "cpupower frequency-info") ||
+    if (line_find_raw_a(l, "cpupower frequency-info", 18) ||
         span_starts(l->s, l->len, "analyzing CPU ") || span_starts(l->s, l->len, "Architecture:"))
         return DETECT_STRONG;
     if (span_eq(l->raw, l->raw_len, "lscpu") || line_find_raw(l, "$ lscpu") ||
@@ -31,7 +31,7 @@ void cpu_init(struct report_section *sec)
     memset(c, 0, sizeof(*c));
     c->sockets = c->threads = c->cores_per_socket = c->threads_per_core = c->numa_nodes = -1;
     c->hw_min_mhz = c->hw_max_mhz = c->policy_min_mhz = c->policy_max_mhz = c->current_mhz = NAN;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "lscpu");
+    text_set(sec->tool, sizeof(sec->tool), "lscpu");
 }
 
 /* "500 MHz" / "2.00 GHz" at s -> MHz; *end past the unit. */
@@ -68,18 +68,18 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
     struct report_cpu *c = &sec->u.cpu;
     if (l->raw_len == 0)
         return TAKE_YES;
-    int is_cpupower = strcmp(sec->tool, "cpupower frequency-info") == 0;
-    if (line_find_raw(l, "cpupower frequency-info")) {
+    int is_cpupower = str_is(sec->tool, "cpupower frequency-info");
+    if (line_find_raw_a(l, "cpupower frequency-info", 18)) {
         if (c->analyzing_seen || c->governor[0] || c->model_name[0] || c->threads >= 0)
             return TAKE_END;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
+        text_set(sec->tool, sizeof(sec->tool), "cpupower frequency-info");
         return TAKE_YES;
     }
     if (span_starts(l->s, l->len, "analyzing CPU ")) {
         if (c->analyzing_seen || c->governor[0] || (!is_cpupower && c->threads >= 0))
             return TAKE_END;
         c->analyzing_seen = 1;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
+        text_set(sec->tool, sizeof(sec->tool), "cpupower frequency-info");
         return TAKE_YES;
     }
     if (span_eq(l->s, l->len, "..."))
@@ -92,7 +92,7 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         if (c->governor[0] && !c->analyzing_seen)
             return TAKE_END;
         if (!is_cpupower)
-            snprintf(sec->tool, sizeof(sec->tool), "%s", "cpupower frequency-info");
+            text_set(sec->tool, sizeof(sec->tool), "cpupower frequency-info");
         const char *p = l->s + 42;
         size_t n = l->len - 42;
         double mhz;
@@ -223,6 +223,6 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
 void cpu_finish(struct report_section *sec)
 {
     struct report_cpu *c = &sec->u.cpu;
-    if (strcmp(sec->tool, "cpupower frequency-info") == 0 && !c->governor[0])
+    if (str_is(sec->tool, "cpupower frequency-info") && !c->governor[0])
         section_issue(sec, "no governor line could be read");
 }

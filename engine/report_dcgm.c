@@ -43,8 +43,8 @@ void dcgm_init(struct report_section *sec)
 {
     struct report_dcgm *d = &sec->u.dcgm;
     memset(d, 0, sizeof(*d));
-    snprintf(d->format, sizeof(d->format), "text");
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "dcgmi diag");
+    text_set(d->format, sizeof(d->format), "text");
+    text_set(sec->tool, sizeof(sec->tool), "dcgmi diag");
 }
 
 static void result(struct report_dcgm *d, const char *v, size_t vl)
@@ -123,17 +123,21 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
     struct report_dcgm *d = &sec->u.dcgm;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find(l, "Successfully ran diagnostic") ||
-        line_find_raw(l, "dcgmi diag")) {
+    /* Its four markers all hold "di" in some case: one pass rules them out
+     * on most lines. */
+    int di = span_has_pair_ci(l->raw, l->raw_len, 'd', 'i');
+    if (di && (line_find(l, "Successfully ran diagnostic") ||
+               line_find_raw(l, "dcgmi diag"))) {
         if (d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
         return TAKE_YES;
     }
-    if (strcmp(d->format, "json") == 0 || line_find(l, "\"DCGM GPU Diagnostic\"") ||
-        line_find(l, "\"DCGM Diagnostic\"") || (l->s[0] == '{' && l->len <= 2)) {
-        if (strcmp(d->format, "json") != 0 && d->pass + d->fail + d->warn + d->skip > 0)
+    if (str_is(d->format, "json") || (di && (line_find(l, "\"DCGM GPU Diagnostic\"") ||
+                                             line_find(l, "\"DCGM Diagnostic\""))) ||
+        (l->s[0] == '{' && l->len <= 2)) {
+        if (!str_is(d->format, "json") && d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
-        snprintf(d->format, sizeof(d->format), "json");
+        text_set(d->format, sizeof(d->format), "json");
         /* JSON lines are braces, brackets and "key" : value pairs. */
         char c0 = l->s[0];
         if (c0 != '{' && c0 != '}' && c0 != '[' && c0 != ']' && c0 != '"')

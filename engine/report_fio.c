@@ -15,11 +15,11 @@
 
 int fio_detect(const struct line *l)
 {
-    if (line_find(l, ": (g=") && line_find(l, "rw="))
+    if (line_find_a(l, ": (g=", 2) && line_find(l, "rw="))
         return DETECT_STRONG;
     if (line_find(l, "\"fio version\""))
         return DETECT_STRONG;
-    if (line_find(l, ": (groupid=") && line_find(l, "jobs="))
+    if (line_find_a(l, ": (groupid=", 2) && line_find(l, "jobs="))
         return DETECT_STRONG;
     if (span_starts(l->s, l->len, "fio-") && l->len < 16 && l->len > 5 && l->s[4] >= '0' &&
         l->s[4] <= '9')
@@ -36,8 +36,8 @@ void fio_init(struct report_section *sec)
     f->job_read_bw = f->job_write_bw = f->job_read_iops = f->job_write_iops = NAN;
     f->grp_read_bw = f->grp_write_bw = NAN;
     f->json_dir = -1;
-    snprintf(f->format, sizeof(f->format), "text");
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "fio");
+    text_set(f->format, sizeof(f->format), "text");
+    text_set(sec->tool, sizeof(sec->tool), "fio");
 }
 
 static void add(double *acc, double v)
@@ -233,8 +233,8 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     struct report_fio *f = &sec->u.fio;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find(l, ": (g=") && line_find(l, "rw=")) {
-        if (strcmp(f->format, "json") == 0 || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
+    if (line_find_a(l, ": (g=", 2) && line_find(l, "rw=")) {
+        if (str_is(f->format, "json") || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
             !isnan(f->grp_read_bw) || !isnan(f->grp_write_bw))
             return TAKE_END;
         job_header(f, l);
@@ -244,16 +244,16 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         span_copy(f->version, sizeof(f->version), l->s, l->len);
         return TAKE_YES;
     }
-    if (l->s[0] == '{' && l->len == 1 && strcmp(f->format, "json") != 0) {
-        snprintf(f->format, sizeof(f->format), "json");
+    if (l->s[0] == '{' && l->len == 1 && !str_is(f->format, "json")) {
+        text_set(f->format, sizeof(f->format), "json");
         f->jobs = 0;    /* the JSON lists the jobs the text header named */
         f->json_depth = 0;
         for (int i = 0; i < 2; i++)
             f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
     }
-    if (strcmp(f->format, "json") == 0 || line_find(l, "\"fio version\"")) {
-        if (strcmp(f->format, "json") != 0) {
-            snprintf(f->format, sizeof(f->format), "json");
+    if (str_is(f->format, "json") || line_find(l, "\"fio version\"")) {
+        if (!str_is(f->format, "json")) {
+            text_set(f->format, sizeof(f->format), "json");
             f->jobs = 0;
             for (int i = 0; i < 2; i++)
                 f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
@@ -265,7 +265,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     if (span_eq(l->s, l->len, "...") || span_starts(l->s, l->len, "Starting ") ||
         span_starts(l->s, l->len, "Jobs:"))
         return TAKE_WEAK;
-    if (line_find(l, ": (groupid=")) {
+    if (line_find_a(l, ": (groupid=", 2)) {
         return TAKE_YES;
     }
     /* The body of a text result: indented stat lines and group summaries. */
@@ -284,7 +284,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
 void fio_finish(struct report_section *sec)
 {
     struct report_fio *f = &sec->u.fio;
-    if (strcmp(f->format, "json") == 0) {
+    if (str_is(f->format, "json")) {
         for (int i = 0; i < 2; i++) {
             double bw = NAN;
             if (!isnan(f->json_bw_bytes[i]))

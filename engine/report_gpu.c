@@ -77,11 +77,11 @@ static int csv_header(const struct line *l)
 
 int gpu_detect(const struct line *l)
 {
-    if (line_find(l, "NVSMI LOG"))
+    if (line_find_a(l, "NVSMI LOG", 6))
         return DETECT_STRONG;
     if (line_find(l, "NVIDIA-SMI ") && line_find(l, "Driver Version"))
         return DETECT_STRONG;
-    if (line_find_raw(l, "nvidia-smi") && !line_find_raw(l, "topo") &&
+    if (line_find_raw_a(l, "nvidia-smi", 6) && !line_find_raw(l, "topo") &&
         !line_find_raw(l, "NVIDIA-SMI") && l->raw_len < 200)
         return DETECT_STRONG;
     if (csv_header(l))
@@ -107,7 +107,7 @@ void gpu_init(struct report_section *sec)
     g->ecc_uncorrectable = NAN;
     g->remap_pending = -1;
     g->ecc_vol = g->ecc_agg = NAN;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi");
+    text_set(sec->tool, sizeof(sec->tool), "nvidia-smi");
 }
 
 static void close_ecc(struct report_gpu *g)
@@ -416,19 +416,22 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     struct report_gpu *g = &sec->u.gpu;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find(l, "NVSMI LOG")) {
+    /* "NVSMI LOG", "nvidia-smi" and "NVIDIA-SMI" all hold "sm" in some
+     * case: one pass rules out all three on most lines. */
+    int smi = span_has_pair_ci(l->raw, l->raw_len, 's', 'm');
+    if (smi && line_find_a(l, "NVSMI LOG", 6)) {
         if (g->info_count > 0 || g->gpu_count >= 0)
             return TAKE_END;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi -q");
+        text_set(sec->tool, sizeof(sec->tool), "nvidia-smi -q");
         return TAKE_YES;
     }
-    if (line_find_raw(l, "nvidia-smi") && !line_find_raw(l, "NVIDIA-SMI")) {
+    if (smi && line_find_raw_a(l, "nvidia-smi", 6) && !line_find_raw(l, "NVIDIA-SMI")) {
         if (g->info_count > 0 || g->gpu_count >= 0 || g->csv_cols)
             return TAKE_END;
         if (line_find_raw(l, "--query-gpu"))
-            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi --query-gpu");
+            text_set(sec->tool, sizeof(sec->tool), "nvidia-smi --query-gpu");
         else if (line_find_raw(l, " -q"))
-            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi -q");
+            text_set(sec->tool, sizeof(sec->tool), "nvidia-smi -q");
         return TAKE_YES;
     }
     if (!g->csv_cols && csv_header(l)) {
@@ -446,7 +449,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             span_copy(g->csv_names[i], sizeof(g->csv_names[i]), f[i].s, fl);
         }
         g->csv_cols = n;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi --query-gpu");
+        text_set(sec->tool, sizeof(sec->tool), "nvidia-smi --query-gpu");
         return TAKE_YES;
     }
     if (g->csv_cols) {
@@ -463,7 +466,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         return TAKE_NO;
     }
     if (l->s[0] == '|' || l->s[0] == '+') {
-        if (line_find(l, "NVIDIA-SMI")) {
+        if (smi && line_find(l, "NVIDIA-SMI")) {
             const char *d = line_find(l, "Driver Version:");
             const char *c = line_find(l, "CUDA Version:");
             struct tok t[1];
@@ -472,7 +475,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             if (c && tok_split(c + 13, l->len - (size_t)(c + 13 - l->s), t, 1) == 1 &&
                 t[0].s[0] != '|')
                 span_copy(g->cuda, sizeof(g->cuda), t[0].s, t[0].len);
-            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi");
+            text_set(sec->tool, sizeof(sec->tool), "nvidia-smi");
             return TAKE_YES;
         }
         if (line_find(l, "Processes:"))
@@ -498,7 +501,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         return TAKE_NO;
     }
     /* A -q heading: a few words with no value. */
-    if (l->len <= 48 && strcmp(sec->tool, "nvidia-smi -q") == 0) {
+    if (l->len <= 48 && str_is(sec->tool, "nvidia-smi -q")) {
         for (size_t i = 0; i < l->len; i++) {
             unsigned char c = (unsigned char)l->s[i];
             if (c == '|' || c == '=' || c == '#' || c == '$')

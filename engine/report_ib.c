@@ -29,7 +29,7 @@ static int fmt_of_line(const struct line *l)
 static int command_of(const struct line *l)
 {
     struct tok t[8];
-    if (l->raw_len > 200 || !line_find_raw(l, "ib"))
+    if (l->raw_len > 200 || !line_find_raw_a(l, "ib", 1))
         return IBF_NONE;
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
@@ -72,7 +72,7 @@ void ib_init(struct report_section *sec)
     memset(ib, 0, sizeof(*ib));
     ib->ports_bad_lid = -1;
     ib->ports_declared = -1;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "ibstat");
+    text_set(sec->tool, sizeof(sec->tool), "ibstat");
 }
 
 static const char *fmt_name(int f)
@@ -88,8 +88,8 @@ static struct report_ib_port *new_port(struct report_ib_ports *ib, int num)
     }
     struct report_ib_port *p = &ib->ports[ib->port_count++];
     memset(p, 0, sizeof(*p));
-    snprintf(p->ca, sizeof(p->ca), "%s", ib->cur_ca);
-    snprintf(p->fw, sizeof(p->fw), "%s", ib->cur_fw);
+    text_set(p->ca, sizeof(p->ca), ib->cur_ca);
+    text_set(p->fw, sizeof(p->fw), ib->cur_fw);
     p->port = num;
     p->rate_gbps = p->base_lid = p->sm_lid = p->active_mtu = NAN;
     ib->width_x = NAN;
@@ -122,7 +122,7 @@ static void norm_state(char *dst, size_t dl, const char *v, size_t vl)
     else if (has_ci(v, vl, "ARMED"))
         s = "Armed";
     if (s)
-        snprintf(dst, dl, "%s", s);
+        text_set(dst, dl, s);
     else
         span_copy(dst, dl, v, vl);
 }
@@ -141,7 +141,7 @@ static void norm_phys(char *dst, size_t dl, const char *v, size_t vl)
     else if (has_ci(v, vl, "LinkErrorRecovery") || has_ci(v, vl, "LINK_ERROR"))
         s = "LinkErrorRecovery";
     if (s)
-        snprintf(dst, dl, "%s", s);
+        text_set(dst, dl, s);
     else
         span_copy(dst, dl, v, vl);
 }
@@ -189,23 +189,23 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     int fmt = fmt_of_line(l);
     int cmd = command_of(l);
-    int cur_fmt = strcmp(sec->tool, "ibstatus") == 0 ? IBF_IBSTATUS :
-                  strcmp(sec->tool, "ibv_devinfo") == 0 ? IBF_DEVINFO : IBF_IBSTAT;
+    int cur_fmt = str_is(sec->tool, "ibstatus") ? IBF_IBSTATUS :
+                  str_is(sec->tool, "ibv_devinfo") ? IBF_DEVINFO : IBF_IBSTAT;
     int started = ib->port_count > 0 || ib->cur_ca[0];
     if (cmd != IBF_NONE) {
         if ((started && cmd != cur_fmt) || ib->port_count > 0)
             return TAKE_END;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", fmt_name(cmd));
+        text_set(sec->tool, sizeof(sec->tool), fmt_name(cmd));
         return TAKE_YES;
     }
     if (fmt != IBF_NONE) {
         if (started && fmt != cur_fmt)
             return TAKE_END;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", fmt_name(fmt));
+        text_set(sec->tool, sizeof(sec->tool), fmt_name(fmt));
         if (fmt == IBF_IBSTATUS) {
             char ca[24] = "";
             quoted_name(l, ca, sizeof(ca));
-            snprintf(ib->cur_ca, sizeof(ib->cur_ca), "%s", ca);
+            text_set(ib->cur_ca, sizeof(ib->cur_ca), ca);
             ib->cur_fw[0] = '\0';
             const char *pp = line_find(l, "' port ");
             double num = -1;
@@ -283,36 +283,36 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     if (p) {
-        if (span_starts_ci(k, kl, "state") && kl == 5) {
+        if (kl == 5 && span_starts_ci(k, kl, "state")) {
             norm_state(p->state, sizeof(p->state), v, vl);
             return TAKE_YES;
         }
-        if ((span_starts_ci(k, kl, "physical state") && kl == 14) ||
-            (span_starts_ci(k, kl, "phys state") && kl == 10) || span_eq(k, kl, "phys_state")) {
+        if ((kl == 14 && span_starts_ci(k, kl, "physical state")) ||
+            (kl == 10 && span_starts_ci(k, kl, "phys state")) || span_eq(k, kl, "phys_state")) {
             norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
             return TAKE_YES;
         }
-        if (span_starts_ci(k, kl, "rate") && kl == 4) {
+        if (kl == 4 && span_starts_ci(k, kl, "rate")) {
             size_t end;
             if (num_scan(v, vl, &d, &end))
                 p->rate_gbps = d;
             return TAKE_YES;
         }
-        if ((span_starts_ci(k, kl, "base lid") && kl == 8) || span_eq(k, kl, "port_lid")) {
+        if ((kl == 8 && span_starts_ci(k, kl, "base lid")) || span_eq(k, kl, "port_lid")) {
             if (lid_value(v, vl, &d))
                 p->base_lid = d;
             return TAKE_YES;
         }
-        if ((span_starts_ci(k, kl, "sm lid") && kl == 6) || span_eq(k, kl, "sm_lid")) {
+        if ((kl == 6 && span_starts_ci(k, kl, "sm lid")) || span_eq(k, kl, "sm_lid")) {
             if (lid_value(v, vl, &d))
                 p->sm_lid = d;
             return TAKE_YES;
         }
-        if ((span_starts_ci(k, kl, "link layer") && kl == 10) || span_eq(k, kl, "link_layer")) {
+        if ((kl == 10 && span_starts_ci(k, kl, "link layer")) || span_eq(k, kl, "link_layer")) {
             if (has_ci(v, vl, "infiniband"))
-                snprintf(p->link_layer, sizeof(p->link_layer), "InfiniBand");
+                text_set(p->link_layer, sizeof(p->link_layer), "InfiniBand");
             else if (has_ci(v, vl, "ethernet"))
-                snprintf(p->link_layer, sizeof(p->link_layer), "Ethernet");
+                text_set(p->link_layer, sizeof(p->link_layer), "Ethernet");
             else
                 span_copy(p->link_layer, sizeof(p->link_layer), v, vl);
             return TAKE_YES;

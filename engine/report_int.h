@@ -19,6 +19,7 @@ struct line {
     int hashed;                /* a leading '#' comment mark was present (s skips it) */
     const char *raw;           /* the line before removing '#', for kinds that need it */
     size_t raw_len;
+    int info;                  /* nccl_is_info(), worked out once by the driver */
     struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
 };
 
@@ -58,17 +59,26 @@ int num_scan(const char *s, size_t len, double *v, size_t *end);
  * compile time (the "" x "" makes anything else a compile error); the _z
  * functions take any NUL-terminated string. Lines are compared against
  * dozens of markers, so the strlen these save is most of a parser's time. */
+/* The first byte is compared before calling memcmp: most comparisons of a
+ * line against a marker fail there, and the call costs more than the test. */
 static inline int span_eq_n(const char *s, size_t len, const char *lit, size_t n)
 {
-    return n == len && memcmp(s, lit, n) == 0;
+    return n == len && (n == 0 || (s[0] == lit[0] && memcmp(s, lit, n) == 0));
 }
 
 static inline int span_starts_n(const char *s, size_t len, const char *lit, size_t n)
 {
-    return len >= n && memcmp(s, lit, n) == 0;
+    return len >= n && (n == 0 || (s[0] == lit[0] && memcmp(s, lit, n) == 0));
 }
 
 const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
+/* span_find_n anchored on lit[a]: the literal's rarest byte in the lines it
+ * is searched in, so that memchr stops at few false starts. */
+const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a);
+/* Whether s holds the lower-case letters a, b next to each other, either in
+ * either case (a necessary condition for markers that share them, asked in
+ * one pass before searching for each). */
+int span_has_pair_ci(const char *s, size_t len, char a, char b);
 
 /* Keeps the low six bits of the first byte (case and letter) and all of the
  * second: letter pairs rarely collide. */
@@ -122,6 +132,16 @@ static inline const char *line_find_raw_n(const struct line *l, const char *lit,
 {
     return line_may_hold(l, lit, n) ? span_find_n(l->raw, l->raw_len, lit, n) : NULL;
 }
+static inline const char *line_find_raw_at(const struct line *l, const char *lit, size_t n,
+                                           size_t a)
+{
+    return line_may_hold(l, lit, n) ? span_find_at(l->raw, l->raw_len, lit, n, a) : NULL;
+}
+
+static inline const char *line_find_at(const struct line *l, const char *lit, size_t n, size_t a)
+{
+    return line_may_hold(l, lit, n) ? span_find_at(l->s, l->len, lit, n, a) : NULL;
+}
 #define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
 #define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
 #define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
@@ -129,8 +149,26 @@ static inline const char *line_find_raw_n(const struct line *l, const char *lit,
 #define tok_eq(t, lit) span_eq_n((t)->s, (t)->len, LIT_N(lit))
 #define line_find(l, lit) line_find_n((l), LIT_N(lit))
 #define line_find_raw(l, lit) line_find_raw_n((l), LIT_N(lit))
+#define line_find_a(l, lit, a) line_find_at((l), LIT_N(lit), (a))
+#define line_find_raw_a(l, lit, a) line_find_raw_at((l), LIT_N(lit), (a))
 #define line_find_z(l, z) line_find_n((l), (z), strlen(z))
 #define line_find_raw_z(l, z) line_find_raw_n((l), (z), strlen(z))
+/* strcmp(arr, lit) == 0 for a char array at least as long as the literal:
+ * a fixed-size compare the compiler does inline (parsers ask it per line). */
+#define str_is(arr, lit) \
+    (sizeof(arr) >= sizeof("" lit "") ? memcmp((arr), (lit), sizeof("" lit "")) == 0 \
+                                       : strcmp((arr), (lit)) == 0)
+/* snprintf(dst, dl, "%s", z) without the formatting machinery. */
+static inline void text_set(char *dst, size_t dl, const char *z)
+{
+    size_t n = strlen(z);
+    if (dl == 0)
+        return;
+    if (n >= dl)
+        n = dl - 1;
+    memcpy(dst, z, n);
+    dst[n] = '\0';
+}
 int span_eq_z(const char *s, size_t len, const char *z);
 int span_starts_z(const char *s, size_t len, const char *z);
 const char *span_find_z(const char *s, size_t len, const char *z);
@@ -176,7 +214,11 @@ int nccl_detect(const struct line *l);
 void nccl_init(struct report_section *sec);
 enum take nccl_line(struct report_section *sec, const struct line *l);
 void nccl_finish(struct report_section *sec);
+/* Nonzero for an NCCL INFO line: 1 + the offset in raw of the ']' that the
+ * "NCCL INFO" marker follows. */
 int nccl_is_info(const struct line *l);
+/* The same, b being the first ']' of l->raw. */
+int nccl_info_at(const struct line *l, const char *b);
 
 int perf_detect(const struct line *l);
 void perf_init(struct report_section *sec);

@@ -66,28 +66,31 @@ static const char *coll_in(const struct line *l)
     return NULL;
 }
 
-int nccl_is_info(const struct line *l)
+int nccl_info_at(const struct line *l, const char *b)
 {
     /* "host:pid:tid [dev] NCCL INFO ..." */
-    const char *b = memchr(l->raw, ']', l->raw_len);
-    if (!b)
-        return 0;
     size_t rest = l->raw_len - (size_t)(b - l->raw);
-    return span_starts(b, rest, "] NCCL INFO");
+    return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
+}
+
+int nccl_is_info(const struct line *l)
+{
+    const char *b = memchr(l->raw, ']', l->raw_len);
+    return b ? nccl_info_at(l, b) : 0;
 }
 
 static int is_warn(const struct line *l)
 {
-    return line_find_raw(l, "NCCL WARN") != NULL;
+    /* anchored on the 'W': INFO lines are full of 'N' */
+    return line_find_raw_a(l, "NCCL WARN", 5) != NULL;
 }
 
 /* A data row: size count type ... with at least the out-of-place quartet. */
-static int row_shape(const struct tok *t, int n)
+static int row_shape(const struct tok *t, int n, double *size, double *count)
 {
-    double v;
     if (n < 6)
         return 0;
-    if (!num_parse(t[0].s, t[0].len, &v) || !num_parse(t[1].s, t[1].len, &v))
+    if (!num_parse(t[0].s, t[0].len, size) || !num_parse(t[1].s, t[1].len, count))
         return 0;
     return in_list(&t[2], dtypes);
 }
@@ -104,7 +107,7 @@ int nccl_detect(const struct line *l)
         span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l) ||
         span_starts(l->s, l->len, "out-of-place"))
         return DETECT_STRONG;
-    if (nccl_is_info(l) || span_starts(l->s, l->len, "Out of bounds values") ||
+    if (l->info || span_starts(l->s, l->len, "Out of bounds values") ||
         span_starts(l->s, l->len, "Avg bus bandwidth"))
         return DETECT_WEAK;
     /* Only a header ("size count type ...") or a row (digits first) can
@@ -115,7 +118,8 @@ int nccl_detect(const struct line *l)
     int n = tok_split(l->s, l->len, t, 8);
     if (header_shape(t, n))
         return DETECT_STRONG;
-    return row_shape(t, n) ? DETECT_WEAK : 0;
+    double size, count;
+    return row_shape(t, n, &size, &count) ? DETECT_WEAK : 0;
 }
 
 void nccl_init(struct report_section *sec)
@@ -127,7 +131,7 @@ void nccl_init(struct report_section *sec)
     c->largest_size_b = c->wrong_total = c->oob_values = NAN;
     c->max_rank = -1;
     c->nnodes_info = c->nranks_info = -1;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nccl-tests");
+    text_set(sec->tool, sizeof(sec->tool), "nccl-tests");
 }
 
 static void keep_warning(struct report_nccl *c, const struct line *l)
@@ -145,9 +149,12 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
 static void info_line(struct report_nccl *c, const struct line *l)
 {
     /* Only a few INFO messages carry facts; most lines stop here. The
-     * marker is known to be there (nccl_is_info), so a plain search finds it
-     * sooner than building the line's pair set would. */
-    const char *msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
+     * marker is known to stand after the first ']' (l->info), so its first
+     * occurrence ends there or a byte later: search only that far first. */
+    size_t head = (size_t)l->info + 11;
+    const char *msg = span_find(l->raw, head < l->raw_len ? head : l->raw_len, "NCCL INFO ");
+    if (!msg)
+        msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
     if (!msg)
         return;
     msg += 10;
@@ -257,14 +264,16 @@ static int has_e(const struct tok *t)
     return 0;
 }
 
-static void data_row(struct report_section *sec, const struct tok *t, int n)
+/* size and count: the first two cells, already read by row_shape. */
+static void data_row(struct report_section *sec, const struct tok *t, int n, double size,
+                     double count)
 {
     struct report_nccl *c = &sec->u.nccl;
     struct report_nccl_row r;
     memset(&r, 0, sizeof(r));
     r.root = NAN;
-    r.size_b = cell(&t[0]);
-    r.count = cell(&t[1]);
+    r.size_b = size;
+    r.count = count;
     span_copy(r.type, sizeof(r.type), t[2].s, t[2].len);
     int i = 3;
     if (i < n && in_list(&t[i], redops)) {
@@ -332,14 +341,13 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     /* Table rows are most of the lines: straight to them. */
     if (l->s[0] >= '0' && l->s[0] <= '9') {
         int n = tok_split(l->s, l->len, t, TOK_MAX);
-        if (row_shape(t, n)) {
+        double size, count;
+        if (row_shape(t, n, &size, &count)) {
             /* Message sizes only grow within one run: a smaller one is the
              * next run's table, pasted without its header. */
-            double size;
-            if (c->row_count > 0 && num_parse(t[0].s, t[0].len, &size) &&
-                size < c->rows[c->row_count - 1].size_b)
+            if (c->row_count > 0 && size < c->rows[c->row_count - 1].size_b)
                 return TAKE_END;
-            data_row(sec, t, n);
+            data_row(sec, t, n, size, count);
             return TAKE_YES;
         }
     }
@@ -347,7 +355,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         keep_warning(c, l);
         return TAKE_YES;
     }
-    if (nccl_is_info(l)) {
+    if (l->info) {
         info_line(c, l);
         return TAKE_YES;
     }
@@ -356,7 +364,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         /* A second benchmark command starts a new run. */
         if (c->row_count > 0 || (c->collective[0] && strcmp(c->collective, coll) != 0))
             return TAKE_END;
-        snprintf(c->collective, sizeof(c->collective), "%s", coll);
+        text_set(c->collective, sizeof(c->collective), coll);
         return TAKE_YES;
     }
     if (span_starts(l->s, l->len, "nThread ")) {
@@ -400,8 +408,9 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         header_line(c, t, n);
         return TAKE_YES;
     }
-    if (row_shape(t, n)) {
-        data_row(sec, t, n);
+    double size, count;
+    if (row_shape(t, n, &size, &count)) {
+        data_row(sec, t, n, size, count);
         return TAKE_YES;
     }
     /* A row cut to a bare number (or "...") right after the table. */
@@ -433,7 +442,7 @@ void nccl_finish(struct report_section *sec)
     else if (c->nnodes_info > 0)
         c->nodes = c->nnodes_info;
     if (c->row_count == 0 && c->nccl_warnings > 0 && !c->have_header)
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "NCCL log");
+        text_set(sec->tool, sizeof(sec->tool), "NCCL log");
     if (!c->collective[0] && c->row_count > 0) {
         /* Infer from the table only what it proves: busbw/algbw is
          * 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter
@@ -450,28 +459,31 @@ void nccl_finish(struct report_section *sec)
             int none = strcmp(r->redop, "none") == 0;
             int n = c->ranks;
             if (ratio > 1.05) {
-                snprintf(c->collective, sizeof(c->collective), "all_reduce");
+                text_set(c->collective, sizeof(c->collective), "all_reduce");
             } else if (ratio < 0.95) {
                 snprintf(c->candidates, sizeof(c->candidates), "%s",
                          none ? "all_gather,alltoall" : r->redop[0] ? "reduce_scatter" :
                                 "all_gather,alltoall,reduce_scatter");
                 if (r->redop[0] && !none)
-                    snprintf(c->collective, sizeof(c->collective), "reduce_scatter");
+                    text_set(c->collective, sizeof(c->collective), "reduce_scatter");
             } else if (r->root >= 0) {
-                snprintf(c->collective, sizeof(c->collective), "%s", none ? "broadcast" : "reduce");
+                text_set(c->collective, sizeof(c->collective), none ? "broadcast" : "reduce");
             } else if (isnan(r->root)) {
-                snprintf(c->candidates, sizeof(c->candidates), "all_reduce,broadcast,reduce,sendrecv");
+                text_set(c->candidates, sizeof(c->candidates), "all_reduce,broadcast,reduce,sendrecv");
             } else if (n > 2) {
                 /* ratio 1 with more than two ranks cannot be all_reduce */
-                snprintf(c->collective, sizeof(c->collective), "sendrecv");
+                text_set(c->collective, sizeof(c->collective), "sendrecv");
             } else {
-                snprintf(c->candidates, sizeof(c->candidates), "all_reduce,sendrecv");
+                text_set(c->candidates, sizeof(c->candidates), "all_reduce,sendrecv");
             }
         }
     }
     if (c->collective[0]) {
-        char tool[40];
-        snprintf(tool, sizeof(tool), "%s_perf", c->collective);
+        /* "<collective>_perf"; collective holds at most 15 bytes */
+        char tool[sizeof(sec->tool)] = "";
+        size_t n = strlen(c->collective);
+        memcpy(tool, c->collective, n);
+        memcpy(tool + n, "_perf", sizeof("_perf"));
         memcpy(sec->tool, tool, sizeof(tool));
     }
     if (c->rows_dropped)

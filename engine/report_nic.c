@@ -44,7 +44,7 @@ void nic_init(struct report_section *sec)
     memset(n, 0, sizeof(*n));
     n->rx_pause = n->tx_pause = n->errors = n->discards = NAN;
     n->rx_pause_phy = n->tx_pause_phy = NAN;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool");
+    text_set(sec->tool, sizeof(sec->tool), "ethtool");
 }
 
 static void add(double *acc, double v)
@@ -52,17 +52,14 @@ static void add(double *acc, double v)
     *acc = isnan(*acc) ? v : *acc + v;
 }
 
-static int has(const char *k, size_t kl, const char *lit)
-{
-    return span_find_z(k, kl, lit) != NULL;
-}
+#define has(k, kl, lit) (span_find((k), (kl), lit) != NULL)
 
 enum take nic_line(struct report_section *sec, const struct line *l)
 {
     struct report_nic *n = &sec->u.nic;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_raw(l, "ethtool -")) {
+    if (line_find_raw_a(l, "ethtool -", 8)) {
         if (n->counters > 0 && line_find_raw(l, "ethtool -i"))
             return TAKE_END;
         return TAKE_YES;
@@ -132,9 +129,9 @@ void nic_finish(struct report_section *sec)
     if (n->have_tx_pause_phy)
         n->tx_pause = n->tx_pause_phy;
     if (n->counters > 0 && n->driver[0])
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -i, ethtool -S");
+        text_set(sec->tool, sizeof(sec->tool), "ethtool -i, ethtool -S");
     else if (n->counters > 0)
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -S");
+        text_set(sec->tool, sizeof(sec->tool), "ethtool -S");
     else if (n->driver[0])
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "ethtool -i");
+        text_set(sec->tool, sizeof(sec->tool), "ethtool -i");
 }

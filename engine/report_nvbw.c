@@ -14,8 +14,8 @@
 int nvbw_detect(const struct line *l)
 {
     if (span_starts(l->s, l->len, "nvbandwidth Version") ||
-        line_find_raw(l, "nvbandwidth -") ||
-        line_find_raw(l, "/nvbandwidth"))
+        line_find_raw_a(l, "nvbandwidth -", 12) ||
+        line_find_raw_a(l, "/nvbandwidth", 0))
         return DETECT_STRONG;
     if ((span_starts(l->s, l->len, "Running ") || span_starts(l->s, l->len, "Waiving ")) &&
         (line_find(l, "_ce.") || line_find(l, "_sm.")))
@@ -29,7 +29,7 @@ void nvbw_init(struct report_section *sec)
 {
     struct report_nvbandwidth *n = &sec->u.nvbw;
     memset(n, 0, sizeof(*n));
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvbandwidth");
+    text_set(sec->tool, sizeof(sec->tool), "nvbandwidth");
 }
 
 static struct report_nvbw_test *find_test(struct report_nvbandwidth *n, const char *s, size_t len,
@@ -79,7 +79,7 @@ enum take nvbw_line(struct report_section *sec, const struct line *l)
             test_name(l, (size_t)(c + 1 - l->s), &s, &sl), span_copy(n->version, sizeof(n->version), s, sl);
         return TAKE_YES;
     }
-    if (line_find_raw(l, "nvbandwidth -") || line_find_raw(l, "/nvbandwidth"))
+    if (line_find_raw_a(l, "nvbandwidth -", 12) || line_find_raw_a(l, "/nvbandwidth", 0))
         return n->test_count > 0 ? TAKE_END : TAKE_YES;
     if (span_starts(l->s, l->len, "Running ")) {
         test_name(l, 8, &s, &sl);

@@ -15,6 +15,10 @@
 
 #include "report_int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 const char *report_kind_name(enum report_kind kind)
 {
     static const char *const names[REPORT_KIND_COUNT] = {
@@ -66,7 +70,12 @@ static void line_clean(const char *s, size_t len, struct line *l)
     int indent = 0;
     /* Each pass removes at least one byte, so this ends within len passes. */
     for (;;) {
-        if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+        if (len >= 8 && memcmp(s, "        ", 8) == 0) {
+            /* indented output: eight spaces per step */
+            indent += 8;
+            s += 8;
+            len -= 8;
+        } else if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
             indent += *s == '\t' ? 8 : 1;
             s++;
             len--;
@@ -86,7 +95,9 @@ static void line_clean(const char *s, size_t len, struct line *l)
         }
     }
     for (;;) {
-        if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
+        if (len >= 8 && memcmp(s + len - 8, "        ", 8) == 0) {
+            len -= 8;
+        } else if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
                     s[len - 1] == '`')) {
             len--;
         } else if (len >= 3 && box_at(s + len - 3, 3)) {
@@ -129,6 +140,22 @@ static int is_decoration(const struct line *l)
     return 1;
 }
 
+/* Substrings one of which every strong start marker holds unless it opens
+ * the line with a byte strong_possible() lets through: a necessary
+ * condition, kept in step with each kind's detect(). */
+static const struct {
+    const char *s;
+    size_t n;
+} strong_subs[] = {
+    {LIT_N("NCCL WARN")}, {LIT_N("_perf")}, {LIT_N(" Test")}, {LIT_N("ib_")},
+    {LIT_N("Waiting for client to connect")}, {LIT_N("nvidia-smi")}, {LIT_N("NVSMI LOG")},
+    {LIT_N("NVIDIA-SMI ")}, {LIT_N("Successfully ran diagnostic")}, {LIT_N("dcgmi diag")},
+    {LIT_N("Diagnostic\"")}, {LIT_N("nvbandwidth")}, {LIT_N(": (g")},
+    {LIT_N("\"fio version\"")}, {LIT_N("cpupower frequency-info")}, {LIT_N("lscpu")},
+    {LIT_N("ethtool -")}, {LIT_N("ibstat")}, {LIT_N("ibv_devinfo")},
+};
+#define NSTRONG (sizeof(strong_subs) / sizeof(strong_subs[0]))
+
 struct parser {
     struct report *rep;
     size_t cap;
@@ -138,6 +165,7 @@ struct parser {
     int cur_is_scratch;
     int oom;
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
+    unsigned short strong_pairs[NSTRONG][3];   /* strong_subs' pair hashes */
 };
 
 static void close_cur(struct parser *p)
@@ -190,14 +218,63 @@ static struct report_section *open_section(struct parser *p, const struct kind_o
     return sec;
 }
 
+/* Whether any kind's strong start marker can be in this line. Strong
+ * markers either open the line (so its first byte must be one they begin
+ * with) or hold one of strong_subs, which the line's pair set rules out in
+ * a few bit tests each (the same test as line_may_hold). The generic lines
+ * that get here (table borders, headings, JSON, "key: value" banners) mostly
+ * fail both, and are spared asking ten detectors. */
+static int strong_possible(const struct parser *p, const struct line *l)
+{
+    const char *s = l->s;
+    size_t n = l->len;
+    int lead = 0;
+    switch (n ? s[0] : '\0') {
+    case 'n': lead = span_starts(s, n, "nThread ") || span_starts(s, n, "nvbandwidth Version"); break;
+    case 'o': lead = span_starts(s, n, "out-of-place"); break;
+    case 's': lead = span_starts(s, n, "size"); break;
+    case 'm': lead = span_starts(s, n, "memcpy "); break;
+    case 'h': lead = span_starts(s, n, "hca_id:"); break;
+    case 'f': lead = span_starts(s, n, "fio-"); break;
+    case 'a': lead = span_starts(s, n, "analyzing CPU "); break;
+    case 'N': lead = span_starts(s, n, "NCCL version") || span_starts(s, n, "NIC statistics:"); break;
+    case 'W': lead = span_starts(s, n, "WARNING: BW peak") || span_starts(s, n, "Waiving "); break;
+    case 'G': lead = span_starts(s, n, "GPU0"); break;
+    case 'R': lead = span_starts(s, n, "Running "); break;
+    case 'C': lead = span_starts(s, n, "CA '"); break;
+    case 'I': lead = span_starts(s, n, "Infiniband device '"); break;
+    case 'A': lead = span_starts(s, n, "Architecture:"); break;
+    case '\v': case '\f': lead = 1; break;          /* topo's GPU0 after odd blanks */
+    case '|': lead = n >= 30 && s[28] == '|'; break;  /* dcgm's table header row */
+    default: break;
+    }
+    if (lead)
+        return 1;
+    /* nvidia-smi --query-gpu's CSV header: lower case, ',' or '.' */
+    if (n && s[0] >= 'a' && s[0] <= 'z' && (memchr(s, ',', n) || memchr(s, '.', n)))
+        return 1;
+    line_pairs_ensure(l);
+    const struct line_pairs *lp = l->pairs;
+    unsigned short gen = lp->gen;
+    for (size_t i = 0; i < NSTRONG; i++) {
+        const unsigned short *h = p->strong_pairs[i];
+        if (lp->seen[h[0]] == gen && lp->seen[h[1]] == gen && lp->seen[h[2]] == gen)
+            return 1;
+    }
+    return 0;
+}
+
 /* The kind whose start marker this line is, at least of strength min. */
-static const struct kind_ops *detect_kind(const struct line *l, int min, int skip_kind)
+static const struct kind_ops *detect_kind(const struct parser *p, const struct line *l, int min,
+                                          int skip_kind)
 {
     /* Braces and table borders start many lines of JSON and boxed tables;
      * only a few markers can begin with them, so ask only those kinds. */
     char c0 = l->len ? l->s[0] : '\0';
     char c1 = l->len > 1 ? l->s[1] : '\0';
     if (c0 == '{' || c0 == '}' || c0 == ']')
+        return NULL;
+    if (min >= DETECT_STRONG && !strong_possible(p, l))
         return NULL;
     /* "[host ~]# cmd" and "+ cmd" (shell trace) are command lines; a '+'
      * followed by '-' or '=' is a table border. */
@@ -252,7 +329,7 @@ static void feed(struct parser *p, const struct line *l, int lineno)
 {
     struct report *rep = p->rep;
     int blank = l->raw_len == 0;
-    int info = !blank && nccl_is_info(l);
+    int info = l->info;
 
     if (p->cur) {
         /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another
@@ -270,7 +347,7 @@ static void feed(struct parser *p, const struct line *l, int lineno)
              * marker begins with a digit, which spares table rows. */
             const struct kind_ops *ops = NULL;
             if (!(l->s[0] >= '0' && l->s[0] <= '9'))
-                ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
+                ops = detect_kind(p, l, DETECT_STRONG, (int)p->cur_ops->kind);
             if (ops)
                 start(p, ops, l, lineno);
             else
@@ -284,13 +361,46 @@ static void feed(struct parser *p, const struct line *l, int lineno)
      * they hold no measurement, and a long log is full of them. */
     if (blank || info)
         return;
-    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
+    const struct kind_ops *ops = detect_kind(p, l, DETECT_WEAK, -1);
     if (ops) {
         start(p, ops, l, lineno);
         return;
     }
     if (!is_decoration(l))
         rep->unrecognized_lines++;
+}
+
+#define NO_BRACKET ((size_t)-1)
+
+/* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
+ * the offset of its first ']' (NO_BRACKET if none), which tells NCCL INFO
+ * lines apart. One pass finds both, sixteen bytes at a step where SSE2 is
+ * there: every line needs both, and two library calls per line cost more
+ * than the scan. */
+static size_t line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t i = 0, r = NO_BRACKET;
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
+    for (; i + 16 <= avail; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn));
+        unsigned mb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb));
+        if (mn)
+            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
+        if (mb && r == NO_BRACKET)
+            r = i + (unsigned)__builtin_ctz(mb);
+        if (mn) {
+            *rb = r;
+            return i + (unsigned)__builtin_ctz(mn);
+        }
+    }
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == ']' && r == NO_BRACKET)
+            r = i;
+    *rb = r;
+    return i;
 }
 
 enum status report_parse(const char *text, size_t len, struct report **out)
@@ -301,12 +411,21 @@ enum status report_parse(const char *text, size_t len, struct report **out)
     if (!p || !rep)
         goto out;
     p->rep = rep;
+    for (size_t i = 0; i < NSTRONG; i++) {
+        /* the pairs line_may_hold tests: first, middle, last */
+        const unsigned char *z = (const unsigned char *)strong_subs[i].s;
+        size_t n = strong_subs[i].n, m = n / 2;
+        p->strong_pairs[i][0] = (unsigned short)pair_hash(z[0], z[1]);
+        p->strong_pairs[i][1] = (unsigned short)pair_hash(z[m - 1], z[m]);
+        p->strong_pairs[i][2] = (unsigned short)pair_hash(z[n - 2], z[n - 1]);
+    }
     size_t pos = 0;
     int lineno = 0;
     while (pos < len && !p->oom) {
         const char *s = text + pos;
-        const char *nl = memchr(s, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - s) : len - pos;
+        size_t rb;
+        size_t ll = line_scan(s, len - pos, &rb);
+        int nl = pos + ll < len;
         pos += ll + (nl ? 1 : 0);
         if (lineno < 0x7fffffff)
             lineno++;
@@ -314,6 +433,16 @@ enum status report_parse(const char *text, size_t len, struct report **out)
         line_clean(s, ll, &l);
         p->pairs.searches = 0;
         l.pairs = &p->pairs;
+        l.info = 0;
+        if (l.raw_len > 0 && rb != NO_BRACKET) {
+            /* The first ']' of the line is the first of raw unless the
+             * cleaner cut it off with a malformed border character. */
+            size_t off = (size_t)(l.raw - s);
+            if (rb >= off && rb < off + l.raw_len)
+                l.info = nccl_info_at(&l, l.raw + (rb - off));
+            else if (rb < off)
+                l.info = nccl_is_info(&l);
+        }
         feed(p, &l, lineno);
     }
     close_cur(p);

@@ -52,7 +52,7 @@ static int title_of(const struct line *l)
 
 static const char *binary_of(const struct line *l)
 {
-    if (!line_find_raw(l, "ib_"))
+    if (!line_find_raw_a(l, "ib_", 2))
         return NULL;
     for (int i = 0; binaries[i]; i++)
         if (line_find_raw_z(l, binaries[i]))
@@ -77,7 +77,7 @@ void perf_init(struct report_section *sec)
     p->qps = -1;
     p->mtu_b = p->bw_avg_gbps = p->bw_peak_gbps = p->lat_typical_us = p->largest_bytes = NAN;
     p->lat_bytes = NAN;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "perftest");
+    text_set(sec->tool, sizeof(sec->tool), "perftest");
 }
 
 /* Value after "Key   : " somewhere in the line, as one token. */
@@ -138,13 +138,13 @@ static void header_row(struct report_perftest *p, const struct line *l)
     p->ncols = 2 + n;
     if (line_find(l, "[Gb/sec]")) {
         p->unit_to_gbps = 1.0;
-        snprintf(p->units, sizeof(p->units), "Gb/sec");
+        text_set(p->units, sizeof(p->units), "Gb/sec");
     } else if (line_find(l, "[MB/sec]")) {
         p->unit_to_gbps = 1048576.0 * 8.0 / 1e9;
-        snprintf(p->units, sizeof(p->units), "MB/sec");
+        text_set(p->units, sizeof(p->units), "MB/sec");
     } else if (line_find(l, "[usec]")) {
         p->unit_to_gbps = 1.0;
-        snprintf(p->units, sizeof(p->units), "usec");
+        text_set(p->units, sizeof(p->units), "usec");
         p->is_latency = 1;
     } else {
         p->unit_to_gbps = 1.0;
@@ -224,18 +224,18 @@ enum take perf_line(struct report_section *sec, const struct line *l)
             (p->test[0] && strcmp(p->test, titles[ti].test) != 0))
             return TAKE_END;
         p->title_seen = 1;
-        snprintf(p->test, sizeof(p->test), "%s", titles[ti].test);
+        text_set(p->test, sizeof(p->test), titles[ti].test);
         p->is_latency = titles[ti].lat;
         p->bidirectional = titles[ti].bidir;
-        snprintf(sec->tool, sizeof(sec->tool), "%s", titles[ti].test);
+        text_set(sec->tool, sizeof(sec->tool), titles[ti].test);
         return TAKE_YES;
     }
     const char *bin = binary_of(l);
     if (bin) {
         if (p->row_count > 0 || p->in_table || p->title_seen)
             return TAKE_END;
-        snprintf(p->test, sizeof(p->test), "%s", bin);
-        snprintf(sec->tool, sizeof(sec->tool), "%s", bin);
+        text_set(p->test, sizeof(p->test), bin);
+        text_set(sec->tool, sizeof(sec->tool), bin);
         return TAKE_YES;
     }
     if (span_starts(l->s, l->len, "WARNING: BW peak won't be measured")) {

@@ -7,7 +7,12 @@
  * parser is written out by hand because strtod needs a NUL-terminated string
  * and honours the locale. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "report_int.h"
 
@@ -27,44 +32,94 @@ int is_blank(const char *s, size_t len)
     return 1;
 }
 
+/* Eight bytes at a time (SWAR): a byte mask of blanks per word, its edges
+ * found with a bit scan, so a table row costs one step per word and one per
+ * token edge instead of several per byte. Words holding a control byte
+ * (tab, '\v', '\f', or any other below ' ') take the exact per-byte test. */
+#define W_LO 0x7F7F7F7F7F7F7F7Full
+#define W_HI 0x8080808080808080ull
+#define W_REP(c) (0x0101010101010101ull * (unsigned char)(c))
+
+/* 0x80 in each byte equal to the byte in rep (exact, no borrow between bytes). */
+static inline uint64_t w_eq(uint64_t x, uint64_t rep)
+{
+    uint64_t t = x ^ rep;
+    return ~(((t & W_LO) + W_LO) | t) & W_HI;
+}
+
+/* 0x80 in each byte below n (n <= 0x80; exact). */
+static inline uint64_t w_lt(uint64_t x, unsigned n)
+{
+    return ~(((x & W_LO) + W_REP(0x80 - n)) | x) & W_HI;
+}
+
+static inline uint64_t w_load(const char *s)
+{
+    uint64_t x;
+    memcpy(&x, s, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
+static inline unsigned w_first(uint64_t m)
+{
+    return (unsigned)__builtin_ctzll(m) >> 3;
+}
+
 int tok_split(const char *s, size_t len, struct tok *out, int max)
 {
-    /* Branch-free over the bytes: each byte's offset is written to the next
-     * edge slot, and the slot index advances only where blank and non-blank
-     * meet. Edges alternate word start, word end. A loop that branched on
-     * every edge mispredicted twice per token of a table row. */
-    size_t edge[2 * TOK_MAX + 2];
-    size_t k = 0, kmax;
-    int prev = 1;
+    int n = 0, in_tok = 0;
+    size_t start = 0, i = 0;
     if (max <= 0)
         return 0;
     if (max > TOK_MAX)
         max = TOK_MAX;
-    kmax = 2 * (size_t)max;
-    if (len < kmax) {
-        /* Fewer bytes than edge slots: no room check needed. */
-        for (size_t i = 0; i < len; i++) {
-            int sp = is_sp(s[i]);
-            edge[k] = i;
-            k += (size_t)(sp != prev);
-            prev = sp;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x = w_load(s + i);
+        uint64_t blank = w_eq(x, W_REP(' '));
+        if (w_lt(x, 0x20)) {
+            blank = 0;
+            for (unsigned j = 0; j < 8; j++)
+                if (is_sp(s[i + j]))
+                    blank |= 0x80ull << (8 * j);
         }
-    } else {
-        for (size_t i = 0; i < len; i++) {
-            int sp = is_sp(s[i]);
-            edge[k] = i;
-            k += (size_t)(sp != prev);
-            prev = sp;
-            if (k >= kmax)
-                break;
+        uint64_t word = ~blank & W_HI;                 /* bytes inside a token */
+        uint64_t prev = (word << 8) | (in_tok ? 0x80u : 0u);
+        uint64_t edges = (word & ~prev) | (blank & prev);
+        /* Edges alternate: a token's start, then its end. */
+        while (edges) {
+            size_t pos = i + w_first(edges);
+            if (in_tok) {
+                out[n].s = s + start;
+                out[n].len = pos - start;
+                if (++n == max)
+                    return n;
+            } else {
+                start = pos;
+            }
+            in_tok = !in_tok;
+            edges &= edges - 1;
         }
     }
-    if (k & 1)
-        edge[k++] = len;
-    int n = (int)(k / 2);
-    for (int t = 0; t < n; t++) {
-        out[t].s = s + edge[2 * t];
-        out[t].len = edge[2 * t + 1] - edge[2 * t];
+    for (; i < len; i++) {
+        int sp = is_sp(s[i]);
+        if (!sp && !in_tok) {
+            start = i;
+            in_tok = 1;
+        } else if (sp && in_tok) {
+            out[n].s = s + start;
+            out[n].len = i - start;
+            in_tok = 0;
+            if (++n == max)
+                return n;
+        }
+    }
+    if (in_tok) {
+        out[n].s = s + start;
+        out[n].len = len - start;
+        n++;
     }
     return n;
 }
@@ -92,6 +147,11 @@ static double scale10(double m, int e)
     return e >= 0 ? m * pow10_tab[e] : m / pow10_tab[-e];
 }
 
+static unsigned digit(char c)
+{
+    return (unsigned)(unsigned char)c - '0';
+}
+
 /* Parse a number at s; returns characters used (0 if none). */
 static size_t num_prefix(const char *s, size_t len, double *v)
 {
@@ -103,6 +163,28 @@ static size_t num_prefix(const char *s, size_t len, double *v)
     }
     unsigned long long mant = 0;
     int digits = 0, exp10 = 0, any = 0;
+    {
+        /* Table cells are short: with at most 19 digits the mantissa holds
+         * every one of them exactly, which is what the general loop below
+         * computes too, in fewer steps per digit. */
+        size_t j = i;
+        unsigned long long m = 0;
+        while (j < len && digit(s[j]) <= 9)
+            m = m * 10 + digit(s[j++]);
+        size_t nint = j - i, nfrac = 0;
+        if (j < len && s[j] == '.') {
+            size_t f = ++j;
+            while (j < len && digit(s[j]) <= 9)
+                m = m * 10 + digit(s[j++]);
+            nfrac = j - f;
+        }
+        if (nint + nfrac > 0 && nint + nfrac <= 19 &&
+            (j == len || (s[j] != 'e' && s[j] != 'E'))) {
+            double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
+            *v = neg ? -d : d;
+            return j;
+        }
+    }
     while (i < len && s[i] >= '0' && s[i] <= '9') {
         if (digits < 19) {
             mant = mant * 10 + (unsigned)(s[i] - '0');
@@ -246,15 +328,10 @@ int span_starts_ci(const char *s, size_t len, const char *lit)
     return 1;
 }
 
-const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
+const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a)
 {
-    if (n == 0 || len < n)
+    if (n == 0 || len < n || a >= n)
         return NULL;
-    /* Look for the first non-blank byte of the literal: lines are full of
-     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
-    size_t a = 0;
-    while (a + 1 < n && lit[a] == ' ')
-        a++;
     const char *last = s + len - n;      /* last possible start */
     const char *p = s;
     while (p <= last) {
@@ -267,6 +344,34 @@ const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
         p = q + 1;
     }
     return NULL;
+}
+
+int span_has_pair_ci(const char *s, size_t len, char a, char b)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i fold = _mm_set1_epi8(0x20), va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+    for (; i + 17 <= len; i += 16) {
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 1)), fold);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
+            return 1;
+    }
+#endif
+    for (; i + 1 < len; i++)
+        if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
+            return 1;
+    return 0;
+}
+
+const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
+{
+    /* Look for the first non-blank byte of the literal: lines are full of
+     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
+    size_t a = 0;
+    while (a + 1 < n && lit[a] == ' ')
+        a++;
+    return span_find_at(s, len, lit, n, a);
 }
 
 void line_pairs_fill(const struct line *l)
@@ -302,6 +407,14 @@ void span_trim(const char **s, size_t *len)
      * force a reload of both on every byte (a char may alias them). */
     const char *p = *s;
     size_t n = *len;
+    /* Padded columns ("Product Name                   : ...") leave long
+     * runs of spaces: skip them a word at a time. */
+    while (n >= 8 && w_load(p) == W_REP(' ')) {
+        p += 8;
+        n -= 8;
+    }
+    while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
+        n -= 8;
     while (n && is_sp_cr(*p)) {
         p++;
         n--;

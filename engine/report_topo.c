@@ -91,7 +91,7 @@ static int header_cols(const struct tok *t, int n)
 int topo_detect(const struct line *l)
 {
     struct tok t[4];
-    if (line_find_raw(l, "nvidia-smi topo"))
+    if (line_find_raw_a(l, "nvidia-smi topo", 6))
         return DETECT_STRONG;
     /* The first token must be "GPU0"; only blanks the line cleaner leaves
      * ('\v', '\f') may come before it. Most lines are turned away here
@@ -112,7 +112,7 @@ void topo_init(struct report_section *sec)
     memset(tp, 0, sizeof(*tp));
     tp->gpu_count = tp->nic_count = -1;
     tp->nvlink_min = -1;
-    snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -m");
+    text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -m");
 }
 
 static int legend_text(const struct line *l)
@@ -222,11 +222,11 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_raw(l, "nvidia-smi topo")) {
+    if (line_find_raw_a(l, "nvidia-smi topo", 6)) {
         if (tp->has_link || tp->has_p2p || tp->cur_matrix)
             return TAKE_END;
         if (line_find_raw(l, "-p2p"))
-            snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
+            text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
         return TAKE_YES;
     }
     int n = tok_split(l->s, l->len, t, TOK_MAX);
@@ -311,7 +311,7 @@ void topo_finish(struct report_section *sec)
     if (tp->has_link)
         tp->nic_count = elided ? -1 : nnic;
     if (!tp->has_link && tp->has_p2p)
-        snprintf(sec->tool, sizeof(sec->tool), "%s", "nvidia-smi topo -p2p");
+        text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
 
     /* Rows in the link matrix, by GPU column. */
     int row_of[TOPO_DIM_MAX];
