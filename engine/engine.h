@@ -354,6 +354,8 @@ struct engine_recommendation {
     char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
     int n_warnings;
     long configs_evaluated;           /* layouts scored by the search */
+    double min_mem_gib;               /* search: least per-GPU memory seen when nothing fit (INFINITY) */
+    int min_mem_gpu;                  /* search: catalog index of that GPU, -1 when none */
     int n_candidates;
     struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
 };
@@ -369,6 +371,19 @@ const char *engine_price_conf_name(enum engine_price_conf p);
  * large (~100 KB): callers usually heap-allocate it. */
 enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
                              struct engine_recommendation *out, char *err, size_t errlen);
+
+/* engine_recommend in two steps. The search fills params, the search
+ * warnings, configs_evaluated, min_mem_* and the candidates (cluster, layout,
+ * fabric rate, throughput, memory; days and cost 0): a function of the
+ * workload without tokens_b, deadline_days, budget_usd and dataset_tb, which
+ * it never reads. The pricing step takes a recommendation holding exactly
+ * what the search filled (or a copy of it, e.g. from a cache; tiers zero),
+ * prices every candidate for the full workload and picks the tiers. Search +
+ * price = engine_recommend, bit for bit. */
+enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
+                                    struct engine_recommendation *out, char *err, size_t errlen);
+enum status engine_recommend_price(const struct catalog *c, const struct engine_workload *w,
+                                   struct engine_recommendation *out, char *err, size_t errlen);
 
 /* One fixed cluster. req->workload must be resolved. */
 enum status engine_estimate(const struct catalog *c, const struct engine_estimate_request *req,

@@ -21,6 +21,16 @@
 
 #define ELECTRICITY_USD_PER_KWH 0.10   /* assumption: US industrial average, 2025 */
 
+/* snprintf(dst, n, "%s", src) without the format machinery: the pricing
+ * of every candidate copies a handful of short names, and a formatted copy
+ * costs ten times a plain one. Same bytes, same truncation. */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    size_t len = strnlen(src, n - 1);
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
 static void fmt_text(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fmt_text(char *dst, size_t n, const char *fmt, ...)
 {
@@ -31,19 +41,24 @@ static void fmt_text(char *dst, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-static void bom(struct engine_plan *pl, const char *item, const char *desc, double qty, double unit,
+/* One bill-of-materials line. Without texts (the search pricing a scratch
+ * plan, where only the total counts) the line keeps its numbers and the
+ * running total, in the same order, but no strings are written. */
+static void bom(struct engine_plan *pl, int texts, const char *item, const char *desc, double qty, double unit,
                 const char *as_of)
 {
     struct plan_bom_line *b;
     if (pl->n_bom >= PLAN_BOM_MAX || qty <= 0)
         return;
     b = &pl->bom[pl->n_bom++];
-    snprintf(b->item, sizeof b->item, "%s", item);
-    snprintf(b->description, sizeof b->description, "%s", desc);
+    if (texts) {
+        copy_str(b->item, sizeof b->item, item);
+        copy_str(b->description, sizeof b->description, desc);
+        copy_str(b->as_of, sizeof b->as_of, as_of);
+    }
     b->quantity = qty;
     b->unit_usd = unit;
     b->total_usd = qty * unit;
-    snprintf(b->as_of, sizeof b->as_of, "%s", as_of);
     pl->bom_total_usd += b->total_usd;
 }
 
@@ -174,13 +189,30 @@ struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_
     return rt;
 }
 
+static const char *const STORAGE_KIND_IDS[5] = {"local-nvme", "nas", "parallel-fs", "object", "archive"};
+
+void eval_ctx_bind_storage(struct eval_ctx *ctx, const struct catalog *c)
+{
+    for (int i = 0; i < 5; i++)
+        ctx->storage_by_kind[i] = catalog_storage_find(c, STORAGE_KIND_IDS[i]);
+    ctx->storage_cat = c;
+}
+
+static const struct engine_storage *storage_kind(const struct eval_ctx *ctx, const struct catalog *c, int kind)
+{
+    if (ctx->storage_cat == c)
+        return ctx->storage_by_kind[kind];
+    return catalog_storage_find(c, STORAGE_KIND_IDS[kind]);
+}
+
 /* Storage capacity needed to deliver a bandwidth: parallel file systems and
  * NVMe scale throughput with capacity (F11). */
-static void storage_tier(struct engine_plan *pl, const struct catalog *c, const char *tier, const char *kind,
-                         double need_tb, double need_write_gbs, double need_read_gbs, double days,
-                         enum engine_pricing pricing)
+static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, const struct catalog *c,
+                         const char *tier, int kind_idx, double need_tb, double need_write_gbs,
+                         double need_read_gbs, double days, enum engine_pricing pricing)
 {
-    const struct engine_storage *s = catalog_storage_find(c, kind);
+    const char *kind = STORAGE_KIND_IDS[kind_idx];
+    const struct engine_storage *s = storage_kind(ctx, c, kind_idx);
     struct plan_storage_tier *t;
     double cap = need_tb;
     if (!s || pl->n_storage >= PLAN_STORAGE_TIERS_MAX)
@@ -194,8 +226,8 @@ static void storage_tier(struct engine_plan *pl, const struct catalog *c, const 
     cap = engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
     t = &pl->storage[pl->n_storage++];
     memset(t, 0, sizeof *t);
-    snprintf(t->tier, sizeof t->tier, "%s", tier);
-    snprintf(t->kind, sizeof t->kind, "%s", kind);
+    copy_str(t->tier, sizeof t->tier, tier);
+    copy_str(t->kind, sizeof t->kind, kind);
     t->capacity_tb = cap;
     t->read_gbs = cap * s->read_gbs_per_tb;
     if (s->read_gbs_max > 0 && t->read_gbs > s->read_gbs_max)
@@ -262,7 +294,7 @@ static const struct engine_fabric *plan_fabric(const struct catalog *c, const st
         pl->scaleout_ports_per_node = per_node;
     }
     pl->fabric_port_gbps = f ? f->gbps : engine_port_gbps(g, rate);
-    snprintf(pl->fabric_id, sizeof pl->fabric_id, "%s", f ? f->id : "");
+    copy_str(pl->fabric_id, sizeof pl->fabric_id, f ? f->id : "");
     {
         int radix = f ? f->switch_radix : 64;
         int e = nodes * pl->scaleout_ports_per_node;
@@ -293,6 +325,12 @@ static const struct engine_fabric *plan_fabric(const struct catalog *c, const st
 void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                const struct goodput *gp)
 {
+    plan_cost_at(c, ctx, pl, gp, 1);
+}
+
+void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                  const struct goodput *gp, int texts)
+{
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
     int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
@@ -300,9 +338,15 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
     const char *as_of = g->price_as_of;
     char buf[96];
 
+    /* A rented cluster's bill is GPU-hours and storage (F4c): the search's
+     * scratch plans (no texts) skip the fabric and power, which only a
+     * bought cluster pays for. */
+    int cost_only_cloud = !texts && w->pricing == PRICING_CLOUD;
+
+    buf[0] = '\0';
     pl->basis = w->pricing;
     pl->price_conf = w->pricing == PRICING_CLOUD ? g->cloud_price_conf : g->server_price_conf;
-    f = plan_fabric(c, g, pl);
+    f = cost_only_cloud ? NULL : plan_fabric(c, g, pl);
 
     /* ---- storage and checkpoints (F10, F11, R27-R35) */
     pl->dataset_tb = !isnan(w->dataset_tb) ? w->dataset_tb : w->tokens_b * 1e9 * ENGINE_BYTES_PER_TOKEN / 1e12;
@@ -316,15 +360,15 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
     {
         double hot_tb = pl->dataset_tb * 1.2 + pl->ckpt_keep * pl->ckpt_size_gb / 1000.0;
         if (nodes <= 2) {
-            storage_tier(pl, c, "hot", "local-nvme", hot_tb, pl->ckpt_write_gbs, pl->read_gbs, pl->days,
+            storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, hot_tb, pl->ckpt_write_gbs, pl->read_gbs, pl->days,
                          w->pricing);
         } else {
-            const struct engine_storage *nas = catalog_storage_find(c, "nas");
+            const struct engine_storage *nas = storage_kind(ctx, c, STORAGE_NAS);
             int use_nas = nodes <= 8 && nas && pl->ckpt_write_gbs <= nas->write_gbs_max;
-            storage_tier(pl, c, "hot", use_nas ? "nas" : "parallel-fs", hot_tb, pl->ckpt_write_gbs, pl->read_gbs,
-                         pl->days, w->pricing);
+            storage_tier(pl, ctx, c, "hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, pl->ckpt_write_gbs,
+                         pl->read_gbs, pl->days, w->pricing);
             /* Local NVMe cache on every node for hot shards (R29). */
-            storage_tier(pl, c, "hot", "local-nvme", nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
+            storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
                          w->pricing);
         }
         /* Warm object tier (R29 two-layer pattern, R35): the durable home
@@ -334,19 +378,20 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
          * model is 10B+; a single-node job of hours keeps to local NVMe
          * (R33: do not over-design). */
         if (nodes > 1 || pl->days >= 1.0 || ctx->pc.total >= 10e9)
-            storage_tier(pl, c, "warm", "object", pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
+            storage_tier(pl, ctx, c, "warm", STORAGE_OBJECT, pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
                          pl->days, w->pricing);
         /* Cold archive (R35) keeps history and intermediate models of a
          * large, long run; a run of under a week leaves little history. */
         if ((ctx->pc.total >= 100e9 || n >= 256) && pl->days >= 7.0)
-            storage_tier(pl, c, "cold", "archive", pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
+            storage_tier(pl, ctx, c, "cold", STORAGE_ARCHIVE, pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
                          pl->days, w->pricing);
     }
 
     /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
     {
         double sw = pl->switches_leaf + pl->switches_spine + pl->switches_core;
-        pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
+        if (!cost_only_cloud)
+            pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
     }
 
     /* ---- bill of materials; the cost is its total */
@@ -355,14 +400,17 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
     if (w->pricing == PRICING_CLOUD) {
         double gpu_usd, rest;
         pl->billed_hours = engine_billed_hours(pl->days * 24.0);
-        fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
-                 pl->billed_hours);
-        bom(pl, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
+        if (texts)
+            fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
+                     pl->billed_hours);
+        bom(pl, texts, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
-                fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
-                         pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
-                bom(pl, "storage", buf, 1, pl->storage[i].usd, catalog_storage_find(c, pl->storage[i].kind)->as_of);
+                if (texts)
+                    fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
+                             pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
+                bom(pl, texts, "storage", buf, 1, pl->storage[i].usd,
+                    texts ? catalog_storage_find(c, pl->storage[i].kind)->as_of : "");
             }
         pl->cost_usd = pl->bom_total_usd;
         gpu_usd = pl->billed_hours * n * g->cloud_usd_per_gpu_hour;
@@ -377,28 +425,33 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
         double server = g->server_usd * (double)per_node / g->per_node;
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
         pl->billed_hours = 0;
-        fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
-        bom(pl, "servers", buf, nodes, server, as_of);
+        if (texts)
+            fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
+        bom(pl, texts, "servers", buf, nodes, server, as_of);
         if (f) {
             if (pl->nics_per_node > 0) {
-                fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
-                bom(pl, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
+                if (texts)
+                    fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+                bom(pl, texts, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
             }
-            fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
-            bom(pl, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
+            if (texts)
+                fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+            bom(pl, texts, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
                 f->as_of);
-            fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
-            bom(pl, "optics", buf, pl->links, f->cable_usd, f->as_of);
+            if (texts)
+                fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+            bom(pl, texts, "optics", buf, pl->links, f->cable_usd, f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
-                fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
-                bom(pl, "storage", buf, pl->storage[i].capacity_tb,
+                if (texts)
+                    fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
-                    catalog_storage_find(c, pl->storage[i].kind)->as_of);
+                    texts ? catalog_storage_find(c, pl->storage[i].kind)->as_of : "");
             }
         fixed = pl->bom_total_usd;
-        bom(pl, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
+        bom(pl, texts, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
             ELECTRICITY_USD_PER_KWH, "2025-06-01");
         pl->cost_usd = pl->bom_total_usd;
         if (pl->days_low > 0 && pl->days_high > 0) {

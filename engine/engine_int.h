@@ -17,7 +17,18 @@ struct eval_ctx {
     double fpt_attn_fwd;        /* forward attention-core FLOPs per token (for recompute) */
     double batch_seqs;          /* target global batch in sequences */
     int moe_layers;
+    double lora_base_bytes;     /* F7 frozen base (LoRA/QLoRA), 0 otherwise */
+    double lora_adapters;       /* F7 adapter parameters (LoRA/QLoRA), 0 otherwise */
+    int eff_width;              /* GEMM width the efficiency model sees (MoE experts narrower) */
+    /* Storage rows by kind (STORAGE_KIND_*), looked up once when the pricing
+     * of many candidates binds the catalog (eval_ctx_bind_storage); NULL
+     * storage_cat means look each up by name. */
+    const struct catalog *storage_cat;
+    const struct engine_storage *storage_by_kind[5];
 };
+
+enum { STORAGE_LOCAL_NVME, STORAGE_NAS, STORAGE_PARALLEL_FS, STORAGE_OBJECT, STORAGE_ARCHIVE };
+void eval_ctx_bind_storage(struct eval_ctx *ctx, const struct catalog *c);
 
 struct eval_hw {
     const struct engine_gpu *g;
@@ -36,6 +47,29 @@ struct eval_out {
     double eff;                     /* kernel efficiency used */
     int global_batch, grad_accum;
 };
+
+/* engine_memory in two steps for the search: the model states depend on tp,
+ * pp, dp, ep, zero and offload only, so they are computed once for every
+ * micro-batch size and recompute level; finish adds activations and
+ * overhead. Together they equal engine_memory bit for bit. */
+void engine_memory_states(const struct engine_workload *w, const struct engine_parallel *p,
+                          const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                          struct engine_memory *mem);
+void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
+                          const struct engine_parallel *p, int seq_len, const struct engine_param_count *pc,
+                          double lora_base_bytes, struct engine_memory *mem);
+/* engine_memory with the per-request parts precomputed (eval_ctx). */
+struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
+                                       const struct engine_parallel *p, int seq_len,
+                                       const struct engine_param_count *pc, double lora_base_bytes,
+                                       double lora_adapters);
+
+/* Search bounds (engine_model.c): never above the exact figure, so the
+ * search may skip what they rule out without changing its answer. */
+double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
+                                   const struct engine_memory *states);
+double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p);
+int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p);
 
 void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
                   const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas);
@@ -88,6 +122,10 @@ double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx 
  * for the cost range when set) and the checkpoint goodput figures. */
 void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                const struct goodput *gp);
+/* plan_cost without the bill of materials' texts: the same numbers and
+ * cost_usd, for the search's scratch plans. */
+void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                  const struct goodput *gp, int texts);
 const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps);
 const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id);
 double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu);

@@ -190,21 +190,32 @@ static double activation_bytes(const struct engine_model *m, const struct engine
 struct engine_memory engine_memory(const struct engine_model *m, const struct engine_workload *w,
                                    const struct engine_parallel *p, int seq_len)
 {
-    struct engine_memory mem = {0};
     struct engine_param_count pc = engine_params(m);
+    double base = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
+    double adapters = is_lora(w) ? lora_adapter_params(m, lora_rank(w)) : 0.0;
+    return engine_memory_pre(m, w, p, seq_len, &pc, base, adapters);
+}
+
+/* engine_memory with the per-workload parts (F1 counts, F7 base bytes and
+ * adapter parameters) given: the search calls this for every layout, and
+ * those parts do not change within a request. Same operations in the same
+ * order as before they were hoisted, so the same bits. */
+/* F5/F7 model states of one GPU (weights, gradients, optimizer, host
+ * offload) for a layout: what engine_memory_pre holds besides activations
+ * and overhead, and what the search's memory bound starts from. */
+static void model_states(const struct engine_workload *w, const struct engine_parallel *p,
+                         const struct engine_param_count *pcp, double lora_base_bytes, double lora_adapters,
+                         struct engine_memory *mem)
+{
+    const struct engine_param_count pc = *pcp;
     int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1;
     int dp = p->dp > 0 ? p->dp : 1, ep = p->ep > 0 ? p->ep : 1;
     int zero = p->zero < 0 ? 1 : p->zero;
-    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
     double K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
     double wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
     double dense = (pc.total - pc.expert) / (double)(tp * pp);
     double expert = pc.expert / (double)(tp * pp * ep);
     int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
-    int gb = p->global_batch > 0 ? p->global_batch : dp;
-    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
-    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
-    double states, gib = 1024.0 * 1024.0 * 1024.0;
 
     if (is_lora(w)) {
         /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
@@ -212,31 +223,106 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
          * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
          * 16-bit weights, gradients and K bytes of optimizer state shard
          * like F5's. */
-        double base = engine_lora_base_bytes(m, w) / (double)(tp * pp);
-        double adapters = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
+        double base = lora_base_bytes / (double)(tp * pp);
+        double adapters = lora_adapters / (double)(tp * pp);
         double d = dp;
-        mem.weights = (zero >= 3 ? base / d : base) + 2.0 * (zero >= 3 ? adapters / d : adapters);
-        mem.gradients = 2.0 * (zero >= 2 ? adapters / d : adapters);
-        mem.optimizer = K * (zero >= 1 ? adapters / d : adapters);
+        mem->weights = (zero >= 3 ? base / d : base) + 2.0 * (zero >= 3 ? adapters / d : adapters);
+        mem->gradients = 2.0 * (zero >= 2 ? adapters / d : adapters);
+        mem->optimizer = K * (zero >= 1 ? adapters / d : adapters);
     } else {
         double d = dp, de = dpe;
         /* Split engine_model_states_bytes into its three parts so the plan
          * can show them; the sum equals it for wbytes = 2. */
-        mem.weights = wbytes * (zero >= 3 ? dense / d + expert / de : dense + expert);
-        mem.gradients = 2.0 * (zero >= 2 ? dense / d + expert / de : dense + expert);
-        mem.optimizer = K * (zero >= 1 ? dense / d + expert / de : dense + expert);
+        mem->weights = wbytes * (zero >= 3 ? dense / d + expert / de : dense + expert);
+        mem->gradients = 2.0 * (zero >= 2 ? dense / d + expert / de : dense + expert);
+        mem->optimizer = K * (zero >= 1 ? dense / d + expert / de : dense + expert);
     }
     if (p->offload) {
-        mem.host_offload = mem.optimizer;
-        mem.optimizer = 0;
+        mem->host_offload = mem->optimizer;
+        mem->optimizer = 0;
     }
-    mem.activations = activation_bytes(m, w, p, seq, micro);
-    states = mem.weights + mem.gradients + mem.optimizer;
-    mem.other = 2.0 * gib + 0.05 * (states + mem.activations);
-    if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
-        mem.other += 2.0 * (is_lora(w) ? engine_lora_base_bytes(m, w) / pc.total : 2.0) * pc.largest_layer / tp;
-    mem.total = states + mem.activations + mem.other;
+}
+
+struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
+                                       const struct engine_parallel *p, int seq_len,
+                                       const struct engine_param_count *pcp, double lora_base_bytes,
+                                       double lora_adapters)
+{
+    struct engine_memory mem = {0};
+    model_states(w, p, pcp, lora_base_bytes, lora_adapters, &mem);
+    engine_memory_finish(m, w, p, seq_len, pcp, lora_base_bytes, &mem);
     return mem;
+}
+
+void engine_memory_states(const struct engine_workload *w, const struct engine_parallel *p,
+                          const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                          struct engine_memory *mem)
+{
+    memset(mem, 0, sizeof *mem);
+    model_states(w, p, pc, lora_base_bytes, lora_adapters, mem);
+}
+
+/* Activations, overhead and the total on top of the model states already in
+ * *mem (engine_memory_states for the same tp, pp, dp, ep, zero, offload). */
+void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
+                          const struct engine_parallel *p, int seq_len, const struct engine_param_count *pcp,
+                          double lora_base_bytes, struct engine_memory *mem)
+{
+    const struct engine_param_count pc = *pcp;
+    int tp = p->tp > 0 ? p->tp : 1;
+    int dp = p->dp > 0 ? p->dp : 1;
+    int zero = p->zero < 0 ? 1 : p->zero;
+    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+    double states, gib = 1024.0 * 1024.0 * 1024.0;
+
+    mem->activations = activation_bytes(m, w, p, seq, micro);
+    states = mem->weights + mem->gradients + mem->optimizer;
+    mem->other = 2.0 * gib + 0.05 * (states + mem->activations);
+    if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
+        mem->other += 2.0 * (is_lora(w) ? lora_base_bytes / pc.total : 2.0) * pc.largest_layer / tp;
+    mem->total = states + mem->activations + mem->other;
+}
+
+/* A lower bound, in GiB, on the total engine_memory_finish gives layout p
+ * (model states in *st) at any recompute level. Activations (F6): no
+ * recompute keeps X full layer sets and selective X selective sets (X =
+ * layers per stage x micro-batches in flight x the interleaving factor),
+ * full keeps X layer inputs plus one full layer; a full set is never below
+ * the selective one, so the least is min(selective, full) with the
+ * standard-attention scores (which only add) left out; the fp32 logits are
+ * in every level. Lowered by 1e-9 so rounding can never put it above the
+ * exact figure: the search skips a micro-batch size whose bound does not
+ * fit the card, without changing what it finds. */
+double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
+                                   const struct engine_memory *st)
+{
+    const struct engine_model *m = ctx->m;
+    double h = m->hidden, s = ctx->seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
+    double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
+    double t = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
+    double pp = p->pp > 0 ? p->pp : 1, v = p->vpp > 0 ? p->vpp : 1;
+    int dp = p->dp > 0 ? p->dp : 1, mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+    double in_flight = micro < pp ? micro : pp, x, sel, full, act, states, gib = 1024.0 * 1024.0 * 1024.0;
+
+    if (m->experts > 0) {
+        double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
+        f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
+    }
+    if (in_flight < 1)
+        in_flight = 1;
+    x = ((double)m->layers / pp) * in_flight;
+    if (pp > 1 && v > 1)
+        x *= 1.0 + (pp - 1.0) / (pp * v);
+    sel = s * b * (18.0 * h + 2.0 * f) / t * x;
+    full = 2.0 * s * b * h / t * x + s * b * (18.0 * h + 4.0 * f) / t;
+    act = (sel < full ? sel : full) + s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
+    states = st->weights + st->gradients + st->optimizer;
+    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
 }
 
 /* ------------------------------------------------------------------ F2/F3 */
@@ -296,6 +382,13 @@ void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const str
     ctx->fpt_attn_fwd = 2.0 * (double)m->layers * ctx->seq * m->hidden * 0.5;
     ctx->batch_seqs = engine_default_batch_seqs(m, w, ctx->seq);
     ctx->moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+    ctx->lora_base_bytes = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
+    ctx->lora_adapters = is_lora(w) ? lora_adapter_params(m, lora_rank(w)) : 0.0;
+    /* MoE expert GEMMs are h x moe_ffn on a slice of the tokens: narrow
+     * experts (DeepSeek-V3: 2048) run like a narrower model. */
+    ctx->eff_width = m->hidden;
+    if (m->experts > 0 && m->moe_ffn_hidden > 0 && m->moe_ffn_hidden < m->hidden)
+        ctx->eff_width = (int)sqrt((double)m->hidden * m->moe_ffn_hidden);
 }
 
 /* ------------------------------------------------------------------ F4 */
@@ -398,14 +491,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     else if (p->recompute == RECOMPUTE_FULL)
         fpt_hw += is_lora(w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
 
-    {
-        /* MoE expert GEMMs are h x moe_ffn on a slice of the tokens: narrow
-         * experts (DeepSeek-V3: 2048) run like a narrower model. */
-        int width = m->hidden;
-        if (m->experts > 0 && m->moe_ffn_hidden > 0 && m->moe_ffn_hidden < m->hidden)
-            width = (int)sqrt((double)m->hidden * m->moe_ffn_hidden);
-        eff = eval_kernel_efficiency(hw->g, w->precision, width, tp, (double)b * s / cp);
-    }
+    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
     if (w->task == TASK_QLORA)
         eff *= 0.8;   /* NF4 dequantisation before every base GEMM (QLoRA s3) */
     if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0) {
@@ -461,7 +547,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
      * share a node, capped by the intra-node busbw. */
     psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
     if (is_lora(w))
-        psi = lora_adapter_params(m, lora_rank(w)) / (double)(tp * pp);
+        psi = ctx->lora_adapters / (double)(tp * pp);
     if (dp > 1) {
         double gbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
         int model_par = tp * pp * cp;
@@ -539,6 +625,50 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     o->grad_accum = micro;
 }
 
+/* A lower bound on eval_time's step_s / global_batch for layout p at any
+ * recompute level: the compute time with model FLOPs only (recompute only
+ * adds) stretched by the pipeline bubble, with no communication and no
+ * optimizer step (both add). The same expressions as eval_time, lowered by
+ * 1e-9 against rounding. The search skips layouts whose bound cannot beat
+ * the best layout so far. */
+double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p)
+{
+    const struct engine_workload *w = ctx->w;
+    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
+    int cp = p->cp > 0 ? p->cp : 1;
+    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
+    int n = tp * pp * dp * cp;
+    double s = ctx->seq;
+    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    double eff, achieved, t_comp, bubble;
+
+    if (micro < 1)
+        micro = 1;
+    gbs = micro * dp * b;
+    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
+    if (w->task == TASK_QLORA)
+        eff *= 0.8;
+    if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0)
+        achieved = hw->matmul_tflops * 1e12 * (eff / 0.8);
+    else
+        achieved = hw->peak_tflops * 1e12 * eff * hw->eff_scale;
+    t_comp = ctx->fpt_model * ((double)gbs * s) / (n * achieved);
+    bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
+    return t_comp * (1.0 + bubble) / gbs * (1.0 - 1e-9);
+}
+
+/* The global batch, in sequences, eval_time runs layout p at. */
+int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p)
+{
+    int dp = p->dp > 0 ? p->dp : 1, b = p->micro_batch > 0 ? p->micro_batch : 1;
+    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    if (micro < 1)
+        micro = 1;
+    return micro * dp * b;
+}
+
 /* ------------------------------------------------------------------ F10 */
 
 /* F10 checkpoint size: 14 bytes per parameter for full training (bf16
@@ -547,7 +677,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
 double engine_ckpt_bytes(const struct eval_ctx *ctx)
 {
     if (is_lora(ctx->w))
-        return lora_adapter_params(ctx->m, lora_rank(ctx->w)) * 14.0;
+        return ctx->lora_adapters * 14.0;
     return ctx->pc.total * (ctx->w->optimizer == OPT_ADAMW_8BIT ? 8.0 : 14.0);
 }
 

@@ -6,9 +6,16 @@
  * (2) rejecting a node count before any layout when even full ZeRO-3 sharding
  * over every GPU cannot hold the model states (a lower bound on memory), and
  * (3) trying recompute levels cheapest-first and stopping at the first that
- * fits, because more recompute never speeds a layout up. For each cluster it
- * keeps only the fastest layout: on a fixed cluster the fastest layout is
- * also the cheapest, so the tiers can be chosen among clusters alone. */
+ * fits, because more recompute never speeds a layout up, and (4) skipping,
+ * per micro-batch size, what bounds prove changes nothing: a memory lower
+ * bound over every recompute level above the card, and once a layout fits,
+ * a step-time lower bound (compute and bubble only) no better than the best
+ * so far. The model states are computed once per tp/pp/dp/ep/ZeRO/offload
+ * and shared by every micro-batch size and recompute level. The bounds only
+ * skip work: tests/unit/test_engine_golden.c holds the answers bit for bit.
+ * For each cluster it keeps only the fastest layout: on a fixed cluster the
+ * fastest layout is also the cheapest, so the tiers can be chosen among
+ * clusters alone. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -391,6 +398,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
      * come on top of the modelled 5% fragmentation. */
     double cap = g->memory_gib * 0.97;
     int cp = lim->cp > 0 ? lim->cp : 1;
+    int free_batch = !lim->global_batch && !lim->dp && !lim->fixed_cluster;
+    double batch_cap = batch_cap_seqs(ctx), best_score = INFINITY;
 
     if (tp_max > 16)
         tp_max = 16;
@@ -405,7 +414,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
         for (int pp = lim->pp ? lim->pp : 1; pp <= (lim->pp ? lim->pp : m->layers) && pp <= n; pp *= 2) {
             if (n % (tp * pp * cp) != 0)
                 continue;
-            int dp = n / (tp * pp * cp);
+            int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
             if (lim->dp && dp != lim->dp)
                 continue;
             if (dp > ctx->batch_seqs && !lim->global_batch && !lim->dp && !lim->fixed_cluster)
@@ -434,21 +443,44 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                             continue;
                         if (off && (found || w->task == TASK_LORA || w->task == TASK_QLORA))
                             continue;  /* offload only as the last rung of the ladder (R40) */
+                        struct engine_parallel ps = {0};
+                        struct engine_memory states;
+                        ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
+                        ps.zero = zero; ps.offload = off;
+                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
                         for (int b = lim->micro_batch ? lim->micro_batch : 1; b <= (lim->micro_batch ? lim->micro_batch : 4);
                              b *= 2) {
                             if (!lim->micro_batch && b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
                                 continue;   /* keep the pipeline fed / the global batch as asked */
+                            struct engine_parallel pb = {0};
+                            pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
+                            pb.zero = zero; pb.micro_batch = b; pb.offload = off;
+                            pb.global_batch = lim->global_batch ? lim->global_batch : (int)ctx->batch_seqs;
+                            pb.vpp = lim->vpp ? lim->vpp : vpp;
+                            /* Skip what provably changes nothing: a layout that
+                             * cannot fit at any recompute level (unless its
+                             * memory could still be the least seen, which the
+                             * "does not fit" message reports), and once a layout
+                             * fits, one the batch cap refuses or whose best case
+                             * cannot beat the best so far. */
+                            {
+                                double lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
+                                if (lbm > cap && (found || lbm >= *min_mem_gib))
+                                    continue;
+                                if (found && free_batch && eval_global_batch(ctx, &pb) > batch_cap)
+                                    continue;
+                                if (found && eval_score_lower_bound(ctx, hw, &pb) >= best_score)
+                                    continue;
+                            }
                             for (int rc = 0; rc <= 2; rc++) {
-                                struct engine_parallel p = {0};
+                                struct engine_parallel p = pb;
                                 struct engine_memory mem;
                                 double mgib;
                                 if (lim->recompute >= 0 && rc != lim->recompute)
                                     continue;
-                                p.tp = tp; p.pp = pp; p.dp = dp; p.ep = ep; p.cp = cp;
-                                p.zero = zero; p.recompute = rc; p.micro_batch = b; p.offload = off;
-                                p.global_batch = lim->global_batch ? lim->global_batch : (int)ctx->batch_seqs;
-                                p.vpp = lim->vpp ? lim->vpp : pick_vpp(m->layers, pp);
-                                mem = engine_memory(m, w, &p, ctx->seq);
+                                p.recompute = rc;
+                                mem = states;
+                                engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
                                 mgib = gib_of(mem.total);
                                 if (mgib < *min_mem_gib)
                                     *min_mem_gib = mgib;
@@ -457,14 +489,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 struct eval_out ev;
                                 eval_time(ctx, hw, &p, &ev);
                                 (*evaluated)++;
-                                if (!lim->global_batch && !lim->dp && !lim->fixed_cluster &&
-                                    ev.global_batch > batch_cap_seqs(ctx))
+                                if (free_batch && ev.global_batch > batch_cap)
                                     break;   /* would inflate the global batch (convergence) */
-                                if (!found || ev.step_s / ev.global_batch < best->ev.step_s / best->ev.global_batch) {
+                                if (!found || ev.step_s / ev.global_batch < best_score) {
                                     best->par = p;
                                     best->par.global_batch = ev.global_batch;
                                     best->ev = ev;
                                     best->mem_gib = mgib;
+                                    best_score = best->ev.step_s / best->ev.global_batch;
                                     found = 1;
                                 }
                                 break;   /* less recompute always runs faster: stop at the first fit */
@@ -478,18 +510,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     return found;
 }
 
-/* Days and cost of a candidate cluster, exactly as its plan will report
- * them: the fabric rate chosen for the cluster (engine_choose_fabric_gbps), the
- * time model at that rate, wall time with start-up and goodput
- * (engine_run_time) and the whole bill of materials (plan_cost, on a scratch
- * plan). One cost model ranks and reports, so the tiers' order cannot change
- * once they are costed line by line. */
-static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
-                       struct engine_plan *scratch)
+/* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
+ * its time model at that rate: what the search keeps of a cluster. None of
+ * it depends on the tokens, deadline, budget or dataset size, which only
+ * price it (cand_cost). */
+static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     struct eval_out ev;
-    struct run_time rt;
 
     cd->fabric_gbps = 0;
     if (cd->nodes > 1)
@@ -497,7 +525,19 @@ static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, stru
     else
         engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
     cd->ev = ev;
-    rt = engine_run_time(ctx, g, cd->n, cd->nodes, ev.tokens_per_s, 1.0);
+}
+
+/* Days and cost of a candidate cluster, exactly as its plan will report
+ * them: wall time with start-up and goodput (engine_run_time) at the
+ * throughput of its fabric rate, and the whole bill of materials
+ * (plan_cost, on a scratch plan). One cost model ranks and reports, so the
+ * tiers' order cannot change once they are costed line by line. */
+static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd,
+                      struct engine_plan *scratch)
+{
+    const struct engine_gpu *g = &c->gpus[cd->gi];
+    struct run_time rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
+
     scratch->gpu_index = cd->gi;
     scratch->count = cd->n;
     scratch->per_node = cd->per_node;
@@ -506,8 +546,8 @@ static void cand_price(const struct catalog *c, const struct eval_ctx *ctx, stru
     scratch->fabric_kind = FABRIC_NONE;
     scratch->days = rt.days;
     scratch->days_low = scratch->days_high = 0;
-    scratch->tokens_per_s = ev.tokens_per_s;
-    plan_cost(c, ctx, scratch, &rt.gp);
+    scratch->tokens_per_s = cd->tokens_per_s;
+    plan_cost_at(c, ctx, scratch, &rt.gp, 0);
     cd->days = rt.days;
     cd->cost = scratch->cost_usd;
 }
@@ -604,8 +644,8 @@ static int next_nodes(int x)
     return x == p ? p + p / 2 : p * 2;
 }
 
-enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
-                             struct engine_recommendation *out, char *err, size_t errlen)
+enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
+                                    struct engine_recommendation *out, char *err, size_t errlen)
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
@@ -615,11 +655,6 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     long evaluated = 0;
     double min_mem_all = INFINITY;
     const char *min_mem_gpu = "";
-    double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
-    double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
-    /* plan_cost's scratch space while the search prices clusters: a tier
-     * the caller's memory already holds, filled for real afterwards. */
-    struct engine_plan *scratch = &out->tiers[TIER_PERFORMANCE];
 
     if (w->model.layers < 1 || w->model.hidden < 1) {
         snprintf(err, errlen, "model: workload is not resolved");
@@ -662,7 +697,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cand_price(c, &ctx, &cd, scratch);
+                cand_fabric(c, &ctx, &cd);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -688,7 +723,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cand_price(c, &ctx, &cd, scratch);
+                cand_fabric(c, &ctx, &cd);
                 cand_keep(&cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -698,6 +733,41 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     }
     out->configs_evaluated = evaluated;
     out->n_candidates = nc;
+    out->min_mem_gib = min_mem_all;
+    out->min_mem_gpu = -1;
+    for (int gi = 0; gi < c->n_gpus; gi++)
+        if (min_mem_gpu == c->gpus[gi].id)
+            out->min_mem_gpu = gi;
+    return ST_OK;
+}
+
+enum status engine_recommend_price(const struct catalog *c, const struct engine_workload *w,
+                                   struct engine_recommendation *out, char *err, size_t errlen)
+{
+    struct eval_ctx ctx;
+    struct engine_candidate *cands = out->candidates;
+    int nc = out->n_candidates, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
+    double min_mem_all = out->min_mem_gib;
+    const char *min_mem_gpu = out->min_mem_gpu >= 0 && out->min_mem_gpu < c->n_gpus ? c->gpus[out->min_mem_gpu].id : "";
+    double deadline = isnan(w->deadline_days) ? DEFAULT_DEADLINE_DAYS : w->deadline_days;
+    double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
+    /* plan_cost's scratch space while the candidates are priced: a tier
+     * the caller's memory already holds, filled for real afterwards. */
+    struct engine_plan *scratch = &out->tiers[TIER_PERFORMANCE];
+
+    if (w->model.layers < 1 || w->model.hidden < 1 || nc < 0 || nc > ENGINE_CANDIDATES_MAX) {
+        snprintf(err, errlen, "model: workload is not resolved");
+        return ST_INVALID;
+    }
+    eval_ctx_init(&ctx, &w->model, w);
+    eval_ctx_bind_storage(&ctx, c);
+    for (int i = 0; i < nc; i++) {
+        if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
+            snprintf(err, errlen, "search result does not match the catalog");
+            return ST_INVALID;
+        }
+        cand_cost(c, &ctx, &cands[i], scratch);
+    }
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
@@ -787,11 +857,56 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     }
 #undef IN_MIN_POOL
 
-    /* Build plans. */
+    /* Build plans. Which cluster each tier shows is fixed first; a plan is
+     * completed once per distinct cluster (plan_complete depends on the
+     * cluster alone, and it is most of the pricing step's work) and copied
+     * for a tier that shows the same one; then each tier gets its own notes. */
     struct engine_plan *pmin = &out->tiers[TIER_MINIMUM], *prec = &out->tiers[TIER_RECOMMENDED],
                        *pperf = &out->tiers[TIER_PERFORMANCE];
+    int icheap_dl = -1, ifast_b = -1, ishow = irec, ifast = iperf;
+    if (irec < 0) {
+        /* Say what would make it possible: the cheapest plan meeting the
+         * deadline (needs more budget), or the fastest within budget (needs
+         * a later deadline). Show the first as the plan body. */
+        for (int i = 0; i < nc; i++) {
+            if (cands[i].days <= deadline && (icheap_dl < 0 || cands[i].cost < cands[icheap_dl].cost))
+                icheap_dl = i;
+            if (cands[i].cost <= budget && (ifast_b < 0 || cands[i].days < cands[ifast_b].days))
+                ifast_b = i;
+        }
+        ishow = icheap_dl >= 0 ? icheap_dl : (ifast_b >= 0 ? ifast_b : imin);
+        if (icheap_dl < 0) {
+            /* Nothing meets the deadline: show the fastest plan overall. */
+            for (int i = 0; i < nc; i++)
+                if (ishow < 0 || cands[i].days < cands[ishow].days)
+                    ishow = i;
+            if (ifast_b < 0)
+                ifast_b = ishow;
+        }
+    }
+    if (iperf < 0) {
+        ifast = 0;
+        for (int i = 1; i < nc; i++)
+            if (cands[i].days < cands[ifast].days)
+                ifast = i;
+    }
     plan_from_cand(c, &cands[imin], pmin);
     plan_complete(c, &ctx, pmin, NULL);
+    if (ishow == imin) {
+        *prec = *pmin;
+    } else {
+        plan_from_cand(c, &cands[ishow], prec);
+        plan_complete(c, &ctx, prec, NULL);
+    }
+    if (ifast == imin) {
+        *pperf = *pmin;
+    } else if (ifast == ishow) {
+        *pperf = *prec;
+    } else {
+        plan_from_cand(c, &cands[ifast], pperf);
+        plan_complete(c, &ctx, pperf, NULL);
+    }
+
     note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
@@ -801,31 +916,8 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     }
 
     if (irec >= 0) {
-        plan_from_cand(c, &cands[irec], prec);
-        plan_complete(c, &ctx, prec, NULL);
         note_near_tie(c, prec, &cands[irec], &cands[irec_cheapest]);
     } else {
-        /* Say what would make it possible: the cheapest plan meeting the
-         * deadline (needs more budget), or the fastest within budget (needs
-         * a later deadline). Show the first as the plan body. */
-        int icheap_dl = -1, ifast_b = -1;
-        for (int i = 0; i < nc; i++) {
-            if (cands[i].days <= deadline && (icheap_dl < 0 || cands[i].cost < cands[icheap_dl].cost))
-                icheap_dl = i;
-            if (cands[i].cost <= budget && (ifast_b < 0 || cands[i].days < cands[ifast_b].days))
-                ifast_b = i;
-        }
-        int ishow = icheap_dl >= 0 ? icheap_dl : (ifast_b >= 0 ? ifast_b : imin);
-        if (icheap_dl < 0) {
-            /* Nothing meets the deadline: show the fastest plan overall. */
-            for (int i = 0; i < nc; i++)
-                if (ishow < 0 || cands[i].days < cands[ishow].days)
-                    ishow = i;
-            if (ifast_b < 0)
-                ifast_b = ishow;
-        }
-        plan_from_cand(c, &cands[ishow], prec);
-        plan_complete(c, &ctx, prec, NULL);
         prec->feasible = 0;
         if (icheap_dl >= 0)
             prec->need_budget_usd = cands[icheap_dl].cost;
@@ -851,16 +943,7 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
                      deadline, cands[ishow].days, cands[ishow].n);
     }
 
-    if (iperf >= 0) {
-        plan_from_cand(c, &cands[iperf], pperf);
-        plan_complete(c, &ctx, pperf, NULL);
-    } else {
-        int ifast = 0;
-        for (int i = 1; i < nc; i++)
-            if (cands[i].days < cands[ifast].days)
-                ifast = i;
-        plan_from_cand(c, &cands[ifast], pperf);
-        plan_complete(c, &ctx, pperf, NULL);
+    if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
         snprintf(pperf->why, sizeof pperf->why,
@@ -885,6 +968,15 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
     if (any_short == 0)
         rec_warn(out, "every plan that fits takes more than 3 years; raise max_gpus or allow larger GPUs");
     return ST_OK;
+}
+
+enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
+                             struct engine_recommendation *out, char *err, size_t errlen)
+{
+    enum status st = engine_recommend_search(c, w, out, err, errlen);
+    if (st != ST_OK)
+        return st;
+    return engine_recommend_price(c, w, out, err, errlen);
 }
 
 /* ------------------------------------------------------------ estimate */

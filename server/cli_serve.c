@@ -14,6 +14,7 @@
 #include "db.h"
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 #ifndef GPUPLAN_WEB_DIR
 #define GPUPLAN_WEB_DIR "web"
@@ -175,6 +176,7 @@ int cli_serve(int argc, char **argv)
     }
     app.catalog = catalog;
     app.plan_cache = resp_cache_new();
+    app.search_memo = search_memo_new();
     db_close(db);
     db = NULL;
 
@@ -206,6 +208,7 @@ int cli_serve(int argc, char **argv)
     app.catalog = NULL;
     free(catalog);
     resp_cache_free(app.plan_cache);
+    search_memo_free(app.search_memo);
     log_msg(LOG_INFO, "stopped");
     return 0;
 }

@@ -156,14 +156,15 @@ void http_send(struct http_req *req, int status, const char *content_type, const
 
 void http_json(struct http_req *req, int status, cJSON *doc)
 {
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    size_t len = 0;
+    char *text = doc ? json_write(doc, &len) : NULL;
     cJSON_Delete(doc);
     if (!text) {
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
     }
-    http_send(req, status, "application/json", "Cache-Control: no-store\r\n", text, strlen(text));
-    cJSON_free(text);
+    http_send(req, status, "application/json", "Cache-Control: no-store\r\n", text, len);
+    free(text);
 }
 
 static void problem_send_with(struct http_req *req, int status, const char *field, const char *detail,

@@ -6,7 +6,10 @@
  * Bodies are read up to the JSON limit (413 above it); any invalid input is
  * a 400 problem+json whose "field" names what to fix. Successful answers are
  * kept by body in app->plan_cache (resp_cache.c says why); the header
- * X-Gpuplan-Cache says whether an answer came from it. */
+ * X-Gpuplan-Cache says whether an answer came from it. Below it, recommend's
+ * layout search is kept by workload less tokens/deadline/budget/dataset in
+ * app->search_memo (search_memo.c); X-Gpuplan-Search says memo or new. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,7 @@
 
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 /* Sends the cached answer for this request if there is one. */
 static int reply_cached(struct http_req *req, const unsigned char key[32])
@@ -27,19 +31,23 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
     return 1;
 }
 
-/* Encodes doc, keeps it under key and sends it; frees doc. */
-static void reply_and_keep(struct http_req *req, const unsigned char key[32], cJSON *doc)
+/* Keeps the answer text under key and sends it with the given headers;
+ * frees text (json_*_text: written directly, no cJSON tree). */
+static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], char *text, size_t len,
+                             const char *headers)
 {
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-    cJSON_Delete(doc);
     if (!text) {
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
     }
-    size_t len = strlen(text);
     resp_cache_put(req->app->plan_cache, key, text, len);
-    http_send(req, 200, "application/json", "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n", text, len);
-    cJSON_free(text);
+    http_send(req, 200, "application/json", headers, text, len);
+    free(text);
+}
+
+static void reply_and_keep(struct http_req *req, const unsigned char key[32], char *text, size_t len)
+{
+    reply_and_keep_h(req, key, text, len, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
 }
 
 static int no_catalog(struct http_req *req)
@@ -59,6 +67,33 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
     return 0;
 }
 
+/* The recommendation is ~250 KB (candidates for 2,048 clusters): allocating
+ * and zeroing one per request went through mmap/munmap and page faults on
+ * every call, which under load cost more than the answer itself. Each
+ * worker thread keeps one and reuses it (freed when the thread ends); the
+ * engine and the memo set every field they hand on. */
+static pthread_key_t rec_key;
+static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
+static int rec_key_ok;
+
+static void rec_key_init(void)
+{
+    rec_key_ok = pthread_key_create(&rec_key, free) == 0;
+}
+
+static struct engine_recommendation *thread_rec(int *owned)
+{
+    struct engine_recommendation *r;
+    *owned = 0;
+    pthread_once(&rec_once, rec_key_init);
+    if (rec_key_ok && (r = pthread_getspecific(rec_key)) != NULL)
+        return r;
+    r = malloc(sizeof *r);
+    if (r && (!rec_key_ok || pthread_setspecific(rec_key, r) != 0))
+        *owned = 1;   /* no per-thread slot: the caller frees it */
+    return r;
+}
+
 int http_recommend(struct http_req *req)
 {
     const struct catalog *cat = req->app->catalog;
@@ -67,6 +102,9 @@ int http_recommend(struct http_req *req)
     struct engine_recommendation *rec = NULL;
     char err[512] = "", field[96] = "";
     unsigned char key[32];
+    int hit = 0, owned = 0;
+    char *text;
+    size_t len = 0;
 
     if (!cat)
         return no_catalog(req);
@@ -83,17 +121,24 @@ int http_recommend(struct http_req *req)
         return bad_input(req, field, err);
     }
     cJSON_Delete(doc);
-    rec = calloc(1, sizeof *rec);
+    rec = thread_rec(&owned);
     if (!rec) {
         http_problem_status(req, ST_NOMEM, "out of memory");
         return 0;
     }
-    if (engine_recommend(cat, &w, rec, err, sizeof err) != ST_OK) {
-        free(rec);
+    /* A miss here may still find the layout search in the memo (same
+     * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */
+    if (search_memo_recommend(req->app->search_memo, cat, &w, rec, &hit, err, sizeof err) != ST_OK) {
+        if (owned)
+            free(rec);
         return bad_input(req, NULL, err);
     }
-    reply_and_keep(req, key, json_recommendation_encode(cat, &w, rec));
-    free(rec);
+    text = json_recommendation_text(cat, &w, rec, &len);
+    reply_and_keep_h(req, key, text, len,
+                     hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
+                         : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
+    if (owned)
+        free(rec);
     return 0;
 }
 
@@ -128,7 +173,11 @@ int http_estimate(struct http_req *req)
         bad_input(req, field, err);
         goto out;
     }
-    reply_and_keep(req, key, json_estimate_encode(&er->workload, plan));
+    {
+        size_t len = 0;
+        char *text = json_estimate_text(&er->workload, plan, &len);
+        reply_and_keep(req, key, text, len);
+    }
 out:
     cJSON_Delete(doc);
     free(plan);

@@ -5,24 +5,31 @@
 #include <string.h>
 
 #include "server_int.h"
+#include "search_memo.h"
 
 int http_metrics(struct http_req *req)
 {
     size_t len = 0;
-    char tail[512];
-    unsigned long long hits, misses;
+    char tail[1024];
+    unsigned long long hits, misses, mhits, mmisses;
     char *text = metrics_render(&len);
     if (!text) {
         http_problem(req, 500, NULL, "cannot render metrics");
         return 0;
     }
     resp_cache_stats(req->app->plan_cache, &hits, &misses);
+    search_memo_stats(req->app->search_memo, &mhits, &mmisses);
     int n = snprintf(tail, sizeof tail,
                      "# HELP gpuplan_plan_cache_lookups_total Planner answers looked up by request body.\n"
                      "# TYPE gpuplan_plan_cache_lookups_total counter\n"
                      "gpuplan_plan_cache_lookups_total{result=\"hit\"} %llu\n"
-                     "gpuplan_plan_cache_lookups_total{result=\"miss\"} %llu\n",
-                     hits, misses);
+                     "gpuplan_plan_cache_lookups_total{result=\"miss\"} %llu\n"
+                     "# HELP gpuplan_search_memo_lookups_total Recommend layout searches looked up by workload "
+                     "without tokens, deadline, budget and dataset size (on plan cache misses).\n"
+                     "# TYPE gpuplan_search_memo_lookups_total counter\n"
+                     "gpuplan_search_memo_lookups_total{result=\"hit\"} %llu\n"
+                     "gpuplan_search_memo_lookups_total{result=\"miss\"} %llu\n",
+                     hits, misses, mhits, mmisses);
     char *all = n > 0 && (size_t)n < sizeof tail ? realloc(text, len + (size_t)n) : NULL;
     if (all) {
         memcpy(all + len, tail, (size_t)n);

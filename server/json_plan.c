@@ -8,7 +8,9 @@
  * ("model.layers", "gpus_allowed[2]") so the CLI's one-line error and the
  * problem+json "field" member say exactly what to fix. The encoder writes
  * every name API.md fixes and adds detail freely; numbers are rounded to
- * what the models can justify so the output reads cleanly. */
+ * what the models can justify so the output reads cleanly. Plan answers are
+ * written straight to text (jw_*, json_write.c), the server's hot path; the
+ * cJSON forms parse that text. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,279 +432,338 @@ static double sig(double x, int digits)
     return rnd(x, digits - 1 - mag);
 }
 
-static void add_num(cJSON *o, const char *k, double v)
+/* The plan answers are written straight to text (json_write.c's jw_*),
+ * not built as a cJSON tree and printed: the hot path of POST
+ * /api/v1/recommend, ~1,500 values per answer. json_*_encode parse that text
+ * for callers that want a tree; tests/unit/test_engine_golden.c holds the
+ * documents to those the tree encoder wrote. */
+static void num_or_null(struct jw *j, const char *k, double v)
 {
     if (isnan(v))
-        cJSON_AddNullToObject(o, k);
+        jw_null(j, k);
     else
-        cJSON_AddNumberToObject(o, k, v);
+        jw_num(j, k, v);
 }
 
-static cJSON *encode_plan(const struct engine_plan *p, int with_tier, enum engine_tier tier)
+/* The members of a plan object (the caller opens and closes it). */
+static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier)
 {
-    cJSON *o = cJSON_CreateObject(), *x, *arr;
     char oversub[8];
 
-    if (!o)
-        return NULL;
     if (with_tier)
-        cJSON_AddStringToObject(o, "tier", engine_tier_name(tier));
-    cJSON_AddBoolToObject(o, "feasible", p->feasible);
+        jw_str(j, "tier", engine_tier_name(tier));
+    jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
-        cJSON_AddStringToObject(o, "why", p->why);
-        add_num(o, "need_budget_usd", sig(p->need_budget_usd, 4));
-        add_num(o, "need_deadline_days", rnd(p->need_deadline_days, 1));
+        jw_str(j, "why", p->why);
+        num_or_null(j, "need_budget_usd", sig(p->need_budget_usd, 4));
+        num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
-    x = cJSON_AddObjectToObject(o, "gpu");
-    cJSON_AddStringToObject(x, "id", p->gpu_id);
-    cJSON_AddStringToObject(x, "name", p->gpu_name);
-    cJSON_AddNumberToObject(x, "count", p->count);
-    cJSON_AddNumberToObject(x, "per_node", p->per_node);
-    cJSON_AddNumberToObject(x, "nodes", p->nodes);
+    jw_obj(j, "gpu");
+    jw_str(j, "id", p->gpu_id);
+    jw_str(j, "name", p->gpu_name);
+    jw_num(j, "count", p->count);
+    jw_num(j, "per_node", p->per_node);
+    jw_num(j, "nodes", p->nodes);
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "parallel");
-    cJSON_AddNumberToObject(x, "tp", p->par.tp);
-    cJSON_AddNumberToObject(x, "pp", p->par.pp);
-    cJSON_AddNumberToObject(x, "dp", p->par.dp);
-    cJSON_AddNumberToObject(x, "zero", p->par.zero < 0 ? 0 : p->par.zero);
-    cJSON_AddStringToObject(x, "recompute", p->recompute_name ? p->recompute_name : "none");
-    cJSON_AddNumberToObject(x, "micro_batch", p->par.micro_batch);
-    cJSON_AddNumberToObject(x, "ep", p->par.ep);
-    cJSON_AddNumberToObject(x, "cp", p->par.cp);
-    cJSON_AddNumberToObject(x, "vpp", p->par.vpp);
-    cJSON_AddNumberToObject(x, "global_batch", p->par.global_batch);
-    cJSON_AddBoolToObject(x, "offload", p->par.offload);
+    jw_obj(j, "parallel");
+    jw_num(j, "tp", p->par.tp);
+    jw_num(j, "pp", p->par.pp);
+    jw_num(j, "dp", p->par.dp);
+    jw_num(j, "zero", p->par.zero < 0 ? 0 : p->par.zero);
+    jw_str(j, "recompute", p->recompute_name ? p->recompute_name : "none");
+    jw_num(j, "micro_batch", p->par.micro_batch);
+    jw_num(j, "ep", p->par.ep);
+    jw_num(j, "cp", p->par.cp);
+    jw_num(j, "vpp", p->par.vpp);
+    jw_num(j, "global_batch", p->par.global_batch);
+    jw_bool(j, "offload", p->par.offload);
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "memory");
-    cJSON_AddNumberToObject(x, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
-    cJSON_AddNumberToObject(x, "capacity_gib", rnd(p->mem_capacity_gib, 1));
-    cJSON_AddNumberToObject(x, "weights_gib", rnd(p->mem_weights_gib, 2));
-    cJSON_AddNumberToObject(x, "gradients_gib", rnd(p->mem_gradients_gib, 2));
-    cJSON_AddNumberToObject(x, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
-    cJSON_AddNumberToObject(x, "activations_gib", rnd(p->mem_activations_gib, 2));
-    cJSON_AddNumberToObject(x, "other_gib", rnd(p->mem_other_gib, 2));
-    cJSON_AddNumberToObject(x, "host_offload_gib", rnd(p->host_offload_gib, 2));
+    jw_obj(j, "memory");
+    jw_num(j, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
+    jw_num(j, "capacity_gib", rnd(p->mem_capacity_gib, 1));
+    jw_num(j, "weights_gib", rnd(p->mem_weights_gib, 2));
+    jw_num(j, "gradients_gib", rnd(p->mem_gradients_gib, 2));
+    jw_num(j, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
+    jw_num(j, "activations_gib", rnd(p->mem_activations_gib, 2));
+    jw_num(j, "other_gib", rnd(p->mem_other_gib, 2));
+    jw_num(j, "host_offload_gib", rnd(p->host_offload_gib, 2));
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "interconnect");
-    cJSON_AddStringToObject(x, "intra_node", p->intra_node ? p->intra_node : "pcie");
-    cJSON_AddNumberToObject(x, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
-    cJSON_AddNumberToObject(x, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
+    jw_obj(j, "interconnect");
+    jw_str(j, "intra_node", p->intra_node ? p->intra_node : "pcie");
+    jw_num(j, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
+    jw_num(j, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "fabric");
-    cJSON_AddStringToObject(x, "type", engine_fabric_kind_name(p->fabric_kind));
-    cJSON_AddStringToObject(x, "id", p->fabric_id);
-    cJSON_AddNumberToObject(x, "gbps_per_gpu", p->fabric_gbps_per_gpu);
-    cJSON_AddNumberToObject(x, "nics_per_node", p->nics_per_node);
-    cJSON_AddNumberToObject(x, "ports_per_node", p->scaleout_ports_per_node);
-    cJSON_AddStringToObject(x, "topology", p->topology ? p->topology : "single-node");
+    jw_obj(j, "fabric");
+    jw_str(j, "type", engine_fabric_kind_name(p->fabric_kind));
+    jw_str(j, "id", p->fabric_id);
+    jw_num(j, "gbps_per_gpu", p->fabric_gbps_per_gpu);
+    jw_num(j, "nics_per_node", p->nics_per_node);
+    jw_num(j, "ports_per_node", p->scaleout_ports_per_node);
+    jw_str(j, "topology", p->topology ? p->topology : "single-node");
     snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
-    cJSON_AddStringToObject(x, "oversubscription", oversub);
-    cJSON_AddBoolToObject(x, "lossless", p->lossless);
-    cJSON_AddNumberToObject(x, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
-    {
-        cJSON *sw = cJSON_AddObjectToObject(x, "switches");
-        cJSON_AddNumberToObject(sw, "leaf", p->switches_leaf);
-        cJSON_AddNumberToObject(sw, "spine", p->switches_spine);
-        cJSON_AddNumberToObject(sw, "core", p->switches_core);
-    }
-    cJSON_AddNumberToObject(x, "links", p->links);
+    jw_str(j, "oversubscription", oversub);
+    jw_bool(j, "lossless", p->lossless);
+    jw_num(j, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
+    jw_obj(j, "switches");
+    jw_num(j, "leaf", p->switches_leaf);
+    jw_num(j, "spine", p->switches_spine);
+    jw_num(j, "core", p->switches_core);
+    jw_end(j);
+    jw_num(j, "links", p->links);
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "storage");
-    arr = cJSON_AddArrayToObject(x, "tiers");
+    jw_obj(j, "storage");
+    jw_arr(j, "tiers");
     for (int i = 0; i < p->n_storage; i++) {
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "tier", p->storage[i].tier);
-        cJSON_AddStringToObject(t, "kind", p->storage[i].kind);
-        cJSON_AddNumberToObject(t, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
-        cJSON_AddNumberToObject(t, "read_gbs", rnd(p->storage[i].read_gbs, 2));
-        cJSON_AddNumberToObject(t, "write_gbs", rnd(p->storage[i].write_gbs, 2));
-        cJSON_AddNumberToObject(t, "usd", rnd(p->storage[i].usd, 0));
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "tier", p->storage[i].tier);
+        jw_str(j, "kind", p->storage[i].kind);
+        jw_num(j, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
+        jw_num(j, "read_gbs", rnd(p->storage[i].read_gbs, 2));
+        jw_num(j, "write_gbs", rnd(p->storage[i].write_gbs, 2));
+        jw_num(j, "usd", rnd(p->storage[i].usd, 0));
+        jw_end(j);
     }
-    {
-        cJSON *ck = cJSON_AddObjectToObject(x, "checkpoint");
-        cJSON_AddNumberToObject(ck, "size_gb", rnd(p->ckpt_size_gb, 1));
-        cJSON_AddNumberToObject(ck, "interval_min", rnd(p->ckpt_interval_min, 1));
-        cJSON_AddNumberToObject(ck, "keep", p->ckpt_keep);
-        cJSON_AddNumberToObject(ck, "write_gbs", rnd(p->ckpt_write_gbs, 2));
-        cJSON_AddNumberToObject(ck, "stall_s", rnd(p->ckpt_stall_s, 1));
-        cJSON_AddBoolToObject(ck, "async", 1);
-        cJSON_AddBoolToObject(ck, "atomic_rename", 1);
-    }
-    cJSON_AddNumberToObject(x, "dataset_tb", rnd(p->dataset_tb, 3));
-    cJSON_AddNumberToObject(x, "read_gbs", rnd(p->read_gbs, 3));
+    jw_end(j);
+    jw_obj(j, "checkpoint");
+    jw_num(j, "size_gb", rnd(p->ckpt_size_gb, 1));
+    jw_num(j, "interval_min", rnd(p->ckpt_interval_min, 1));
+    jw_num(j, "keep", p->ckpt_keep);
+    jw_num(j, "write_gbs", rnd(p->ckpt_write_gbs, 2));
+    jw_num(j, "stall_s", rnd(p->ckpt_stall_s, 1));
+    jw_bool(j, "async", 1);
+    jw_bool(j, "atomic_rename", 1);
+    jw_end(j);
+    jw_num(j, "dataset_tb", rnd(p->dataset_tb, 3));
+    jw_num(j, "read_gbs", rnd(p->read_gbs, 3));
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "host");
-    cJSON_AddNumberToObject(x, "cpu_threads_per_node", p->cpu_threads_per_node);
-    cJSON_AddNumberToObject(x, "ram_gb_per_node", p->ram_gb_per_node);
-    cJSON_AddStringToObject(x, "cpu_governor", "performance");
-    cJSON_AddNumberToObject(o, "power_kw", rnd(p->power_kw, 1));
+    jw_obj(j, "host");
+    jw_num(j, "cpu_threads_per_node", p->cpu_threads_per_node);
+    jw_num(j, "ram_gb_per_node", p->ram_gb_per_node);
+    jw_str(j, "cpu_governor", "performance");
+    jw_end(j);
+    jw_num(j, "power_kw", rnd(p->power_kw, 1));
 
-    x = cJSON_AddObjectToObject(o, "time");
-    cJSON_AddNumberToObject(x, "days", rnd(p->days, 2));
-    cJSON_AddNumberToObject(x, "days_low", rnd(p->days_low, 2));
-    cJSON_AddNumberToObject(x, "days_high", rnd(p->days_high, 2));
-    cJSON_AddNumberToObject(x, "hours", sig(p->days * 24.0, 3));
-    cJSON_AddNumberToObject(x, "startup_min", rnd(p->startup_s / 60.0, 1));
-    cJSON_AddNumberToObject(x, "gpu_hours", rnd(p->gpu_hours, 0));
-    cJSON_AddNumberToObject(x, "tokens_per_s", sig(p->tokens_per_s, 5));
-    cJSON_AddNumberToObject(x, "step_time_s", sig(p->step_time_s, 4));
-    cJSON_AddNumberToObject(x, "mfu", rnd(p->mfu, 3));
-    cJSON_AddNumberToObject(x, "hfu", rnd(p->hfu, 3));
-    cJSON_AddNumberToObject(x, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
-    cJSON_AddNumberToObject(x, "comm_fraction", rnd(p->comm_fraction, 3));
-    cJSON_AddNumberToObject(x, "bubble_fraction", rnd(p->bubble_fraction, 3));
-    cJSON_AddNumberToObject(x, "goodput", rnd(p->goodput, 3));
-    cJSON_AddNumberToObject(x, "mtbf_job_h", sig(p->mtbf_job_h, 3));
-    cJSON_AddNumberToObject(x, "flops_total", sig(p->flops_total, 4));
+    jw_obj(j, "time");
+    jw_num(j, "days", rnd(p->days, 2));
+    jw_num(j, "days_low", rnd(p->days_low, 2));
+    jw_num(j, "days_high", rnd(p->days_high, 2));
+    jw_num(j, "hours", sig(p->days * 24.0, 3));
+    jw_num(j, "startup_min", rnd(p->startup_s / 60.0, 1));
+    jw_num(j, "gpu_hours", rnd(p->gpu_hours, 0));
+    jw_num(j, "tokens_per_s", sig(p->tokens_per_s, 5));
+    jw_num(j, "step_time_s", sig(p->step_time_s, 4));
+    jw_num(j, "mfu", rnd(p->mfu, 3));
+    jw_num(j, "hfu", rnd(p->hfu, 3));
+    jw_num(j, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
+    jw_num(j, "comm_fraction", rnd(p->comm_fraction, 3));
+    jw_num(j, "bubble_fraction", rnd(p->bubble_fraction, 3));
+    jw_num(j, "goodput", rnd(p->goodput, 3));
+    jw_num(j, "mtbf_job_h", sig(p->mtbf_job_h, 3));
+    jw_num(j, "flops_total", sig(p->flops_total, 4));
+    jw_end(j);
 
-    x = cJSON_AddObjectToObject(o, "cost");
-    cJSON_AddNumberToObject(x, "usd", rnd(p->cost_usd, 0));
-    cJSON_AddNumberToObject(x, "usd_low", rnd(p->cost_low_usd, 0));
-    cJSON_AddNumberToObject(x, "usd_high", rnd(p->cost_high_usd, 0));
-    cJSON_AddStringToObject(x, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
+    jw_obj(j, "cost");
+    jw_num(j, "usd", rnd(p->cost_usd, 0));
+    jw_num(j, "usd_low", rnd(p->cost_low_usd, 0));
+    jw_num(j, "usd_high", rnd(p->cost_high_usd, 0));
+    jw_str(j, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
     if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
-        cJSON_AddNumberToObject(x, "billed_hours_per_gpu", p->billed_hours);
+        jw_num(j, "billed_hours_per_gpu", p->billed_hours);
     if (p->gpu_index >= 0)
-        cJSON_AddStringToObject(x, "price_confidence", engine_price_conf_name(p->price_conf));
+        jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
+    jw_end(j);
 
-    arr = cJSON_AddArrayToObject(o, "expectations");
+    jw_arr(j, "expectations");
     for (int i = 0; i < p->n_expectations; i++) {
         const struct expectation *e = &p->expectations[i];
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "id", e->id);
+        jw_obj(j, NULL);
+        jw_str(j, "id", e->id);
         if (!isnan(e->min))
-            cJSON_AddNumberToObject(t, "min", rnd(e->min, 1));
+            jw_num(j, "min", rnd(e->min, 1));
         if (!isnan(e->max))
-            cJSON_AddNumberToObject(t, "max", rnd(e->max, 1));
+            jw_num(j, "max", rnd(e->max, 1));
         if (e->value[0])
-            cJSON_AddStringToObject(t, "value", e->value);
+            jw_str(j, "value", e->value);
         if (e->unit[0])
-            cJSON_AddStringToObject(t, "unit", e->unit);
-        cJSON_AddStringToObject(t, "why", e->why);
-        cJSON_AddItemToArray(arr, t);
+            jw_str(j, "unit", e->unit);
+        jw_str(j, "why", e->why);
+        jw_end(j);
     }
-    arr = cJSON_AddArrayToObject(o, "rationale");
+    jw_end(j);
+    jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "rule", p->rationale[i].rule);
-        cJSON_AddStringToObject(t, "text", p->rationale[i].text);
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "rule", p->rationale[i].rule);
+        jw_str(j, "text", p->rationale[i].text);
+        jw_end(j);
     }
-    arr = cJSON_AddArrayToObject(o, "warnings");
+    jw_end(j);
+    jw_arr(j, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(p->warnings[i]));
-    arr = cJSON_AddArrayToObject(o, "bom");
+        jw_str(j, NULL, p->warnings[i]);
+    jw_end(j);
+    jw_arr(j, "bom");
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "item", b->item);
-        cJSON_AddStringToObject(t, "description", b->description);
-        cJSON_AddNumberToObject(t, "quantity", rnd(b->quantity, 1));
-        cJSON_AddNumberToObject(t, "unit_usd", rnd(b->unit_usd, 2));
-        cJSON_AddNumberToObject(t, "total_usd", rnd(b->total_usd, 0));
-        cJSON_AddStringToObject(t, "as_of", b->as_of);
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "item", b->item);
+        jw_str(j, "description", b->description);
+        jw_num(j, "quantity", rnd(b->quantity, 1));
+        jw_num(j, "unit_usd", rnd(b->unit_usd, 2));
+        jw_num(j, "total_usd", rnd(b->total_usd, 0));
+        jw_str(j, "as_of", b->as_of);
+        jw_end(j);
     }
-    cJSON_AddNumberToObject(o, "bom_total_usd", rnd(p->bom_total_usd, 0));
-    return o;
+    jw_end(j);
+    jw_num(j, "bom_total_usd", rnd(p->bom_total_usd, 0));
 }
 
-static void add_model(cJSON *o, const struct engine_workload *w, double params_b, double active_b)
+static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
 {
     const struct engine_model *m = &w->model;
-    cJSON *x = cJSON_AddObjectToObject(o, "model");
+    jw_obj(j, "model");
     if (w->preset[0])
-        cJSON_AddStringToObject(x, "preset", w->preset);
-    cJSON_AddNumberToObject(x, "params_b", sig(params_b, 4));
-    cJSON_AddNumberToObject(x, "active_params_b", sig(active_b, 4));
-    cJSON_AddNumberToObject(x, "layers", m->layers);
-    cJSON_AddNumberToObject(x, "hidden", m->hidden);
-    cJSON_AddNumberToObject(x, "heads", m->heads);
-    cJSON_AddNumberToObject(x, "kv_heads", m->kv_heads);
-    cJSON_AddNumberToObject(x, "ffn_hidden", m->ffn_hidden);
-    cJSON_AddNumberToObject(x, "vocab", m->vocab);
-    cJSON_AddNumberToObject(x, "experts", m->experts);
-    cJSON_AddNumberToObject(x, "experts_active", m->experts_active);
-    cJSON_AddNumberToObject(x, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+        jw_str(j, "preset", w->preset);
+    jw_num(j, "params_b", sig(params_b, 4));
+    jw_num(j, "active_params_b", sig(active_b, 4));
+    jw_num(j, "layers", m->layers);
+    jw_num(j, "hidden", m->hidden);
+    jw_num(j, "heads", m->heads);
+    jw_num(j, "kv_heads", m->kv_heads);
+    jw_num(j, "ffn_hidden", m->ffn_hidden);
+    jw_num(j, "vocab", m->vocab);
+    jw_num(j, "experts", m->experts);
+    jw_num(j, "experts_active", m->experts_active);
+    jw_num(j, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+    jw_end(j);
 }
+
+/* Candidates by days, then cost, then their place in the list: the order a
+ * stable sort of the candidates gives, on indices (a fraction of the bytes
+ * to move). */
+struct cand_order {
+    double days, cost;
+    int i;
+};
 
 static int cand_by_days(const void *a, const void *b)
 {
-    const struct engine_candidate *x = a, *y = b;
+    const struct cand_order *x = a, *y = b;
     if (x->days != y->days)
         return x->days < y->days ? -1 : 1;
-    return (x->cost > y->cost) - (x->cost < y->cost);
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
 }
 
 /* The clusters no other cluster beats on both time and cost, fastest first:
  * the trade-off curve the three tiers were picked from. */
-static void add_frontier(cJSON *o, const struct catalog *c, const struct engine_recommendation *r)
+static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
 {
-    struct engine_candidate *sorted = malloc(sizeof *sorted * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
-    cJSON *arr = cJSON_AddArrayToObject(o, "frontier");
+    struct cand_order *order = malloc(sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
     double best_cost = INFINITY;
     int kept = 0;
-    if (!sorted || !arr) {
-        free(sorted);
+    jw_arr(j, "frontier");
+    if (!order) {
+        jw_end(j);
         return;
     }
-    memcpy(sorted, r->candidates, sizeof *sorted * (size_t)r->n_candidates);
-    qsort(sorted, (size_t)r->n_candidates, sizeof *sorted, cand_by_days);
+    for (int i = 0; i < r->n_candidates; i++) {
+        order[i].days = r->candidates[i].days;
+        order[i].cost = r->candidates[i].cost;
+        order[i].i = i;
+    }
+    qsort(order, (size_t)r->n_candidates, sizeof *order, cand_by_days);
     for (int i = 0; i < r->n_candidates && kept < 64; i++) {
-        const struct engine_candidate *k = &sorted[i];
-        cJSON *t;
+        const struct engine_candidate *k = &r->candidates[order[i].i];
         if (k->cost >= best_cost)
             continue;
         best_cost = k->cost;
-        t = cJSON_CreateObject();
-        cJSON_AddStringToObject(t, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
-        cJSON_AddNumberToObject(t, "count", k->n);
-        cJSON_AddNumberToObject(t, "nodes", k->nodes);
-        cJSON_AddNumberToObject(t, "tp", k->par.tp);
-        cJSON_AddNumberToObject(t, "pp", k->par.pp);
-        cJSON_AddNumberToObject(t, "dp", k->par.dp);
-        cJSON_AddNumberToObject(t, "days", rnd(k->days, 2));
-        cJSON_AddNumberToObject(t, "cost_usd", rnd(k->cost, 0));
-        cJSON_AddItemToArray(arr, t);
+        jw_obj(j, NULL);
+        jw_str(j, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
+        jw_num(j, "count", k->n);
+        jw_num(j, "nodes", k->nodes);
+        jw_num(j, "tp", k->par.tp);
+        jw_num(j, "pp", k->par.pp);
+        jw_num(j, "dp", k->par.dp);
+        jw_num(j, "days", rnd(k->days, 2));
+        jw_num(j, "cost_usd", rnd(k->cost, 0));
+        jw_end(j);
         kept++;
     }
-    free(sorted);
+    jw_end(j);
+    free(order);
+}
+
+char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
+                               const struct engine_recommendation *r, size_t *len)
+{
+    struct jw j;
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    jw_str(&j, "engine_version", ENGINE_VERSION);
+    write_model(&j, w, r->params_b, r->active_params_b);
+    jw_str(&j, "task", engine_task_name(w->task));
+    jw_num(&j, "tokens_b", w->tokens_b);
+    jw_str(&j, "precision", engine_precision_name(w->precision));
+    jw_str(&j, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
+    jw_arr(&j, "tiers");
+    for (int t = 0; t < TIER_COUNT; t++) {
+        jw_obj(&j, NULL);
+        write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t);
+        jw_end(&j);
+    }
+    jw_end(&j);
+    jw_arr(&j, "warnings");
+    for (int i = 0; i < r->n_warnings; i++)
+        jw_str(&j, NULL, r->warnings[i]);
+    jw_end(&j);
+    jw_num(&j, "configs_evaluated", (double)r->configs_evaluated);
+    write_frontier(&j, c, r);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len)
+{
+    struct jw j;
+    struct engine_param_count pc = engine_params(&w->model);
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    write_plan_members(&j, p, 0, TIER_RECOMMENDED);
+    jw_str(&j, "engine_version", ENGINE_VERSION);
+    write_model(&j, w, pc.total / 1e9, pc.active / 1e9);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+/* A tree of the written text, for callers that edit or embed it. */
+static cJSON *parse_text(char *text, size_t len)
+{
+    cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    return doc;
 }
 
 cJSON *json_recommendation_encode(const struct catalog *c, const struct engine_workload *w,
                                   const struct engine_recommendation *r)
 {
-    cJSON *o = cJSON_CreateObject(), *arr;
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
-    add_model(o, w, r->params_b, r->active_params_b);
-    cJSON_AddStringToObject(o, "task", engine_task_name(w->task));
-    cJSON_AddNumberToObject(o, "tokens_b", w->tokens_b);
-    cJSON_AddStringToObject(o, "precision", engine_precision_name(w->precision));
-    cJSON_AddStringToObject(o, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
-    arr = cJSON_AddArrayToObject(o, "tiers");
-    for (int t = 0; t < TIER_COUNT; t++)
-        cJSON_AddItemToArray(arr, encode_plan(&r->tiers[t], 1, (enum engine_tier)t));
-    arr = cJSON_AddArrayToObject(o, "warnings");
-    for (int i = 0; i < r->n_warnings; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
-    cJSON_AddNumberToObject(o, "configs_evaluated", (double)r->configs_evaluated);
-    add_frontier(o, c, r);
-    return o;
+    size_t len = 0;
+    char *text = json_recommendation_text(c, w, r, &len);
+    return parse_text(text, len);
 }
 
 cJSON *json_estimate_encode(const struct engine_workload *w, const struct engine_plan *p)
 {
-    cJSON *o = encode_plan(p, 0, TIER_RECOMMENDED);
-    struct engine_param_count pc;
-    if (!o)
-        return NULL;
-    pc = engine_params(&w->model);
-    cJSON_AddStringToObject(o, "engine_version", ENGINE_VERSION);
-    add_model(o, w, pc.total / 1e9, pc.active / 1e9);
-    return o;
+    size_t len = 0;
+    char *text = json_estimate_text(w, p, &len);
+    return parse_text(text, len);
 }
 
 cJSON *json_catalog_encode(const struct catalog *c)

@@ -55,6 +55,41 @@ int cli_estimate(int argc, char **argv);
 /* ---- planner JSON (json_plan.c) ----
  * Decoders fill the struct or name the offending field ("model.layers") in
  * field and say why in err ("model.layers: must be a whole number"). */
+/* json_write.c: compact JSON text of a cJSON tree, the same JSON value as
+ * cJSON_PrintUnformatted (numbers read back as the same doubles), faster.
+ * Heap string (free()); NULL on failure. */
+char *json_write(const struct cJSON *doc, size_t *len);
+/* The shortest of the forms json_write tries that reads back as d; "null"
+ * for NaN and infinities. */
+void json_write_number(char out[32], double d);
+/* A direct JSON writer (json_write.c): members written in order, no tree. */
+struct json_buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+};
+#define JW_DEPTH_MAX 32
+struct jw {
+    struct json_buf b;
+    int depth;
+    unsigned char first[JW_DEPTH_MAX];   /* no member written yet at this level */
+    char close[JW_DEPTH_MAX];            /* '}' or ']' for each open level */
+};
+void jw_init(struct jw *j);
+void jw_obj(struct jw *j, const char *key);   /* key NULL in arrays and for the root */
+void jw_arr(struct jw *j, const char *key);
+void jw_end(struct jw *j);
+void jw_num(struct jw *j, const char *key, double v);   /* NaN/inf: null */
+void jw_str(struct jw *j, const char *key, const char *s);
+void jw_bool(struct jw *j, const char *key, int v);
+void jw_null(struct jw *j, const char *key);
+/* The text (heap, free()) and its length; NULL when writing failed or a
+ * level was left open. */
+char *jw_finish(struct jw *j, size_t *len);
+/* Plan answers written directly (json_plan.c); json_*_encode parse these. */
+char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
+                               const struct engine_recommendation *r, size_t *len);
+char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len);
 enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
 enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
                                  char *err, size_t errlen);
@@ -126,6 +161,7 @@ struct app {
     int login_max_address;     /* failed sign-ins per client address per window before 429 */
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct resp_cache *plan_cache; /* recommend/estimate answers by body (resp_cache.c) */
+    struct search_memo *search_memo; /* recommend layout searches by workload less tokens (search_memo.c) */
     struct mg_context *ctx;
     struct db_batcher *batcher;    /* group commit for report uploads; lives from http_start to http_stop */
 };
@@ -140,6 +176,9 @@ void resp_cache_key(const char *route, const char *body, size_t len, unsigned ch
 int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
 void resp_cache_put(struct resp_cache *c, const unsigned char key[32], const char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
+
+/* ---- layout-search memo: search_memo.h ---- */
+struct search_memo;
 
 /* One HTTP exchange as the handlers see it. */
 struct http_req {

@@ -74,6 +74,39 @@ int main(int argc, char **argv)
                p->feasible ? "" : " (infeasible)");
     }
 
+    /* The HTTP benchmark's body (scripts/bench-http.sh): what one cold
+     * POST /api/v1/recommend costs the server in the planner alone. */
+    {
+        struct engine_workload w2;
+        double best2 = INFINITY, total2 = 0;
+        int reps2 = 200;
+        engine_workload_init(&w2);
+        snprintf(w2.preset, sizeof w2.preset, "llama-3-70b");
+        w2.tokens_b = 15000;
+        w2.seq_len = 8192;
+        w2.deadline_days = 90;
+        w2.budget_usd = 5e6;
+        if (engine_workload_resolve(&w2, c, err, sizeof err) != ST_OK) {
+            fprintf(stderr, "bench_engine: workload: %s\n", err);
+            goto out;
+        }
+        for (int i = 0; i < reps2; i++) {
+            double t0 = now_s(), dt;
+            w2.tokens_b = 15000 + i;   /* as post_distinct.lua varies it */
+            if (engine_recommend(c, &w2, rec, err, sizeof err) != ST_OK) {
+                fprintf(stderr, "bench_engine: recommend: %s\n", err);
+                goto out;
+            }
+            dt = now_s() - t0;
+            total2 += dt;
+            if (dt < best2)
+                best2 = dt;
+        }
+        printf("recommend llama-3-70b, seq 8192 (the HTTP benchmark body), %d runs:\n", reps2);
+        printf("  latency best %.3f ms, mean %.3f ms; layouts scored %ld per recommend\n", best2 * 1e3,
+               total2 / reps2 * 1e3, rec->configs_evaluated);
+    }
+
     if (runs_load(csv, c, rs, err, sizeof err) != 0) {
         fprintf(stderr, "bench_engine: %s\n", err);
         goto out;

@@ -160,6 +160,9 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
     ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, other, sizeof other - 1, &c), 0);
     ck_assert_ptr_nonnull(e2e_resp_header(&c, "X-Gpuplan-Cache", h, sizeof h));
     ck_assert_str_eq(h, "miss");
+    /* Only tokens_b changed: the layout search comes from the memo. */
+    ck_assert_ptr_nonnull(e2e_resp_header(&c, "X-Gpuplan-Search", h, sizeof h));
+    ck_assert_str_eq(h, "memo");
     ck_assert_str_ne(a.body, c.body);
     for (int i = 0; i < 2; i++) { /* errors are never kept */
         ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, bad, sizeof bad - 1, &d), 0);
@@ -169,6 +172,7 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
     }
     ck_assert_int_eq(e2e_request(&srv, "GET", "/metrics", NULL, NULL, 0, &d), 0);
     ck_assert_ptr_nonnull(strstr(d.body, "gpuplan_plan_cache_lookups_total{result=\"hit\"}"));
+    ck_assert_ptr_nonnull(strstr(d.body, "gpuplan_search_memo_lookups_total{result=\"hit\"}"));
     e2e_resp_release(&a);
     e2e_resp_release(&b);
     e2e_resp_release(&c);

@@ -5,6 +5,8 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +276,78 @@ START_TEST(url_host_literals_are_found_behind_userinfo_ports_and_brackets)
 }
 END_TEST
 
+/* json_write_number: every double reads back as itself, in its shortest
+ * fixed form when it has few decimals. */
+START_TEST(json_numbers_read_back_as_the_same_double)
+{
+    static const double fixed[] = {0, 1, -1, 0.5, -0.25, 0.1, 0.3, 12.3, 1234.56, 1e-7, 123456789.123, 2.5e-9,
+                                   9007199254740991.0, 9007199254740993.0, 1e15, 1e16, 1e20, 1.7976931348623157e308,
+                                   4.9e-324, 2.2250738585072014e-308, 0.30000000000000004, 1.0 / 3.0, 2147483648.0,
+                                   -2147483649.0, 4503599627370495.5};
+    static const struct { double d; const char *text; } forms[] = {
+        {0.1, "0.1"}, {12.3, "12.3"}, {-0.25, "-0.25"}, {5000000, "5000000"}, {3e9, "3000000000"},
+        {1234.56, "1234.56"}, {0.05, "0.05"}, {1e-7, "0.0000001"},
+    };
+    char out[32];
+    unsigned long long st = 88172645463325252ULL;
+
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        json_write_number(out, fixed[i]);
+        ck_assert_msg(strtod(out, NULL) == fixed[i], "%.17g printed as %s", fixed[i], out);
+        json_write_number(out, -fixed[i]);
+        ck_assert_msg(strtod(out, NULL) == -fixed[i], "%.17g printed as %s", -fixed[i], out);
+    }
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        json_write_number(out, forms[i].d);
+        ck_assert_str_eq(out, forms[i].text);
+    }
+    json_write_number(out, NAN);
+    ck_assert_str_eq(out, "null");
+    json_write_number(out, -INFINITY);
+    ck_assert_str_eq(out, "null");
+    for (int i = 0; i < 200000; i++) {   /* random bit patterns and random rounded values */
+        double d;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        if (i % 2) {
+            memcpy(&d, &st, sizeof d);
+            if (!isfinite(d))
+                continue;
+        } else {
+            d = round((double)(st % 100000000000ULL) / 7.0) / pow(10.0, (double)(st % 7));
+        }
+        json_write_number(out, d);
+        ck_assert_msg(strtod(out, NULL) == d, "%.17g printed as %s", d, out);
+    }
+}
+END_TEST
+
+/* json_write: the same JSON value as cJSON's printer, strings escaped alike. */
+START_TEST(json_write_prints_the_same_document_as_cjson)
+{
+    static const char doc_text[] =
+        "{\"a\":[1,2.5,-3,1e300,0.1,null,true,false],\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u001f\u00e9\","
+        "\"o\":{\"\":{},\"e\":[],\"x\\\"y\":123456789012}}";
+    cJSON *doc = cJSON_Parse(doc_text), *back;
+    size_t len = 0;
+    char *mine, *theirs;
+
+    ck_assert_ptr_nonnull(doc);
+    mine = json_write(doc, &len);
+    theirs = cJSON_PrintUnformatted(doc);
+    ck_assert_ptr_nonnull(mine);
+    ck_assert_uint_eq(len, strlen(mine));
+    ck_assert_str_eq(mine, theirs);   /* this document has only short numbers: byte for byte */
+    back = cJSON_Parse(mine);
+    ck_assert(cJSON_Compare(doc, back, 1));
+    cJSON_Delete(back);
+    cJSON_Delete(doc);
+    free(mine);
+    cJSON_free(theirs);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -298,6 +372,8 @@ int main(void)
     TCase *api = tcase_create("openapi");
     tcase_add_test(api, every_route_in_the_table_is_described_in_openapi);
     tcase_add_test(api, every_path_in_openapi_is_served_by_a_route);
+    tcase_add_test(api, json_numbers_read_back_as_the_same_double);
+    tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

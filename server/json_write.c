@@ -1,0 +1,337 @@
+/* json_write.c: compact JSON text, faster than cJSON_PrintUnformatted for
+ * number-heavy documents such as planner answers: json_write prints a cJSON
+ * tree; jw_* write a document member by member with no tree at all (the plan
+ * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
+ *
+ * cJSON (1.7.15) prints every non-integer with sprintf("%1.15g") and reads
+ * it back with sscanf to decide whether 17 digits are needed: two trips
+ * through the C library's float formatting per number. A 26 KB recommend
+ * answer holds ~1,500 numbers, most of them already rounded to a few
+ * decimals by the encoder, and its printing cost a fifth of the server's CPU
+ * under load. Here a number is printed
+ * - as an integer when it is one (below 2^53, exact);
+ * - else as the integer r with k decimals when r / 10^k == d for some k <= 9:
+ *   r and 10^k are exact doubles and IEEE division rounds correctly, so the
+ *   text parses back to exactly d (the shortest form for the rounded values
+ *   the encoder writes);
+ * - else with %.15g, %.16g or %.17g, the first that strtod reads back as d.
+ * So every number reads back as the same double (cJSON itself only checks to
+ * within an epsilon), keys and strings are escaped exactly as cJSON does, and
+ * the document is the same JSON value. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "server_int.h"
+
+/* The growable text both printers write into: struct json_buf (server_int.h). */
+
+static int grow(struct json_buf *b, size_t need)
+{
+    size_t cap;
+    char *np;
+    if (b->failed)
+        return 0;
+    if (b->len + need + 1 <= b->cap)
+        return 1;
+    cap = b->cap ? b->cap : 32768;   /* a plan answer is ~26 KB: one allocation */
+    while (cap < b->len + need + 1)
+        cap *= 2;
+    np = realloc(b->p, cap);
+    if (!np) {
+        b->failed = 1;
+        return 0;
+    }
+    b->p = np;
+    b->cap = cap;
+    return 1;
+}
+
+static void put(struct json_buf *b, const char *s, size_t n)
+{
+    if (!grow(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static inline void putc1(struct json_buf *b, char c)
+{
+    if (b->len + 2 > b->cap && !grow(b, 1))
+        return;
+    b->p[b->len++] = c;
+}
+
+/* Unsigned decimal digits of v into the end of tmp; returns the start. */
+static char *utoa_end(unsigned long long v, char *end)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+#define EXACT_INT_MAX 9007199254740992.0   /* 2^53 */
+
+void json_write_number(char out[32], double d)
+{
+    char tmp[32], *s;
+    if (!isfinite(d)) {
+        memcpy(out, "null", 5);
+        return;
+    }
+    if (d == floor(d) && fabs(d) < EXACT_INT_MAX) {
+        unsigned long long u = (unsigned long long)fabs(d);
+        s = utoa_end(u, tmp + sizeof tmp);
+        if (d < 0)
+            *--s = '-';
+        memcpy(out, s, (size_t)(tmp + sizeof tmp - s));
+        out[tmp + sizeof tmp - s] = '\0';
+        return;
+    }
+    for (int k = 1; k <= 9; k++) {
+        double v = fabs(d) * P10[k];
+        if (v >= EXACT_INT_MAX)
+            break;
+        double r = nearbyint(v);
+        if (r / P10[k] == fabs(d)) {
+            unsigned long long u = (unsigned long long)r;
+            char *end = tmp + sizeof tmp, *q = end;
+            for (int i = 0; i < k; i++) {   /* the k decimals, zero-padded */
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+            }
+            *--q = '.';
+            q = utoa_end(u, q);
+            if (d < 0)
+                *--q = '-';
+            memcpy(out, q, (size_t)(end - q));
+            out[end - q] = '\0';
+            return;
+        }
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        int n = snprintf(out, 32, "%.*g", prec, d);
+        if (n > 0 && n < 32 && (prec == 17 || strtod(out, NULL) == d))
+            return;
+    }
+    memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
+}
+
+/* 1 for the bytes a JSON string escapes: control characters, quote, backslash. */
+static const unsigned char ESCAPED[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
+/* A JSON string as cJSON escapes it: quote, backslash and the control
+ * characters; every other byte as it is. Room for the worst case (six
+ * bytes per input byte) is made once, then bytes are stored unchecked. */
+static void put_string(struct json_buf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = s ? strlen(s) : 0;
+    char *o;
+    if (!grow(b, 6 * n + 2))
+        return;
+    o = b->p + b->len;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!ESCAPED[c]) {
+            *o++ = (char)c;
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+            break;
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+}
+
+static void put_value(struct json_buf *b, const cJSON *it, int depth)
+{
+    char num[32];
+    if (depth > 1000) {   /* far beyond any document the server builds */
+        b->failed = 1;
+        return;
+    }
+    switch (it->type & 0xFF) {
+    case cJSON_False: put(b, "false", 5); break;
+    case cJSON_True: put(b, "true", 4); break;
+    case cJSON_NULL: put(b, "null", 4); break;
+    case cJSON_Number:
+        json_write_number(num, it->valuedouble);
+        put(b, num, strlen(num));
+        break;
+    case cJSON_String: put_string(b, it->valuestring); break;
+    case cJSON_Raw:
+        if (it->valuestring)
+            put(b, it->valuestring, strlen(it->valuestring));
+        else
+            b->failed = 1;
+        break;
+    case cJSON_Array:
+    case cJSON_Object: {
+        int obj = (it->type & 0xFF) == cJSON_Object;
+        putc1(b, obj ? '{' : '[');
+        for (const cJSON *c = it->child; c; c = c->next) {
+            if (obj) {
+                put_string(b, c->string);
+                putc1(b, ':');
+            }
+            put_value(b, c, depth + 1);
+            if (c->next)
+                putc1(b, ',');
+        }
+        putc1(b, obj ? '}' : ']');
+        break;
+    }
+    default:
+        b->failed = 1;
+        break;
+    }
+}
+
+char *json_write(const cJSON *doc, size_t *len)
+{
+    struct json_buf b = {0};
+    if (!doc)
+        return NULL;
+    put_value(&b, doc, 0);
+    if (b.failed || !grow(&b, 0)) {
+        free(b.p);
+        return NULL;
+    }
+    b.p[b.len] = '\0';
+    if (len)
+        *len = b.len;
+    return b.p;
+}
+
+/* ------------------------------------------------------------ direct writer
+ * jw_*: writes a document member by member without building a tree. An
+ * object or array is opened with jw_obj/jw_arr (key NULL inside arrays and
+ * for the root) and closed with jw_end; commas come from one flag per open
+ * level. Same escaping and numbers as json_write. */
+
+static struct json_buf *jw_buf(struct jw *j)
+{
+    return &j->b;
+}
+
+void jw_init(struct jw *j)
+{
+    memset(j, 0, sizeof *j);
+    j->first[0] = 1;
+}
+
+/* The separator and key before a value at the current level. */
+static void jw_pre(struct jw *j, const char *key)
+{
+    struct json_buf *b = jw_buf(j);
+    if (!j->first[j->depth])
+        putc1(b, ',');
+    j->first[j->depth] = 0;
+    if (key) {
+        put_string(b, key);
+        putc1(b, ':');
+    }
+}
+
+static void jw_open(struct jw *j, const char *key, char c)
+{
+    jw_pre(j, key);
+    putc1(jw_buf(j), c);
+    if (j->depth + 1 >= JW_DEPTH_MAX) {
+        j->b.failed = 1;
+        return;
+    }
+    j->depth++;
+    j->first[j->depth] = 1;
+    j->close[j->depth] = c == '{' ? '}' : ']';
+}
+
+void jw_obj(struct jw *j, const char *key)
+{
+    jw_open(j, key, '{');
+}
+
+void jw_arr(struct jw *j, const char *key)
+{
+    jw_open(j, key, '[');
+}
+
+void jw_end(struct jw *j)
+{
+    if (j->depth < 1) {
+        j->b.failed = 1;
+        return;
+    }
+    putc1(jw_buf(j), j->close[j->depth]);
+    j->depth--;
+}
+
+void jw_num(struct jw *j, const char *key, double v)
+{
+    char num[32];
+    jw_pre(j, key);
+    json_write_number(num, v);
+    put(jw_buf(j), num, strlen(num));
+}
+
+void jw_str(struct jw *j, const char *key, const char *s)
+{
+    jw_pre(j, key);
+    put_string(jw_buf(j), s);
+}
+
+void jw_bool(struct jw *j, const char *key, int v)
+{
+    jw_pre(j, key);
+    if (v)
+        put(jw_buf(j), "true", 4);
+    else
+        put(jw_buf(j), "false", 5);
+}
+
+void jw_null(struct jw *j, const char *key)
+{
+    jw_pre(j, key);
+    put(jw_buf(j), "null", 4);
+}
+
+char *jw_finish(struct jw *j, size_t *len)
+{
+    struct json_buf *b = jw_buf(j);
+    if (b->failed || j->depth != 0 || !grow(b, 0)) {
+        free(b->p);
+        memset(j, 0, sizeof *j);
+        return NULL;
+    }
+    b->p[b->len] = '\0';
+    if (len)
+        *len = b->len;
+    return b->p;
+}

@@ -1,0 +1,207 @@
+/* search_memo.c: a second, smaller cache level under resp_cache.c: the
+ * planner's layout search by workload, without the tokens.
+ *
+ * A team sizing a run asks the same model again and again with other token
+ * counts, deadlines and budgets. Each such body is new to the answer cache
+ * (resp_cache.c), yet the expensive part of the answer, the search over
+ * clusters and layouts (engine_recommend_search), reads none of tokens_b,
+ * deadline_days, budget_usd or dataset_tb: those only price the candidates
+ * and choose the tiers (engine_recommend_price, well under a millisecond).
+ * So the search result is kept here, keyed by the resolved workload with
+ * exactly those four fields blanked (compared in full; a 64-bit FNV-1a hash
+ * only speeds the scan): everything else the
+ * search could read (model shape, task, precision, seq_len, optimizer,
+ * global batch, LoRA rank, attention, pricing, gpus_allowed, max_gpus) is
+ * part of the key, including fields added later, because the whole struct
+ * is hashed. The catalog is fixed while the server runs and the engine reads
+ * no clock, so a kept result stays valid. test_server_units proves answers
+ * through the memo equal answers without it.
+ *
+ * Like resp_cache: a fixed table of slots, least-recently-used eviction
+ * under one mutex; an entry is a heap copy of the searched part of an
+ * engine_recommendation (the candidates it found, not the whole array). */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "server_int.h"
+#include "search_memo.h"
+
+#define MEMO_SLOTS 64
+
+/* The searched part of a recommendation, as engine_recommend_search fills it. */
+struct memo_entry {
+    double params_b, active_params_b;
+    char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
+    int n_warnings;
+    long configs_evaluated;
+    double min_mem_gib;
+    int min_mem_gpu;
+    int n_candidates;
+    struct engine_candidate candidates[]; /* n_candidates of them */
+};
+
+struct memo_slot {
+    unsigned long long hash;
+    struct engine_workload key; /* the blanked workload, compared in full */
+    struct memo_entry *e;       /* NULL when the slot is empty */
+    unsigned long long used;
+};
+
+struct search_memo {
+    pthread_mutex_t mu;
+    unsigned long long tick, hits, misses;
+    struct memo_slot slots[MEMO_SLOTS];
+};
+
+struct search_memo *search_memo_new(void)
+{
+    struct search_memo *m = calloc(1, sizeof *m);
+    if (m && pthread_mutex_init(&m->mu, NULL) != 0) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void search_memo_free(struct search_memo *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < MEMO_SLOTS; i++)
+        free(m->slots[i].e);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}
+
+void search_memo_key(const struct engine_workload *w, struct search_memo_key *key)
+{
+    const unsigned char *p = (const unsigned char *)&key->w;
+    unsigned long long h = 1469598103934665603ULL;   /* FNV-1a, 64-bit */
+    /* The whole resolved workload, with only the fields the search never
+     * reads blanked. Padding and the bytes after a string's NUL come from w,
+     * which engine_workload_init zeroed: a stray byte there could only cost
+     * a miss, never a wrong answer. */
+    memcpy(&key->w, w, sizeof key->w);
+    key->w.tokens_b = 0;
+    key->w.deadline_days = 0;
+    key->w.budget_usd = 0;
+    key->w.dataset_tb = 0;
+    for (size_t i = 0; i < sizeof key->w; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    key->hash = h;
+}
+
+static int key_eq(const struct memo_slot *s, const struct search_memo_key *key)
+{
+    return s->e && s->hash == key->hash && memcmp(&s->key, &key->w, sizeof key->w) == 0;
+}
+
+int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec)
+{
+    int found = 0;
+    if (!m)
+        return 0;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < MEMO_SLOTS; i++) {
+        struct memo_slot *s = &m->slots[i];
+        if (key_eq(s, key)) {
+            const struct memo_entry *e = s->e;
+            memset(rec, 0, offsetof(struct engine_recommendation, candidates));
+            rec->params_b = e->params_b;
+            rec->active_params_b = e->active_params_b;
+            memcpy(rec->warnings, e->warnings, sizeof rec->warnings);
+            rec->n_warnings = e->n_warnings;
+            rec->configs_evaluated = e->configs_evaluated;
+            rec->min_mem_gib = e->min_mem_gib;
+            rec->min_mem_gpu = e->min_mem_gpu;
+            rec->n_candidates = e->n_candidates;
+            memcpy(rec->candidates, e->candidates, sizeof e->candidates[0] * (size_t)e->n_candidates);
+            s->used = ++m->tick;
+            found = 1;
+            break;
+        }
+    }
+    if (found)
+        m->hits++;
+    else
+        m->misses++;
+    pthread_mutex_unlock(&m->mu);
+    return found;
+}
+
+void search_memo_put(struct search_memo *m, const struct search_memo_key *key, const struct engine_recommendation *rec)
+{
+    struct memo_entry *e;
+    if (!m || rec->n_candidates < 0 || rec->n_candidates > ENGINE_CANDIDATES_MAX)
+        return;
+    e = malloc(sizeof *e + sizeof e->candidates[0] * (size_t)rec->n_candidates);
+    if (!e)
+        return;
+    e->params_b = rec->params_b;
+    e->active_params_b = rec->active_params_b;
+    memcpy(e->warnings, rec->warnings, sizeof e->warnings);
+    e->n_warnings = rec->n_warnings;
+    e->configs_evaluated = rec->configs_evaluated;
+    e->min_mem_gib = rec->min_mem_gib;
+    e->min_mem_gpu = rec->min_mem_gpu;
+    e->n_candidates = rec->n_candidates;
+    memcpy(e->candidates, rec->candidates, sizeof e->candidates[0] * (size_t)rec->n_candidates);
+    pthread_mutex_lock(&m->mu);
+    struct memo_slot *victim = &m->slots[0];
+    for (int i = 0; i < MEMO_SLOTS; i++) {
+        struct memo_slot *s = &m->slots[i];
+        if (key_eq(s, key)) { /* raced with another miss: keep one */
+            victim = NULL;
+            break;
+        }
+        if (!s->e) {
+            victim = s;
+            break;
+        }
+        if (s->used < victim->used)
+            victim = s;
+    }
+    if (victim) {
+        free(victim->e);
+        victim->hash = key->hash;
+        victim->key = key->w;
+        victim->e = e;
+        victim->used = ++m->tick;
+        e = NULL;
+    }
+    pthread_mutex_unlock(&m->mu);
+    free(e);
+}
+
+void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses)
+{
+    *hits = *misses = 0;
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    *hits = m->hits;
+    *misses = m->misses;
+    pthread_mutex_unlock(&m->mu);
+}
+
+enum status search_memo_recommend(struct search_memo *m, const struct catalog *c, const struct engine_workload *w,
+                                  struct engine_recommendation *rec, int *hit, char *err, size_t errlen)
+{
+    struct search_memo_key key;
+    enum status st;
+
+    search_memo_key(w, &key);
+    *hit = search_memo_get(m, &key, rec);
+    if (!*hit) {
+        st = engine_recommend_search(c, w, rec, err, errlen);
+        if (st != ST_OK)
+            return st;
+        search_memo_put(m, &key, rec);
+    }
+    return engine_recommend_price(c, w, rec, err, errlen);
+}

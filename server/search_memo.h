@@ -1,0 +1,28 @@
+/* search_memo.h: the recommend layout-search memo (search_memo.c says why):
+ * a bounded LRU, thread-safe, of engine_recommend_search results by the
+ * workload less tokens_b, deadline_days, budget_usd and dataset_tb. */
+#ifndef GPUPLAN_SEARCH_MEMO_H
+#define GPUPLAN_SEARCH_MEMO_H
+
+#include "engine.h"
+
+struct search_memo;
+struct search_memo *search_memo_new(void);
+void search_memo_free(struct search_memo *m);
+/* The resolved workload with tokens_b, deadline_days, budget_usd and
+ * dataset_tb blanked (what the layout search depends on), and its hash. */
+struct search_memo_key {
+    unsigned long long hash;
+    struct engine_workload w;
+};
+void search_memo_key(const struct engine_workload *w, struct search_memo_key *key);
+/* 1 and rec holding the kept search result (tiers zeroed) on a hit. */
+int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec);
+void search_memo_put(struct search_memo *m, const struct search_memo_key *key, const struct engine_recommendation *rec);
+void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses);
+/* engine_recommend through the memo: the kept search or a new one (kept),
+ * then pricing for this workload; *hit says which. m may be NULL. */
+enum status search_memo_recommend(struct search_memo *m, const struct catalog *c, const struct engine_workload *w,
+                                  struct engine_recommendation *rec, int *hit, char *err, size_t errlen);
+
+#endif
