@@ -310,6 +310,8 @@ struct report_nic {
 struct report_gemm_row {
     int gpu;                   /* gpu_burn column index; -1 for dcgmproftester */
     char worker[12];           /* dcgmproftester "Worker A:B" label, "" when unprefixed */
+    char name[48];             /* gpu_burn: the model from its "GPU N: NAME (UUID: ...)"
+                                  list, "" when not printed */
     double tflops_last;        /* the last rate printed, NaN if none */
     double tflops_median;      /* median over this row's steady samples, NaN if none */
     double errors;             /* gpu_burn: last error count printed (may be
@@ -327,9 +329,11 @@ struct report_gemm_row {
 struct report_gemm {
     char tool[16];             /* "dcgmproftester" or "gpu_burn" */
     char test[24];             /* field name ("TensorEngineActive"), "FLOATS", "DOUBLES" */
-    int test_id;               /* dcgmproftester -t id read off "[1004]", -1 unknown */
+    int test_id;               /* dcgmproftester -t id read off "[1004]" or the
+                                  command line's "-t 1004", -1 unknown */
     char precision[8];         /* "fp16" (tensor), "fp32", "fp64"; "" not printed */
     int mig;                   /* CUDA_VISIBLE_DEVICES names a MIG slice: 1, else 0 */
+    int tensor_cores;          /* gpu_burn -tc: "using Tensor Cores" printed: 1, else 0 */
     double tflops_median, tflops_min, tflops_max;   /* over steady samples, NaN if none */
     int samples;               /* steady samples over all rows */
     int gpus_ok, gpus_faulty;  /* gpu_burn "GPU N: OK/FAULTY" lines; -1 when none */
@@ -340,6 +344,8 @@ struct report_gemm {
     struct report_gemm_row rows[GEMM_ROWS_MAX];
     /* private parser state */
     int tested;                /* "Tested N GPUs:" seen: N, else -1 */
+    int listed;                /* "GPU N: NAME (UUID: ...)" lines read */
+    char names[GEMM_ROWS_MAX][48];   /* their NAMEs by N, "" unread */
 };
 
 struct report_section {
@@ -348,6 +354,11 @@ struct report_section {
     int first_line, last_line;       /* 1-based lines of the input */
     int issue_count;
     char issues[REPORT_ISSUES_MAX][REPORT_ISSUE_LEN];
+    int held;                        /* parser state: non-blank lines taken while
+                                        the section holds nothing of its own yet
+                                        (gemm: `nvidia-smi -L` lines gpu_burn
+                                        prints first); if it closes so, it is
+                                        dropped and they count as unrecognized */
     union {
         struct report_topo topo;
         struct report_nccl nccl;

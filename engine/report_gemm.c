@@ -36,6 +36,13 @@ int gemm_detect(const struct line *l)
         if (span_starts(s, n, "Burning for "))
             return DETECT_STRONG;
         break;
+    case 'G':
+        /* `nvidia-smi -L`, which gpu_burn runs before its test: a weak
+         * start that gemm_line holds until gpu_burn's own lines follow */
+        if (span_starts(s, n, "GPU ") && n > 4 && s[4] >= '0' && s[4] <= '9' &&
+            line_find(l, " (UUID: GPU-"))
+            return DETECT_WEAK;
+        break;
     case 'C':
         if (span_starts(s, n, "Couldn't init a GPU test"))
             return DETECT_STRONG;
@@ -82,6 +89,7 @@ void gemm_init(struct report_section *sec)
 static void set_tool(struct report_section *sec, const char *tool)
 {
     struct report_gemm *g = &sec->u.gemm;
+    sec->held = 0;
     if (!g->tool[0]) {
         text_set(g->tool, sizeof(g->tool), tool);
         text_set(sec->tool, sizeof(sec->tool), tool);
@@ -290,7 +298,41 @@ static void burn_progress(struct report_section *sec, const struct line *l, cons
         burn_temps(g, tmp + 6, (size_t)(e - (tmp + 6)));
 }
 
-enum take gemm_line(struct report_section *sec, const struct line *l)
+/* The command line's "-t 1004" (or "--fieldId 1004"): the load asked for,
+ * for logs whose rate lines carry no "[1004]". A list ("-t 1004,1005")
+ * names several loads, so it gives no single id. */
+static void command_test_id(struct report_gemm *g, const char *s, size_t n)
+{
+    struct tok t[TOK_MAX];
+    int k = tok_split(s, n, t, TOK_MAX);
+    for (int i = 0; i + 1 < k; i++) {
+        double v;
+        if ((tok_eq(&t[i], "-t") || tok_eq(&t[i], "--fieldId")) &&
+            num_parse(t[i + 1].s, t[i + 1].len, &v) && v >= 0 && v < 100000 && v == floor(v)) {
+            g->test_id = (int)v;
+            return;
+        }
+    }
+}
+
+/* "GPU 0: Tesla K80 (UUID: GPU-b578...)": gpu_burn runs `nvidia-smi -L`
+ * before its test; the model names wait in g->names until gemm_finish
+ * knows the list matches the tested columns. */
+static void burn_gpu_name(struct report_gemm *g, int gpu, const char *st, size_t sl)
+{
+    const char *u = span_find(st, sl, " (UUID:");
+    if (!u || gpu < 0 || gpu >= GEMM_ROWS_MAX)
+        return;
+    size_t nl = (size_t)(u - st);
+    span_trim(&st, &nl);
+    if (nl == 0 || nl >= sizeof(g->names[0]))
+        return;
+    if (!g->names[gpu][0])
+        g->listed++;
+    span_copy(g->names[gpu], sizeof(g->names[0]), st, nl);
+}
+
+static enum take burn_or_pt_line(struct report_section *sec, const struct line *l)
 {
     struct report_gemm *g = &sec->u.gemm;
     const char *s = l->s;
@@ -322,9 +364,11 @@ enum take gemm_line(struct report_section *sec, const struct line *l)
         if (g->row_count > 0 && span_starts(s, n, "Skipping CreateDcgmGroups"))
             return TAKE_END;
         set_tool(sec, "dcgmproftester");
+        if (g->test_id < 0)
+            command_test_id(g, s, n);
         return TAKE_YES;
     }
-    if (str_is(g->tool, "dcgmproftester") || !g->tool[0]) {
+    if (str_is(g->tool, "dcgmproftester") || (!g->tool[0] && !sec->held)) {
         if (span_starts(s, n, "CU_DEVICE_ATTRIBUTE_") || span_starts(s, n, "Max Memory bandwidth:") ||
             span_starts(s, n, "CudaInit completed") || span_starts(s, n, "DCGM CudaContext Init") ||
             (span_starts(s, n, "Worker ") && line_find(l, "]: Message:")))
@@ -346,6 +390,11 @@ enum take gemm_line(struct report_section *sec, const struct line *l)
     if (str_is(g->tool, "gpu_burn") || !g->tool[0]) {
         if (span_starts(s, n, "Initialized device ")) {
             set_tool(sec, "gpu_burn");
+            /* -tc: cublasSetMathMode(CUBLAS_TENSOR_OP_MATH) on the same
+             * SGEMM/DGEMM; the tool does not say which tensor math the
+             * library then picks, so the precision stays the inputs' */
+            if (line_find(l, "using Tensor Cores"))
+                g->tensor_cores = 1;
             if (line_find(l, "using FLOATS"))
                 text_set(g->test, sizeof(g->test), "FLOATS"), text_set(g->precision, sizeof(g->precision), "fp32");
             else if (line_find(l, "using DOUBLES"))
@@ -379,7 +428,7 @@ enum take gemm_line(struct report_section *sec, const struct line *l)
             span_starts(s, n, "Uninitted cublas") || span_eq(s, n, "done") ||
             span_starts(s, n, "read["))
             return g->tool[0] ? TAKE_YES : TAKE_NO;
-        if (g->tool[0] && span_starts(s, n, "GPU ")) {
+        if (span_starts(s, n, "GPU ") && (g->tool[0] || line_find(l, " (UUID: GPU-"))) {
             /* "GPU 0: OK" / "GPU 0: FAULTY" after "Tested", or the
              * "GPU 0: Tesla K80 (UUID: ...)" list before the run */
             double v;
@@ -401,10 +450,29 @@ enum take gemm_line(struct report_section *sec, const struct line *l)
                     g->gpus_faulty = (g->gpus_faulty < 0 ? 0 : g->gpus_faulty) + 1;
                 return TAKE_YES;
             }
-            return line_find(l, "(UUID:") ? TAKE_YES : TAKE_NO;
+            if (!line_find(l, "(UUID:"))
+                return TAKE_NO;
+            /* before any gpu_burn line the list is only held (sec->held):
+             * bare `nvidia-smi -L` output is no gemm run */
+            if (!g->tool[0])
+                sec->held++;
+            burn_gpu_name(g, (int)v, st, sl);
+            return TAKE_YES;
         }
     }
     return TAKE_NO;
+}
+
+enum take gemm_line(struct report_section *sec, const struct line *l)
+{
+    /* a held `nvidia-smi -L` list followed by anything but gpu_burn's own
+     * lines is not gpu_burn's: the section ends (and is dropped) */
+    if (sec->held && l->raw_len > 0 &&
+        (line_find_raw_a(l, "dcgmproftester", 0) || line_find_raw(l, ": generated") ||
+         line_find_raw(l, "since DCGM validation")))
+        return TAKE_END;
+    enum take t = burn_or_pt_line(sec, l);
+    return t == TAKE_NO && sec->held ? TAKE_END : t;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -440,6 +508,11 @@ void gemm_finish(struct report_section *sec)
          * failed): no rate at all is not a pass */
         if (str_is(r->status, "OK") && !r->rated)
             g->init_failed = 1;
+        /* the names list every GPU the machine has; the columns are the
+         * GPUs tested (one, column 0, under -i N): names only when the
+         * two counts agree */
+        if (g->listed == g->row_count && r->gpu >= 0 && r->gpu < GEMM_ROWS_MAX)
+            text_set(r->name, sizeof(r->name), g->names[r->gpu]);
     }
     if (na > 0) {
         g->tflops_median = median(all, na);

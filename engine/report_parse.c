@@ -177,6 +177,14 @@ static void close_cur(struct parser *p)
 {
     if (!p->cur)
         return;
+    if (p->cur->held) {
+        /* lines that only might have begun a section and did not: the
+         * slot is left for the next section, as if never opened */
+        p->rep->unrecognized_lines += (size_t)p->cur->held;
+        p->cur = NULL;
+        p->cur_ops = NULL;
+        return;
+    }
     p->cur_ops->finish(p->cur);
     if (!p->cur_is_scratch)
         p->rep->section_count++;

@@ -375,6 +375,7 @@ static void gemm_facts(struct jb *b, cJSON *f, const struct report_gemm *g)
             return;
         cnt(b, o, "gpu", r->gpu);
         str(b, o, "worker", r->worker);
+        str(b, o, "name", r->name);
         num(b, o, "tflops", r->tflops_last);
         num(b, o, "tflops_median", r->tflops_median);
         num(b, o, "errors", r->errors);
@@ -392,6 +393,7 @@ static void gemm_facts(struct jb *b, cJSON *f, const struct report_gemm *g)
     boolean(b, f, "died", g->died);
     boolean(b, f, "init_failed", g->init_failed);
     boolean(b, f, "mig", g->mig);
+    boolean(b, f, "tensor_cores", g->tensor_cores);
 }
 
 cJSON *json_report_sections(const struct report *rep)

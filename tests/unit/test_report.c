@@ -415,6 +415,94 @@ START_TEST(parse_gemm_keeps_what_a_line_cut_mid_list_shows)
 }
 END_TEST
 
+START_TEST(parse_gemm_names_gpus_from_the_list_gpu_burn_prints_first)
+{
+    struct report *rep = parse(
+        "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-6b15ee7a-dc27-9450-1be9-43cff0faef9b)\n"
+        "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-0fcbc6b5-7be5-2b6f-7f19-436f8e9a760e)\n"
+        "Initialized device 0 with 81038 MB of memory (80614 MB available, using 72552 MB of "
+        "it), using FLOATS, using Tensor Cores\n"
+        "Initialized device 1 with 81038 MB of memory (80614 MB available, using 72552 MB of "
+        "it), using FLOATS, using Tensor Cores\n"
+        "50.0%  proc'd: 10 (60000 Gflop/s) - 10 (59000 Gflop/s)   errors: 0 - 0   temps: 50 C - 51 C \n");
+    ck_assert_uint_eq(rep->section_count, 1);
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    const struct report_gemm *g = &rep->sections[0].u.gemm;
+    ck_assert_str_eq(g->tool, "gpu_burn");
+    ck_assert_int_eq(rep->sections[0].first_line, 1);
+    ck_assert_int_eq(g->row_count, 2);
+    ck_assert_str_eq(g->rows[0].name, "NVIDIA A100-SXM4-80GB");
+    ck_assert_str_eq(g->rows[1].name, "NVIDIA A100-SXM4-80GB");
+    /* -tc: the inputs are still FP32; the tool does not say which tensor
+     * math cuBLAS picked, so the precision is not turned into tf32 */
+    ck_assert_int_eq(g->tensor_cores, 1);
+    ck_assert_str_eq(g->precision, "fp32");
+    report_free(rep);
+    /* under -i 1 gpu_burn still lists every GPU but tests one column:
+     * which name is the column's is not said, so none is given */
+    rep = parse(
+        "$ ./gpu_burn -i 1 10\n"
+        "GPU 0: Tesla K80 (UUID: GPU-6b15ee7a-dc27-9450-1be9-43cff0faef9b)\n"
+        "GPU 1: Tesla P100 (UUID: GPU-0fcbc6b5-7be5-2b6f-7f19-436f8e9a760e)\n"
+        "50.0%  proc'd: 10 (6000 Gflop/s)   errors: 0   temps: 50 C \n");
+    g = &first(rep, REPORT_GEMM)->u.gemm;
+    ck_assert_int_eq(g->row_count, 1);
+    ck_assert_str_eq(g->rows[0].name, "");
+    ck_assert_int_eq(g->tensor_cores, 0);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_gemm_leaves_bare_nvidia_smi_list_output_alone)
+{
+    /* the same lines without gpu_burn after them are no gemm run */
+    struct report *rep = parse(
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-6b15ee7a-dc27-9450-1be9-43cff0faef9b)\n"
+        "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-0fcbc6b5-7be5-2b6f-7f19-436f8e9a760e)\n"
+        "\n"
+        "all done\n");
+    ck_assert_uint_eq(rep->section_count, 0);
+    ck_assert_uint_eq(rep->unrecognized_lines, 3);
+    report_free(rep);
+    /* nor dcgmproftester's, which never prints them: its section opens at
+     * its own first line and the list stays unrecognized */
+    rep = parse(
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-6b15ee7a-dc27-9450-1be9-43cff0faef9b)\n"
+        "Skipping CreateDcgmGroups() since DCGM validation is disabled\n"
+        "Worker 0:0 [1004]: TensorEngineActive: generated ???, dcgm 0 (6.1e+05 gflops).\n");
+    ck_assert_uint_eq(rep->section_count, 1);
+    ck_assert_uint_eq(rep->unrecognized_lines, 1);
+    ck_assert_int_eq(rep->sections[0].first_line, 2);
+    ck_assert_str_eq(rep->sections[0].u.gemm.tool, "dcgmproftester");
+    report_free(rep);
+    /* after `nvidia-smi -L` on a command line the list is nvidia-smi's */
+    rep = parse(
+        "$ nvidia-smi -L\n"
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-6b15ee7a-dc27-9450-1be9-43cff0faef9b)\n");
+    ck_assert_ptr_null(first(rep, REPORT_GEMM));
+    ck_assert_ptr_nonnull(first(rep, REPORT_GPU));
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_gemm_takes_the_test_id_from_the_command_line)
+{
+    struct report *rep = parse(
+        "$ dcgmproftester12 --no-dcgm-validation -t 1004 -d 120\n"
+        "TensorEngineActive: generated ???, dcgm 0.000 (27450.3 gflops)\n"
+        "TensorEngineActive: generated ???, dcgm 0.000 (27520.2 gflops)\n");
+    const struct report_section *s = first(rep, REPORT_GEMM);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.gemm.test_id, 1004);
+    report_free(rep);
+    /* a list of loads names no single one */
+    rep = parse("$ dcgmproftester12 --no-dcgm-validation -t 1004,1005 -d 120\n"
+                "TensorEngineActive: generated ???, dcgm 0.000 (27450.3 gflops)\n");
+    ck_assert_int_eq(first(rep, REPORT_GEMM)->u.gemm.test_id, -1);
+    report_free(rep);
+}
+END_TEST
+
 START_TEST(check_warns_when_the_tensor_gemm_is_below_60_percent_of_peak)
 {
     struct report *rep = parse(
@@ -731,6 +819,9 @@ static Suite *suite(void)
     tcase_add_test(p, parse_ethtool_uses_phy_pause_total_instead_of_summing_priorities);
     tcase_add_test(p, parse_splits_a_preflight_log_into_one_section_per_tool);
     tcase_add_test(p, parse_gemm_reads_exponent_rates_and_leaves_out_the_ramp_up_second);
+    tcase_add_test(p, parse_gemm_names_gpus_from_the_list_gpu_burn_prints_first);
+    tcase_add_test(p, parse_gemm_leaves_bare_nvidia_smi_list_output_alone);
+    tcase_add_test(p, parse_gemm_takes_the_test_id_from_the_command_line);
     tcase_add_test(p, parse_gemm_reads_quoted_gpu_burn_with_negative_error_counts);
     tcase_add_test(p, parse_gemm_keeps_what_a_line_cut_mid_list_shows);
     tcase_add_test(p, parse_survives_binary_and_unterminated_input);

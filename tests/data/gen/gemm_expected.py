@@ -13,7 +13,7 @@ def A(x, rel=1e-6): return {"$approx": x, "$rel": rel}
 
 def pt_row(worker, gflops):
     steady = [g / 1000 for g in gflops[1:]]
-    return {"gpu": N, "worker": worker, "tflops": A(gflops[-1] / 1000),
+    return {"gpu": N, "worker": worker, "name": N, "tflops": A(gflops[-1] / 1000),
             "tflops_median": A(statistics.median(steady)) if steady else N,
             "errors": N, "status": N, "temp_c": N, "samples": len(steady)}
 
@@ -26,18 +26,24 @@ def proftester(rows, test_id, mig=False):
         "tflops_max": A(max(steady)), "samples": len(steady), "gpus_ok": N,
         "gpus_faulty": N, "died": False, "init_failed": False, "mig": mig}}
 
-def burn_row(gpu, samples, errors, temp, status=N, died=False):
-    # samples: (proc'd, Gflop/s) per progress line, as printed
+def burn_row(gpu, samples, errors, temp, status=N, died=False, name=N):
+    # samples: (proc'd, Gflop/s) per progress line, as printed; name: the
+    # model from the "GPU n: NAME (UUID: ...)" line, None where the input
+    # has no such line
     steady = [r / 1000 for p, r in samples if p > 0 and r > 0]
-    return {"gpu": gpu, "worker": N, "tflops": A(samples[-1][1] / 1000) if samples else N,
+    return {"gpu": gpu, "worker": N, "name": name,
+            "tflops": A(samples[-1][1] / 1000) if samples else N,
             "tflops_median": A(statistics.median(steady)) if steady else N,
             "errors": errors, "status": status, "temp_c": temp, "samples": len(steady),
             "died": died}
 
-def burn(test, rows, ok=N, faulty=N, died=False, init_failed=False):
+def burn(test, rows, ok=N, faulty=N, died=False, init_failed=False, tensor_cores=False):
+    # tensor_cores: the "Initialized device" line ends ", using Tensor Cores"
+    # (-tc); precision stays that of the inputs, the tool names no other
     return {"kind": "gemm", "tool": "gpu_burn", "facts": {
         "tool": "gpu_burn", "test": test,
         "precision": {"FLOATS": "fp32", "DOUBLES": "fp64"}.get(test),
+        "tensor_cores": tensor_cores,
         "gpus": rows, "gpus_ok": ok, "gpus_faulty": faulty, "died": died,
         "init_failed": init_failed}}
 
@@ -90,22 +96,28 @@ cases = {
      [burn_row(i, [I12[i]], E12[i], T12[i], "FAULTY") for i in range(16)], faulty=16),
      *[[x] for x in I12])], 0),
  "gpu-burn/issue8-k80-healthy-summary.txt": ([with_pool(burn("FLOATS",
-     [burn_row(0, K80, 0, 66)]), K80)], 0),
+     [burn_row(0, K80, 0, 66, name="Tesla K80")]), K80)], 0),
  "gpu-burn/issue124-a500-healthy.txt": ([with_pool(burn("FLOATS",
-     [burn_row(0, A500, 0, 53)]), A500)], 0),
+     [burn_row(0, A500, 0, 53, name="NVIDIA RTX A500 Embedded GPU")]), A500)], 0),
  "gpu-burn/issue124-a2000-no-progress-says-ok.txt": ([with_pool(burn("FLOATS",
-     [burn_row(0, [], N, N, "OK")], ok=1, init_failed=True))], 0),
- # the four "GPU n: Tesla K80 (UUID ...)" lines come before any gpu_burn
- # marker, then the SNIP line and the cut last line: 6 lines nobody takes
+     [burn_row(0, [], N, N, "OK", name="NVIDIA RTX A2000 Embedded GPU")], ok=1,
+     init_failed=True))], 0),
+ # the four "GPU n: Tesla K80 (UUID ...)" lines (gpu_burn's `nvidia-smi -L`)
+ # open the section, held until "Couldn't init a GPU test" shows it is
+ # gpu_burn's; the SNIP line and the cut last line: 2 lines nobody takes
  "gpu-burn/issue52-4xk80-init-failed-died-snip-cut.txt": ([with_pool(burn("FLOATS",
-     [burn_row(0, DEAD, -1903218736, 33, died=True), burn_row(1, IDLE[:1] * 4, 0, 29),
-      burn_row(2, IDLE[:1] * 4, 0, 37), burn_row(3, IDLE[:1] * 4, 0, 31)],
-     died=True, init_failed=True))], 6),
+     [burn_row(0, DEAD, -1903218736, 33, died=True, name="Tesla K80"),
+      burn_row(1, IDLE[:1] * 4, 0, 29, name="Tesla K80"),
+      burn_row(2, IDLE[:1] * 4, 0, 37, name="Tesla K80"),
+      burn_row(3, IDLE[:1] * 4, 0, 31, name="Tesla K80")],
+     died=True, init_failed=True))], 2),
  "gpu-burn/issue96-2x4090-second-gpu-ramp-cut.txt": ([with_pool(burn("FLOATS",
-     [burn_row(0, G0_96, 0, 69), burn_row(1, G1_96, 0, 67)]), G0_96, G1_96)], 0),
+     [burn_row(0, G0_96, 0, 69, name="NVIDIA GeForce RTX 4090"),
+      burn_row(1, G1_96, 0, 67, name="NVIDIA GeForce RTX 4090")]), G0_96, G1_96)], 0),
  # "13.1%  proc'd" is cut before its numbers
  "gpu-burn/issue1-k40m-m4000-doubles-93c-cut.txt": ([with_pool(burn("DOUBLES",
-     [burn_row(0, K40, 0, 93), burn_row(1, M4000, 0, 57)]), K40, M4000)], 1),
+     [burn_row(0, K40, 0, 93, name="Tesla K40m"),
+      burn_row(1, M4000, 0, 57, name="Quadro M4000")]), K40, M4000)], 1),
 }
 
 root = sys.argv[1]
