@@ -345,7 +345,8 @@ struct report_gemm {
     /* private parser state */
     int tested;                /* "Tested N GPUs:" seen: N, else -1 */
     int listed;                /* "GPU N: NAME (UUID: ...)" lines read */
-    char names[GEMM_ROWS_MAX][48];   /* their NAMEs by N, "" unread */
+    unsigned named;            /* bit N set: names[N] holds GPU N's NAME */
+    char names[GEMM_ROWS_MAX][48];   /* read only where named says so */
 };
 
 struct report_section {

@@ -13,6 +13,7 @@
  * which covers the ramp-up second; for gpu_burn every sample once the GPU
  * has finished an iteration (before that it prints "0 (0 Gflop/s)"). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +80,12 @@ int gemm_detect(const struct line *l)
 void gemm_init(struct report_section *sec)
 {
     struct report_gemm *g = &sec->u.gemm;
-    memset(g, 0, sizeof(*g));
+    /* rows and names are read only up to row_count / where named says
+     * (row_new clears each row): clearing their 8 kB for every section
+     * cost more than the rest of a short section's parse */
+    memset(g, 0, offsetof(struct report_gemm, rows));
+    g->listed = 0;
+    g->named = 0;
     g->test_id = -1;
     g->gpus_ok = g->gpus_faulty = -1;
     g->tested = -1;
@@ -327,8 +333,9 @@ static void burn_gpu_name(struct report_gemm *g, int gpu, const char *st, size_t
     span_trim(&st, &nl);
     if (nl == 0 || nl >= sizeof(g->names[0]))
         return;
-    if (!g->names[gpu][0])
+    if (!(g->named & 1u << gpu))
         g->listed++;
+    g->named |= 1u << gpu;
     span_copy(g->names[gpu], sizeof(g->names[0]), st, nl);
 }
 
@@ -511,7 +518,8 @@ void gemm_finish(struct report_section *sec)
         /* the names list every GPU the machine has; the columns are the
          * GPUs tested (one, column 0, under -i N): names only when the
          * two counts agree */
-        if (g->listed == g->row_count && r->gpu >= 0 && r->gpu < GEMM_ROWS_MAX)
+        if (g->listed == g->row_count && r->gpu >= 0 && r->gpu < GEMM_ROWS_MAX &&
+            (g->named & 1u << r->gpu))
             text_set(r->name, sizeof(r->name), g->names[r->gpu]);
     }
     if (na > 0) {
