@@ -310,6 +310,11 @@ static const struct kind_ops *detect_kind(const struct parser *p, const struct l
     if (c0 == '"') {
         TRY(K_DCGM);
         TRY(K_FIO);
+        /* a gpu_burn progress line pasted inside quotes ("30.0%  proc'd:
+         * ..."): JSON keys never open with a digit, so one byte keeps
+         * dcgm's and fio's JSON lines from asking gemm */
+        if (c1 >= '0' && c1 <= '9')
+            TRY(K_GEMM);
         return NULL;
     }
     if (c0 == '|' || c0 == '+') {

@@ -76,6 +76,8 @@ G0_96 = [(81, 47174), (162, 52502), (162, 52502), (324, 52371), (405, 52045)]
 G1_96 = [(0, 0), (81, 46929), (162, 51733), (243, 52472), (324, 51946)]
 K40 = [(446, 74)]
 M4000 = [(6636, 423)]
+E69 = [-533715488] * 7 + [1278531568]
+T69 = [30, 30, 30, 30, 29, 31, 30, 30]
 DEAD = [(-1, 0)] * 4
 IDLE = [(0, 0)] * 4
 
@@ -114,6 +116,12 @@ cases = {
  "gpu-burn/issue96-2x4090-second-gpu-ramp-cut.txt": ([with_pool(burn("FLOATS",
      [burn_row(0, G0_96, 0, 69, name="NVIDIA GeForce RTX 4090"),
       burn_row(1, G1_96, 0, 67, name="NVIDIA GeForce RTX 4090")]), G0_96, G1_96)], 0),
+ # one progress line inside the poster's quotes: all 8 processes died
+ # (proc'd -1, 0 Gflop/s), garbage error counts, then "No clients are
+ # alive!  Aborting" (closing quote glued on); no "Tested" summary
+ "gpu-burn/issue69-8gpu-all-died-quoted.txt": ([with_pool(burn(N,
+     [burn_row(i, [(-1, 0)], E69[i], T69[i], died=True) for i in range(8)], died=True),
+     *[[(-1, 0)] for i in range(8)])], 0),
  # "13.1%  proc'd" is cut before its numbers
  "gpu-burn/issue1-k40m-m4000-doubles-93c-cut.txt": ([with_pool(burn("DOUBLES",
      [burn_row(0, K40, 0, 93, name="Tesla K40m"),
