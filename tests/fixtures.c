@@ -21,25 +21,6 @@
 
 static int passed, failed;
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static int num_close(double a, double e)
 {
     return fabs(a - e) <= fmax(1e-9, 1e-6 * fabs(e));
@@ -171,13 +152,13 @@ static char *find_command(const char *dir, const char *name)
 {
     char p[1200], d[1024];
     snprintf(p, sizeof p, "%s/%s.args", dir, name);
-    char *t = read_text(p);
+    char *t = e2e_read_file(p);
     if (t)
         return t;
     snprintf(d, sizeof d, "%s", dir);
     for (;;) {
         snprintf(p, sizeof p, "%s/COMMAND", d);
-        if ((t = read_text(p)))
+        if ((t = e2e_read_file(p)))
             return t;
         char *slash = strrchr(d, '/');
         if (!slash || slash == d)
@@ -221,7 +202,7 @@ static void run_case(const char *dir, const char *name, const char *input)
 
     char ep[1400];
     snprintf(ep, sizeof ep, "%s/%s.expected.json", dir, name);
-    expect_text = read_text(ep);
+    expect_text = e2e_read_file(ep);
     exp = expect_text ? cJSON_Parse(expect_text) : NULL;
     if (!exp) {
         snprintf(why, sizeof why, "cannot parse %.900s", ep);

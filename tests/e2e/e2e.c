@@ -277,3 +277,25 @@ int e2e_run(const char *const *argv, const char *in_path, char **out, char **err
         free(e);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+char *e2e_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    char *buf;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf)
+        buf[n] = '\0';
+    fclose(f);
+    return buf;
+}

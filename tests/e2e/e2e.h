@@ -44,5 +44,7 @@ const char *e2e_bin(void);
 /* Runs the binary with argv (argv[0] ignored), stdin from in_path (or /dev/null),
  * capturing stdout into *out (heap, NUL-terminated) and stderr into *errout. Returns exit status. */
 int e2e_run(const char *const *argv, const char *in_path, char **out, char **errout);
+/* A whole file as a NUL-terminated heap string (caller frees); NULL if it cannot be read. */
+char *e2e_read_file(const char *path);
 
 #endif

@@ -16,25 +16,8 @@
 #include "db.h"
 #include "engine.h"
 #include "published_runs.h"
+#include "unit/catalog_fixture.h"
 
-static struct catalog *cat;
-
-static void setup(void)
-{
-    struct db *db = NULL;
-    char err[256];
-    cat = calloc(1, sizeof *cat);
-    ck_assert_ptr_nonnull(cat);
-    ck_assert_int_eq(db_open(":memory:", DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
-    ck_assert_msg(db_catalog_load(db, cat, err, sizeof err) == ST_OK, "%s", err);
-    db_close(db);
-}
-
-static void teardown(void)
-{
-    free(cat);
-    cat = NULL;
-}
 
 static void workload(struct engine_workload *w, const char *preset, double tokens_b)
 {

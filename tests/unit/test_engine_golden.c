@@ -26,53 +26,15 @@
 #include "server_int.h"
 #include "search_memo.h"
 
+#include "unit/catalog_fixture.h"
+#include "e2e/e2e.h"
 #include "golden_dump.h"
 
-static struct catalog *cat;
-
-static void setup(void)
-{
-    struct db *db = NULL;
-    char err[256];
-    cat = calloc(1, sizeof *cat);
-    ck_assert_ptr_nonnull(cat);
-    ck_assert_int_eq(db_open(":memory:", DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
-    ck_assert_msg(db_catalog_load(db, cat, err, sizeof err) == ST_OK, "%s", err);
-    db_close(db);
-}
-
-static void teardown(void)
-{
-    free(cat);
-    cat = NULL;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *buf;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 /* Every workload's answer, dumped, one after the other. */
 static char *dump_all(void)
 {
-    char *lines = slurp(TESTDATA "/golden/recommend-workloads.jsonl");
+    char *lines = e2e_read_file(TESTDATA "/golden/recommend-workloads.jsonl");
     char *out = NULL;
     size_t outlen = 0;
     FILE *mem;
@@ -118,7 +80,7 @@ START_TEST(recommend_answers_equal_the_recorded_answers_bit_for_bit)
         ck_assert_uint_eq(fwrite(got, 1, strlen(got), f), strlen(got));
         ck_assert_int_eq(fclose(f), 0);
     }
-    want = slurp(path);
+    want = e2e_read_file(path);
     ck_assert_msg(want != NULL, "missing %s", path);
     if (strcmp(got, want) != 0) {
         /* Name the first line that differs and the workload it belongs to. */
@@ -173,7 +135,7 @@ static int same_json(const cJSON *a, const cJSON *b)
  * as exactly the document the encoder built. */
 START_TEST(recommend_answers_are_written_as_the_same_json_document)
 {
-    char *lines = slurp(TESTDATA "/golden/recommend-workloads.jsonl");
+    char *lines = e2e_read_file(TESTDATA "/golden/recommend-workloads.jsonl");
     struct engine_recommendation *rec = calloc(1, sizeof *rec);
     int idx = 0;
 
@@ -222,7 +184,7 @@ END_TEST
 /* The encoded answer of every recorded request, one JSON document a line. */
 static char *encode_all(const char *requests, int estimate)
 {
-    char *lines = slurp(requests), *out = NULL;
+    char *lines = e2e_read_file(requests), *out = NULL;
     size_t outlen = 0;
     FILE *mem = open_memstream(&out, &outlen);
     struct engine_recommendation *rec = calloc(1, sizeof *rec);
@@ -279,7 +241,7 @@ static int same_json(const cJSON *a, const cJSON *b);
  * the same doubles. */
 static void check_documents(const char *got, const char *want_path)
 {
-    char *want = slurp(want_path);
+    char *want = e2e_read_file(want_path);
     const char *g = got, *w = want;
     int line = 1;
     ck_assert_msg(want != NULL, "missing %s", want_path);
