@@ -11,7 +11,10 @@
  * median is over its end (the part that ran hot), and memory stays fixed.
  * Steady means: for dcgmproftester every sample after a worker's first,
  * which covers the ramp-up second; for gpu_burn every sample once the GPU
- * has finished an iteration (before that it prints "0 (0 Gflop/s)"). */
+ * has finished an iteration (before that it prints "0 (0 Gflop/s)").
+ * gpu_burn first runs `nvidia-smi -L`; those "GPU n: NAME (UUID: ...)"
+ * lines open a section that is only held (sec->held) until gpu_burn's own
+ * lines follow, so a bare `nvidia-smi -L` listing is not taken for a run. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
