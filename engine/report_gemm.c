@@ -327,11 +327,12 @@ static void command_test_id(struct report_gemm *g, const char *s, size_t n)
 /* "GPU 0: Tesla K80 (UUID: GPU-b578...)": gpu_burn runs `nvidia-smi -L`
  * before its test; the model names wait in g->names until gemm_finish
  * knows the list matches the tested columns. */
-static void burn_gpu_name(struct report_gemm *g, int gpu, const char *st, size_t sl)
+static void burn_gpu_name(struct report_gemm *g, double n, const char *st, size_t sl)
 {
     const char *u = span_find(st, sl, " (UUID:");
-    if (!u || gpu < 0 || gpu >= GEMM_ROWS_MAX)
+    if (!u || !(n >= 0 && n < GEMM_ROWS_MAX))
         return;
+    int gpu = (int)n;
     size_t nl = (size_t)(u - st);
     span_trim(&st, &nl);
     if (nl == 0 || nl >= sizeof(g->names[0]))
@@ -466,7 +467,7 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
              * bare `nvidia-smi -L` output is no gemm run */
             if (!g->tool[0])
                 sec->held++;
-            burn_gpu_name(g, (int)v, st, sl);
+            burn_gpu_name(g, v, st, sl);
             return TAKE_YES;
         }
     }
