@@ -21,16 +21,6 @@
 
 #define ELECTRICITY_USD_PER_KWH 0.10   /* assumption: US industrial average, 2025 */
 
-/* snprintf(dst, n, "%s", src) without the format machinery: the pricing
- * of every candidate copies a handful of short names, and a formatted copy
- * costs ten times a plain one. Same bytes, same truncation. */
-static void copy_str(char *dst, size_t n, const char *src)
-{
-    size_t len = strnlen(src, n - 1);
-    memcpy(dst, src, len);
-    dst[len] = '\0';
-}
-
 static void fmt_text(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fmt_text(char *dst, size_t n, const char *fmt, ...)
 {
@@ -52,9 +42,9 @@ static void bom(struct engine_plan *pl, int texts, const char *item, const char 
         return;
     b = &pl->bom[pl->n_bom++];
     if (texts) {
-        copy_str(b->item, sizeof b->item, item);
-        copy_str(b->description, sizeof b->description, desc);
-        copy_str(b->as_of, sizeof b->as_of, as_of);
+        engine_copy_str(b->item, sizeof b->item, item);
+        engine_copy_str(b->description, sizeof b->description, desc);
+        engine_copy_str(b->as_of, sizeof b->as_of, as_of);
     }
     b->quantity = qty;
     b->unit_usd = unit;
@@ -226,8 +216,8 @@ static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, con
     cap = engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
     t = &pl->storage[pl->n_storage++];
     memset(t, 0, sizeof *t);
-    copy_str(t->tier, sizeof t->tier, tier);
-    copy_str(t->kind, sizeof t->kind, kind);
+    engine_copy_str(t->tier, sizeof t->tier, tier);
+    engine_copy_str(t->kind, sizeof t->kind, kind);
     t->capacity_tb = cap;
     t->read_gbs = cap * s->read_gbs_per_tb;
     if (s->read_gbs_max > 0 && t->read_gbs > s->read_gbs_max)
@@ -294,7 +284,7 @@ static const struct engine_fabric *plan_fabric(const struct catalog *c, const st
         pl->scaleout_ports_per_node = per_node;
     }
     pl->fabric_port_gbps = f ? f->gbps : engine_port_gbps(g, rate);
-    copy_str(pl->fabric_id, sizeof pl->fabric_id, f ? f->id : "");
+    engine_copy_str(pl->fabric_id, sizeof pl->fabric_id, f ? f->id : "");
     {
         int radix = f ? f->switch_radix : 64;
         int e = nodes * pl->scaleout_ports_per_node;

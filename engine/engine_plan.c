@@ -25,7 +25,7 @@ void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fm
     if (pl->n_rationale >= PLAN_RATIONALE_MAX)
         return;
     r = &pl->rationale[pl->n_rationale++];
-    snprintf(r->rule, sizeof r->rule, "%s", rule);
+    engine_copy_str(r->rule, sizeof r->rule, rule);
     va_start(ap, fmt);
     if (vsnprintf(r->text, sizeof r->text, fmt, ap) < 0)
         r->text[0] = '\0';
@@ -64,12 +64,12 @@ static void expect(struct engine_plan *pl, const char *id, double min, double ma
         return;
     e = &pl->expectations[pl->n_expectations++];
     memset(e, 0, sizeof *e);
-    snprintf(e->id, sizeof e->id, "%s", id);
+    engine_copy_str(e->id, sizeof e->id, id);
     e->min = min;
     e->max = max;
-    snprintf(e->value, sizeof e->value, "%s", value ? value : "");
-    snprintf(e->unit, sizeof e->unit, "%s", unit ? unit : "");
-    snprintf(e->why, sizeof e->why, "%s", why);
+    engine_copy_str(e->value, sizeof e->value, value ? value : "");
+    engine_copy_str(e->unit, sizeof e->unit, unit ? unit : "");
+    engine_copy_str(e->why, sizeof e->why, why);
 }
 
 static const char *link_name(enum engine_link l)

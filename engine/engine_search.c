@@ -582,8 +582,8 @@ static void plan_from_cand(const struct catalog *c, const struct engine_candidat
     pl->need_budget_usd = NAN;
     pl->need_deadline_days = NAN;
     pl->gpu_index = cd->gi;
-    snprintf(pl->gpu_id, sizeof pl->gpu_id, "%s", g->id);
-    snprintf(pl->gpu_name, sizeof pl->gpu_name, "%s", g->name);
+    engine_copy_str(pl->gpu_id, sizeof pl->gpu_id, g->id);
+    engine_copy_str(pl->gpu_name, sizeof pl->gpu_name, g->name);
     pl->count = cd->n;
     pl->per_node = cd->per_node;
     pl->nodes = cd->nodes;
