@@ -26,8 +26,7 @@ static void fmt_text(char *dst, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (vsnprintf(dst, n, fmt, ap) < 0)
-        dst[0] = '\0';
+    engine_vfmt(dst, n, fmt, ap);
     va_end(ap);
 }
 

@@ -3,6 +3,7 @@
 #ifndef GPUPLAN_ENGINE_INT_H
 #define GPUPLAN_ENGINE_INT_H
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "engine.h"
@@ -144,6 +145,10 @@ static inline void engine_copy_str(char *dst, size_t n, const char *src)
     memcpy(dst, src, len);
     dst[len] = '\0';
 }
+
+/* vsnprintf(dst, n, fmt, ap) for the plan texts: the same bytes, the same
+ * truncation (engine_plan.c says how). */
+void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas);

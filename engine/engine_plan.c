@@ -18,6 +18,121 @@
 
 #define COMM_TARGET 0.20               /* R37: communication above 20% of step time needs tuning */
 
+/* The plan texts (about 25 rationale lines, the warnings and the bill of
+ * materials, per tier) were most of a recommendation's pricing cost when
+ * written by vsnprintf, whose float printing is exact but slow. Most of
+ * their conversions are %s, %d, %% and %.Nf, written here directly; any
+ * other conversion (%.3g, widths, flags, a NULL string, a non-finite or
+ * large number, a value near a rounding tie) hands the whole text to
+ * vsnprintf, so every byte is what vsnprintf would write:
+ * - %.Nf (N <= 9): s = |x| * 10^N is the exact product within half an ulp;
+ *   below 2^40 that is under 2^-13, so when s's fraction is more than 2^-12
+ *   from one half, the exact value rounds to the same integer as s. The
+ *   sign is printed whenever it is set, as C does ("-0.0").
+ * - the text is cut at n - 1 bytes and always terminated, like vsnprintf. */
+struct fmt_out {
+    char *p;
+    size_t n, len;   /* room (with the NUL) and bytes written, capped at n - 1 */
+};
+
+static void out_put(struct fmt_out *o, const char *s, size_t k)
+{
+    size_t room = o->n - 1 - o->len;
+    if (k > room)
+        k = room;
+    memcpy(o->p + o->len, s, k);
+    o->len += k;
+}
+
+static const double FMT_P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+/* %.Nf of x into o; 0 when x needs vsnprintf. */
+static int out_fixed(struct fmt_out *o, double x, int prec)
+{
+    char tmp[48], *end = tmp + sizeof tmp, *q = end;
+    double s, r, f;
+    unsigned long long u;
+    if (!isfinite(x))
+        return 0;
+    s = fabs(x) * FMT_P10[prec];
+    if (s >= 1099511627776.0)   /* 2^40 */
+        return 0;
+    r = floor(s);
+    f = s - r;                  /* exact below 2^52 */
+    if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096)
+        return 0;
+    u = (unsigned long long)r + (f > 0.5);
+    for (int i = 0; i < prec; i++) {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    }
+    if (prec > 0)
+        *--q = '.';
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (signbit(x))
+        *--q = '-';
+    out_put(o, q, (size_t)(end - q));
+    return 1;
+}
+
+/* The fast path; 0 when the text needs vsnprintf. */
+static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap)
+{
+    const char *lit = fmt;
+    for (const char *p = fmt;; p++) {
+        if (*p != '%' && *p != '\0')
+            continue;
+        out_put(o, lit, (size_t)(p - lit));
+        if (*p == '\0')
+            return 1;
+        p++;
+        if (*p == '%') {
+            out_put(o, "%", 1);
+        } else if (*p == 's') {
+            const char *str = va_arg(ap, const char *);
+            if (!str)
+                return 0;
+            out_put(o, str, strlen(str));
+        } else if (*p == 'd') {
+            char tmp[16], *end = tmp + sizeof tmp, *q = end;
+            int v = va_arg(ap, int);
+            unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+            do {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            if (v < 0)
+                *--q = '-';
+            out_put(o, q, (size_t)(end - q));
+        } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && p[2] == 'f') {
+            if (!out_fixed(o, va_arg(ap, double), p[1] - '0'))
+                return 0;
+            p += 2;
+        } else {
+            return 0;
+        }
+        lit = p + 1;
+    }
+}
+
+void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
+{
+    struct fmt_out o = {dst, n, 0};
+    va_list ap2;
+    if (n == 0)
+        return;
+    va_copy(ap2, ap);
+    if (fmt_fast(&o, fmt, ap)) {
+        dst[o.len] = '\0';
+    } else if (vsnprintf(dst, n, fmt, ap2) < 0) {
+        dst[0] = '\0';
+    }
+    va_end(ap2);
+}
+
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
 {
     va_list ap;
@@ -27,8 +142,7 @@ void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fm
     r = &pl->rationale[pl->n_rationale++];
     engine_copy_str(r->rule, sizeof r->rule, rule);
     va_start(ap, fmt);
-    if (vsnprintf(r->text, sizeof r->text, fmt, ap) < 0)
-        r->text[0] = '\0';
+    engine_vfmt(r->text, sizeof r->text, fmt, ap);
     va_end(ap);
 }
 
@@ -38,8 +152,7 @@ void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
     if (pl->n_warnings >= PLAN_WARNINGS_MAX)
         return;
     va_start(ap, fmt);
-    if (vsnprintf(pl->warnings[pl->n_warnings], PLAN_TEXT_MAX, fmt, ap) < 0)
-        pl->warnings[pl->n_warnings][0] = '\0';
+    engine_vfmt(pl->warnings[pl->n_warnings], PLAN_TEXT_MAX, fmt, ap);
     va_end(ap);
     pl->n_warnings++;
 }
@@ -51,8 +164,7 @@ static void fmt_text(char *dst, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (vsnprintf(dst, n, fmt, ap) < 0)
-        dst[0] = '\0';
+    engine_vfmt(dst, n, fmt, ap);
     va_end(ap);
 }
 

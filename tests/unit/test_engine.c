@@ -9,12 +9,14 @@
  * production. */
 #include <check.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "engine.h"
+#include "engine_int.h"
 #include "published_runs.h"
 #include "unit/catalog_fixture.h"
 
@@ -1003,6 +1005,68 @@ START_TEST(median_error_on_published_runs_stays_within_15_percent)
 }
 END_TEST
 
+/* engine_vfmt writes the plan texts without vsnprintf's float printing
+ * where it can; every byte must still be vsnprintf's. Compared here on
+ * numbers near rounding ties, tiny, negative, zero, huge, non-finite, on
+ * every conversion the fast path takes and one it hands back (%.3g), and
+ * on truncation at every buffer size. */
+static void vfmt_both(char *fast, char *slow, size_t n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void vfmt_both(char *fast, char *slow, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    engine_vfmt(fast, n, fmt, ap);
+    va_end(ap);
+    va_start(ap, fmt);
+    vsnprintf(slow, n, fmt, ap);
+    va_end(ap);
+}
+
+START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
+{
+    char fast[160], slow[160];
+    unsigned long long seed = 88172645463325252ULL;
+    double fixed[] = {0, -0.0, 0.05, 0.15, 0.25, 0.35, 2.5, -2.5, 0.125, 1.005, 9.995, 99.95, -0.04, 1e-300,
+                      123456789.5, 1099511627775.5, 1e12, 1e15, 1e300, -1e300, INFINITY, -INFINITY, NAN, 0.45, 1.45};
+    for (int k = 0; k < 20000; k++) {
+        double x;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        if (k < (int)(sizeof fixed / sizeof fixed[0]))
+            x = fixed[k];
+        else if (k % 3 == 0)
+            x = (double)(seed % 2000001) / 1000.0 - 1000.0 + (k % 2 ? 0.0005 : 0.00005);
+        else if (k % 3 == 1)
+            x = (double)(long long)(seed % 100000) / 8.0 * (k % 2 ? -1 : 1);
+        else
+            x = ldexp((double)(seed >> 11) / 9007199254740992.0, (int)(seed % 90) - 45);
+#define VFMT_CASE(P)                                                                                    \
+    vfmt_both(fast, slow, sizeof fast, "a%% %s %." #P "f b %d", "gpu", x, k - 10000);                   \
+    ck_assert_str_eq(fast, slow)
+        VFMT_CASE(0);
+        VFMT_CASE(1);
+        VFMT_CASE(2);
+        VFMT_CASE(3);
+        VFMT_CASE(4);
+        VFMT_CASE(5);
+        VFMT_CASE(6);
+        VFMT_CASE(7);
+        VFMT_CASE(8);
+        VFMT_CASE(9);
+#undef VFMT_CASE
+        vfmt_both(fast, slow, sizeof fast, "%.1f%% of %.3g s, %d GPUs", x, x, -k);
+        ck_assert_str_eq(fast, slow);
+    }
+    for (size_t n = 1; n < 40; n++) {
+        memset(fast, 'x', sizeof fast);
+        memset(slow, 'x', sizeof slow);
+        vfmt_both(fast, slow, n, "%s: %.2f days on %d GPUs (%.0f%%)", "H100 SXM", 12.345678, 2048, 93.7);
+        ck_assert_mem_eq(fast, slow, sizeof fast);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -1041,6 +1105,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
+    tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
