@@ -198,7 +198,7 @@ static const struct engine_storage *storage_kind(const struct eval_ctx *ctx, con
  * NVMe scale throughput with capacity (F11). */
 static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, const struct catalog *c,
                          const char *tier, int kind_idx, double need_tb, double need_write_gbs,
-                         double need_read_gbs, double days, enum engine_pricing pricing)
+                         double need_read_gbs, double days, enum engine_pricing pricing, int texts)
 {
     const char *kind = STORAGE_KIND_IDS[kind_idx];
     const struct engine_storage *s = storage_kind(ctx, c, kind_idx);
@@ -214,8 +214,12 @@ static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, con
         cap = s->min_tb;
     cap = engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
     t = &pl->storage[pl->n_storage++];
-    memset(t, 0, sizeof *t);
-    engine_copy_str(t->tier, sizeof t->tier, tier);
+    /* A scratch plan (no texts) needs only the kind, which the bought
+     * cluster's bill reads; every number below is written either way. */
+    if (texts) {
+        memset(t, 0, sizeof *t);
+        engine_copy_str(t->tier, sizeof t->tier, tier);
+    }
     engine_copy_str(t->kind, sizeof t->kind, kind);
     t->capacity_tb = cap;
     t->read_gbs = cap * s->read_gbs_per_tb;
@@ -350,15 +354,15 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
         double hot_tb = pl->dataset_tb * 1.2 + pl->ckpt_keep * pl->ckpt_size_gb / 1000.0;
         if (nodes <= 2) {
             storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, hot_tb, pl->ckpt_write_gbs, pl->read_gbs, pl->days,
-                         w->pricing);
+                         w->pricing, texts);
         } else {
             const struct engine_storage *nas = storage_kind(ctx, c, STORAGE_NAS);
             int use_nas = nodes <= 8 && nas && pl->ckpt_write_gbs <= nas->write_gbs_max;
             storage_tier(pl, ctx, c, "hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, pl->ckpt_write_gbs,
-                         pl->read_gbs, pl->days, w->pricing);
+                         pl->read_gbs, pl->days, w->pricing, texts);
             /* Local NVMe cache on every node for hot shards (R29). */
             storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
-                         w->pricing);
+                         w->pricing, texts);
         }
         /* Warm object tier (R29 two-layer pattern, R35): the durable home
          * of the dataset and of checkpoint copies. Needed as soon as a
@@ -368,12 +372,12 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
          * (R33: do not over-design). */
         if (nodes > 1 || pl->days >= 1.0 || ctx->pc.total >= 10e9)
             storage_tier(pl, ctx, c, "warm", STORAGE_OBJECT, pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
-                         pl->days, w->pricing);
+                         pl->days, w->pricing, texts);
         /* Cold archive (R35) keeps history and intermediate models of a
          * large, long run; a run of under a week leaves little history. */
         if ((ctx->pc.total >= 100e9 || n >= 256) && pl->days >= 7.0)
             storage_tier(pl, ctx, c, "cold", STORAGE_ARCHIVE, pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
-                         pl->days, w->pricing);
+                         pl->days, w->pricing, texts);
     }
 
     /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
