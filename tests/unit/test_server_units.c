@@ -348,6 +348,36 @@ START_TEST(json_write_prints_the_same_document_as_cjson)
 }
 END_TEST
 
+/* json_write scans strings eight bytes at a time: every byte that must be
+ * escaped, at every place in a long string among plain and UTF-8 bytes,
+ * comes out as cJSON writes it. */
+START_TEST(json_write_escapes_long_strings_as_cjson_does)
+{
+    static const unsigned char special[] = {1, 8, 9, 10, 12, 13, 0x1f, '"', '\\', ' ', '!', '#', '[', ']',
+                                            0x7f, 0x80, 0xc3, 0xe9, 0xff, 0x20, 0x21, 0x5b, 0x5d, 0x3c};
+    char str[40];
+    for (size_t k = 0; k < sizeof special; k++)
+        for (size_t at = 0; at < 30; at++) {
+            cJSON *it;
+            char *mine, *theirs;
+            for (size_t i = 0; i < 30; i++)
+                str[i] = (char)(i % 3 == 0 ? 'a' + (int)i : (i % 3 == 1 ? 0xc3 : 0xa9));
+            str[at] = (char)special[k];
+            str[30 + at % 8] = '\0';
+            memset(str + 30, 'z', at % 8);
+            str[30 + at % 8] = '\0';
+            it = cJSON_CreateString(str);
+            ck_assert_ptr_nonnull(it);
+            mine = json_write(it, NULL);
+            theirs = cJSON_PrintUnformatted(it);
+            ck_assert_str_eq(mine, theirs);
+            free(mine);
+            cJSON_free(theirs);
+            cJSON_Delete(it);
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -364,6 +394,7 @@ int main(void)
     TCase *text = tcase_create("text");
     tcase_add_test(text, csv_cells_follow_rfc_4180_and_defuse_formulas);
     tcase_add_test(text, html_and_xml_escaping_cover_markup_characters);
+    tcase_add_test(text, json_write_escapes_long_strings_as_cjson_does);
     suite_add_tcase(s, text);
     TCase *net = tcase_create("webhook addresses");
     tcase_add_test(net, address_classes_refuse_loopback_private_link_local_and_their_ipv6_forms);
