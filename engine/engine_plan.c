@@ -21,14 +21,17 @@
 /* The plan texts (about 25 rationale lines, the warnings and the bill of
  * materials, per tier) were most of a recommendation's pricing cost when
  * written by vsnprintf, whose float printing is exact but slow. Most of
- * their conversions are %s, %d, %% and %.Nf, written here directly; any
- * other conversion (%.3g, widths, flags, a NULL string, a non-finite or
- * large number, a value near a rounding tie) hands the whole text to
- * vsnprintf, so every byte is what vsnprintf would write:
+ * their conversions are %s, %d, %%, %.Nf and %.Ng, written here directly;
+ * any other conversion (widths, flags, a NULL string, a non-finite or large
+ * number, %g below 1 or from 10^22, a value near a rounding tie)
+ * hands the whole text to vsnprintf, so every byte is what vsnprintf would
+ * write:
  * - %.Nf (N <= 9): s = |x| * 10^N is the exact product within half an ulp;
  *   below 2^40 that is under 2^-13, so when s's fraction is more than 2^-12
  *   from one half, the exact value rounds to the same integer as s. The
  *   sign is printed whenever it is set, as C does ("-0.0").
+ * - %.Ng (1 <= N <= 9) is that same %f at the precision C's rule picks
+ *   (out_general), trailing zeros dropped.
  * - the text is cut at n - 1 bytes and always terminated, like vsnprintf. */
 struct fmt_out {
     char *p;
@@ -44,24 +47,34 @@ static void out_put(struct fmt_out *o, const char *s, size_t k)
     o->len += k;
 }
 
-static const double FMT_P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+/* Exact doubles, 10^0..10^22. */
+static const double FMT_P10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* %.Nf of x into o; 0 when x needs vsnprintf. */
-static int out_fixed(struct fmt_out *o, double x, int prec)
+/* |x| * 10^prec (prec from -22 to 9) rounded to an integer as C rounds the
+ * exact value; 0 when it is not provably the same (see above: a division
+ * by an exact power of ten is correctly rounded too). */
+static int scaled_round(double x, int prec, unsigned long long *u)
 {
-    char tmp[48], *end = tmp + sizeof tmp, *q = end;
     double s, r, f;
-    unsigned long long u;
     if (!isfinite(x))
         return 0;
-    s = fabs(x) * FMT_P10[prec];
+    s = prec >= 0 ? fabs(x) * FMT_P10[prec] : fabs(x) / FMT_P10[-prec];
     if (s >= 1099511627776.0)   /* 2^40 */
         return 0;
     r = floor(s);
     f = s - r;                  /* exact below 2^52 */
     if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096)
         return 0;
-    u = (unsigned long long)r + (f > 0.5);
+    *u = (unsigned long long)r + (f > 0.5);
+    return 1;
+}
+
+/* u with prec decimals, the sign of x; trim drops trailing fraction zeros
+ * and then a bare decimal point, as %g does. */
+static void out_digits(struct fmt_out *o, double x, unsigned long long u, int prec, int trim)
+{
+    char tmp[48], *end = tmp + sizeof tmp, *q = end;
     for (int i = 0; i < prec; i++) {
         *--q = (char)('0' + u % 10);
         u /= 10;
@@ -74,7 +87,60 @@ static int out_fixed(struct fmt_out *o, double x, int prec)
     } while (u);
     if (signbit(x))
         *--q = '-';
+    if (trim && prec > 0) {
+        while (end[-1] == '0')
+            end--;
+        if (end[-1] == '.')
+            end--;
+    }
     out_put(o, q, (size_t)(end - q));
+}
+
+/* %.Nf of x into o; 0 when x needs vsnprintf. */
+static int out_fixed(struct fmt_out *o, double x, int prec)
+{
+    unsigned long long u;
+    if (!scaled_round(x, prec, &u))
+        return 0;
+    out_digits(o, x, u, prec, 0);
+    return 1;
+}
+
+/* %.Pg of x into o for 1 <= |x| < 10^22: C takes the exponent X of x
+ * rounded to P digits; for X < P it prints %.(P-1-X)f, else the P digits
+ * as d.ddd and e+XX; trailing fraction zeros dropped either way. X is found
+ * on exact powers of ten, then raised by one when the rounding carries into
+ * a new digit (99.96 -> 100). */
+static int out_general(struct fmt_out *o, double x, int p)
+{
+    char ex[8];
+    unsigned long long u;
+    double v = fabs(x);
+    int e = 0, prec;
+    if (!isfinite(x) || v < 1 || v >= FMT_P10[22] || p < 1)
+        return 0;
+    while (v >= FMT_P10[e + 1])
+        e++;
+    prec = p - 1 - e;
+    if (!scaled_round(x, prec, &u))
+        return 0;
+    if (u >= (unsigned long long)FMT_P10[p]) {
+        e++;
+        prec--;
+        if (e > 22 || !scaled_round(x, prec, &u))
+            return 0;
+    }
+    if (e < p) {
+        out_digits(o, x, u, prec, 1);
+        return 1;
+    }
+    /* d.ddd: u's P digits with P - 1 decimals, then e+XX (two digits at least) */
+    out_digits(o, x, u, p - 1, 1);
+    ex[0] = 'e';
+    ex[1] = '+';
+    ex[2] = (char)('0' + e / 10);
+    ex[3] = (char)('0' + e % 10);
+    out_put(o, ex, 4);
     return 1;
 }
 
@@ -109,6 +175,10 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap)
             out_put(o, q, (size_t)(end - q));
         } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && p[2] == 'f') {
             if (!out_fixed(o, va_arg(ap, double), p[1] - '0'))
+                return 0;
+            p += 2;
+        } else if (p[0] == '.' && p[1] >= '1' && p[1] <= '9' && p[2] == 'g') {
+            if (!out_general(o, va_arg(ap, double), p[1] - '0'))
                 return 0;
             p += 2;
         } else {

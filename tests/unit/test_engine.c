@@ -1026,7 +1026,7 @@ START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
 {
     char fast[160], slow[160];
     unsigned long long seed = 88172645463325252ULL;
-    double fixed[] = {0, -0.0, 0.05, 0.15, 0.25, 0.35, 2.5, -2.5, 0.125, 1.005, 9.995, 99.95, -0.04, 1e-300,
+    double fixed[] = {0, -0.0, 9.99996e21, 9.9996e20, 9.9996, 1e21, 99.95, 99.96, 999.5, 9999.5, 1, 10, 100, 1000, 9.995, 0.05, 0.15, 0.25, 0.35, 2.5, -2.5, 0.125, 1.005, 9.995, 99.95, -0.04, 1e-300,
                       123456789.5, 1099511627775.5, 1e12, 1e15, 1e300, -1e300, INFINITY, -INFINITY, NAN, 0.45, 1.45};
     for (int k = 0; k < 20000; k++) {
         double x;
@@ -1055,6 +1055,18 @@ START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
         VFMT_CASE(8);
         VFMT_CASE(9);
 #undef VFMT_CASE
+#define VFMT_G(P)                                                                                       \
+    vfmt_both(fast, slow, sizeof fast, "%." #P "g|%." #P "g|%." #P "g|%." #P "g|%." #P "g", x, x * 1e3,     \
+              x / 1e3, x * 1e7, x * 1e19);                                                              \
+    ck_assert_str_eq(fast, slow)
+        VFMT_G(1);
+        VFMT_G(2);
+        VFMT_G(3);
+        VFMT_G(4);
+        VFMT_G(5);
+        VFMT_G(6);
+        VFMT_G(9);
+#undef VFMT_G
         vfmt_both(fast, slow, sizeof fast, "%.1f%% of %.3g s, %d GPUs", x, x, -k);
         ck_assert_str_eq(fast, slow);
     }
