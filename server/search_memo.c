@@ -111,11 +111,7 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
         struct memo_slot *s = &m->slots[i];
         if (key_eq(s, key)) {
             const struct memo_entry *e = s->e;
-            /* Every member before the candidates is set here except the
-             * tiers (three whole plans, most of the bytes): on success
-             * engine_recommend_price writes each tier from a cleared plan
-             * (plan_from_cand, plan_empty, or a copy of one), so clearing
-             * them here first was work thrown away. */
+            memset(rec, 0, offsetof(struct engine_recommendation, candidates));
             rec->params_b = e->params_b;
             rec->active_params_b = e->active_params_b;
             memcpy(rec->warnings, e->warnings, sizeof rec->warnings);
