@@ -13,22 +13,12 @@
  * search can cost each candidate cluster exactly (a few hundred per
  * recommendation) and a tier's reported cost is the cost it was ranked by. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine_int.h"
 
 #define ELECTRICITY_USD_PER_KWH 0.10   /* assumption: US industrial average, 2025 */
-
-static void fmt_text(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fmt_text(char *dst, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    engine_vfmt(dst, n, fmt, ap);
-    va_end(ap);
-}
 
 /* One bill-of-materials line. Without texts (the search pricing a scratch
  * plan, where only the total counts) the line keeps its numbers and the
@@ -394,13 +384,13 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
         double gpu_usd, rest;
         pl->billed_hours = engine_billed_hours(pl->days * 24.0);
         if (texts)
-            fmt_text(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
+            engine_fmt(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
                      pl->billed_hours);
         bom(pl, texts, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
                 if (texts)
-                    fmt_text(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
+                    engine_fmt(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
                              pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", buf, 1, pl->storage[i].usd,
                     texts ? catalog_storage_find(c, pl->storage[i].kind)->as_of : "");
@@ -419,26 +409,26 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
         pl->billed_hours = 0;
         if (texts)
-            fmt_text(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
+            engine_fmt(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
         bom(pl, texts, "servers", buf, nodes, server, as_of);
         if (f) {
             if (pl->nics_per_node > 0) {
                 if (texts)
-                    fmt_text(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+                    engine_fmt(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
                 bom(pl, texts, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
             }
             if (texts)
-                fmt_text(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+                engine_fmt(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
             bom(pl, texts, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
                 f->as_of);
             if (texts)
-                fmt_text(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+                engine_fmt(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
             bom(pl, texts, "optics", buf, pl->links, f->cable_usd, f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
                 if (texts)
-                    fmt_text(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                    engine_fmt(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
                 bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
                     texts ? catalog_storage_find(c, pl->storage[i].kind)->as_of : "");

@@ -149,6 +149,9 @@ static inline void engine_copy_str(char *dst, size_t n, const char *src)
 /* vsnprintf(dst, n, fmt, ap) for the plan texts: the same bytes, the same
  * truncation (engine_plan.c says how). */
 void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+/* engine_vfmt with its arguments listed: bounded display text (a long catalog
+ * name is cut, which is fine for descriptions). */
+void engine_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas);

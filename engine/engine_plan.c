@@ -227,10 +227,7 @@ void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
     pl->n_warnings++;
 }
 
-/* Bounded formatting for descriptions; a long catalog name is cut, which is
- * fine for display text. */
-static void fmt_text(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fmt_text(char *dst, size_t n, const char *fmt, ...)
+void engine_fmt(char *dst, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -449,7 +446,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         int z = pl->par.zero >= 0 && pl->par.zero <= 3 ? pl->par.zero : 0;
         char ep[32] = "";
         if (pl->par.ep > 1)
-            fmt_text(ep, sizeof ep, ", experts split over EP %d", pl->par.ep);
+            engine_fmt(ep, sizeof ep, ", experts split over EP %d", pl->par.ep);
         plan_add_rationale(pl, "F5", "%s B per trained parameter (2 weights + 2 gradients + %s optimizer); TP %d x PP %d "
                            "split it, ZeRO-%d over DP %d (%s)%s%s: weights %.1f, gradients %.1f, optimizer %.1f "
                            "GiB per GPU", w->optimizer == OPT_ADAMW_8BIT ? "10" : "16",
@@ -657,9 +654,9 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     {
         char price[48];
         if (w->pricing == PRICING_CLOUD)
-            fmt_text(price, sizeof price, "$%.2f per GPU-hour", g->cloud_usd_per_gpu_hour);
+            engine_fmt(price, sizeof price, "$%.2f per GPU-hour", g->cloud_usd_per_gpu_hour);
         else
-            fmt_text(price, sizeof price, "$%.0f per %d-GPU server", g->server_usd * (double)per_node / g->per_node,
+            engine_fmt(price, sizeof price, "$%.0f per %d-GPU server", g->server_usd * (double)per_node / g->per_node,
                      per_node);
         plan_add_warning(pl, "price confidence: the cost rests on %s for %s (%s, as of %s), %s; get a quote "
                          "before committing", price, g->id,
