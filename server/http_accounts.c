@@ -290,14 +290,7 @@ int http_team_get(struct http_req *req)
 
 int http_member_delete(struct http_req *req)
 {
-    struct auth a;
-    char err[256] = "";
-    long long uid = http_auth_id(req, AUTH_OWNER, &a);
-    if (!uid)
-        return 0;
-    enum status st = db_user_delete(http_db(req), a.team_id, uid, err, sizeof err);
-    http_reply_deleted(req, st, "member", err);
-    return 0;
+    return http_delete_team_row(req, AUTH_OWNER, db_user_delete, "member");
 }
 
 int http_invite_create(struct http_req *req)
@@ -378,14 +371,7 @@ int http_invite_list(struct http_req *req)
 
 int http_invite_delete(struct http_req *req)
 {
-    struct auth a;
-    char err[256] = "";
-    long long id = http_auth_id(req, AUTH_OWNER, &a);
-    if (!id)
-        return 0;
-    enum status st = db_invite_delete(http_db(req), a.team_id, id, err, sizeof err);
-    http_reply_deleted(req, st, "invite", err);
-    return 0;
+    return http_delete_team_row(req, AUTH_OWNER, db_invite_delete, "invite");
 }
 
 int http_invite_accept(struct http_req *req)

@@ -150,6 +150,17 @@ void http_reply_deleted(struct http_req *req, enum status st, const char *what, 
         http_reply_error(req, st, what, err);
 }
 
+int http_delete_team_row(struct http_req *req, unsigned need, http_team_row_delete_fn del, const char *what)
+{
+    struct auth a;
+    char err[256] = "";
+    long long id = http_auth_id(req, need, &a);
+    if (!id)
+        return 0;
+    http_reply_deleted(req, del(http_db(req), a.team_id, id, err, sizeof err), what, err);
+    return 0;
+}
+
 int http_plan_owned(struct http_req *req, struct db *db, long long team_id, long long plan_id)
 {
     char err[256] = "";

@@ -332,14 +332,7 @@ int http_plan_tier(struct http_req *req)
 
 int http_plan_delete(struct http_req *req)
 {
-    struct auth a;
-    char err[256] = "";
-    long long id = http_auth_id(req, AUTH_MEMBER, &a);
-    if (!id)
-        return 0;
-    enum status st = db_plan_delete(http_db(req), a.team_id, id, err, sizeof err);
-    http_reply_deleted(req, st, "plan", err);
-    return 0;
+    return http_delete_team_row(req, AUTH_MEMBER, db_plan_delete, "plan");
 }
 
 static int add_revision(void *ud, const struct db_plan *p)

@@ -140,14 +140,7 @@ int http_webhook_list(struct http_req *req)
 
 int http_webhook_delete(struct http_req *req)
 {
-    struct auth a;
-    char err[256] = "";
-    long long id = http_auth_id(req, AUTH_OWNER, &a);
-    if (!id)
-        return 0;
-    enum status st = db_webhook_delete(http_db(req), a.team_id, id, err, sizeof err);
-    http_reply_deleted(req, st, "webhook", err);
-    return 0;
+    return http_delete_team_row(req, AUTH_OWNER, db_webhook_delete, "webhook");
 }
 
 static int add_delivery(void *ud, const struct db_delivery *d)

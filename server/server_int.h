@@ -345,6 +345,12 @@ int http_auth(struct http_req *req, unsigned need, struct auth *out);
 /* http_auth, then the first path parameter as an id: the start of every
  * handler of /things/{id}. 0 after answering 401/403/404. */
 long long http_auth_id(struct http_req *req, unsigned need, struct auth *out);
+/* The whole handler of DELETE /things/{id} for a row a team owns: http_auth_id,
+ * then del(db, team, id), answered by http_reply_deleted (what names the row
+ * in a 404). Returns 0 like every handler. */
+typedef enum status (*http_team_row_delete_fn)(struct db *db, long long team_id, long long id, char *err,
+                                              size_t errlen);
+int http_delete_team_row(struct http_req *req, unsigned need, http_team_row_delete_fn del, const char *what);
 /* Starts a session for user u: writes the Set-Cookie header line into cookie
  * and the CSRF token into csrf. */
 enum status http_session_start(struct http_req *req, long long user_id, char *cookie, size_t cookielen,
