@@ -3,8 +3,8 @@
  * tree; jw_* write a document member by member with no tree at all (the plan
  * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
  *
- * cJSON (1.7.15) prints every non-integer with sprintf("%1.15g") and reads
- * it back with sscanf to decide whether 17 digits are needed: two trips
+ * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
+ * with sscanf to decide whether 17 digits are needed: two trips
  * through the C library's float formatting per number. A 26 KB recommend
  * answer holds ~1,500 numbers, most of them already rounded to a few
  * decimals by the encoder, and its printing cost a fifth of the server's CPU

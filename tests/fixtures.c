@@ -185,10 +185,14 @@ static void run_case(const char *dir, const char *name, const char *input)
         goto out;
     }
     argv[argc++] = "gpuplan";
-    for (char *tok = cmd, *save = NULL; argc < 39; tok = NULL) {
-        char *w = strtok_r(tok, " \t\r\n", &save);
-        if (!w)
+    for (char *p = cmd; argc < 39;) {
+        /* Words split on blanks; each is cut in place with a NUL. */
+        char *w = p + strspn(p, " \t\r\n");
+        if (!*w)
             break;
+        p = w + strcspn(w, " \t\r\n");
+        if (*p)
+            *p++ = '\0';
         if (strcmp(w, "{input}") == 0)
             snprintf(args[argc], sizeof args[argc], "%s", inpath);
         else if (strncmp(w, "{dir}", 5) == 0)

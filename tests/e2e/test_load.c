@@ -33,9 +33,13 @@ int main(void)
     struct storm s;
     pthread_t threads[UPLOADERS + RECOMMENDERS];
     char why[512], integrity[256];
-    int seconds = getenv("LOAD_SECONDS") ? atoi(getenv("LOAD_SECONDS")) : 20;
+    const char *env = getenv("LOAD_SECONDS");
+    char *end = NULL;
+    long seconds = env ? strtol(env, &end, 10) : 20;
     int failed = 0;
 
+    if (env && (end == env || *end != '\0'))
+        seconds = 20;   /* not a number: the default */
     if (seconds < 1 || seconds > 600)
         seconds = 20;
     if (e2e_start(&srv, NULL, extra) != 0) {
