@@ -22,24 +22,24 @@ enum status db_fail(struct db *db, const char *what, char *err, size_t errlen)
     return ST_DB;
 }
 
-enum status db_prepare(struct db *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen)
-{
-    if (sqlite3_prepare_v2(db->sql, sql, -1, out, NULL) != SQLITE_OK) {
-        *out = NULL;
-        return db_fail(db, "cannot prepare statement", err, errlen);
-    }
-    return ST_OK;
-}
-
+/* Through the statement cache: BEGIN, COMMIT and the committer's
+ * SAVEPOINT/RELEASE run for every upload, and compiling them each time
+ * cost more than running them. */
 enum status db_exec(struct db *db, const char *sql, char *err, size_t errlen)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    sqlite3_stmt *st = NULL;
+    int rc = SQLITE_DONE;
+    if (db_prepare(db, sql, &st, NULL, 0) != ST_OK)
+        rc = SQLITE_ERROR;
+    while (st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        ; /* PRAGMA journal_mode answers a row */
+    if (rc != SQLITE_DONE) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: %s", sql, msg ? msg : sqlite3_errmsg(db->sql));
-        sqlite3_free(msg);
+            snprintf(err, errlen, "%s: %s", sql, sqlite3_errmsg(db->sql));
+        db_finish(db, st);
         return ST_DB;
     }
+    db_finish(db, st);
     return ST_OK;
 }
 
@@ -176,7 +176,7 @@ enum status db_step_id(struct db *db, sqlite3_stmt *st, const char *what, long l
     } else {
         rc = db_fail(db, what, err, errlen);
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -192,7 +192,7 @@ enum status db_write_ints(struct db *db, const char *sql, const long long *args,
     rc = db_step_done(db, st, what, err, errlen);
     if (rc == ST_OK && must_change && db_changes(db) == 0)
         rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -201,7 +201,7 @@ enum status db_rows_end(struct db *db, sqlite3_stmt *st, int step, enum status r
 {
     if (rc == ST_OK && step != SQLITE_ROW && step != SQLITE_DONE)
         rc = db_fail(db, what, err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -367,6 +367,7 @@ void db_close(struct db *db)
     if (!db)
         return;
     writer_turn_give(db); /* closing rolls back an open transaction; the turn goes with it */
+    db_stmt_cache_clear(db);
     sqlite3_close_v2(db->sql);
     free(db);
 }
@@ -399,7 +400,7 @@ static enum status check_pragma_ok(struct db *db, const char *sql, char *err, si
             rc = ST_DB;
         }
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 

@@ -114,7 +114,7 @@ static enum status load_gpus(struct db *db, struct catalog *c, char *err, size_t
     if (r != SQLITE_DONE)
         rc = db_fail(db, "cannot read catalog_gpu", err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -156,7 +156,7 @@ static enum status load_fabrics(struct db *db, struct catalog *c, char *err, siz
     if (r != SQLITE_DONE)
         rc = db_fail(db, "cannot read catalog_fabric", err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -194,7 +194,7 @@ static enum status load_storage(struct db *db, struct catalog *c, char *err, siz
     if (r != SQLITE_DONE)
         rc = db_fail(db, "cannot read catalog_storage", err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -241,7 +241,7 @@ static enum status load_models(struct db *db, struct catalog *c, char *err, size
     if (r != SQLITE_DONE)
         rc = db_fail(db, "cannot read catalog_model", err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 

@@ -6,9 +6,21 @@
 
 #include "db.h"
 
+/* Prepared statements a connection keeps for reuse (db_stmt.c). The upload
+ * path uses about fifteen texts; the rest of the API shares what is left. */
+#define DB_STMT_CACHE 48
+struct db_stmt_slot {
+    sqlite3_stmt *st;   /* NULL: a free slot */
+    unsigned hash;      /* of the SQL text */
+    int busy;           /* handed out by db_prepare, not yet back through db_finish */
+    unsigned long used; /* stmt_clock at the last hand-out: the least recent idle slot is reused */
+};
+
 struct db {
     sqlite3 *sql;
     int writer_turn; /* holds the process's writer turn (db.c), between BEGIN and COMMIT/ROLLBACK */
+    unsigned long stmt_clock;
+    struct db_stmt_slot stmts[DB_STMT_CACHE];
 };
 
 struct db_migration {
@@ -27,8 +39,16 @@ enum status db_fail(struct db *db, const char *what, char *err, size_t errlen);
 /* Runs sql (no parameters, no rows) or fails with ST_DB and "sql: message". */
 enum status db_exec(struct db *db, const char *sql, char *err, size_t errlen);
 
-/* Prepares sql or fails with ST_DB and a message. */
+/* Prepares sql or fails with ST_DB and a message. The statement may come
+ * from the connection's cache (db_stmt.c): give it back with db_finish,
+ * never sqlite3_finalize. */
 enum status db_prepare(struct db *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen);
+/* Ends the use of a statement from db_prepare: a cached one is reset for
+ * the next caller (ending any read it held), any other is finalized.
+ * NULL is a no-op. */
+void db_finish(struct db *db, sqlite3_stmt *st);
+/* Finalizes every cached statement (before the connection closes). */
+void db_stmt_cache_clear(struct db *db);
 
 /* Transactions. Writers take the write lock up front (BEGIN IMMEDIATE) so two
  * connections never deadlock upgrading read locks; the busy timeout then
@@ -50,16 +70,16 @@ int db_bind_id(sqlite3_stmt *st, int idx, long long v);
  * ST_CONFLICT (with err set); anything else failing is ST_DB. */
 enum status db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errlen);
 /* Steps a statement that returns one id (INSERT ... RETURNING id) and
- * finalizes it: ST_OK with *id; ST_NOTFOUND when no row came back (an
+ * finishes it (db_finish): ST_OK with *id; ST_NOTFOUND when no row came back (an
  * INSERT ... SELECT that matched nothing); ST_CONFLICT on a unique
  * violation; ST_DB otherwise. */
 enum status db_step_id(struct db *db, sqlite3_stmt *st, const char *what, long long *id, char *err, size_t errlen);
 /* Prepares sql, binds args[0..n) to its parameters in order, steps it and
- * finalizes: the whole of a write whose parameters are all integers. With
+ * finishes it: the whole of a write whose parameters are all integers. With
  * must_change, changing no row is ST_NOTFOUND (the team has no such object). */
 enum status db_write_ints(struct db *db, const char *sql, const long long *args, int n, int must_change,
                           const char *what, char *err, size_t errlen);
-/* Ends a loop of sqlite3_step over rows: finalizes st and answers rc, or
+/* Ends a loop of sqlite3_step over rows: finishes st and answers rc, or
  * ST_DB when the last step was neither a row (the caller stopped early) nor
  * the end. */
 enum status db_rows_end(struct db *db, sqlite3_stmt *st, int step, enum status rc, const char *what, char *err,

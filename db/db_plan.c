@@ -87,7 +87,7 @@ enum status db_plan_insert(struct db *db, long long team_id, long long user_id, 
         goto out;
     *id = plan_id;
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
@@ -114,7 +114,7 @@ enum status db_plan_get(struct db *db, long long team_id, long long plan_id, int
     } else {
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read plan", err, errlen);
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -153,7 +153,7 @@ enum status db_plan_revise(struct db *db, long long team_id, long long plan_id, 
         goto out;
     }
     rev = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     st = NULL;
     if ((rc = db_prepare(db,
                          "UPDATE plans SET current_revision = ?, updated_at = ?, "
@@ -171,7 +171,7 @@ enum status db_plan_revise(struct db *db, long long team_id, long long plan_id, 
         goto out;
     *revision = rev;
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
@@ -186,7 +186,7 @@ enum status db_plan_exists(struct db *db, long long team_id, long long plan_id, 
     int step = sqlite3_step(st);
     if (step != SQLITE_ROW)
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read plan", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -248,7 +248,7 @@ enum status db_plan_list(struct db *db, long long team_id, const char *title_fil
     }
     if (step != SQLITE_ROW && step != SQLITE_DONE)
         rc = db_fail(db, "cannot list plans", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     free(pattern);
     return rc;
 }
@@ -278,6 +278,6 @@ enum status db_plan_revisions(struct db *db, long long team_id, long long plan_i
         rc = db_fail(db, "cannot list revisions", err, errlen);
     else if (rows == 0)
         rc = ST_NOTFOUND;
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }

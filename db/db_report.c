@@ -76,7 +76,7 @@ static enum status history_add(struct db *db, long long report_id, int revision,
     db_bind_text(st, 4, verdict);
     sqlite3_bind_int64(st, 5, now);
     rc = db_step_done(db, st, "cannot record verdict history", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -124,13 +124,13 @@ enum status db_report_insert(struct db *db, const struct db_report *r, long long
         rc = db_fail(db, "cannot insert report", err, errlen);
         goto out;
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     st = NULL;
     if ((rc = history_add(db, rid, r->revision, r->tier, r->verdict, r->checked_at, err, errlen)) != ST_OK)
         goto out;
     *id = rid;
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
@@ -144,7 +144,7 @@ static enum status report_one(struct db *db, sqlite3_stmt *st, struct db_report 
     } else {
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read report", err, errlen);
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -248,7 +248,7 @@ enum status db_report_recheck(struct db *db, long long report_id, int revision, 
         goto out;
     rc = history_add(db, report_id, revision, tier, verdict, now, err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 

@@ -84,6 +84,6 @@ enum status db_share_by_token(struct db *db, const char *token_hash, struct db_s
         read_share(st, out);
     else
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read share", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }

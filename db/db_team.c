@@ -60,7 +60,7 @@ static enum status user_by_id(struct db *db, long long id, struct db_user *out, 
         read_user(st, out);
     else
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read user", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -86,7 +86,7 @@ enum status db_team_create(struct db *db, const char *team_name, const char *ema
         goto out;
     rc = user_by_id(db, user_id, out, err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
@@ -108,7 +108,7 @@ enum status db_user_by_email(struct db *db, const char *email, struct db_user *o
     } else {
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read user", err, errlen);
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -154,7 +154,7 @@ enum status db_user_delete(struct db *db, long long team_id, long long user_id, 
         sqlite3_bind_int64(st, 1, team_id);
         if (sqlite3_step(st) == SQLITE_ROW)
             owners = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
+        db_finish(db, st);
         st = NULL;
         if (owners <= 1) {
             snprintf(err, errlen, "a team keeps at least one owner");
@@ -168,7 +168,7 @@ enum status db_user_delete(struct db *db, long long team_id, long long user_id, 
     sqlite3_bind_int64(st, 2, team_id);
     rc = db_step_done(db, st, "cannot delete user", err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
@@ -188,7 +188,7 @@ enum status db_session_insert(struct db *db, const char *id_hash, long long user
     sqlite3_bind_int64(st, 4, now);
     sqlite3_bind_int64(st, 5, expires_at);
     rc = db_step_done(db, st, "cannot insert session", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -212,7 +212,7 @@ enum status db_session_get(struct db *db, const char *id_hash, long long now, st
     } else {
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read session", err, errlen);
     }
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -224,7 +224,7 @@ enum status db_session_delete(struct db *db, const char *id_hash, char *err, siz
         return rc;
     db_bind_text(st, 1, id_hash);
     rc = db_step_done(db, st, "cannot delete session", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -311,7 +311,7 @@ enum status db_invite_check(struct db *db, const char *token_hash, long long now
         rc = sqlite3_column_int64(st, 1) || sqlite3_column_int64(st, 0) <= now ? ST_GONE : ST_OK;
     else
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read invite", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -339,7 +339,7 @@ enum status db_invite_accept(struct db *db, const char *token_hash, const char *
     db_column_copy(st, 2, role, sizeof role);
     expires_at = sqlite3_column_int64(st, 3);
     used_at = sqlite3_column_int64(st, 4);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     st = NULL;
     if (used_at || expires_at <= now) {
         snprintf(err, errlen, "the invite was already used or has expired");
@@ -357,7 +357,7 @@ enum status db_invite_accept(struct db *db, const char *token_hash, const char *
         goto out;
     rc = user_by_id(db, user_id, out, err, errlen);
 out:
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return db_tx_leave(db, owned, rc, err, errlen);
 }
 
@@ -370,7 +370,7 @@ enum status db_login_failure_add(struct db *db, const char *subject, long long n
     db_bind_text(st, 1, subject);
     sqlite3_bind_int64(st, 2, now);
     rc = db_step_done(db, st, "cannot record login failure", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -388,7 +388,7 @@ enum status db_login_failure_count(struct db *db, const char *subject, long long
         *count = sqlite3_column_int(st, 0);
     else
         rc = db_fail(db, "cannot count login failures", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -400,6 +400,6 @@ enum status db_login_failure_clear(struct db *db, const char *subject, char *err
         return rc;
     db_bind_text(st, 1, subject);
     rc = db_step_done(db, st, "cannot clear login failures", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }

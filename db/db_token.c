@@ -85,7 +85,7 @@ enum status db_token_auth(struct db *db, const char *token_hash, long long now, 
         read_token(st, out);
     else
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read token", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     st = NULL;
     if (rc != ST_OK || out->last_used_at > now - 60)
         return rc;
@@ -95,7 +95,7 @@ enum status db_token_auth(struct db *db, const char *token_hash, long long now, 
         /* A failed bookkeeping write must not refuse a valid token. */
         if (db_step_done(db, st, "cannot record token use", err, errlen) == ST_OK)
             out->last_used_at = now;
-        sqlite3_finalize(st);
+        db_finish(db, st);
     }
     return ST_OK;
 }

@@ -75,7 +75,7 @@ enum status db_webhook_exists(struct db *db, long long team_id, long long webhoo
     int step = sqlite3_step(st);
     if (step != SQLITE_ROW)
         rc = step == SQLITE_DONE ? ST_NOTFOUND : db_fail(db, "cannot read webhook", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -101,7 +101,7 @@ enum status db_webhook_enqueue(struct db *db, long long team_id, const char *eve
     rc = db_step_done(db, st, "cannot queue webhook delivery", err, errlen);
     if (rc == ST_OK && queued)
         *queued = db_changes(db);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -188,7 +188,7 @@ enum status db_delivery_update(struct db *db, long long id, const char *state, i
     db_bind_id(st, 6, delivered_at);
     sqlite3_bind_int64(st, 7, id);
     rc = db_step_done(db, st, "cannot record delivery attempt", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
 
@@ -227,6 +227,6 @@ enum status db_delivery_next_due(struct db *db, long long *at, char *err, size_t
         *at = sqlite3_column_int64(st, 0);
     else
         rc = db_fail(db, "cannot read next delivery", err, errlen);
-    sqlite3_finalize(st);
+    db_finish(db, st);
     return rc;
 }
