@@ -35,7 +35,7 @@
     "Cross-Origin-Opener-Policy: same-origin\r\n"
 
 /* Each civetweb worker thread owns a slot (init_thread's return value): its
- * database connection and its runner.
+ * database connection, its runner and its plan memo (what uploads last parsed).
  *
  * Debian's civetweb is built with 100 KiB thread stacks (USE_STACK_SIZE), too
  * small for the planner's search state and for cJSON's recursion on deeply
@@ -48,6 +48,7 @@
 
 struct thread_slot {
     struct db *db;
+    struct plan_memo *plans; /* http_reports.c: the plan document uploads here last checked against */
     pthread_t runner;
     int runner_started;
     pthread_mutex_t mu;
@@ -338,6 +339,11 @@ struct db *http_db(struct http_req *req)
     return slot->db;
 }
 
+struct plan_memo **http_plan_memo(struct http_req *req)
+{
+    return req->thread ? &req->thread->plans : NULL;
+}
+
 /* Matches path against pattern segment by segment, capturing {x} segments. */
 static int route_match(const char *pattern, const char *path, struct http_req *req)
 {
@@ -547,6 +553,7 @@ static void on_exit_thread(const struct mg_context *ctx, int thread_type, void *
         pthread_mutex_destroy(&slot->mu);
         pthread_cond_destroy(&slot->cv);
         db_close(slot->db);
+        plan_memo_free(slot->plans);
         free(slot);
     }
 }

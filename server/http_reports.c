@@ -321,15 +321,86 @@ static char *calibration_text(cJSON *verdict)
     return text;
 }
 
+/* A worker thread's memo of the last plan document it built. Turning the
+ * stored plan back into JSON (its recommendation is some 27 kB) was 40% of
+ * an upload's instructions, and a CI system uploads many reports against the
+ * same plan. The plan row is still read on every upload (it is what says
+ * the team owns the plan), and the memo is used only when that row equals
+ * the one the document was built from in every field, the texts compared
+ * whole: a revised, renamed or re-created plan can never be answered from
+ * it. It belongs to one thread (handlers of one slot run one at a time), so
+ * it needs no lock. */
+struct plan_memo {
+    struct db_plan plan; /* the row doc was built from; owns its two texts */
+    cJSON *doc;          /* http_plan_doc(&plan) */
+};
+
+void plan_memo_free(struct plan_memo *m)
+{
+    if (!m)
+        return;
+    cJSON_Delete(m->doc);
+    db_plan_release(&m->plan);
+    free(m);
+}
+
+static int plan_same(const struct db_plan *a, const struct db_plan *b)
+{
+    return a->id == b->id && a->team_id == b->team_id && a->revision == b->revision &&
+           a->current_revision == b->current_revision && a->created_at == b->created_at &&
+           a->updated_at == b->updated_at && a->revision_created_at == b->revision_created_at &&
+           strcmp(a->title, b->title) == 0 && strcmp(a->tier, b->tier) == 0 &&
+           strcmp(a->engine_version, b->engine_version) == 0 &&
+           strcmp(a->workload_json, b->workload_json) == 0 &&
+           strcmp(a->recommendation_json, b->recommendation_json) == 0;
+}
+
+/* The saved plan document of plan, read-only: from the thread's memo when
+ * plan is the row it was built from, else built (and memoised). *owned is
+ * set when the caller must cJSON_Delete it (no memo could hold it). NULL
+ * when the stored JSON cannot be read back. */
+static const cJSON *plan_doc(struct http_req *req, const struct db_plan *plan, cJSON **owned)
+{
+    struct plan_memo **memo = http_plan_memo(req);
+    *owned = NULL;
+    if (memo && *memo && plan_same(&(*memo)->plan, plan))
+        return (*memo)->doc;
+    cJSON *doc = http_plan_doc(plan);
+    if (!doc)
+        return NULL;
+    struct plan_memo *m = memo ? *memo : NULL;
+    if (memo && !m)
+        m = calloc(1, sizeof *m);
+    char *w = m ? strdup(plan->workload_json) : NULL, *r = m ? strdup(plan->recommendation_json) : NULL;
+    if (!w || !r) {
+        free(w);
+        free(r);
+        if (memo && !*memo)
+            free(m);
+        *owned = doc;
+        return doc;
+    }
+    cJSON_Delete(m->doc);
+    db_plan_release(&m->plan);
+    m->plan = *plan;
+    m->plan.workload_json = w;
+    m->plan.recommendation_json = r;
+    m->doc = doc;
+    *memo = m;
+    return doc;
+}
+
 /* Parses and checks text against the plan's chosen tier. The checker gets
  * the saved plan whole, as `gpuplan check --plan` reads one: its workload is
- * what lets calibration re-estimate the tier with measured busbw.
+ * what lets calibration re-estimate the tier with measured busbw. It only
+ * reads the document, so the thread's memoised one serves.
  * 0 after answering. */
 static int analyze(struct http_req *req, const char *text, size_t len, const struct db_plan *plan,
                    struct analysis *out)
 {
     char err[512] = "";
-    cJSON *saved = http_plan_doc(plan), *sections = NULL, *verdict = NULL;
+    cJSON *owned = NULL, *sections = NULL, *verdict = NULL;
+    const cJSON *saved = plan_doc(req, plan, &owned);
     memset(out, 0, sizeof *out);
     if (!saved) {
         http_problem(req, 500, NULL, "the stored plan cannot be read back");
@@ -337,7 +408,7 @@ static int analyze(struct http_req *req, const char *text, size_t len, const str
     }
     enum status st = report_analyze(text, len, saved, plan->tier, req->app->catalog, &sections, &verdict, err,
                                     sizeof err);
-    cJSON_Delete(saved);
+    cJSON_Delete(owned);
     if (st != ST_OK) {
         if (st == ST_INVALID)
             http_problem(req, 400, "content", "%s", err);

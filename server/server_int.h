@@ -215,6 +215,11 @@ void http_stop(struct app *app);
 
 /* The calling worker thread's database connection (opened on first use). NULL if it cannot open. */
 struct db *http_db(struct http_req *req);
+/* The calling worker thread's plan memo (http_reports.c fills it, http.c
+ * frees it with plan_memo_free when the thread ends); NULL when the request
+ * has no thread slot. */
+struct plan_memo;
+struct plan_memo **http_plan_memo(struct http_req *req);
 
 /* Reads the request body up to limit bytes. Returns 1 when req->body holds it;
  * 0 when it already answered (413 over the limit, 400 unreadable). */
@@ -250,6 +255,8 @@ int http_static(struct http_req *req);
  * free()) and *textlen; 0 when content_type names no boundary; -1 when the
  * body is malformed or holds no file part. Exposed for the fuzz target. */
 int http_multipart_report(const char *content_type, const char *body, size_t len, char **text, size_t *textlen);
+/* Frees a worker thread's plan memo; NULL is a no-op. */
+void plan_memo_free(struct plan_memo *m);
 
 /* ---- text building (sbuf.c) ---- */
 struct sbuf {

@@ -862,6 +862,69 @@ START_TEST(reports_list_their_verdict_history_and_recheck_against_a_new_revision
 }
 END_TEST
 
+/* A worker thread keeps the plan document its last upload was checked
+ * against (http_reports.c). On a server with one worker every upload runs
+ * on that thread: an upload after the plan changed, or after its id went to
+ * a new plan, must be judged against the plan as it is now. Check runs each
+ * test in a child process, so the shared server can be set aside here. */
+START_TEST(an_upload_is_judged_against_the_plan_as_it_is_now_on_a_worker_that_saw_it_before)
+{
+    static const char *const one_worker[] = {"--threads", "1", "--max-report", "65536", NULL};
+    static const char *const big_workload =
+        "{\"model\":{\"preset\":\"llama-3-70b\"},\"task\":\"pretrain\",\"tokens_b\":15000,\"seq_len\":8192,"
+        "\"precision\":\"bf16\",\"deadline_days\":90,\"budget_usd\":5000000,\"pricing\":\"cloud\"}";
+    struct who w;
+    char tok[80], body[600], path[128];
+    long long tok_id;
+    cJSON *doc = NULL;
+
+    ck_assert_int_eq(e2e_start(&srv, NULL, one_worker), 0);
+    signup("Memo", "memo@memo.test", &w);
+    make_token(&w, tok, sizeof tok, &tok_id);
+    snprintf(body, sizeof body, "{\"title\":\"Big\",\"workload\":%s}", big_workload);
+    ck_assert_int_eq(jcall(&w, "POST", "/api/v1/plans", body, &doc), 201);
+    long long big = jid(doc, "id");
+    cJSON_Delete(doc);
+    long long small = make_plan(&w, "Small"); /* the largest id: SQLite gives it to the next plan once deleted */
+
+    upload(tok, big, REPORT_OTHER, NULL, 201, &doc);
+    char *f_big = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "findings"));
+    cJSON_Delete(doc);
+    upload(tok, small, REPORT_OTHER, NULL, 201, &doc);
+    char *f_small = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "findings"));
+    cJSON_Delete(doc);
+    /* The two plans expect different things of the same node. */
+    ck_assert_msg(strcmp(f_big, f_small) != 0, "the two plans' findings are the same");
+
+    /* The small plan's id now names a plan with the big one's workload. */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", small);
+    ck_assert_int_eq(jcall(&w, "DELETE", path, NULL, NULL), 204);
+    snprintf(body, sizeof body, "{\"title\":\"Again\",\"workload\":%s}", big_workload);
+    ck_assert_int_eq(jcall(&w, "POST", "/api/v1/plans", body, &doc), 201);
+    long long again = jid(doc, "id");
+    cJSON_Delete(doc);
+    upload(tok, again, REPORT_OTHER, NULL, 201, &doc);
+    char *f_again = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "findings"));
+    ck_assert_int_eq(jid(doc, "revision"), 1);
+    cJSON_Delete(doc);
+    ck_assert_msg(strcmp(f_again, f_big) == 0, "plan %lld was judged as the plan its id had before", again);
+
+    /* A new tier is a new revision, and the next upload is judged by it. */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/tier", again);
+    ck_assert_int_eq(jcall(&w, "PUT", path, "{\"tier\":\"minimum\"}", NULL), 200);
+    upload(tok, again, REPORT_OTHER, NULL, 201, &doc);
+    ck_assert_int_eq(jid(doc, "revision"), 2);
+    ck_assert_str_eq(jstr(doc, "tier"), "minimum");
+    ck_assert_str_eq(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "history"), 0), "tier"), "minimum");
+    cJSON_Delete(doc);
+
+    cJSON_free(f_big);
+    cJSON_free(f_small);
+    cJSON_free(f_again);
+    ck_assert_int_eq(e2e_stop(&srv), 0);
+}
+END_TEST
+
 /* ---- shares ---- */
 
 START_TEST(share_pages_open_without_login_until_revoked_or_expired)
@@ -1504,6 +1567,7 @@ int main(void)
     tcase_add_test(tc, reports_arrive_as_text_multipart_or_json_with_their_source);
     tcase_add_test(tc, a_report_over_the_limit_is_413);
     tcase_add_test(tc, reports_list_their_verdict_history_and_recheck_against_a_new_revision);
+    tcase_add_test(tc, an_upload_is_judged_against_the_plan_as_it_is_now_on_a_worker_that_saw_it_before);
     tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);
     tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
