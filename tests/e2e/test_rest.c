@@ -862,6 +862,53 @@ START_TEST(reports_list_their_verdict_history_and_recheck_against_a_new_revision
 }
 END_TEST
 
+/* The 201 answer of an upload is built from what was committed, not read
+ * back (http_reports.c): it must be byte for byte the document a GET of the
+ * report answers, which only adds the content at the end. */
+static void same_as_get(long long plan, long status, const char *created)
+{
+    struct e2e_resp g;
+    char path[128];
+    cJSON *doc = cJSON_Parse(created);
+    ck_assert_int_eq(status, 201);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports/%lld", plan, jid(doc, "id"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(call(&a_member, NULL, "GET", path, NULL, NULL, 0, &g), 200);
+    size_t n = strlen(created);
+    ck_assert(n > 2 && created[n - 1] == '}');
+    ck_assert_msg(strlen(g.body) > n && memcmp(g.body, created, n - 1) == 0 &&
+                      strncmp(g.body + n - 1, ",\"content\":\"", 12) == 0,
+                  "upload answered\n%s\nGET answered\n%s", created, g.body);
+    e2e_resp_release(&g);
+}
+
+START_TEST(an_uploads_answer_is_the_report_a_get_answers_less_its_content)
+{
+    char *nccl = read_text("intra-busbw-87-percent.log"); /* measured busbw: a calibration block */
+    const char *texts[] = {REPORT_FAIL, REPORT_OTHER, nccl};
+    char path[96], auth[120];
+    struct e2e_resp r;
+    long long plan = make_plan(&a_member, "Answers");
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", plan);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", a_token);
+    for (int i = 0; i < 3; i++) {
+        /* by token, with a source and a key */
+        const char *h[] = {auth, "Content-Type: text/plain", "X-Report-Source: https://ci.test/job/9",
+                           i == 0 ? "Idempotency-Key: answers-0" : "Idempotency-Key: answers-x", NULL};
+        if (i == 2)
+            h[3] = NULL; /* and without a key */
+        ck_assert_int_eq(e2e_request(&srv, "POST", path, h, texts[i], strlen(texts[i]), &r), 0);
+        same_as_get(plan, r.status, r.body);
+        e2e_resp_release(&r);
+        /* by a signed-in member, no source */
+        call(&a_member, NULL, "POST", path, "text/plain", texts[i], 1, &r);
+        same_as_get(plan, r.status, r.body);
+        e2e_resp_release(&r);
+    }
+    free(nccl);
+}
+END_TEST
+
 /* A worker thread keeps the plan document its last upload was checked
  * against (http_reports.c). On a server with one worker every upload runs
  * on that thread: an upload after the plan changed, or after its id went to
@@ -1567,6 +1614,7 @@ int main(void)
     tcase_add_test(tc, reports_arrive_as_text_multipart_or_json_with_their_source);
     tcase_add_test(tc, a_report_over_the_limit_is_413);
     tcase_add_test(tc, reports_list_their_verdict_history_and_recheck_against_a_new_revision);
+    tcase_add_test(tc, an_uploads_answer_is_the_report_a_get_answers_less_its_content);
     tcase_add_test(tc, an_upload_is_judged_against_the_plan_as_it_is_now_on_a_worker_that_saw_it_before);
     tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);
     tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
