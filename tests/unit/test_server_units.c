@@ -5,10 +5,12 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "server_int.h"
 
@@ -348,6 +350,124 @@ START_TEST(json_write_prints_the_same_document_as_cjson)
 }
 END_TEST
 
+/* json_write_cjson must write exactly what cJSON_PrintUnformatted writes:
+ * report sections and findings are stored with it, and stored text keeps
+ * cJSON's form. Numbers of every kind (whole and not, either side of 2^31,
+ * 10^15 and 10^-4, few and many digits, negative zero, random bit
+ * patterns; cJSON 1.7.15 reads valuedouble alone), then the documents the
+ * report parsers and checker make of every report fixture. */
+static void same_as_cjson(const cJSON *doc, const char *what)
+{
+    size_t len = 0;
+    char *mine = json_write_cjson(doc, &len), *theirs = cJSON_PrintUnformatted(doc);
+    ck_assert_ptr_nonnull(mine);
+    ck_assert_ptr_nonnull(theirs);
+    ck_assert_uint_eq(len, strlen(mine));
+    ck_assert_msg(strcmp(mine, theirs) == 0, "%s: cJSON wrote %.300s, json_write_cjson %.300s", what, theirs, mine);
+    free(mine);
+    cJSON_free(theirs);
+}
+
+static void number_as_cjson(double d)
+{
+    char what[64];
+    cJSON *n = cJSON_CreateNumber(d);
+    snprintf(what, sizeof what, "%.17g", d);
+    same_as_cjson(n, what);
+    cJSON_Delete(n);
+}
+
+static void reports_as_cjson(const char *dir, int *files)
+{
+    char path[1024];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        struct stat sb;
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &sb) != 0)
+            continue;
+        if (S_ISDIR(sb.st_mode)) {
+            reports_as_cjson(path, files);
+            continue;
+        }
+        if ((n > 5 && strcmp(e->d_name + n - 5, ".json") == 0) || (n > 3 && strcmp(e->d_name + n - 3, ".md") == 0) ||
+            strcmp(e->d_name, "COMMAND") == 0 || sb.st_size <= 0 || sb.st_size > (1 << 22))
+            continue;
+        FILE *f = fopen(path, "rb");
+        ck_assert_ptr_nonnull(f);
+        char *text = malloc((size_t)sb.st_size + 1);
+        size_t got = fread(text, 1, (size_t)sb.st_size, f);
+        fclose(f);
+        text[got] = '\0';
+        cJSON *sections = NULL, *verdict = NULL;
+        char err[256];
+        if (report_analyze(text, got, NULL, NULL, NULL, &sections, &verdict, err, sizeof err) == ST_OK) {
+            same_as_cjson(sections, path);
+            same_as_cjson(verdict, path);
+            (*files)++;
+        }
+        cJSON_Delete(sections);
+        cJSON_Delete(verdict);
+        free(text);
+    }
+    closedir(d);
+}
+
+START_TEST(json_write_cjson_writes_the_bytes_cjson_prints)
+{
+    static const double fixed[] = {0, 1, 0.5, 0.25, 0.1, 0.3, 12.3, 1234.5, 1234.56, 1e-4, 1.5e-4, 9.99e-5, 1e-5,
+                                   5e-5, 0.00012345, 1e-7, 123456789.123, 2.5e-9, 2147483647.0, 2147483648.0,
+                                   2147483647.5, 4294967296.0, 1e14, 99999999999999.9, 999999999999999.0, 1e15,
+                                   1e15 + 2, 1e16, 1e20, 123456789012345.6, 12345678901234.56, 1.234567890123456,
+                                   9007199254740991.0, 9007199254740993.0, 1.7976931348623157e308, 4.9e-324,
+                                   2.2250738585072014e-308, 0.30000000000000004, 0.1 + 0.7, 1.0 / 3.0, 2.0 / 3.0,
+                                   100.19999999999999, 404.04, 175.00000000000003, 4503599627370495.5};
+    unsigned long long st = 88172645463325252ULL;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        number_as_cjson(fixed[i]);
+        number_as_cjson(-fixed[i]);
+        number_as_cjson(nextafter(fixed[i], 1e308));
+        number_as_cjson(nextafter(fixed[i], -1e308));
+    }
+    number_as_cjson(NAN);
+    number_as_cjson(INFINITY);
+    number_as_cjson(-0.0);
+    for (int i = 0; i < 300000; i++) {
+        double d;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        if (i % 3 == 0) {
+            memcpy(&d, &st, sizeof d);
+            if (!isfinite(d))
+                continue;
+        } else if (i % 3 == 1) {   /* few decimals at every scale: the fast forms and their edges */
+            d = (double)(st % 100000000000000000ULL) / pow(10.0, (double)(st % 23));
+        } else {                   /* sums that miss a short decimal by an ulp or two */
+            d = (double)(st % 100000) / 10.0 + (double)((st >> 20) % 1000) / 100.0;
+        }
+        number_as_cjson(d);
+    }
+    /* valueint plays no part in how 1.7.15 prints a number. */
+    cJSON *n = cJSON_CreateNumber(0);
+    n->valuedouble = 5.0;
+    same_as_cjson(n, "valuedouble 5, valueint 0");
+    n->valuedouble = 2.5;
+    n->valueint = 2;
+    same_as_cjson(n, "valuedouble 2.5, valueint 2");
+    cJSON_Delete(n);
+
+    int files = 0;
+    reports_as_cjson(TESTDATA "/reports", &files);
+    ck_assert_int_gt(files, 50); /* 83 fixtures parse to sections today */
+}
+END_TEST
+
 /* json_write scans strings eight bytes at a time: every byte that must be
  * escaped, at every place in a long string among plain and UTF-8 bytes,
  * comes out as cJSON writes it. */
@@ -395,6 +515,7 @@ int main(void)
     tcase_add_test(text, csv_cells_follow_rfc_4180_and_defuse_formulas);
     tcase_add_test(text, html_and_xml_escaping_cover_markup_characters);
     tcase_add_test(text, json_write_escapes_long_strings_as_cjson_does);
+    tcase_add_test(text, json_write_cjson_writes_the_bytes_cjson_prints);
     suite_add_tcase(s, text);
     TCase *net = tcase_create("webhook addresses");
     tcase_add_test(net, address_classes_refuse_loopback_private_link_local_and_their_ipv6_forms);
