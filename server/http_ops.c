@@ -1,17 +1,19 @@
 /* http_ops.c: what operators and tools read: Prometheus metrics and the
  * OpenAPI description. Both are public (no secrets in either), cheap, and
- * never touch the database. */
+ * never touch the database (the committer's counters are read in memory). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
 #include "server_int.h"
 #include "search_memo.h"
 
 int http_metrics(struct http_req *req)
 {
     size_t len = 0;
-    char tail[1024];
+    char tail[2048];
     unsigned long long hits, misses, mhits, mmisses;
+    struct db_batch_stats bs = {0};
     char *text = metrics_render(&len);
     if (!text) {
         http_problem(req, 500, NULL, "cannot render metrics");
@@ -19,6 +21,8 @@ int http_metrics(struct http_req *req)
     }
     resp_cache_stats(req->app->plan_cache, &hits, &misses);
     search_memo_stats(req->app->search_memo, &mhits, &mmisses);
+    if (req->app->batcher)
+        db_batcher_stats(req->app->batcher, &bs);
     int n = snprintf(tail, sizeof tail,
                      "# HELP gpuplan_plan_cache_lookups_total Planner answers looked up by request body.\n"
                      "# TYPE gpuplan_plan_cache_lookups_total counter\n"
@@ -28,8 +32,22 @@ int http_metrics(struct http_req *req)
                      "without tokens, deadline, budget and dataset size (on plan cache misses).\n"
                      "# TYPE gpuplan_search_memo_lookups_total counter\n"
                      "gpuplan_search_memo_lookups_total{result=\"hit\"} %llu\n"
-                     "gpuplan_search_memo_lookups_total{result=\"miss\"} %llu\n",
-                     hits, misses, mhits, mmisses);
+                     "gpuplan_search_memo_lookups_total{result=\"miss\"} %llu\n"
+                     /* Group commit (db_batch.c): writes per transaction is how many
+                      * uploads share one fsync; the queue shows a committer falling behind. */
+                     "# HELP gpuplan_db_group_commit_transactions_total Transactions the committer ran.\n"
+                     "# TYPE gpuplan_db_group_commit_transactions_total counter\n"
+                     "gpuplan_db_group_commit_transactions_total %lld\n"
+                     "# HELP gpuplan_db_group_commit_writes_total Writes (report uploads) those transactions carried.\n"
+                     "# TYPE gpuplan_db_group_commit_writes_total counter\n"
+                     "gpuplan_db_group_commit_writes_total %lld\n"
+                     "# HELP gpuplan_db_group_commit_largest The most writes one transaction carried.\n"
+                     "# TYPE gpuplan_db_group_commit_largest gauge\n"
+                     "gpuplan_db_group_commit_largest %d\n"
+                     "# HELP gpuplan_db_group_commit_queued Writes waiting for the committer now.\n"
+                     "# TYPE gpuplan_db_group_commit_queued gauge\n"
+                     "gpuplan_db_group_commit_queued %d\n",
+                     hits, misses, mhits, mmisses, bs.batches, bs.jobs, bs.largest, bs.pending);
     char *all = n > 0 && (size_t)n < sizeof tail ? realloc(text, len + (size_t)n) : NULL;
     if (all) {
         memcpy(all + len, tail, (size_t)n);

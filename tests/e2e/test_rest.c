@@ -1325,6 +1325,15 @@ START_TEST(metrics_count_requests_reports_and_deliveries)
     ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_http_request_duration_seconds_bucket{route=\"/api/v1/plans\",method=\"POST\",le=\"+Inf\"}"));
     ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_reports_total{verdict=\"fail\"}"));
     ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_db_errors_total "));
+    /* Uploads went through the group committer: at least one write in one transaction. */
+    static const char gw_name[] = "\ngpuplan_db_group_commit_writes_total ";
+    static const char gt_name[] = "\ngpuplan_db_group_commit_transactions_total ";
+    const char *gw = strstr(r.body, gw_name), *gt = strstr(r.body, gt_name);
+    ck_assert_ptr_nonnull(gw);
+    ck_assert_ptr_nonnull(gt);
+    ck_assert_int_ge(strtoll(gw + strlen(gw_name), NULL, 10), 1);
+    ck_assert_int_ge(strtoll(gt + strlen(gt_name), NULL, 10), 1);
+    ck_assert_ptr_nonnull(strstr(r.body, "\ngpuplan_db_group_commit_queued "));
     ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_webhook_deliveries_total{outcome=\"delivered\"}"));
     /* Share paths are counted by route, never by their token. */
     ck_assert_ptr_null(strstr(r.body, "gps_"));
