@@ -245,12 +245,11 @@ static void report_summary(cJSON *o, const struct db_report *r)
     json_add_time(o, "checked_at", r->checked_at);
 }
 
-/* Lifts the stored {"measured", "calibration"} (what the measured busbw
- * means for the plan's time and cost) into o, as `gpuplan check` prints them.
- * Nothing when the report measured nothing. */
-static void add_calibration(cJSON *o, const char *calibration_json)
+/* Lifts {"measured", "calibration"} (what the measured busbw means for
+ * the plan's time and cost) into o, as `gpuplan check` prints them, and
+ * frees cal. Nothing when the report measured nothing (cal NULL). */
+static void add_calibration(cJSON *o, cJSON *cal)
 {
-    cJSON *cal = calibration_json ? cJSON_Parse(calibration_json) : NULL;
     static const char *const keys[] = {"measured", "calibration", NULL};
     for (int i = 0; cal && keys[i]; i++) {
         cJSON *item = cJSON_DetachItemFromObjectCaseSensitive(cal, keys[i]);
@@ -260,16 +259,14 @@ static void add_calibration(cJSON *o, const char *calibration_json)
     cJSON_Delete(cal);
 }
 
-/* The full report document; NULL when stored JSON does not read back.
- * The verdict history is read from db, or is just_checked alone for a
- * report this request has only now committed (its one history row). */
-static cJSON *report_doc(struct db *db, const struct db_report *r, int with_content,
-                         const struct db_report_check *just_checked)
+/* The report document but its history, from r's fields and the parsed
+ * sections, findings and calibration documents (taken over and freed; cal
+ * may be NULL). NULL when sections or findings is missing. */
+static cJSON *report_doc_of(const struct db_report *r, cJSON *sections, cJSON *findings, cJSON *cal)
 {
-    char err[256];
     cJSON *doc = cJSON_CreateObject();
-    cJSON *sections = cJSON_Parse(r->sections_json), *findings = cJSON_Parse(r->findings_json);
     if (!doc || !sections || !findings) {
+        cJSON_Delete(cal);
         cJSON_Delete(doc);
         cJSON_Delete(sections);
         cJSON_Delete(findings);
@@ -284,12 +281,20 @@ static cJSON *report_doc(struct db *db, const struct db_report *r, int with_cont
     if (unrec)
         cJSON_AddItemToObject(doc, "unrecognized_lines", unrec);
     cJSON_Delete(sections);
-    add_calibration(doc, r->calibration_json);
+    add_calibration(doc, cal);
+    return doc;
+}
+
+/* The full stored report document; NULL when stored JSON does not read back. */
+static cJSON *report_doc(struct db *db, const struct db_report *r, int with_content)
+{
+    char err[256];
+    cJSON *doc = report_doc_of(r, cJSON_Parse(r->sections_json), cJSON_Parse(r->findings_json),
+                               r->calibration_json ? cJSON_Parse(r->calibration_json) : NULL);
+    if (!doc)
+        return NULL;
     cJSON *hist = cJSON_AddArrayToObject(doc, "history");
-    if (just_checked)
-        add_history_item(hist, just_checked);
-    else
-        db_report_history(db, r->id, add_history, hist, err, sizeof err);
+    db_report_history(db, r->id, add_history, hist, err, sizeof err);
     if (with_content)
         cJSON_AddStringToObject(doc, "content", r->content);
     return doc;
@@ -302,6 +307,10 @@ struct analysis {
     char *sections_text;
     char *findings_text;
     char *calibration_text; /* NULL when the report measured nothing */
+    /* The documents the texts were written from, settled by
+     * json_write_cjson_settle: each is what parsing its text gives, so an
+     * answer is built from them without parsing the texts back. */
+    cJSON *sections_doc, *findings_doc, *calibration_doc;
 };
 
 static void analysis_release(struct analysis *a)
@@ -309,11 +318,16 @@ static void analysis_release(struct analysis *a)
     free(a->sections_text);
     free(a->findings_text);
     free(a->calibration_text);
+    cJSON_Delete(a->sections_doc);
+    cJSON_Delete(a->findings_doc);
+    cJSON_Delete(a->calibration_doc);
     a->sections_text = a->findings_text = a->calibration_text = NULL;
+    a->sections_doc = a->findings_doc = a->calibration_doc = NULL;
 }
 
-/* Moves "measured" and "calibration" out of a verdict into their own text. */
-static char *calibration_text(cJSON *verdict)
+/* Moves "measured" and "calibration" out of a verdict into their own
+ * object; NULL when it has neither. */
+static cJSON *calibration_obj(cJSON *verdict)
 {
     cJSON *m = cJSON_DetachItemFromObjectCaseSensitive(verdict, "measured");
     cJSON *c = cJSON_DetachItemFromObjectCaseSensitive(verdict, "calibration");
@@ -324,9 +338,7 @@ static char *calibration_text(cJSON *verdict)
         cJSON_AddItemToObject(o, "measured", m);
     if (c)
         cJSON_AddItemToObject(o, "calibration", c);
-    char *text = json_write_cjson(o, NULL);
-    cJSON_Delete(o);
-    return text;
+    return o;
 }
 
 /* A worker thread's memo of the last plan document it built. Turning the
@@ -425,14 +437,14 @@ static int analyze(struct http_req *req, const char *text, size_t len, const str
         return 0;
     }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(verdict, "verdict");
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(verdict, "findings");
+    cJSON *f = cJSON_GetObjectItemCaseSensitive(verdict, "findings");
     snprintf(out->verdict, sizeof out->verdict, "%s", cJSON_IsString(v) ? v->valuestring : "unknown");
-    out->calibration_text = calibration_text(verdict);
-    cJSON *empty = cJSON_IsArray(f) ? NULL : cJSON_CreateArray();
-    out->sections_text = sections ? json_write_cjson(sections, NULL) : NULL;
-    out->findings_text = json_write_cjson(empty ? empty : f, NULL);
-    cJSON_Delete(empty);
-    cJSON_Delete(sections);
+    out->calibration_doc = calibration_obj(verdict);
+    out->calibration_text = out->calibration_doc ? json_write_cjson_settle(out->calibration_doc, NULL) : NULL;
+    out->findings_doc = cJSON_IsArray(f) ? cJSON_DetachItemViaPointer(verdict, f) : cJSON_CreateArray();
+    out->findings_text = out->findings_doc ? json_write_cjson_settle(out->findings_doc, NULL) : NULL;
+    out->sections_doc = sections;
+    out->sections_text = sections ? json_write_cjson_settle(sections, NULL) : NULL;
     cJSON_Delete(verdict);
     if (!out->sections_text || !out->findings_text) {
         analysis_release(out);
@@ -500,7 +512,7 @@ static void replay(struct http_req *req, struct db *db, long long plan_id, const
                      "this Idempotency-Key was already used with a different report; use a new key");
         return;
     }
-    cJSON *doc = report_doc(db, &r, 0, NULL);
+    cJSON *doc = report_doc(db, &r, 0);
     db_report_release(&r);
     if (!doc)
         http_problem(req, 500, NULL, "the stored report cannot be read back");
@@ -590,9 +602,10 @@ int http_report_create(struct http_req *req)
     if (w.queued)
         webhook_notify();
     /* The answer is built from what was just committed, not read back:
-     * r holds every stored field (SQLite keeps text byte for byte) and the
-     * history is the one row the insert wrote. Reading the row back cost
-     * two queries and copies of its 10 kB of text per upload. */
+     * r holds every stored field (SQLite keeps text byte for byte), the
+     * settled documents are what parsing the stored texts gives, and the
+     * history is the one row the insert wrote. Reading the row back and
+     * parsing its 10 kB of JSON again cost a quarter of an upload. */
     r.id = rid;
     struct db_report_check first;
     memset(&first, 0, sizeof first);
@@ -600,7 +613,10 @@ int http_report_create(struct http_req *req)
     snprintf(first.tier, sizeof first.tier, "%s", r.tier);
     snprintf(first.verdict, sizeof first.verdict, "%s", r.verdict);
     first.checked_at = r.checked_at;
-    cJSON *doc = report_doc(db, &r, 0, &first);
+    cJSON *doc = report_doc_of(&r, an.sections_doc, an.findings_doc, an.calibration_doc);
+    an.sections_doc = an.findings_doc = an.calibration_doc = NULL; /* report_doc_of took them */
+    if (doc)
+        add_history_item(cJSON_AddArrayToObject(doc, "history"), &first);
     if (!doc)
         http_problem(req, 500, NULL, "the stored report cannot be read back");
     else
@@ -677,7 +693,7 @@ int http_report_get(struct http_req *req)
         http_reply_error(req, st, "report", err);
         return 0;
     }
-    cJSON *doc = report_doc(db, &r, 1, NULL);
+    cJSON *doc = report_doc(db, &r, 1);
     db_report_release(&r);
     if (!doc)
         http_problem(req, 500, NULL, "the stored report cannot be read back");
@@ -725,7 +741,8 @@ static int recheck_one(void *ud, const struct db_report *r)
     cJSON_AddStringToObject(o, "previous_verdict", r->verdict);
     cJSON_AddNumberToObject(o, "previous_revision", r->revision);
     cJSON_AddStringToObject(o, "verdict", an.verdict);
-    add_calibration(o, an.calibration_text);
+    add_calibration(o, an.calibration_doc);
+    an.calibration_doc = NULL; /* add_calibration took it */
     cJSON_AddItemToArray(c->items, o);
     analysis_release(&an);
     return 0;

@@ -22,7 +22,11 @@
  * json_write_cjson writes the very bytes cJSON_PrintUnformatted writes, for
  * text that is stored and compared later (a report's sections and findings):
  * cJSON's own number rules, with the same fast forms wherever they provably
- * give the text "%1.15g" would, and cJSON's sprintf/sscanf steps elsewhere. */
+ * give the text "%1.15g" would, and cJSON's sprintf/sscanf steps elsewhere.
+ * json_write_cjson_settle also sets each number of the tree to what its
+ * text reads back as (cJSON keeps "%1.15g" when it is within an epsilon, so
+ * the text may hold a neighbour of the double): the tree is then the one a
+ * reader of the stored text parses, and can answer for it. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -243,6 +247,10 @@ static void put_string(struct json_buf *b, const char *s)
     b->len = (size_t)(o - b->p);
 }
 
+/* put_value's as_cjson: 0 json_write's numbers, 1 cJSON's, SETTLE cJSON's
+ * with each number then set to what its text reads back as. */
+#define SETTLE 2
+
 static void put_value(struct json_buf *b, const cJSON *it, int depth, int as_cjson)
 {
     char num[32];
@@ -260,6 +268,11 @@ static void put_value(struct json_buf *b, const cJSON *it, int depth, int as_cjs
         else
             json_write_number(num, it->valuedouble);
         put(b, num, strlen(num));
+        if (as_cjson == SETTLE && isfinite(it->valuedouble))
+            /* What cJSON_Parse of the text holds (its parse_number is
+             * strtod). The tree belongs to json_write_cjson_settle's caller,
+             * who passed it as changeable; only this walk sees it as const. */
+            cJSON_SetNumberHelper((cJSON *)it, strtod(num, NULL));
         break;
     case cJSON_String: put_string(b, it->valuestring); break;
     case cJSON_Raw:
@@ -314,6 +327,11 @@ char *json_write(const cJSON *doc, size_t *len)
 char *json_write_cjson(const cJSON *doc, size_t *len)
 {
     return write_doc(doc, len, 1);
+}
+
+char *json_write_cjson_settle(cJSON *doc, size_t *len)
+{
+    return write_doc(doc, len, SETTLE);
 }
 
 /* ------------------------------------------------------------ direct writer

@@ -62,6 +62,9 @@ char *json_write(const struct cJSON *doc, size_t *len);
 /* Byte for byte what cJSON_PrintUnformatted writes for doc, faster (stored
  * texts keep cJSON's form). Heap string (free()); NULL on failure. */
 char *json_write_cjson(const struct cJSON *doc, size_t *len);
+/* json_write_cjson, and every number of doc is set to the double its text
+ * reads back as: afterwards doc equals cJSON_Parse of the text returned. */
+char *json_write_cjson_settle(struct cJSON *doc, size_t *len);
 /* The shortest of the forms json_write tries that reads back as d; "null"
  * for NaN and infinities. */
 void json_write_number(char out[32], double d);

@@ -355,7 +355,8 @@ END_TEST
  * cJSON's form. Numbers of every kind (whole and not, either side of 2^31,
  * 10^15 and 10^-4, few and many digits, negative zero, random bit
  * patterns; cJSON 1.7.15 reads valuedouble alone), then the documents the
- * report parsers and checker make of every report fixture. */
+ * report parsers and checker make of every report fixture. And settled
+ * (json_write_cjson_settle), a tree answers as the stored text's parse would. */
 static void same_as_cjson(const cJSON *doc, const char *what)
 {
     size_t len = 0;
@@ -364,6 +365,18 @@ static void same_as_cjson(const cJSON *doc, const char *what)
     ck_assert_ptr_nonnull(theirs);
     ck_assert_uint_eq(len, strlen(mine));
     ck_assert_msg(strcmp(mine, theirs) == 0, "%s: cJSON wrote %.300s, json_write_cjson %.300s", what, theirs, mine);
+    /* Settled, a copy writes the same text and is then the document a
+     * reader of that text parses: json_write prints both alike. */
+    cJSON *copy = cJSON_Duplicate(doc, 1), *read = cJSON_Parse(theirs);
+    char *settled = json_write_cjson_settle(copy, NULL);
+    ck_assert_str_eq(settled, theirs);
+    char *a = json_write(copy, NULL), *b = json_write(read, NULL);
+    ck_assert_msg(a && b && strcmp(a, b) == 0, "%s: settled %.300s, parsed %.300s", what, a, b);
+    free(a);
+    free(b);
+    free(settled);
+    cJSON_Delete(copy);
+    cJSON_Delete(read);
     free(mine);
     cJSON_free(theirs);
 }
