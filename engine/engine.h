@@ -344,6 +344,10 @@ struct engine_candidate {
     struct engine_parallel par;
     double fabric_gbps;               /* per GPU, chosen with the cluster; 0 on one node */
     double tokens_per_s, mem_gib, days, cost;   /* days and cost exactly as the plan reports them */
+    /* The cluster's start-up (F4b) and checkpoint goodput (F10) at the
+     * nominal failure rate: they read no tokens, so the search fills them
+     * once and pricing (again on every memo hit) only divides the tokens. */
+    double startup_s, goodput, ckpt_interval_s;
 };
 
 #define ENGINE_CANDIDATES_MAX 2048

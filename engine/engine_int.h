@@ -110,6 +110,16 @@ struct run_time {
 /* F4 + F4b + F10: wall time of n GPUs in `nodes` nodes at tokens_per_s. */
 struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
                                 double tokens_per_s, double fail_scale);
+/* engine_run_time in two steps: the start-up and goodput of the cluster
+ * (no tokens read; days left 0), then the days for the workload's tokens. */
+struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
+                                 double fail_scale);
+double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput, double tokens_per_s);
+/* A rented cluster's cost_usd exactly as plan_cost reports it (F4c billed
+ * GPU-hours + storage for the run), without filling a plan: the pricing of
+ * every candidate of a cloud recommendation. */
+double engine_cloud_cost_usd(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
+                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s);
 /* The time model of a layout on a cluster of `nodes` nodes at `rate` Gb/s
  * per GPU (ignored on one node), with measured values and uncertainty scales. */
 void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,

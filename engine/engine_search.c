@@ -531,13 +531,24 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
  * them: wall time with start-up and goodput (engine_run_time) at the
  * throughput of its fabric rate, and the whole bill of materials
  * (plan_cost, on a scratch plan). One cost model ranks and reports, so the
- * tiers' order cannot change once they are costed line by line. */
+ * tiers' order cannot change once they are costed line by line. A rented
+ * cluster's bill is GPU-hours and storage only: engine_cloud_cost_usd sums
+ * it from the same helpers without filling the scratch plan, and the days
+ * come from the start-up and goodput the search kept (engine_run_fixed),
+ * so only the steps that read the tokens run here. */
 static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd,
                       struct engine_plan *scratch)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
-    struct run_time rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
+    struct run_time rt;
 
+    if (ctx->w->pricing == PRICING_CLOUD) {
+        cd->days = engine_run_days(ctx, cd->startup_s, cd->goodput, cd->tokens_per_s);
+        cd->cost = engine_cloud_cost_usd(c, ctx, g, cd->n, cd->per_node, cd->nodes, cd->days, cd->tokens_per_s,
+                                         cd->ckpt_interval_s);
+        return;
+    }
+    rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
     scratch->gpu_index = cd->gi;
     scratch->count = cd->n;
     scratch->per_node = cd->per_node;
@@ -560,8 +571,15 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-static void cand_keep(struct engine_candidate *out, const struct cand *cd)
+/* Keeps a scored cluster with its start-up and goodput (engine_run_fixed:
+ * no tokens read), which every later pricing of it reuses. */
+static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *out,
+                      const struct cand *cd)
 {
+    struct run_time rt = engine_run_fixed(ctx, &c->gpus[cd->gi], cd->n, cd->nodes, 1.0);
+    out->startup_s = rt.startup_s;
+    out->goodput = rt.gp.goodput;
+    out->ckpt_interval_s = rt.gp.interval_s;
     out->gi = cd->gi;
     out->per_node = cd->per_node;
     out->nodes = cd->nodes;
@@ -698,7 +716,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
                 cand_fabric(c, &ctx, &cd);
-                cand_keep(&cands[nc++], &cd);
+                cand_keep(c, &ctx, &cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -724,7 +742,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
                 cand_fabric(c, &ctx, &cd);
-                cand_keep(&cands[nc++], &cd);
+                cand_keep(c, &ctx, &cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -1076,7 +1094,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     cd.cost = 0;
     {
         struct engine_candidate kept;
-        cand_keep(&kept, &cd);
+        cand_keep(c, &ctx, &kept, &cd);
         plan_from_cand(c, &kept, out);
     }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
