@@ -51,9 +51,16 @@ static int grow(struct json_buf *b, size_t need)
     return 1;
 }
 
+/* grow's common case inline: the buffer already has room (a plan answer
+ * fits the first allocation), so most writes skip the call. */
+static inline int room(struct json_buf *b, size_t need)
+{
+    return b->len + need + 1 <= b->cap || grow(b, need);
+}
+
 static void put(struct json_buf *b, const char *s, size_t n)
 {
-    if (!grow(b, n))
+    if (!room(b, n))
         return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -79,6 +86,106 @@ static char *utoa_end(unsigned long long v, char *end)
 static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
 #define EXACT_INT_MAX 9007199254740992.0   /* 2^53 */
+
+/* %.Pg (15 <= P <= 17) of a double at least 2^53 and below 2^120: such a
+ * double is an integer, held exactly in 128 bits, so the rounding to P
+ * digits (to nearest, ties to even, as the C library rounds) and the check
+ * that the text reads back as d (reads_back) are done on integers instead of two trips through snprintf and
+ * strtod per try. Writes the text of |d| with sign neg; returns 1 when it
+ * reads back (or P is 17), 0 to try the next P. test_server_units compares
+ * it with snprintf over random doubles of this range. */
+__extension__ typedef unsigned __int128 u128;
+
+/* Whether the decimal integer v reads back (round to nearest, ties to
+ * even, as strtod does) as the double x, itself an integer from 2^53: v must
+ * lie within half an ulp of x, a quarter below a power of two (the double
+ * under it is half an ulp away). Exact, where converting v to double is not
+ * for every tie (libgcc rounds 10^23 up, strtod down). */
+static int reads_back(u128 v, u128 x)
+{
+    int e = 127;
+    u128 ulp, diff2, half2;
+    int even;
+    while (!((x >> e) & 1))
+        e--;
+    ulp = (u128)1 << (e - 52);
+    even = ((x >> (e - 52)) & 1) == 0;
+    if (v >= x) {
+        diff2 = 2 * (v - x);
+        half2 = ulp;
+    } else {
+        diff2 = 2 * (x - v);
+        half2 = x == (u128)1 << e ? ulp / 2 : ulp;
+    }
+    return diff2 < half2 || (diff2 == half2 && even);
+}
+
+static int big_int_g(char out[32], double d, int p)
+{
+    u128 x = (u128)fabs(d), q = x, pow10k = 1, v;
+    int digits = 0, k, e;
+    char tmp[48], *end = tmp + sizeof tmp, *o = out;
+    for (u128 t = x; t; t /= 10)
+        digits++;
+    k = digits > p ? digits - p : 0;
+    for (int i = 0; i < k; i++)
+        pow10k *= 10;
+    if (k > 0) {
+        u128 r;
+        q = x / pow10k;
+        r = x % pow10k;
+        if (2 * r > pow10k || (2 * r == pow10k && (q & 1)))
+            q++;
+    }
+    e = digits - 1;
+    {
+        u128 top = 1;
+        for (int i = 0; i < p; i++)
+            top *= 10;
+        if (k > 0 && q == top) {   /* 9.99..5 carried into a new digit */
+            q /= 10;
+            k++;
+            pow10k *= 10;
+            e++;
+        }
+    }
+    v = q * pow10k;   /* the decimal the text denotes: below 2^121, no overflow */
+    /* The digits of q, most significant first. */
+    {
+        char *s = end;
+        u128 t = q;
+        do {
+            *--s = (char)('0' + (int)(t % 10));
+            t /= 10;
+        } while (t);
+        if (d < 0)
+            *o++ = '-';
+        if (e < p) {
+            /* %f form: the integer q * 10^k, no fraction left to print */
+            memcpy(o, s, (size_t)(end - s));
+            o += end - s;
+            for (int i = 0; i < k; i++)
+                *o++ = '0';
+        } else {
+            /* d.ddd with trailing zeros dropped, then e+XX */
+            char *last = end;
+            while (last - 1 > s && last[-1] == '0')
+                last--;
+            *o++ = *s;
+            if (last - s > 1) {
+                *o++ = '.';
+                memcpy(o, s + 1, (size_t)(last - s - 1));
+                o += last - s - 1;
+            }
+            *o++ = 'e';
+            *o++ = '+';
+            *o++ = (char)('0' + e / 10);   /* e <= 36 below 2^120 */
+            *o++ = (char)('0' + e % 10);
+        }
+        *o = '\0';
+    }
+    return p == 17 || reads_back(v, x);
+}
 
 void json_write_number(char out[32], double d)
 {
@@ -117,6 +224,11 @@ void json_write_number(char out[32], double d)
             return;
         }
     }
+    if (fabs(d) >= EXACT_INT_MAX && fabs(d) < 0x1p120) {
+        for (int prec = 15; prec <= 17; prec++)
+            if (big_int_g(out, d, prec))
+                return;
+    }
     for (int prec = 15; prec <= 17; prec++) {
         int n = snprintf(out, 32, "%.*g", prec, d);
         if (n > 0 && n < 32 && (prec == 17 || strtod(out, NULL) == d))
@@ -139,7 +251,7 @@ static void put_string(struct json_buf *b, const char *s)
     static const char hex[] = "0123456789abcdef";
     size_t n = s ? strlen(s) : 0;
     char *o;
-    if (!grow(b, 6 * n + 2))
+    if (!room(b, 6 * n + 2))
         return;
     o = b->p + b->len;
     *o++ = '"';
@@ -267,17 +379,46 @@ void jw_init(struct jw *j)
     j->first[0] = 1;
 }
 
-/* The separator and key before a value at the current level. */
+/* The separator and key before a value at the current level. Keys are the
+ * writers' own names ("days", "bom_total_usd"): nothing to escape, so they
+ * are copied in one pass with the separator, quotes and colon around them;
+ * a key that does hold a byte to escape is written by put_string instead. A
+ * plan answer has ~900 keys, and put_string's set-up (length, worst-case
+ * room, word loop) cost more than the copying. */
 static void jw_pre(struct jw *j, const char *key)
 {
     struct json_buf *b = jw_buf(j);
-    if (!j->first[j->depth])
-        putc1(b, ',');
+    int comma = !j->first[j->depth];
+    size_t n;
+    char *o;
+
     j->first[j->depth] = 0;
-    if (key) {
-        put_string(b, key);
-        putc1(b, ':');
+    if (!key) {
+        if (comma)
+            putc1(b, ',');
+        return;
     }
+    n = strlen(key);
+    if (!room(b, n + 4))
+        return;
+    o = b->p + b->len;
+    if (comma)
+        *o++ = ',';
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)key[i];
+        if (ESCAPED[c]) {
+            b->len = (size_t)(o - 1 - b->p);   /* keep the comma, drop the quote */
+            put_string(b, key);
+            putc1(b, ':');
+            return;
+        }
+        o[i] = (char)c;
+    }
+    o += n;
+    *o++ = '"';
+    *o++ = ':';
+    b->len = (size_t)(o - b->p);
 }
 
 static void jw_open(struct jw *j, const char *key, char c)
@@ -315,10 +456,13 @@ void jw_end(struct jw *j)
 
 void jw_num(struct jw *j, const char *key, double v)
 {
-    char num[32];
+    struct json_buf *b = jw_buf(j);
     jw_pre(j, key);
-    json_write_number(num, v);
-    put(jw_buf(j), num, strlen(num));
+    if (!room(b, 32))
+        return;
+    /* Straight into the text: the buffer has the 32 bytes it may take. */
+    json_write_number(b->p + b->len, v);
+    b->len += strlen(b->p + b->len);
 }
 
 void jw_str(struct jw *j, const char *key, const char *s)
