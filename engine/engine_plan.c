@@ -236,8 +236,12 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap)
 {
     const char *lit = fmt;
     for (const char *p = fmt;; p++) {
-        if (*p != '%' && *p != '\0')
-            continue;
+        if (*p != '%' && *p != '\0') {
+            /* the literal run up to the next conversion, found by the C
+             * library's word-at-a-time search instead of byte by byte */
+            const char *q = strchr(p, '%');
+            p = q ? q : p + strlen(p);
+        }
         out_put(o, lit, (size_t)(p - lit));
         if (*p == '\0')
             return 1;

@@ -18,6 +18,7 @@
  * So every number reads back as the same double (cJSON itself only checks to
  * within an epsilon), keys and strings are escaped exactly as cJSON does, and
  * the document is the same JSON value. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,54 +188,76 @@ static int big_int_g(char out[32], double d, int p)
     return p == 17 || reads_back(v, x);
 }
 
-void json_write_number(char out[32], double d)
+/* x rounded to the nearest integer, ties to even (nearbyint in the default
+ * rounding mode), for 0 <= x < 2^53: adding and taking away 2^52 leaves
+ * exactly that when doubles are evaluated as doubles (SSE), without a call
+ * per decimal tried. */
+static inline double round_even(double x)
 {
-    char tmp[32], *s;
+#if FLT_EVAL_METHOD == 0
+    volatile double big = 0x1p52;   /* kept apart so no compiler folds x + 2^52 - 2^52 */
+    return x < 0x1p52 ? (x + big) - big : x;
+#else
+    return nearbyint(x);
+#endif
+}
+
+/* The digits in tmp[q, end) and a '-' first when neg, to out: the length. */
+static size_t copy_out(char *out, int neg, const char *q, const char *end)
+{
+    size_t n = 0;
+    if (neg)
+        out[n++] = '-';
+    while (q < end)
+        out[n++] = *q++;
+    out[n] = '\0';
+    return n;
+}
+
+/* json_write_number's text of d into out (32 bytes): its length. */
+static size_t number_text(char out[32], double d)
+{
+    char tmp[32], *end = tmp + sizeof tmp;
+    double a = fabs(d);
     if (!isfinite(d)) {
         memcpy(out, "null", 5);
-        return;
+        return 4;
     }
-    if (d == floor(d) && fabs(d) < EXACT_INT_MAX) {
-        unsigned long long u = (unsigned long long)fabs(d);
-        s = utoa_end(u, tmp + sizeof tmp);
-        if (d < 0)
-            *--s = '-';
-        memcpy(out, s, (size_t)(tmp + sizeof tmp - s));
-        out[tmp + sizeof tmp - s] = '\0';
-        return;
-    }
+    if (a < EXACT_INT_MAX && (double)(long long)d == d)
+        return copy_out(out, d < 0, utoa_end((unsigned long long)a, end), end);
     for (int k = 1; k <= 9; k++) {
-        double v = fabs(d) * P10[k];
+        double v = a * P10[k];
         if (v >= EXACT_INT_MAX)
             break;
-        double r = nearbyint(v);
-        if (r / P10[k] == fabs(d)) {
+        double r = round_even(v);
+        if (r / P10[k] == a) {
             unsigned long long u = (unsigned long long)r;
-            char *end = tmp + sizeof tmp, *q = end;
+            char *q = end;
             for (int i = 0; i < k; i++) {   /* the k decimals, zero-padded */
                 *--q = (char)('0' + u % 10);
                 u /= 10;
             }
             *--q = '.';
-            q = utoa_end(u, q);
-            if (d < 0)
-                *--q = '-';
-            memcpy(out, q, (size_t)(end - q));
-            out[end - q] = '\0';
-            return;
+            return copy_out(out, d < 0, utoa_end(u, q), end);
         }
     }
-    if (fabs(d) >= EXACT_INT_MAX && fabs(d) < 0x1p120) {
+    if (a >= EXACT_INT_MAX && a < 0x1p120) {
         for (int prec = 15; prec <= 17; prec++)
             if (big_int_g(out, d, prec))
-                return;
+                return strlen(out);
     }
     for (int prec = 15; prec <= 17; prec++) {
         int n = snprintf(out, 32, "%.*g", prec, d);
         if (n > 0 && n < 32 && (prec == 17 || strtod(out, NULL) == d))
-            return;
+            return (size_t)n;
     }
     memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
+    return 4;
+}
+
+void json_write_number(char out[32], double d)
+{
+    number_text(out, d);
 }
 
 /* 1 for the bytes a JSON string escapes: control characters, quote, backslash. */
@@ -314,8 +337,7 @@ static void put_value(struct json_buf *b, const cJSON *it, int depth)
     case cJSON_True: put(b, "true", 4); break;
     case cJSON_NULL: put(b, "null", 4); break;
     case cJSON_Number:
-        json_write_number(num, it->valuedouble);
-        put(b, num, strlen(num));
+        put(b, num, number_text(num, it->valuedouble));
         break;
     case cJSON_String: put_string(b, it->valuestring); break;
     case cJSON_Raw:
@@ -461,8 +483,7 @@ void jw_num(struct jw *j, const char *key, double v)
     if (!room(b, 32))
         return;
     /* Straight into the text: the buffer has the 32 bytes it may take. */
-    json_write_number(b->p + b->len, v);
-    b->len += strlen(b->p + b->len);
+    b->len += number_text(b->p + b->len, v);
 }
 
 void jw_str(struct jw *j, const char *key, const char *s)
