@@ -298,8 +298,7 @@ static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
     if (r->n_warnings >= PLAN_WARNINGS_MAX)
         return;
     va_start(ap, fmt);
-    if (vsnprintf(r->warnings[r->n_warnings], PLAN_TEXT_MAX, fmt, ap) < 0)
-        r->warnings[r->n_warnings][0] = '\0';
+    engine_vfmt(r->warnings[r->n_warnings], PLAN_TEXT_MAX, fmt, ap);
     va_end(ap);
     r->n_warnings++;
 }
@@ -790,10 +789,10 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
         if (isinf(min_mem_all))
-            snprintf(why, sizeof why, "the model does not fit on any allowed GPU within max_gpus %d (R1, F5)",
+            engine_fmt(why, sizeof why, "the model does not fit on any allowed GPU within max_gpus %d (R1, F5)",
                      max_gpus);
         else
-            snprintf(why, sizeof why,
+            engine_fmt(why, sizeof why,
                      "the model does not fit within max_gpus %d: the leanest layout needs %.1f GiB per GPU "
                      "on %s (R1, F5, F6)", max_gpus, min_mem_all, min_mem_gpu);
         for (int t = 0; t < TIER_COUNT; t++)
@@ -929,7 +928,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
-        snprintf(pmin->why, sizeof pmin->why,
+        engine_fmt(pmin->why, sizeof pmin->why,
                  "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
     }
 
@@ -942,21 +941,21 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         if (ifast_b >= 0)
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
                      "within the budget the fastest plan takes %.1f days", deadline, budget,
                      prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
                      prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
                      "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
                      prec->need_deadline_days);
         else
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
                      deadline, cands[ishow].days, cands[ishow].n);
     }
@@ -964,7 +963,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
-        snprintf(pperf->why, sizeof pperf->why,
+        engine_fmt(pperf->why, sizeof pperf->why,
                  "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
                  pperf->cost_usd);
     }
