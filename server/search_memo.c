@@ -106,12 +106,15 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
     int found = 0;
     if (!m)
         return 0;
+    /* Cleared before the lock is taken: 56 KB of tiers and warnings that
+     * every worker once cleared while the others waited for the mutex. On a
+     * miss the search clears the whole recommendation again anyway. */
+    memset(rec, 0, offsetof(struct engine_recommendation, candidates));
     pthread_mutex_lock(&m->mu);
     for (int i = 0; i < MEMO_SLOTS; i++) {
         struct memo_slot *s = &m->slots[i];
         if (key_eq(s, key)) {
             const struct memo_entry *e = s->e;
-            memset(rec, 0, offsetof(struct engine_recommendation, candidates));
             rec->params_b = e->params_b;
             rec->active_params_b = e->active_params_b;
             memcpy(rec->warnings, e->warnings, sizeof rec->warnings);
