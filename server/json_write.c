@@ -24,6 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <cjson/cJSON.h>
 
@@ -280,6 +283,29 @@ static void put_string(struct json_buf *b, const char *s)
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
         unsigned char c;
+#ifdef __SSE2__
+        /* Sixteen bytes at a time (SSE2, in every x86-64): a byte is escaped
+         * when it is at most 0x1f (max(x, 0x1f) == 0x1f, unsigned), '"' or
+         * '\\'. The clean bytes before the first such one are kept (all 16
+         * are stored, the rest is overwritten), so a long plan text costs a
+         * few instructions per 16 bytes instead of per 8. */
+        while (n - i >= 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            const __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+            const __m128i quo = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+            const __m128i bsl = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(quo, bsl)));
+            _mm_storeu_si128((__m128i *)(void *)o, x);
+            if (mask) {
+                unsigned clean = (unsigned)__builtin_ctz(mask);
+                o += clean;
+                i += clean;
+                break;
+            }
+            o += 16;
+            i += 16;
+        }
+#endif
         /* Eight bytes at a time while none of them is escaped: a byte is
          * below 0x20, '"' or '\\' exactly when its lane shows in one of
          * the three has-zero tests (the classic (x - 0x01..) & ~x & 0x80..
