@@ -352,6 +352,21 @@ struct engine_candidate {
 
 #define ENGINE_CANDIDATES_MAX 2048
 
+/* The search's working memory for per-GPU memory figures (F5-F7), kept in
+ * the caller's recommendation like the candidates. They depend on the GPU
+ * count and the layout, not on the GPU type, so every GPU type with the
+ * same count (most are 8 per server) reuses them. A cache: a slot holds one
+ * layout and is overwritten by another that hashes to it. Not part of the
+ * answer; engine_recommend_search clears it. */
+#define ENGINE_LAYOUT_MEMO_BITS 13
+#define ENGINE_LAYOUT_MEMO_SLOTS (1 << ENGINE_LAYOUT_MEMO_BITS)
+struct engine_layout_memo {
+    unsigned long long key;           /* GPU count and layout; 0 = empty */
+    double lower_bound_gib;           /* eval_memory_lower_bound_gib */
+    double mem_gib[3];                /* per recompute level, engine_memory_finish */
+    unsigned have;                    /* bit 0: lower bound; bit 1 + rc: mem_gib[rc] */
+};
+
 struct engine_recommendation {
     double params_b, active_params_b;
     struct engine_plan tiers[TIER_COUNT];
@@ -362,6 +377,7 @@ struct engine_recommendation {
     int min_mem_gpu;                  /* search: catalog index of that GPU, -1 when none */
     int n_candidates;
     struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
+    struct engine_layout_memo layout_memo[ENGINE_LAYOUT_MEMO_SLOTS];
 };
 
 const char *engine_tier_name(enum engine_tier t);
