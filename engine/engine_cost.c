@@ -502,26 +502,57 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
  * filling a scratch plan (strings, storage rows, fabric) cost ~1,000
  * instructions a candidate; test_engine checks that ranked and reported
  * costs agree, engine_golden that answers do not move. */
+void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct eval_ctx *ctx)
+{
+    m->ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
+    m->dataset_tb = dataset_tb_of(ctx->w);
+    for (int i = 0; i < CLOUD_COST_MEMO_SLOTS; i++)
+        m->slot[i].kind = -1;
+}
+
+/* storage_cap_tb of a tier without a bandwidth need, through the memo: the
+ * same kind and size give the same capacity. */
+static double fixed_cap_tb(struct cloud_cost_memo *m, const struct engine_storage *s, int kind, double need_tb)
+{
+    unsigned long long bits;
+    unsigned i;
+    if (!m)
+        return storage_cap_tb(s, need_tb, 0, 0);
+    memcpy(&bits, &need_tb, sizeof bits);
+    i = (unsigned)(((bits ^ (unsigned long long)kind) * 0x9e3779b97f4a7c15ULL) >> 58);   /* 64 slots */
+    if (m->slot[i].kind != kind || memcmp(&m->slot[i].need_tb, &need_tb, sizeof need_tb) != 0) {
+        m->slot[i].kind = kind;
+        m->slot[i].need_tb = need_tb;
+        m->slot[i].cap = storage_cap_tb(s, need_tb, 0, 0);
+    }
+    return m->slot[i].cap;
+}
+
 double engine_cloud_cost_usd(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
-                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s)
+                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s,
+                             struct cloud_cost_memo *memo)
 {
     struct storage_need need[PLAN_STORAGE_TIERS_MAX];
-    double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
+    double ckpt_size_gb = memo ? memo->ckpt_size_gb : engine_ckpt_bytes(ctx) / 1e9;
+    double dataset_tb = memo ? memo->dataset_tb : dataset_tb_of(ctx->w);
     double read_gbs = tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;
     double ckpt_write_gbs = ckpt_size_gb / (0.5 * ckpt_interval_s);
     double qty = engine_billed_hours(days * 24.0) * n, total = 0;
-    int k = storage_needs(ctx, c, n, per_node, nodes, days, dataset_tb_of(ctx->w), ckpt_size_gb, 3, ckpt_write_gbs,
-                          read_gbs, need);
+    int k = storage_needs(ctx, c, n, per_node, nodes, days, dataset_tb, ckpt_size_gb, 3, ckpt_write_gbs, read_gbs,
+                          need);
 
     if (qty > 0)
         total += qty * g->cloud_usd_per_gpu_hour;
     for (int i = 0; i < k; i++) {
         const struct engine_storage *s = storage_kind(ctx, c, need[i].kind);
-        double usd;
+        double usd, cap;
         if (!s)
             continue;
-        usd = storage_usd(s, storage_cap_tb(s, need[i].need_tb, need[i].write_gbs, need[i].read_gbs), days,
-                          PRICING_CLOUD);
+        if (need[i].write_gbs == 0 && need[i].read_gbs == 0)
+            cap = fixed_cap_tb(memo, s, need[i].kind, need[i].need_tb);
+        else
+            cap = storage_cap_tb(s, need[i].need_tb, need[i].write_gbs, need[i].read_gbs);
+        usd = storage_usd(s, cap, days, PRICING_CLOUD);
         if (usd > 0)
             total += usd;   /* a line of quantity 1: its total is usd itself */
     }

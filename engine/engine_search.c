@@ -595,7 +595,7 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
  * come from the start-up and goodput the search kept (engine_run_fixed),
  * so only the steps that read the tokens run here. */
 static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd,
-                      struct engine_plan *scratch)
+                      struct engine_plan *scratch, struct cloud_cost_memo *memo)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     struct run_time rt;
@@ -603,7 +603,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
     if (ctx->w->pricing == PRICING_CLOUD) {
         cd->days = engine_run_days(ctx, cd->startup_s, cd->goodput, cd->tokens_per_s);
         cd->cost = engine_cloud_cost_usd(c, ctx, g, cd->n, cd->per_node, cd->nodes, cd->days, cd->tokens_per_s,
-                                         cd->ckpt_interval_s);
+                                         cd->ckpt_interval_s, memo);
         return;
     }
     rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
@@ -821,6 +821,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
                                    struct engine_recommendation *out, char *err, size_t errlen)
 {
     struct eval_ctx ctx;
+    struct cloud_cost_memo memo;
     struct engine_candidate *cands = out->candidates;
     int nc = out->n_candidates, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     double min_mem_all = out->min_mem_gib;
@@ -837,12 +838,13 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
+    engine_cloud_cost_memo_init(&memo, &ctx);
     for (int i = 0; i < nc; i++) {
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
         }
-        cand_cost(c, &ctx, &cands[i], scratch);
+        cand_cost(c, &ctx, &cands[i], scratch, &memo);
     }
 
     if (nc == 0) {
