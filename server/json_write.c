@@ -18,6 +18,7 @@
  * So every number reads back as the same double (cJSON itself only checks to
  * within an epsilon), keys and strings are escaped exactly as cJSON does, and
  * the document is the same JSON value. */
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -427,17 +428,28 @@ void jw_init(struct jw *j)
     j->first[0] = 1;
 }
 
+#ifndef NDEBUG
+/* Whether a key needs no escaping (the assertion below). */
+static int key_plain(const char *key, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ESCAPED[(unsigned char)key[i]])
+            return 0;
+    return 1;
+}
+#endif
+
 /* The separator and key before a value at the current level. Keys are the
- * writers' own names ("days", "bom_total_usd"): nothing to escape, so they
- * are copied in one pass with the separator, quotes and colon around them;
- * a key that does hold a byte to escape is written by put_string instead. A
- * plan answer has ~900 keys, and put_string's set-up (length, worst-case
- * room, word loop) cost more than the copying. */
-static void jw_pre(struct jw *j, const char *key)
+ * writers' own literal names ("days", "bom_total_usd"; never request
+ * data), so there is nothing to escape: they are copied with the
+ * separator, quotes and colon around them, and debug builds (the sanitizer
+ * runs of the test suite) assert it. A plan answer has ~900 keys, and
+ * sending each through put_string (length, worst-case room, escape scan)
+ * cost more than the copying. */
+static void jw_pre(struct jw *j, const char *key, size_t n)
 {
     struct json_buf *b = jw_buf(j);
     int comma = !j->first[j->depth];
-    size_t n;
     char *o;
 
     j->first[j->depth] = 0;
@@ -446,32 +458,23 @@ static void jw_pre(struct jw *j, const char *key)
             putc1(b, ',');
         return;
     }
-    n = strlen(key);
+    assert(key_plain(key, n));
     if (!room(b, n + 4))
         return;
     o = b->p + b->len;
     if (comma)
         *o++ = ',';
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)key[i];
-        if (ESCAPED[c]) {
-            b->len = (size_t)(o - 1 - b->p);   /* keep the comma, drop the quote */
-            put_string(b, key);
-            putc1(b, ':');
-            return;
-        }
-        o[i] = (char)c;
-    }
+    memcpy(o, key, n);
     o += n;
     *o++ = '"';
     *o++ = ':';
     b->len = (size_t)(o - b->p);
 }
 
-static void jw_open(struct jw *j, const char *key, char c)
+static void jw_open(struct jw *j, const char *key, size_t klen, char c)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     putc1(jw_buf(j), c);
     if (j->depth + 1 >= JW_DEPTH_MAX) {
         j->b.failed = 1;
@@ -482,14 +485,14 @@ static void jw_open(struct jw *j, const char *key, char c)
     j->close[j->depth] = c == '{' ? '}' : ']';
 }
 
-void jw_obj(struct jw *j, const char *key)
+void jw_obj_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_open(j, key, '{');
+    jw_open(j, key, klen, '{');
 }
 
-void jw_arr(struct jw *j, const char *key)
+void jw_arr_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_open(j, key, '[');
+    jw_open(j, key, klen, '[');
 }
 
 void jw_end(struct jw *j)
@@ -502,34 +505,34 @@ void jw_end(struct jw *j)
     j->depth--;
 }
 
-void jw_num(struct jw *j, const char *key, double v)
+void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
 {
     struct json_buf *b = jw_buf(j);
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     if (!room(b, 32))
         return;
     /* Straight into the text: the buffer has the 32 bytes it may take. */
     b->len += number_text(b->p + b->len, v);
 }
 
-void jw_str(struct jw *j, const char *key, const char *s)
+void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     put_string(jw_buf(j), s);
 }
 
-void jw_bool(struct jw *j, const char *key, int v)
+void jw_bool_k(struct jw *j, const char *key, size_t klen, int v)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     if (v)
         put(jw_buf(j), "true", 4);
     else
         put(jw_buf(j), "false", 5);
 }
 
-void jw_null(struct jw *j, const char *key)
+void jw_null_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     put(jw_buf(j), "null", 4);
 }
 
