@@ -31,8 +31,9 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
     return 1;
 }
 
-/* Keeps the answer text under key and sends it with the given headers;
- * frees text (json_*_text: written directly, no cJSON tree). */
+/* Sends the answer text with the given headers, then hands it to the
+ * answer cache under key (json_*_text: written directly, no cJSON tree;
+ * the cache frees it). */
 static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], char *text, size_t len,
                              const char *headers)
 {
@@ -40,9 +41,8 @@ static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], 
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
     }
-    resp_cache_put(req->app->plan_cache, key, text, len);
     http_send(req, 200, "application/json", headers, text, len);
-    free(text);
+    resp_cache_put(req->app->plan_cache, key, text, len);
 }
 
 static void reply_and_keep(struct http_req *req, const unsigned char key[32], char *text, size_t len)

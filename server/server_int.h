@@ -189,7 +189,9 @@ void resp_cache_free(struct resp_cache *c);
 void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32]);
 /* 1 and a heap copy of the body (caller frees with free()) on a hit; 0 on a miss. */
 int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
-void resp_cache_put(struct resp_cache *c, const unsigned char key[32], const char *body, size_t len);
+/* Keeps body (heap, from malloc) under key and takes it: the cache frees it
+ * (at once when it is not kept). The caller must not touch it afterwards. */
+void resp_cache_put(struct resp_cache *c, const unsigned char key[32], char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
 /* ---- layout-search memo: search_memo.h ---- */
