@@ -388,7 +388,8 @@ const char *engine_fabric_kind_name(enum engine_fabric_kind k);
 const char *engine_price_conf_name(enum engine_price_conf p);
 
 /* Three tiers for the workload (already resolved). The recommendation is
- * large (~100 KB): callers usually heap-allocate it. */
+ * large (~700 KB: 2,048 candidates and the search's layout memo): callers
+ * heap-allocate it. */
 enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
                              struct engine_recommendation *out, char *err, size_t errlen);
 

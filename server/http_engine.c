@@ -67,9 +67,10 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
     return 0;
 }
 
-/* The recommendation is ~250 KB (candidates for 2,048 clusters): allocating
- * and zeroing one per request went through mmap/munmap and page faults on
- * every call, which under load cost more than the answer itself. Each
+/* The recommendation is ~700 KB (candidates for 2,048 clusters and the
+ * search's layout memo): allocating and zeroing one per request went
+ * through mmap/munmap and page faults on every call, which under load cost
+ * more than the answer itself. Each
  * worker thread keeps one and reuses it (freed when the thread ends); the
  * engine and the memo set every field they hand on. */
 static pthread_key_t rec_key;
