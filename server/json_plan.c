@@ -671,26 +671,39 @@ void json_plan_cache_free(struct json_plan_cache *cache)
     free(cache);
 }
 
+/* A written part at its own size: the writer's buffer starts at 32 KB (a
+ * whole answer), and 16 kept parts a thread would hold 0.5 MB. */
+static struct frag frag_fit(char *text, size_t len)
+{
+    struct frag f = {text, len};
+    char *small = text ? realloc(text, len + 1) : NULL;
+    if (small)
+        f.text = small;
+    return f;
+}
+
 /* The members a writer puts out, written on their own (level 0 of a
  * writer of their own: "a":...,"b":...). NULL text when writing failed. */
 static struct frag frag_of_hw(const struct hw_key *k, const struct hw_strs *t)
 {
     struct jw sub;
-    struct frag f = {0};
+    size_t len = 0;
+    char *text;
     jw_init(&sub);
     write_hw(&sub, k, t);
-    f.text = jw_finish(&sub, &f.len);
-    return f;
+    text = jw_finish(&sub, &len);
+    return frag_fit(text, len);
 }
 
 static struct frag frag_of_exp(const struct engine_plan *p)
 {
     struct jw sub;
-    struct frag f = {0};
+    size_t len = 0;
+    char *text;
     jw_init(&sub);
     write_expectations(&sub, p);
-    f.text = jw_finish(&sub, &f.len);
-    return f;
+    text = jw_finish(&sub, &len);
+    return frag_fit(text, len);
 }
 
 /* The cached text for k, written and kept first if no slot holds it;

@@ -384,11 +384,10 @@ END_TEST
  * that depend on its cluster alone. Through the memo and one cache shared by
  * every request (9 shapes asked twice in a row each, up to 3 clusters each,
  * more than the cache's slots: texts are evicted and written again), each
- * answer's TEXT must be
- * the text the plain engine_recommend and the plain writer give, for random
- * tokens, deadlines, budgets and dataset sizes: a kept text that no longer
- * matches its tier shows here as a differing byte. The cache must also have
- * been used, or the comparison would prove nothing. */
+ * answer's TEXT must be the text the plain engine_recommend and the plain
+ * writer give, for random tokens, deadlines, budgets and dataset sizes: a
+ * kept text that no longer matches its tier shows here as a differing byte.
+ * The cache must also have been used, or the comparison would prove nothing. */
 START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte)
 {
     enum { NS = sizeof memo_shapes / sizeof memo_shapes[0], ROUNDS = 16 };
