@@ -448,18 +448,19 @@ static void num_or_null(struct jw *j, const char *k, double v)
 /* ---- the parts of a plan that are cached as text (json_plan_cache)
  *
  * A plan's hardware members (gpu, parallel, memory, interconnect, fabric)
- * and its expectations depend on the cluster and the layout alone, which
- * the search memo keeps from one request to the next; only the time, cost,
+ * and its expectations come from the cluster and its layout, which the
+ * search memo keeps from one request to the next, while the time, cost,
  * storage and bill of materials follow tokens_b, the deadline, the budget
- * and the dataset. Writing those ~70 numbers and ~80 strings a tier was
- * about a third of the writer's work on a memo hit. So they are written
- * once as text and spliced in again whenever the values they are written
- * from are the same, byte for byte. The cached text can never be stale by
- * construction: each part is written from one key and nothing else
- * (write_hw reads only struct hw_key, and strings whose text the key holds;
- * write_expectations reads only n_expectations and expectations[0, n)), and
- * a cached text is used only when that key compares equal in full (memcmp)
- * to the one it was written from. */
+ * and the dataset. Writing those ~70 numbers and ~80 strings a tier again
+ * on every memo hit was about a third of the writer's work. So they are
+ * written once as text and spliced in again whenever the values they are
+ * written from are the same, byte for byte; nothing here relies on which
+ * inputs they depend on (a changed value is a miss). The cached text can
+ * never be stale by construction: each part is written from one key and
+ * nothing else (write_hw reads only struct hw_key, and strings whose text
+ * the key holds; write_expectations reads only n_expectations and
+ * expectations[0, n)), and a cached text is used only when that key
+ * compares equal in full (memcmp) to the one it was written from. */
 
 /* Every value write_hw writes, copied out of the plan (strings as their
  * text, so that the key compares them by content). */

@@ -107,10 +107,10 @@ char *jw_finish(struct jw *j, size_t *len);
 /* Plan answers written directly (json_plan.c); json_*_encode parse these. */
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
                                const struct engine_recommendation *r, size_t *len);
-/* The same text, with the parts of each tier that depend on the cluster
- * alone (hardware members, expectations) taken from cache when they were
- * written before from the same values (json_plan.c says why). One cache
- * serves one thread at a time; cache may be NULL. */
+/* The same text, with the parts of each tier that come from its cluster
+ * and layout (hardware members, expectations) taken from cache when they
+ * were written before from the same values (json_plan.c says why). One
+ * cache serves one thread at a time; cache may be NULL. */
 struct json_plan_cache;
 struct json_plan_cache *json_plan_cache_new(void);
 void json_plan_cache_free(struct json_plan_cache *cache);
