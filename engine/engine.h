@@ -398,9 +398,10 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
  * fabric rate, throughput, memory; days and cost 0): a function of the
  * workload without tokens_b, deadline_days, budget_usd and dataset_tb, which
  * it never reads. The pricing step takes a recommendation holding exactly
- * what the search filled (or a copy of it, e.g. from a cache; tiers zero),
- * prices every candidate for the full workload and picks the tiers. Search +
- * price = engine_recommend, bit for bit. */
+ * what the search filled (or a copy of it, e.g. from a cache; the tiers may
+ * hold anything: pricing reads none of their bytes and, on success, writes
+ * each whole), prices every candidate for the full workload and picks the
+ * tiers. Search + price = engine_recommend, bit for bit. */
 enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
                                     struct engine_recommendation *out, char *err, size_t errlen);
 enum status engine_recommend_price(const struct catalog *c, const struct engine_workload *w,

@@ -839,6 +839,13 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
     engine_cloud_cost_memo_init(&memo, &ctx);
+    /* A bought cluster is priced on the scratch plan (cand_cost's other
+     * branch), which plan_cost_at reads beyond the members cand_cost sets:
+     * cleared here, so pricing reads nothing the caller's memory held
+     * before. Every tier is then written whole below (plan_from_cand and
+     * plan_empty clear the plan first; the others are copies of those). */
+    if (w->pricing != PRICING_CLOUD)
+        memset(scratch, 0, sizeof *scratch);
     for (int i = 0; i < nc; i++) {
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");

@@ -72,27 +72,53 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
  * through mmap/munmap and page faults on every call, which under load cost
  * more than the answer itself. Each
  * worker thread keeps one and reuses it (freed when the thread ends); the
- * engine and the memo set every field they hand on. */
+ * engine and the memo set every field they hand on. Beside it the thread
+ * keeps its writer's cache of cluster-only answer parts (json_plan.c):
+ * one per thread, so it needs no lock; it is keyed by every value it was
+ * written from, so it holds nothing that could go stale. */
+struct thread_scratch {
+    struct engine_recommendation *rec;
+    struct json_plan_cache *cache;   /* NULL when it could not be made: answers are written in full */
+};
+
 static pthread_key_t rec_key;
 static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
 static int rec_key_ok;
 
-static void rec_key_init(void)
+static void scratch_free(void *p)
 {
-    rec_key_ok = pthread_key_create(&rec_key, free) == 0;
+    struct thread_scratch *s = p;
+    if (!s)
+        return;
+    free(s->rec);
+    json_plan_cache_free(s->cache);
+    free(s);
 }
 
-static struct engine_recommendation *thread_rec(int *owned)
+static void rec_key_init(void)
 {
-    struct engine_recommendation *r;
+    rec_key_ok = pthread_key_create(&rec_key, scratch_free) == 0;
+}
+
+static struct thread_scratch *thread_scratch(int *owned)
+{
+    struct thread_scratch *s;
     *owned = 0;
     pthread_once(&rec_once, rec_key_init);
-    if (rec_key_ok && (r = pthread_getspecific(rec_key)) != NULL)
-        return r;
-    r = malloc(sizeof *r);
-    if (r && (!rec_key_ok || pthread_setspecific(rec_key, r) != 0))
+    if (rec_key_ok && (s = pthread_getspecific(rec_key)) != NULL)
+        return s;
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->rec = malloc(sizeof *s->rec);
+    s->cache = json_plan_cache_new();
+    if (!s->rec) {
+        scratch_free(s);
+        return NULL;
+    }
+    if (!rec_key_ok || pthread_setspecific(rec_key, s) != 0)
         *owned = 1;   /* no per-thread slot: the caller frees it */
-    return r;
+    return s;
 }
 
 int http_recommend(struct http_req *req)
@@ -101,6 +127,7 @@ int http_recommend(struct http_req *req)
     cJSON *doc = NULL;
     struct engine_workload w;
     struct engine_recommendation *rec = NULL;
+    struct thread_scratch *scratch;
     char err[512] = "", field[96] = "";
     unsigned char key[32];
     int hit = 0, owned = 0;
@@ -122,7 +149,8 @@ int http_recommend(struct http_req *req)
         return bad_input(req, field, err);
     }
     cJSON_Delete(doc);
-    rec = thread_rec(&owned);
+    scratch = thread_scratch(&owned);
+    rec = scratch ? scratch->rec : NULL;
     if (!rec) {
         http_problem_status(req, ST_NOMEM, "out of memory");
         return 0;
@@ -131,15 +159,15 @@ int http_recommend(struct http_req *req)
      * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */
     if (search_memo_recommend(req->app->search_memo, cat, &w, rec, &hit, err, sizeof err) != ST_OK) {
         if (owned)
-            free(rec);
+            scratch_free(scratch);
         return bad_input(req, NULL, err);
     }
-    text = json_recommendation_text(cat, &w, rec, &len);
+    text = json_recommendation_text_cached(cat, &w, rec, scratch->cache, &len);
     reply_and_keep_h(req, key, text, len,
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
     if (owned)
-        free(rec);
+        scratch_free(scratch);
     return 0;
 }
 

@@ -445,10 +445,338 @@ static void num_or_null(struct jw *j, const char *k, double v)
         jw_num(j, k, v);
 }
 
-/* The members of a plan object (the caller opens and closes it). */
-static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier)
+/* ---- the parts of a plan that are cached as text (json_plan_cache)
+ *
+ * A plan's hardware members (gpu, parallel, memory, interconnect, fabric)
+ * and its expectations come from the cluster and its layout, which the
+ * search memo keeps from one request to the next, while the time, cost,
+ * storage and bill of materials follow tokens_b, the deadline, the budget
+ * and the dataset. Writing those ~70 numbers and ~80 strings a tier again
+ * on every memo hit was about a third of the writer's work. So they are
+ * written once as text and spliced in again whenever the values they are
+ * written from are the same, byte for byte; nothing here relies on which
+ * inputs they depend on (a changed value is a miss). The cached text can
+ * never be stale by construction: each part is written from one key and
+ * nothing else (write_hw reads only struct hw_key, and strings whose text
+ * the key holds; write_expectations reads only n_expectations and
+ * expectations[0, n)), and a cached text is used only when that key
+ * compares equal in full (memcmp) to the one it was written from. */
+
+/* Every value write_hw writes, copied out of the plan (strings as their
+ * text, so that the key compares them by content). */
+struct hw_key {
+    char gpu_id[ENGINE_ID_MAX], gpu_name[ENGINE_NAME_MAX], fabric_id[ENGINE_ID_MAX];
+    char recompute[24], intra_node[24], topology[24], oversub[8];
+    int count, per_node, nodes;
+    struct engine_parallel par;
+    double mem[8];
+    double gpu_gpu_gbs, intra_busbw_gbs, fabric_gbps_per_gpu, inter_busbw_gbs;
+    int fabric_kind, nics_per_node, ports_per_node, lossless;
+    int leaf, spine, core, links;
+    int fits;   /* every string fitted its field: the key may be cached */
+};
+
+/* The strings write_hw writes, as the plan holds them: a string longer
+ * than its field in the key is still written whole (then fits is 0 and the
+ * text is not kept); when every one fits, their text is the key's. */
+struct hw_strs {
+    const char *gpu_id, *gpu_name, *fabric_id, *recompute, *intra_node, *topology;
+};
+
+static int key_str(char *dst, size_t n, const char *s)
 {
-    char oversub[8];
+    size_t len = strlen(s);
+    if (len >= n) {   /* the key cannot hold it: nothing is cached */
+        memcpy(dst, s, n - 1);
+        dst[n - 1] = '\0';
+        return 0;
+    }
+    memcpy(dst, s, len + 1);
+    return 1;
+}
+
+/* memset first: the key is compared with memcmp, padding and the bytes
+ * after each string's NUL included. */
+static void hw_key_fill(struct hw_key *k, struct hw_strs *t, const struct engine_plan *p)
+{
+    memset(k, 0, sizeof *k);
+    t->gpu_id = p->gpu_id;
+    t->gpu_name = p->gpu_name;
+    t->fabric_id = p->fabric_id;
+    t->recompute = p->recompute_name ? p->recompute_name : "none";
+    t->intra_node = p->intra_node ? p->intra_node : "pcie";
+    t->topology = p->topology ? p->topology : "single-node";
+    k->fits = key_str(k->gpu_id, sizeof k->gpu_id, t->gpu_id) & key_str(k->gpu_name, sizeof k->gpu_name, t->gpu_name) &
+              key_str(k->fabric_id, sizeof k->fabric_id, t->fabric_id) &
+              key_str(k->recompute, sizeof k->recompute, t->recompute) &
+              key_str(k->intra_node, sizeof k->intra_node, t->intra_node) &
+              key_str(k->topology, sizeof k->topology, t->topology);
+    /* truncated to 7 characters, as the answer always has (no 'fits') */
+    key_str(k->oversub, sizeof k->oversub, p->oversubscription ? p->oversubscription : "1:1");
+    k->count = p->count;
+    k->per_node = p->per_node;
+    k->nodes = p->nodes;
+    k->par = p->par;
+    k->mem[0] = p->mem_per_gpu_gib;
+    k->mem[1] = p->mem_capacity_gib;
+    k->mem[2] = p->mem_weights_gib;
+    k->mem[3] = p->mem_gradients_gib;
+    k->mem[4] = p->mem_optimizer_gib;
+    k->mem[5] = p->mem_activations_gib;
+    k->mem[6] = p->mem_other_gib;
+    k->mem[7] = p->host_offload_gib;
+    k->gpu_gpu_gbs = p->gpu_gpu_gbs;
+    k->intra_busbw_gbs = p->intra_busbw_gbs;
+    k->fabric_gbps_per_gpu = p->fabric_gbps_per_gpu;
+    k->inter_busbw_gbs = p->inter_busbw_gbs;
+    k->fabric_kind = (int)p->fabric_kind;
+    k->nics_per_node = p->nics_per_node;
+    k->ports_per_node = p->scaleout_ports_per_node;
+    k->lossless = p->lossless;
+    k->leaf = p->switches_leaf;
+    k->spine = p->switches_spine;
+    k->core = p->switches_core;
+    k->links = p->links;
+}
+
+/* gpu, parallel, memory, interconnect and fabric: from k and, for the
+ * strings, t (the same text as k's when k->fits). */
+static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs *t)
+{
+    jw_obj(j, "gpu");
+    jw_str(j, "id", t->gpu_id);
+    jw_str(j, "name", t->gpu_name);
+    jw_num(j, "count", k->count);
+    jw_num(j, "per_node", k->per_node);
+    jw_num(j, "nodes", k->nodes);
+    jw_end(j);
+
+    jw_obj(j, "parallel");
+    jw_num(j, "tp", k->par.tp);
+    jw_num(j, "pp", k->par.pp);
+    jw_num(j, "dp", k->par.dp);
+    jw_num(j, "zero", k->par.zero < 0 ? 0 : k->par.zero);
+    jw_str(j, "recompute", t->recompute);
+    jw_num(j, "micro_batch", k->par.micro_batch);
+    jw_num(j, "ep", k->par.ep);
+    jw_num(j, "cp", k->par.cp);
+    jw_num(j, "vpp", k->par.vpp);
+    jw_num(j, "global_batch", k->par.global_batch);
+    jw_bool(j, "offload", k->par.offload);
+    jw_end(j);
+
+    jw_obj(j, "memory");
+    jw_num(j, "per_gpu_gib", rnd(k->mem[0], 1));
+    jw_num(j, "capacity_gib", rnd(k->mem[1], 1));
+    jw_num(j, "weights_gib", rnd(k->mem[2], 2));
+    jw_num(j, "gradients_gib", rnd(k->mem[3], 2));
+    jw_num(j, "optimizer_gib", rnd(k->mem[4], 2));
+    jw_num(j, "activations_gib", rnd(k->mem[5], 2));
+    jw_num(j, "other_gib", rnd(k->mem[6], 2));
+    jw_num(j, "host_offload_gib", rnd(k->mem[7], 2));
+    jw_end(j);
+
+    jw_obj(j, "interconnect");
+    jw_str(j, "intra_node", t->intra_node);
+    jw_num(j, "gpu_gpu_gbs", rnd(k->gpu_gpu_gbs, 1));
+    jw_num(j, "intra_busbw_gbs", rnd(k->intra_busbw_gbs, 1));
+    jw_end(j);
+
+    jw_obj(j, "fabric");
+    jw_str(j, "type", engine_fabric_kind_name((enum engine_fabric_kind)k->fabric_kind));
+    jw_str(j, "id", t->fabric_id);
+    jw_num(j, "gbps_per_gpu", k->fabric_gbps_per_gpu);
+    jw_num(j, "nics_per_node", k->nics_per_node);
+    jw_num(j, "ports_per_node", k->ports_per_node);
+    jw_str(j, "topology", t->topology);
+    jw_str(j, "oversubscription", k->oversub);
+    jw_bool(j, "lossless", k->lossless);
+    jw_num(j, "inter_busbw_gbs", rnd(k->inter_busbw_gbs, 1));
+    jw_obj(j, "switches");
+    jw_num(j, "leaf", k->leaf);
+    jw_num(j, "spine", k->spine);
+    jw_num(j, "core", k->core);
+    jw_end(j);
+    jw_num(j, "links", k->links);
+    jw_end(j);
+}
+
+/* The expectations array: from n_expectations and expectations[0, n) alone. */
+static void write_expectations(struct jw *j, const struct engine_plan *p)
+{
+    jw_arr(j, "expectations");
+    for (int i = 0; i < p->n_expectations; i++) {
+        const struct expectation *e = &p->expectations[i];
+        jw_obj(j, NULL);
+        jw_str(j, "id", e->id);
+        if (!isnan(e->min))
+            jw_num(j, "min", rnd(e->min, 1));
+        if (!isnan(e->max))
+            jw_num(j, "max", rnd(e->max, 1));
+        if (e->value[0])
+            jw_str(j, "value", e->value);
+        if (e->unit[0])
+            jw_str(j, "unit", e->unit);
+        jw_str(j, "why", e->why);
+        jw_end(j);
+    }
+    jw_end(j);
+}
+
+/* A part's text as the writer puts it after a separator: members of the
+ * enclosing object, the first without its comma. */
+struct frag {
+    char *text;
+    size_t len;
+};
+
+#define CACHE_SLOTS 8
+
+struct hw_slot {
+    struct hw_key key;
+    struct frag f;
+};
+
+struct exp_slot {
+    int n;
+    struct expectation e[PLAN_EXPECTATIONS_MAX];
+    struct frag f;
+};
+
+struct json_plan_cache {
+    struct hw_slot hw[CACHE_SLOTS];
+    struct exp_slot exp[CACHE_SLOTS];
+    int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
+    unsigned long long used, written;
+};
+
+void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written)
+{
+    *used = cache ? cache->used : 0;
+    *written = cache ? cache->written : 0;
+}
+
+struct json_plan_cache *json_plan_cache_new(void)
+{
+    return calloc(1, sizeof(struct json_plan_cache));
+}
+
+void json_plan_cache_free(struct json_plan_cache *cache)
+{
+    if (!cache)
+        return;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        free(cache->hw[i].f.text);
+        free(cache->exp[i].f.text);
+    }
+    free(cache);
+}
+
+/* A written part at its own size: the writer's buffer starts at 32 KB (a
+ * whole answer), and 16 kept parts a thread would hold 0.5 MB. */
+static struct frag frag_fit(char *text, size_t len)
+{
+    struct frag f = {text, len};
+    char *small = text ? realloc(text, len + 1) : NULL;
+    if (small)
+        f.text = small;
+    return f;
+}
+
+/* The members a writer puts out, written on their own (level 0 of a
+ * writer of their own: "a":...,"b":...). NULL text when writing failed. */
+static struct frag frag_of_hw(const struct hw_key *k, const struct hw_strs *t)
+{
+    struct jw sub;
+    size_t len = 0;
+    char *text;
+    jw_init(&sub);
+    write_hw(&sub, k, t);
+    text = jw_finish(&sub, &len);
+    return frag_fit(text, len);
+}
+
+static struct frag frag_of_exp(const struct engine_plan *p)
+{
+    struct jw sub;
+    size_t len = 0;
+    char *text;
+    jw_init(&sub);
+    write_expectations(&sub, p);
+    text = jw_finish(&sub, &len);
+    return frag_fit(text, len);
+}
+
+/* The cached text for k, written and kept first if no slot holds it;
+ * NULL when k cannot be cached or memory ran out (the caller writes). */
+static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
+{
+    struct hw_slot *s;
+    struct frag f;
+    if (!k->fits)
+        return NULL;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (c->hw[i].f.text && memcmp(&c->hw[i].key, k, sizeof *k) == 0) {
+            c->used++;
+            return &c->hw[i].f;
+        }
+    f = frag_of_hw(k, t);
+    if (!f.text)
+        return NULL;
+    s = &c->hw[c->hw_next];
+    c->hw_next = (c->hw_next + 1) % CACHE_SLOTS;
+    c->written++;
+    free(s->f.text);
+    memcpy(&s->key, k, sizeof *k);   /* padding too: the slots compare with memcmp */
+    s->f = f;
+    return &s->f;
+}
+
+/* The expectations compare as stored: expect() clears each one before
+ * filling it, so equal expectations are equal bytes (other bytes would
+ * only cost a miss, since the text is written from these same bytes). */
+static const struct frag *cache_exp(struct json_plan_cache *c, const struct engine_plan *p)
+{
+    struct exp_slot *s;
+    struct frag f;
+    int n = p->n_expectations;
+    if (n < 0 || n > PLAN_EXPECTATIONS_MAX)
+        return NULL;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (c->exp[i].f.text && c->exp[i].n == n &&
+            memcmp(c->exp[i].e, p->expectations, sizeof p->expectations[0] * (size_t)n) == 0) {
+            c->used++;
+            return &c->exp[i].f;
+        }
+    f = frag_of_exp(p);
+    if (!f.text)
+        return NULL;
+    s = &c->exp[c->exp_next];
+    c->exp_next = (c->exp_next + 1) % CACHE_SLOTS;
+    c->written++;
+    free(s->f.text);
+    s->n = n;
+    memcpy(s->e, p->expectations, sizeof p->expectations[0] * (size_t)n);
+    s->f = f;
+    return &s->f;
+}
+
+/* Splices a part's text in at the writer's level; 0 (nothing written)
+ * when there is none. */
+static int frag_put(struct jw *j, const struct frag *f)
+{
+    if (!f)
+        return 0;
+    jw_raw_members(j, f->text, f->len);
+    return 1;
+}
+
+/* The members of a plan object (the caller opens and closes it). */
+static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
+                               struct json_plan_cache *cache)
+{
+    struct hw_key hk;
+    struct hw_strs hs;
 
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
@@ -458,63 +786,9 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         num_or_null(j, "need_budget_usd", sig(p->need_budget_usd, 4));
         num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
-    jw_obj(j, "gpu");
-    jw_str(j, "id", p->gpu_id);
-    jw_str(j, "name", p->gpu_name);
-    jw_num(j, "count", p->count);
-    jw_num(j, "per_node", p->per_node);
-    jw_num(j, "nodes", p->nodes);
-    jw_end(j);
-
-    jw_obj(j, "parallel");
-    jw_num(j, "tp", p->par.tp);
-    jw_num(j, "pp", p->par.pp);
-    jw_num(j, "dp", p->par.dp);
-    jw_num(j, "zero", p->par.zero < 0 ? 0 : p->par.zero);
-    jw_str(j, "recompute", p->recompute_name ? p->recompute_name : "none");
-    jw_num(j, "micro_batch", p->par.micro_batch);
-    jw_num(j, "ep", p->par.ep);
-    jw_num(j, "cp", p->par.cp);
-    jw_num(j, "vpp", p->par.vpp);
-    jw_num(j, "global_batch", p->par.global_batch);
-    jw_bool(j, "offload", p->par.offload);
-    jw_end(j);
-
-    jw_obj(j, "memory");
-    jw_num(j, "per_gpu_gib", rnd(p->mem_per_gpu_gib, 1));
-    jw_num(j, "capacity_gib", rnd(p->mem_capacity_gib, 1));
-    jw_num(j, "weights_gib", rnd(p->mem_weights_gib, 2));
-    jw_num(j, "gradients_gib", rnd(p->mem_gradients_gib, 2));
-    jw_num(j, "optimizer_gib", rnd(p->mem_optimizer_gib, 2));
-    jw_num(j, "activations_gib", rnd(p->mem_activations_gib, 2));
-    jw_num(j, "other_gib", rnd(p->mem_other_gib, 2));
-    jw_num(j, "host_offload_gib", rnd(p->host_offload_gib, 2));
-    jw_end(j);
-
-    jw_obj(j, "interconnect");
-    jw_str(j, "intra_node", p->intra_node ? p->intra_node : "pcie");
-    jw_num(j, "gpu_gpu_gbs", rnd(p->gpu_gpu_gbs, 1));
-    jw_num(j, "intra_busbw_gbs", rnd(p->intra_busbw_gbs, 1));
-    jw_end(j);
-
-    jw_obj(j, "fabric");
-    jw_str(j, "type", engine_fabric_kind_name(p->fabric_kind));
-    jw_str(j, "id", p->fabric_id);
-    jw_num(j, "gbps_per_gpu", p->fabric_gbps_per_gpu);
-    jw_num(j, "nics_per_node", p->nics_per_node);
-    jw_num(j, "ports_per_node", p->scaleout_ports_per_node);
-    jw_str(j, "topology", p->topology ? p->topology : "single-node");
-    snprintf(oversub, sizeof oversub, "%s", p->oversubscription ? p->oversubscription : "1:1");
-    jw_str(j, "oversubscription", oversub);
-    jw_bool(j, "lossless", p->lossless);
-    jw_num(j, "inter_busbw_gbs", rnd(p->inter_busbw_gbs, 1));
-    jw_obj(j, "switches");
-    jw_num(j, "leaf", p->switches_leaf);
-    jw_num(j, "spine", p->switches_spine);
-    jw_num(j, "core", p->switches_core);
-    jw_end(j);
-    jw_num(j, "links", p->links);
-    jw_end(j);
+    hw_key_fill(&hk, &hs, p);
+    if (!cache || !frag_put(j, cache_hw(cache, &hk, &hs)))
+        write_hw(j, &hk, &hs);
 
     jw_obj(j, "storage");
     jw_arr(j, "tiers");
@@ -579,23 +853,8 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
     jw_end(j);
 
-    jw_arr(j, "expectations");
-    for (int i = 0; i < p->n_expectations; i++) {
-        const struct expectation *e = &p->expectations[i];
-        jw_obj(j, NULL);
-        jw_str(j, "id", e->id);
-        if (!isnan(e->min))
-            jw_num(j, "min", rnd(e->min, 1));
-        if (!isnan(e->max))
-            jw_num(j, "max", rnd(e->max, 1));
-        if (e->value[0])
-            jw_str(j, "value", e->value);
-        if (e->unit[0])
-            jw_str(j, "unit", e->unit);
-        jw_str(j, "why", e->why);
-        jw_end(j);
-    }
-    jw_end(j);
+    if (!cache || !frag_put(j, cache_exp(cache, p)))
+        write_expectations(j, p);
     jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
         jw_obj(j, NULL);
@@ -775,6 +1034,13 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
                                const struct engine_recommendation *r, size_t *len)
 {
+    return json_recommendation_text_cached(c, w, r, NULL, len);
+}
+
+char *json_recommendation_text_cached(const struct catalog *c, const struct engine_workload *w,
+                                      const struct engine_recommendation *r, struct json_plan_cache *cache,
+                                      size_t *len)
+{
     struct jw j;
     jw_init(&j);
     jw_obj(&j, NULL);
@@ -787,7 +1053,7 @@ char *json_recommendation_text(const struct catalog *c, const struct engine_work
     jw_arr(&j, "tiers");
     for (int t = 0; t < TIER_COUNT; t++) {
         jw_obj(&j, NULL);
-        write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t);
+        write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t, cache);
         jw_end(&j);
     }
     jw_end(&j);
@@ -807,7 +1073,7 @@ char *json_estimate_text(const struct engine_workload *w, const struct engine_pl
     struct engine_param_count pc = engine_params(&w->model);
     jw_init(&j);
     jw_obj(&j, NULL);
-    write_plan_members(&j, p, 0, TIER_RECOMMENDED);
+    write_plan_members(&j, p, 0, TIER_RECOMMENDED, NULL);
     jw_str(&j, "engine_version", ENGINE_VERSION);
     write_model(&j, w, pc.total / 1e9, pc.active / 1e9);
     jw_end(&j);

@@ -621,6 +621,17 @@ void jw_null_k(struct jw *j, const char *key, size_t klen)
     put(jw_buf(j), "null", 4);
 }
 
+void jw_raw_members(struct jw *j, const char *text, size_t len)
+{
+    struct json_buf *b = jw_buf(j);
+    if (len == 0)
+        return;
+    if (!j->first[j->depth])
+        putc1(b, ',');
+    j->first[j->depth] = 0;
+    put(b, text, len);
+}
+
 char *jw_finish(struct jw *j, size_t *len)
 {
     struct json_buf *b = jw_buf(j);

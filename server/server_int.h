@@ -104,12 +104,27 @@ static inline void jw_str(struct jw *j, const char *key, const char *s)
 }
 static inline void jw_bool(struct jw *j, const char *key, int v) { jw_bool_k(j, key, key ? strlen(key) : 0, v); }
 static inline void jw_null(struct jw *j, const char *key) { jw_null_k(j, key, key ? strlen(key) : 0); }
+/* Members written elsewhere (text of the form "a":1,"b":[...], no leading
+ * comma) put in at the current level, with the comma a member needs. */
+void jw_raw_members(struct jw *j, const char *text, size_t len);
 /* The text (heap, free()) and its length; NULL when writing failed or a
  * level was left open. */
 char *jw_finish(struct jw *j, size_t *len);
 /* Plan answers written directly (json_plan.c); json_*_encode parse these. */
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
                                const struct engine_recommendation *r, size_t *len);
+/* The same text, with the parts of each tier that come from its cluster
+ * and layout (hardware members, expectations) taken from cache when they
+ * were written before from the same values (json_plan.c says why). One
+ * cache serves one thread at a time; cache may be NULL. */
+struct json_plan_cache;
+struct json_plan_cache *json_plan_cache_new(void);
+void json_plan_cache_free(struct json_plan_cache *cache);
+/* Texts taken from the cache and texts written into it (tests). */
+void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written);
+char *json_recommendation_text_cached(const struct catalog *c, const struct engine_workload *w,
+                                      const struct engine_recommendation *r, struct json_plan_cache *cache,
+                                      size_t *len);
 char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len);
 enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
 enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,

@@ -2,6 +2,7 @@
  * POST /api/v1/estimate and GET /api/v1/catalog on the real server over
  * loopback, and the CLI giving the same answer as the API. */
 #include <check.h>
+#include <pthread.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,9 +153,19 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
     ck_assert_int_eq(a.status, 200);
     ck_assert_ptr_nonnull(e2e_resp_header(&a, "X-Gpuplan-Cache", h, sizeof h));
     ck_assert_str_eq(h, "miss");
-    ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, body, sizeof body - 1, &b), 0);
-    ck_assert_int_eq(b.status, 200);
-    ck_assert_ptr_nonnull(e2e_resp_header(&b, "X-Gpuplan-Cache", h, sizeof h));
+    /* The server hands an answer to the cache right after sending it
+     * (resp_cache.c: no copy), so a request sent the moment the first
+     * answer arrives can still miss: ask again until the cache answers. */
+    for (int tries = 0;; tries++) {
+        ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, body, sizeof body - 1, &b), 0);
+        ck_assert_int_eq(b.status, 200);
+        ck_assert_ptr_nonnull(e2e_resp_header(&b, "X-Gpuplan-Cache", h, sizeof h));
+        if (strcmp(h, "hit") == 0 || tries == 50)
+            break;
+        ck_assert_str_eq(a.body, b.body);
+        e2e_resp_release(&b);
+        usleep(20000);
+    }
     ck_assert_str_eq(h, "hit");
     ck_assert_str_eq(a.body, b.body); /* the same answer, byte for byte */
     ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, other, sizeof other - 1, &c), 0);
@@ -180,6 +191,86 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
 }
 END_TEST
 
+/* Memo hits answered at once by several workers: each worker keeps its own
+ * text cache of answer parts (server/json_plan.c) across the requests it
+ * serves. Every answer must be the plan the CLI (plain engine_recommend,
+ * plain writer, no memo, no cache) gives for the same body, whole document. */
+enum { HIT_THREADS = 4, HIT_REQUESTS = 3 };
+struct hit_job {
+    int t;
+    char body[HIT_REQUESTS][256];
+    char *answer[HIT_REQUESTS];
+    long status[HIT_REQUESTS];
+    int memo[HIT_REQUESTS];   /* X-Gpuplan-Search said memo */
+};
+
+static void *post_hits(void *arg)
+{
+    struct hit_job *j = arg;
+    const char *json[] = {"Content-Type: application/json", NULL};
+    for (int k = 0; k < HIT_REQUESTS; k++) {
+        struct e2e_resp r;
+        char h[16];
+        if (e2e_request(&srv, "POST", "/api/v1/recommend", json, j->body[k], strlen(j->body[k]), &r) != 0)
+            continue;
+        j->status[k] = r.status;
+        j->memo[k] = e2e_resp_header(&r, "X-Gpuplan-Search", h, sizeof h) && strcmp(h, "memo") == 0;
+        j->answer[k] = strdup(r.body);
+        e2e_resp_release(&r);
+    }
+    return NULL;
+}
+
+START_TEST(concurrent_memo_hits_answer_the_plans_the_cli_gives)
+{
+    static const char fmt[] = "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": %d.%d, \"deadline_days\": %d,"
+                              " \"budget_usd\": %d, \"pricing\": \"cloud\"}";
+    struct hit_job jobs[HIT_THREADS];
+    pthread_t th[HIT_THREADS];
+    cJSON *first;
+
+    /* the search runs once; every request below is a memo hit */
+    first = post_json("/api/v1/recommend", "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": 1}", 200);
+    cJSON_Delete(first);
+    for (int t = 0; t < HIT_THREADS; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].t = t;
+        for (int k = 0; k < HIT_REQUESTS; k++)
+            snprintf(jobs[t].body[k], sizeof jobs[t].body[k], fmt, 50 + 700 * t + 300 * k, 7 * t + k + 1,
+                     10 + 40 * k, 300000 * (t + 1) * (k + 1));
+        ck_assert_int_eq(pthread_create(&th[t], NULL, post_hits, &jobs[t]), 0);
+    }
+    for (int t = 0; t < HIT_THREADS; t++)
+        ck_assert_int_eq(pthread_join(th[t], NULL), 0);
+    for (int t = 0; t < HIT_THREADS; t++)
+        for (int k = 0; k < HIT_REQUESTS; k++) {
+            char path[] = "/tmp/gpuplan-e2e-workload-XXXXXX";
+            int fd = mkstemp(path);
+            char *out = NULL, *err = NULL;
+            const char *argv[] = {"gpuplan", "recommend", path, NULL};
+            cJSON *api, *cli;
+            ck_assert_int_ge(fd, 0);
+            ck_assert_int_eq((int)write(fd, jobs[t].body[k], strlen(jobs[t].body[k])), (int)strlen(jobs[t].body[k]));
+            close(fd);
+            ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+            unlink(path);
+            ck_assert_int_eq(jobs[t].status[k], 200);
+            ck_assert_msg(jobs[t].memo[k], "%s: not a search memo hit", jobs[t].body[k]);
+            ck_assert_ptr_nonnull(jobs[t].answer[k]);
+            api = cJSON_Parse(jobs[t].answer[k]);
+            cli = cJSON_Parse(out);
+            ck_assert_ptr_nonnull(api);
+            ck_assert_ptr_nonnull(cli);
+            ck_assert_msg(cJSON_Compare(api, cli, 1), "%s: the server's answer is not the CLI's", jobs[t].body[k]);
+            cJSON_Delete(api);
+            cJSON_Delete(cli);
+            free(jobs[t].answer[k]);
+            free(out);
+            free(err);
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("engine_http");
@@ -192,6 +283,7 @@ int main(void)
     tcase_add_test(tc, estimate_evaluates_a_fixed_cluster);
     tcase_add_test(tc, cli_and_api_give_the_same_plan);
     tcase_add_test(tc, repeated_bodies_are_answered_from_the_plan_cache);
+    tcase_add_test(tc, concurrent_memo_hits_answer_the_plans_the_cli_gives);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -312,24 +312,27 @@ static char *dump_one(const struct engine_recommendation *rec)
  * holds every shape at once: every answer through the memo must equal the
  * answer of a plain engine_recommend, and only the first of each shape may
  * run the search. */
+/* Workload shapes the memo tests price with random tokens, deadlines,
+ * budgets and dataset sizes. */
+static const char *const memo_shapes[] = {
+    "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": 1, \"seq_len\": 8192}",
+    "{\"model\": {\"preset\": \"llama-3.1-8b\"}, \"tokens_b\": 1, \"pricing\": \"buy\"}",
+    "{\"model\": {\"preset\": \"mixtral-8x7b\"}, \"tokens_b\": 1, \"precision\": \"fp8\"}",
+    "{\"model\": {\"preset\": \"llama-2-7b\"}, \"tokens_b\": 1, \"task\": \"lora\", \"lora_rank\": 32}",
+    "{\"model\": {\"preset\": \"llama-2-70b\"}, \"tokens_b\": 1, \"task\": \"qlora\", "
+    "\"gpus_allowed\": [\"rtx4090-pcie-24gb\", \"l40s-pcie-48gb\", \"a100-pcie-80gb\"]}",
+    "{\"model\": {\"preset\": \"qwen2.5-7b\"}, \"tokens_b\": 1, \"task\": \"finetune\", \"max_gpus\": 64}",
+    "{\"model\": {\"params_b\": 13, \"layers\": 40, \"hidden\": 5120, \"heads\": 40}, \"tokens_b\": 1, "
+    "\"global_batch_tokens\": 1048576, \"optimizer\": \"adamw-8bit\"}",
+    "{\"model\": {\"params_b\": 120, \"layers\": 60, \"hidden\": 6144, \"heads\": 48, \"kv_heads\": 8, "
+    "\"experts\": 64, \"experts_active\": 4, \"moe_ffn_hidden\": 1536, \"gated\": true}, \"tokens_b\": 1, "
+    "\"max_gpus\": 2048, \"pricing\": \"buy\"}",
+    "{\"model\": {\"preset\": \"llama-3.1-405b\"}, \"tokens_b\": 1, \"max_gpus\": 8}",
+};
+
 START_TEST(answers_through_the_search_memo_equal_answers_without_it)
 {
-    static const char *const shapes[] = {
-        "{\"model\": {\"preset\": \"llama-3-70b\"}, \"tokens_b\": 1, \"seq_len\": 8192}",
-        "{\"model\": {\"preset\": \"llama-3.1-8b\"}, \"tokens_b\": 1, \"pricing\": \"buy\"}",
-        "{\"model\": {\"preset\": \"mixtral-8x7b\"}, \"tokens_b\": 1, \"precision\": \"fp8\"}",
-        "{\"model\": {\"preset\": \"llama-2-7b\"}, \"tokens_b\": 1, \"task\": \"lora\", \"lora_rank\": 32}",
-        "{\"model\": {\"preset\": \"llama-2-70b\"}, \"tokens_b\": 1, \"task\": \"qlora\", "
-        "\"gpus_allowed\": [\"rtx4090-pcie-24gb\", \"l40s-pcie-48gb\", \"a100-pcie-80gb\"]}",
-        "{\"model\": {\"preset\": \"qwen2.5-7b\"}, \"tokens_b\": 1, \"task\": \"finetune\", \"max_gpus\": 64}",
-        "{\"model\": {\"params_b\": 13, \"layers\": 40, \"hidden\": 5120, \"heads\": 40}, \"tokens_b\": 1, "
-        "\"global_batch_tokens\": 1048576, \"optimizer\": \"adamw-8bit\"}",
-        "{\"model\": {\"params_b\": 120, \"layers\": 60, \"hidden\": 6144, \"heads\": 48, \"kv_heads\": 8, "
-        "\"experts\": 64, \"experts_active\": 4, \"moe_ffn_hidden\": 1536, \"gated\": true}, \"tokens_b\": 1, "
-        "\"max_gpus\": 2048, \"pricing\": \"buy\"}",
-        "{\"model\": {\"preset\": \"llama-3.1-405b\"}, \"tokens_b\": 1, \"max_gpus\": 8}",
-    };
-    enum { NS = sizeof shapes / sizeof shapes[0], ROUNDS = 12 };
+    enum { NS = sizeof memo_shapes / sizeof memo_shapes[0], ROUNDS = 12 };
     struct engine_workload base[NS];
     struct search_memo *memo = search_memo_new();
     struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
@@ -341,7 +344,7 @@ START_TEST(answers_through_the_search_memo_equal_answers_without_it)
     ck_assert_ptr_nonnull(viamemo);
     for (int i = 0; i < NS; i++) {
         cJSON *doc = NULL;
-        ck_assert_msg(json_parse(shapes[i], strlen(shapes[i]), &doc, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(json_parse(memo_shapes[i], strlen(memo_shapes[i]), &doc, err, sizeof err) == ST_OK, "%s", err);
         ck_assert_msg(json_workload_decode(doc, &base[i], field, sizeof field, err, sizeof err) == ST_OK &&
                           engine_workload_resolve(&base[i], cat, err, sizeof err) == ST_OK,
                       "shape %d: %s", i, err);
@@ -370,6 +373,75 @@ START_TEST(answers_through_the_search_memo_equal_answers_without_it)
     search_memo_stats(memo, &hits, &misses);
     ck_assert_uint_eq(misses, NS);
     ck_assert_uint_eq(hits, (unsigned long long)NS * (ROUNDS - 1));
+    search_memo_free(memo);
+    free(direct);
+    free(viamemo);
+}
+END_TEST
+
+/* The server writes a memo hit's answer with json_recommendation_text_cached,
+ * which splices in text kept from earlier answers for the parts of a tier
+ * that depend on its cluster alone. Through the memo and one cache shared by
+ * every request (9 shapes asked twice in a row each, up to 3 clusters each,
+ * more than the cache's slots: texts are evicted and written again), each
+ * answer's TEXT must be the text the plain engine_recommend and the plain
+ * writer give, for random tokens, deadlines, budgets and dataset sizes: a
+ * kept text that no longer matches its tier shows here as a differing byte.
+ * The cache must also have been used, or the comparison would prove nothing. */
+START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte)
+{
+    enum { NS = sizeof memo_shapes / sizeof memo_shapes[0], ROUNDS = 16 };
+    struct engine_workload base[NS];
+    struct search_memo *memo = search_memo_new();
+    struct json_plan_cache *cache = json_plan_cache_new();
+    struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
+    unsigned long long st = 0x243f6a8885a308d3ULL, used = 0, written = 0;
+    char err[512] = "", field[96] = "";
+
+    ck_assert(memo && cache && direct && viamemo);
+    for (int i = 0; i < NS; i++) {
+        cJSON *doc = NULL;
+        ck_assert_msg(json_parse(memo_shapes[i], strlen(memo_shapes[i]), &doc, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(json_workload_decode(doc, &base[i], field, sizeof field, err, sizeof err) == ST_OK &&
+                          engine_workload_resolve(&base[i], cat, err, sizeof err) == ST_OK,
+                      "shape %d: %s", i, err);
+        cJSON_Delete(doc);
+    }
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < 2 * NS; k++) {
+            int i = (k / 2 * 4 + r) % NS;   /* twice in a row, another order each round */
+            struct engine_workload w = base[i];
+            int hit = -1;
+            size_t la = 0, lb = 0;
+            char *a, *b;
+            w.tokens_b = pow(10.0, -2.0 + 6.5 * rnd01(&st));
+            w.deadline_days = rnd01(&st) < 0.25 ? NAN : 0.05 + 400.0 * rnd01(&st);
+            w.budget_usd = rnd01(&st) < 0.25 ? NAN : pow(10.0, 2.0 + 7.0 * rnd01(&st));
+            w.dataset_tb = rnd01(&st) < 0.5 ? NAN : 100.0 * rnd01(&st);
+            ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
+            /* The tiers' memory holds the last answer's plans, or every
+             * other time bytes no answer has: pricing must read none. */
+            if (k % 2)
+                memset(viamemo->tiers, 0xa5, sizeof viamemo->tiers);
+            ck_assert_int_eq(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err), ST_OK);
+            a = json_recommendation_text(cat, &w, direct, &la);
+            b = json_recommendation_text_cached(cat, &w, viamemo, cache, &lb);
+            ck_assert_ptr_nonnull(a);
+            ck_assert_ptr_nonnull(b);
+            if (la != lb || memcmp(a, b, la) != 0) {
+                size_t at = 0;
+                while (at < la && at < lb && a[at] == b[at])
+                    at++;
+                ck_abort_msg("shape %d round %d (tokens %g): the cached answer differs at byte %zu: ...%.60s... "
+                             "instead of ...%.60s...", i, r, w.tokens_b, at, b + (at > 20 ? at - 20 : 0),
+                             a + (at > 20 ? at - 20 : 0));
+            }
+            free(a);
+            free(b);
+        }
+    json_plan_cache_stats(cache, &used, &written);
+    ck_assert_msg(used >= 200, "the cache was barely used: %llu texts used, %llu written", used, written);
+    json_plan_cache_free(cache);
     search_memo_free(memo);
     free(direct);
     free(viamemo);
@@ -430,6 +502,7 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
+    tcase_add_test(t, answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
     tcase_add_test(t, recommend_answers_are_written_as_the_same_json_document);
     tcase_add_test(t, answers_are_written_as_the_recorded_json_documents);
