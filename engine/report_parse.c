@@ -202,9 +202,11 @@ static struct report_section *open_section(struct parser *p, const struct kind_o
     close_cur(p);
     if (rep->section_count < REPORT_SECTIONS_MAX) {
         if (rep->section_count == p->cap) {
-            size_t ncap = p->cap ? p->cap * 2 : 8;
-            if (ncap > REPORT_SECTIONS_MAX)
-                ncap = REPORT_SECTIONS_MAX;
+            /* Eight slots hold most uploads; past them the array goes
+             * straight to the cap, so a long log copies its sections once
+             * (not at every doubling) and touches no slot it does not use.
+             * report_parse gives back what stays unused at the end. */
+            size_t ncap = p->cap ? REPORT_SECTIONS_MAX : 8;
             struct report_section *n = realloc(rep->sections, ncap * sizeof(*n));
             if (!n) {
                 p->oom = 1;
@@ -471,6 +473,12 @@ enum status report_parse(const char *text, size_t len, struct report **out)
     rep->lines = (size_t)lineno;
     if (p->oom)
         goto out;
+    if (rep->section_count > 0 && rep->section_count < p->cap) {
+        /* shrinking in place: no copy; on failure the larger block stays */
+        struct report_section *n = realloc(rep->sections, rep->section_count * sizeof(*n));
+        if (n)
+            rep->sections = n;
+    }
     *out = rep;
     rep = NULL;
     st = ST_OK;
