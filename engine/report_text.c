@@ -357,6 +357,14 @@ int span_has_pair_ci(const char *s, size_t len, char a, char b)
         if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
             return 1;
     }
+    /* The last bytes: one window ending at the line's end, overlapping
+     * the pairs already tested, instead of up to sixteen scalar steps. */
+    if (i < len && len >= 17) {
+        size_t j = len - 17;
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j)), fold);
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j + 1)), fold);
+        return (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb))) != 0;
+    }
 #endif
     for (; i + 1 < len; i++)
         if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
@@ -385,7 +393,28 @@ void line_pairs_fill(const struct line *l)
         gen = 1;
     }
     p->gen = gen;
-    for (size_t i = 0; i + 1 < l->raw_len; i++)
+    size_t i = 0, n = l->raw_len;
+#if defined(__SSE2__)
+    /* Sixteen pairs a step: the hashes of bytes i..i+15 with their
+     * successors in 16-bit lanes (pair_hash's formula), then sixteen plain
+     * stores. The per-byte loop spent most of its time loading and
+     * combining the two bytes of each pair. */
+    const __m128i z = _mm_setzero_si128(), m511 = _mm_set1_epi16(511);
+    for (; i + 17 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+        __m128i lo = _mm_and_si128(_mm_xor_si128(_mm_slli_epi16(_mm_unpacklo_epi8(x, z), 3),
+                                                 _mm_unpacklo_epi8(y, z)), m511);
+        __m128i hi = _mm_and_si128(_mm_xor_si128(_mm_slli_epi16(_mm_unpackhi_epi8(x, z), 3),
+                                                 _mm_unpackhi_epi8(y, z)), m511);
+        unsigned short h[16];
+        _mm_storeu_si128((__m128i *)(void *)h, lo);
+        _mm_storeu_si128((__m128i *)(void *)(h + 8), hi);
+        for (int k = 0; k < 16; k++)
+            p->seen[h[k]] = gen;
+    }
+#endif
+    for (; i + 1 < n; i++)
         p->seen[pair_hash(s[i], s[i + 1])] = gen;
 }
 
