@@ -5,9 +5,40 @@
 #define GPUPLAN_REPORT_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "report.h"
+
+/* Eight bytes as one word (SWAR), byte 0 lowest on any machine: the
+ * tokenizer and the line cleaner test a word's bytes all at once. */
+#define W_LO 0x7F7F7F7F7F7F7F7Full
+#define W_HI 0x8080808080808080ull
+#define W_REP(c) (0x0101010101010101ull * (unsigned char)(c))
+
+/* 0x80 in each byte equal to the byte in rep (exact, no borrow between bytes). */
+static inline uint64_t w_eq(uint64_t x, uint64_t rep)
+{
+    uint64_t t = x ^ rep;
+    return ~(((t & W_LO) + W_LO) | t) & W_HI;
+}
+
+/* 0x80 in each byte below n (n <= 0x80; exact). */
+static inline uint64_t w_lt(uint64_t x, unsigned n)
+{
+    return ~(((x & W_LO) + W_REP(0x80 - n)) | x) & W_HI;
+}
+
+static inline uint64_t w_load(const char *s)
+{
+    uint64_t x;
+    memcpy(&x, s, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
 
 /* One input line after removing terminal and paste debris: `> ` quoting,
  * tmux pane borders, stray backticks, CR, leading/trailing blanks.

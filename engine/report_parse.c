@@ -71,11 +71,14 @@ static void line_clean(const char *s, size_t len, struct line *l)
     int indent = 0;
     /* Each pass removes at least one byte, so this ends within len passes. */
     for (;;) {
-        if (len >= 8 && memcmp(s, "        ", 8) == 0) {
-            /* indented output: eight spaces per step */
-            indent += 8;
-            s += 8;
-            len -= 8;
+        if (len >= 8 && *s == ' ') {
+            /* indented output: the run of spaces in the next eight bytes
+             * in one step (a word's first non-space byte by a bit scan) */
+            uint64_t ns = ~w_eq(w_load(s), W_REP(' ')) & W_HI;
+            unsigned k = ns ? (unsigned)__builtin_ctzll(ns) >> 3 : 8;
+            indent += (int)k;
+            s += k;
+            len -= k;
         } else if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
             indent += *s == '\t' ? 8 : 1;
             s++;
@@ -96,8 +99,11 @@ static void line_clean(const char *s, size_t len, struct line *l)
         }
     }
     for (;;) {
-        if (len >= 8 && memcmp(s + len - 8, "        ", 8) == 0) {
-            len -= 8;
+        if (len >= 8 && s[len - 1] == ' ') {
+            /* padded lines: the trailing run of spaces in the last eight
+             * bytes in one step */
+            uint64_t ns = ~w_eq(w_load(s + len - 8), W_REP(' ')) & W_HI;
+            len -= ns ? (unsigned)__builtin_clzll(ns) >> 3 : 8;
         } else if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
                     s[len - 1] == '`')) {
             len--;

@@ -35,34 +35,8 @@ int is_blank(const char *s, size_t len)
 /* Eight bytes at a time (SWAR): a byte mask of blanks per word, its edges
  * found with a bit scan, so a table row costs one step per word and one per
  * token edge instead of several per byte. Words holding a control byte
- * (tab, '\v', '\f', or any other below ' ') take the exact per-byte test. */
-#define W_LO 0x7F7F7F7F7F7F7F7Full
-#define W_HI 0x8080808080808080ull
-#define W_REP(c) (0x0101010101010101ull * (unsigned char)(c))
-
-/* 0x80 in each byte equal to the byte in rep (exact, no borrow between bytes). */
-static inline uint64_t w_eq(uint64_t x, uint64_t rep)
-{
-    uint64_t t = x ^ rep;
-    return ~(((t & W_LO) + W_LO) | t) & W_HI;
-}
-
-/* 0x80 in each byte below n (n <= 0x80; exact). */
-static inline uint64_t w_lt(uint64_t x, unsigned n)
-{
-    return ~(((x & W_LO) + W_REP(0x80 - n)) | x) & W_HI;
-}
-
-static inline uint64_t w_load(const char *s)
-{
-    uint64_t x;
-    memcpy(&x, s, sizeof(x));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    return x;
-}
-
+ * (tab, '\v', '\f', or any other below ' ') take the exact per-byte test.
+ * The word helpers (w_load, w_eq, w_lt) are in report_int.h. */
 static inline unsigned w_first(uint64_t m)
 {
     return (unsigned)__builtin_ctzll(m) >> 3;
