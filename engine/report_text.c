@@ -313,7 +313,9 @@ const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, s
         if (!q)
             return NULL;
         q -= a;
-        if (memcmp(q, lit, n) == 0)
+        /* the last byte first: most false starts fail there, and a
+         * library call costs more than the test */
+        if (q[n - 1] == lit[n - 1] && memcmp(q, lit, n) == 0)
             return q;
         p = q + 1;
     }
@@ -374,7 +376,11 @@ void line_pairs_fill(const struct line *l)
      * stores. The per-byte loop spent most of its time loading and
      * combining the two bytes of each pair. */
     const __m128i z = _mm_setzero_si128(), m511 = _mm_set1_epi16(511);
-    for (; i + 17 <= n; i += 16) {
+    for (; i + 1 < n && n >= 17; i += 16) {
+        /* the last step is a window ending at the line's end: storing a
+         * pair twice is harmless, and it spares up to fifteen scalar steps */
+        if (i + 17 > n)
+            i = n - 17;
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
         __m128i lo = _mm_and_si128(_mm_xor_si128(_mm_slli_epi16(_mm_unpacklo_epi8(x, z), 3),
