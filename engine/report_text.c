@@ -50,6 +50,39 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         return 0;
     if (max > TOK_MAX)
         max = TOK_MAX;
+#if defined(__SSE2__)
+    /* Sixteen bytes a step where SSE2 is there: the same edge walk on a
+     * 16-bit mask. Table rows are long and mostly padding, so the scan is
+     * most of the work and the edges are few per step. */
+    const __m128i vsp = _mm_set1_epi8(' '), vctl = _mm_set1_epi8(0x1F);
+    for (; i + 16 <= len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned blank = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vsp));
+        /* bytes below ' ' (min(v, 0x1F) == v): exact per-byte test */
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, vctl), v))) {
+            blank = 0;
+            for (unsigned j = 0; j < 16; j++)
+                if (is_sp(s[i + j]))
+                    blank |= 1u << j;
+        }
+        unsigned word = ~blank & 0xFFFFu;
+        unsigned prev = ((word << 1) | (in_tok ? 1u : 0u)) & 0xFFFFu;
+        unsigned edges = (word & ~prev) | (blank & prev);
+        while (edges) {
+            size_t pos = i + (unsigned)__builtin_ctz(edges);
+            if (in_tok) {
+                out[n].s = s + start;
+                out[n].len = pos - start;
+                if (++n == max)
+                    return n;
+            } else {
+                start = pos;
+            }
+            in_tok = !in_tok;
+            edges &= edges - 1;
+        }
+    }
+#endif
     for (; i + 8 <= len; i += 8) {
         uint64_t x = w_load(s + i);
         uint64_t blank = w_eq(x, W_REP(' '));
