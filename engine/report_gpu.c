@@ -491,13 +491,17 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             span_copy(gi->bus_id, sizeof(gi->bus_id), l->s + 4, l->len - 4);
         return TAKE_YES;
     }
-    const char *k, *v;
-    size_t kl, vl;
-    if (kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
-        /* -q aligns its colons after padding: "Key      : value". */
-        const char *colon = memchr(l->s, ':', l->len);
-        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t'))
+    const char *colon = memchr(l->s, ':', l->len);
+    if (colon) {
+        /* -q aligns its colons after padding: "Key      : value"; only
+         * those lines are split and trimmed (one search for the colon). */
+        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t')) {
+            const char *k = l->s, *v = colon + 1;
+            size_t kl = (size_t)(colon - l->s), vl = l->len - kl - 1;
+            span_trim(&k, &kl);
+            span_trim(&v, &vl);
             return q_value(sec, k, kl, v, vl) || (kl > 0 && k[0] != '"') ? TAKE_YES : TAKE_WEAK;
+        }
         return TAKE_NO;
     }
     /* A -q heading: a few words with no value. */
