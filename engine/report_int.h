@@ -174,6 +174,22 @@ static inline const char *line_find_at(const struct line *l, const char *lit, si
     return line_may_hold(l, lit, n) ? span_find_at(l->s, l->len, lit, n, a) : NULL;
 }
 #define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
+/* A table of names with their lengths, ended by {NULL, 0}: keys and markers
+ * are matched against whole tables per line, and a length compare (or a
+ * search with a known length) spares walking or measuring each name. */
+struct name {
+    const char *s;
+    size_t n;
+};
+#define NAME(x) {LIT_N(x)}
+/* Index of the name equal to [s, s+len), or -1. */
+static inline int name_index(const char *s, size_t len, const struct name *list)
+{
+    for (int i = 0; list[i].s; i++)
+        if (span_eq_n(s, len, list[i].s, list[i].n))
+            return i;
+    return -1;
+}
 #define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
 #define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
 #define span_find(s, len, lit) span_find_n((s), (len), LIT_N(lit))
