@@ -390,7 +390,14 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
             c->busbw_avg_gbs = v;
         return TAKE_YES;
     }
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    /* Every shape asked below is told by its first token: "Rank", "size",
+     * a number (digit, sign or '.') or "...". Other lines (banners, NCCL
+     * log text) skip the tokenizer; a line opening with a blank byte that
+     * line_clean keeps ('\v', '\f') is tokenized as before. */
+    char c0 = l->s[0];
+    int may_shape = (unsigned char)c0 <= ' ' || c0 == 'R' || c0 == 's' ||
+                    (c0 >= '0' && c0 <= '9') || c0 == '-' || c0 == '+' || c0 == '.';
+    int n = may_shape ? tok_split(l->s, l->len, t, TOK_MAX) : 0;
     if (n >= 2 && tok_eq(&t[0], "Rank")) {
         rank_line(c, t, n, l);
         return TAKE_YES;
