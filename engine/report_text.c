@@ -457,10 +457,20 @@ void span_trim(const char **s, size_t *len)
     }
     while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
         n -= 8;
+    /* The rest of a run of spaces at either end in one step (a bit scan),
+     * as the byte loops below would take it: done in the same order (the
+     * front first), so even an all-blank span ends where it did. */
+    if (n >= 8 && *p == ' ') {
+        size_t k = (size_t)(__builtin_ctzll(~w_eq(w_load(p), W_REP(' ')) & W_HI) >> 3);
+        p += k;
+        n -= k;
+    }
     while (n && is_sp_cr(*p)) {
         p++;
         n--;
     }
+    if (n >= 8 && p[n - 1] == ' ')
+        n -= (size_t)(__builtin_clzll(~w_eq(w_load(p + n - 8), W_REP(' ')) & W_HI) >> 3);
     while (n && is_sp_cr(p[n - 1]))
         n--;
     *s = p;
