@@ -1,6 +1,7 @@
 /* report_int.h: what the report parsers share inside the module: the line
  * view (a cleaned-up window into the input, never a copy), the tokenizer,
- * the one number parser, and each kind's parser entry points. */
+ * the one number parser, the eight-byte word helpers, name tables with their
+ * lengths, and each kind's parser entry points. */
 #ifndef GPUPLAN_REPORT_INT_H
 #define GPUPLAN_REPORT_INT_H
 

@@ -6,9 +6,17 @@
  * number of times, so time is linear in the input and nothing the input says
  * can make it loop. Lines are windows into the caller's text (never copied),
  * and the only heap memory is the section array, capped at
- * REPORT_SECTIONS_MAX; sections beyond the cap are still parsed (into a
- * scratch slot) so that their lines are accounted for, then counted as
- * dropped. */
+ * REPORT_SECTIONS_MAX (eight slots, then the cap at once, trimmed at the
+ * end, so a long log copies sections once); sections beyond the cap are
+ * still parsed (into a scratch slot) so that their lines are accounted for,
+ * then counted as dropped.
+ *
+ * Speed: every line pays for the scan to its end (SSE2), the cleaning (runs
+ * of blanks a word at a time) and one dispatch; what more it costs is its
+ * kind's parser's business. That per-line floor (the scan alone is ~12 ns a
+ * line) is why a 100 MB log parses at a few hundred MB/s while grep -c,
+ * which searches the whole buffer for its pattern and looks for line ends
+ * only around matches, runs at GB/s. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
