@@ -163,39 +163,14 @@ static unsigned digit(char c)
     return (unsigned)(unsigned char)c - '0';
 }
 
-/* Parse a number at s; returns characters used (0 if none). */
-static size_t num_prefix(const char *s, size_t len, double *v)
+/* The general number reader (more than 19 digits, exponents, no digits),
+ * from i, past any sign: kept out of line so that the short cells of
+ * tables take only the small fast path below, with no register spills. */
+static size_t __attribute__((noinline)) num_prefix_slow(const char *s, size_t len, double *v,
+                                                        size_t i, int neg)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (i < len && (s[i] == '-' || s[i] == '+')) {
-        neg = s[i] == '-';
-        i++;
-    }
     unsigned long long mant = 0;
     int digits = 0, exp10 = 0, any = 0;
-    {
-        /* Table cells are short: with at most 19 digits the mantissa holds
-         * every one of them exactly, which is what the general loop below
-         * computes too, in fewer steps per digit. */
-        size_t j = i;
-        unsigned long long m = 0;
-        while (j < len && digit(s[j]) <= 9)
-            m = m * 10 + digit(s[j++]);
-        size_t nint = j - i, nfrac = 0;
-        if (j < len && s[j] == '.') {
-            size_t f = ++j;
-            while (j < len && digit(s[j]) <= 9)
-                m = m * 10 + digit(s[j++]);
-            nfrac = j - f;
-        }
-        if (nint + nfrac > 0 && nint + nfrac <= 19 &&
-            (j == len || (s[j] != 'e' && s[j] != 'E'))) {
-            double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
-            *v = neg ? -d : d;
-            return j;
-        }
-    }
     while (i < len && s[i] >= '0' && s[i] <= '9') {
         if (digits < 19) {
             mant = mant * 10 + (unsigned)(s[i] - '0');
@@ -243,6 +218,38 @@ static size_t num_prefix(const char *s, size_t len, double *v)
     double d = scale10((double)mant, exp10);
     *v = neg ? -d : d;
     return i;
+}
+
+/* Parse a number at s; returns characters used (0 if none). */
+static inline size_t num_prefix(const char *s, size_t len, double *v)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    /* Table cells are short: with at most 19 digits the mantissa holds
+     * every one of them exactly, which is what the general reader computes
+     * too, in fewer steps per digit. */
+    size_t j = i;
+    unsigned long long m = 0;
+    while (j < len && digit(s[j]) <= 9)
+        m = m * 10 + digit(s[j++]);
+    size_t nint = j - i, nfrac = 0;
+    if (j < len && s[j] == '.') {
+        size_t f = ++j;
+        while (j < len && digit(s[j]) <= 9)
+            m = m * 10 + digit(s[j++]);
+        nfrac = j - f;
+    }
+    if (nint + nfrac > 0 && nint + nfrac <= 19 &&
+        (j == len || (s[j] != 'e' && s[j] != 'E'))) {
+        double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
+        *v = neg ? -d : d;
+        return j;
+    }
+    return num_prefix_slow(s, len, v, i, neg);
 }
 
 int num_parse(const char *s, size_t len, double *v)
