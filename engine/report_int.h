@@ -221,7 +221,25 @@ int span_eq_z(const char *s, size_t len, const char *z);
 int span_starts_z(const char *s, size_t len, const char *z);
 const char *span_find_z(const char *s, size_t len, const char *z);
 int tok_eq_z(const struct tok *t, const char *z);
-int span_starts_ci(const char *s, size_t len, const char *lit);
+/* Whether s starts with lit, ignoring ASCII case. Inline: callers pass
+ * literals, whose length the compiler then knows (a strlen per call was a
+ * visible part of ibstat's per-line cost). */
+static inline int span_starts_ci(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (len < n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char a = s[i], b = lit[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z')
+            b = (char)(b - 'A' + 'a');
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
 /* Trim blanks on both sides of [*s, *s+*len). */
 void span_trim(const char **s, size_t *len);
 /* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */

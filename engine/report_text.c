@@ -330,22 +330,6 @@ int tok_eq_z(const struct tok *t, const char *z)
     return span_eq_z(t->s, t->len, z);
 }
 
-static char lower(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-int span_starts_ci(const char *s, size_t len, const char *lit)
-{
-    size_t n = strlen(lit);
-    if (len < n)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (lower(s[i]) != lower(lit[i]))
-            return 0;
-    return 1;
-}
-
 const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a)
 {
     if (n == 0 || len < n || a >= n)
