@@ -344,9 +344,28 @@ struct engine_candidate {
     struct engine_parallel par;
     double fabric_gbps;               /* per GPU, chosen with the cluster; 0 on one node */
     double tokens_per_s, mem_gib, days, cost;   /* days and cost exactly as the plan reports them */
+    /* The cluster's start-up (F4b) and checkpoint goodput (F10) at the
+     * nominal failure rate: they read no tokens, so the search fills them
+     * once and pricing (again on every memo hit) only divides the tokens. */
+    double startup_s, goodput, ckpt_interval_s;
 };
 
 #define ENGINE_CANDIDATES_MAX 2048
+
+/* The search's working memory for per-GPU memory figures (F5-F7), kept in
+ * the caller's recommendation like the candidates. They depend on the GPU
+ * count and the layout, not on the GPU type, so every GPU type with the
+ * same count (most are 8 per server) reuses them. A cache: a slot holds one
+ * layout and is overwritten by another that hashes to it. Not part of the
+ * answer; engine_recommend_search clears it. */
+#define ENGINE_LAYOUT_MEMO_BITS 13
+#define ENGINE_LAYOUT_MEMO_SLOTS (1 << ENGINE_LAYOUT_MEMO_BITS)
+struct engine_layout_memo {
+    unsigned long long key;           /* GPU count and layout; 0 = empty */
+    double lower_bound_gib;           /* eval_memory_lower_bound_gib */
+    double mem_gib[3];                /* per recompute level, engine_memory_finish */
+    unsigned have;                    /* bit 0: lower bound; bit 1 + rc: mem_gib[rc] */
+};
 
 struct engine_recommendation {
     double params_b, active_params_b;
@@ -358,6 +377,7 @@ struct engine_recommendation {
     int min_mem_gpu;                  /* search: catalog index of that GPU, -1 when none */
     int n_candidates;
     struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
+    struct engine_layout_memo layout_memo[ENGINE_LAYOUT_MEMO_SLOTS];
 };
 
 const char *engine_tier_name(enum engine_tier t);
@@ -368,7 +388,8 @@ const char *engine_fabric_kind_name(enum engine_fabric_kind k);
 const char *engine_price_conf_name(enum engine_price_conf p);
 
 /* Three tiers for the workload (already resolved). The recommendation is
- * large (~100 KB): callers usually heap-allocate it. */
+ * large (~700 KB: 2,048 candidates and the search's layout memo): callers
+ * heap-allocate it. */
 enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
                              struct engine_recommendation *out, char *err, size_t errlen);
 

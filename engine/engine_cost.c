@@ -161,11 +161,24 @@ double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx 
 struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
                                 double tokens_per_s, double fail_scale)
 {
+    struct run_time rt = engine_run_fixed(ctx, g, n, nodes, fail_scale);
+    rt.days = engine_run_days(ctx, rt.startup_s, rt.gp.goodput, tokens_per_s);
+    return rt;
+}
+
+struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
+                                 double fail_scale)
+{
     struct run_time rt;
     rt.startup_s = engine_startup_s(nodes, engine_load_bytes_per_node(ctx, nodes));
     rt.gp = eval_goodput(n, engine_ckpt_bytes(ctx) / n, engine_pcie_gbs(g->pcie_gen), fail_scale, rt.startup_s);
-    rt.days = (rt.startup_s + ctx->w->tokens_b * 1e9 / tokens_per_s / rt.gp.goodput) / 86400.0;
+    rt.days = 0;
     return rt;
+}
+
+double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput, double tokens_per_s)
+{
+    return (startup_s + ctx->w->tokens_b * 1e9 / tokens_per_s / goodput) / 86400.0;
 }
 
 static const char *const STORAGE_KIND_IDS[5] = {"local-nvme", "nas", "parallel-fs", "object", "archive"};
@@ -184,8 +197,30 @@ static const struct engine_storage *storage_kind(const struct eval_ctx *ctx, con
     return catalog_storage_find(c, STORAGE_KIND_IDS[kind]);
 }
 
-/* Storage capacity needed to deliver a bandwidth: parallel file systems and
- * NVMe scale throughput with capacity (F11). */
+/* Storage capacity (TB) a tier of kind s needs to hold need_tb and deliver
+ * the bandwidths: parallel file systems and NVMe scale throughput with
+ * capacity (F11). */
+static double storage_cap_tb(const struct engine_storage *s, double need_tb, double need_write_gbs,
+                             double need_read_gbs)
+{
+    double cap = need_tb;
+    if (s->write_gbs_per_tb > 0 && need_write_gbs / s->write_gbs_per_tb > cap)
+        cap = need_write_gbs / s->write_gbs_per_tb;
+    if (s->read_gbs_per_tb > 0 && need_read_gbs / s->read_gbs_per_tb > cap)
+        cap = need_read_gbs / s->read_gbs_per_tb;
+    if (cap < s->min_tb)
+        cap = s->min_tb;
+    return engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
+}
+
+/* What a tier costs: month-priced for the run when rented, bought outright. */
+static double storage_usd(const struct engine_storage *s, double cap, double days, enum engine_pricing pricing)
+{
+    if (pricing == PRICING_CLOUD)
+        return cap * s->usd_per_tb_month * (days > 0 ? days / 30.0 : 1.0);
+    return cap * s->usd_per_tb_buy;
+}
+
 static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, const struct catalog *c,
                          const char *tier, int kind_idx, double need_tb, double need_write_gbs,
                          double need_read_gbs, double days, enum engine_pricing pricing, int texts)
@@ -193,16 +228,10 @@ static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, con
     const char *kind = STORAGE_KIND_IDS[kind_idx];
     const struct engine_storage *s = storage_kind(ctx, c, kind_idx);
     struct plan_storage_tier *t;
-    double cap = need_tb;
+    double cap;
     if (!s || pl->n_storage >= PLAN_STORAGE_TIERS_MAX)
         return;
-    if (s->write_gbs_per_tb > 0 && need_write_gbs / s->write_gbs_per_tb > cap)
-        cap = need_write_gbs / s->write_gbs_per_tb;
-    if (s->read_gbs_per_tb > 0 && need_read_gbs / s->read_gbs_per_tb > cap)
-        cap = need_read_gbs / s->read_gbs_per_tb;
-    if (cap < s->min_tb)
-        cap = s->min_tb;
-    cap = engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
+    cap = storage_cap_tb(s, need_tb, need_write_gbs, need_read_gbs);
     t = &pl->storage[pl->n_storage++];
     /* A scratch plan (no texts) needs only the kind, which the bought
      * cluster's bill reads; every number below is written either way. */
@@ -218,10 +247,52 @@ static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, con
     t->write_gbs = cap * s->write_gbs_per_tb;
     if (s->write_gbs_max > 0 && t->write_gbs > s->write_gbs_max)
         t->write_gbs = s->write_gbs_max;
-    if (pricing == PRICING_CLOUD)
-        t->usd = cap * s->usd_per_tb_month * (days > 0 ? days / 30.0 : 1.0);
-    else
-        t->usd = cap * s->usd_per_tb_buy;
+    t->usd = storage_usd(s, cap, days, pricing);
+}
+
+/* The storage tiers a run needs, in the order the plan lists them (F10,
+ * F11, R27-R35): one rule for the reported plan (plan_cost_at) and for the
+ * pricing of candidates (engine_cloud_cost_usd). Returns how many. */
+struct storage_need {
+    const char *tier;
+    int kind;
+    double need_tb, write_gbs, read_gbs;
+};
+
+static int storage_needs(const struct eval_ctx *ctx, const struct catalog *c, int n, int per_node, int nodes,
+                         double days, double dataset_tb, double ckpt_size_gb, int ckpt_keep, double ckpt_write_gbs,
+                         double read_gbs, struct storage_need need[PLAN_STORAGE_TIERS_MAX])
+{
+    double hot_tb = dataset_tb * 1.2 + ckpt_keep * ckpt_size_gb / 1000.0;
+    int k = 0;
+    if (nodes <= 2) {
+        need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, hot_tb, ckpt_write_gbs, read_gbs};
+    } else {
+        const struct engine_storage *nas = storage_kind(ctx, c, STORAGE_NAS);
+        int use_nas = nodes <= 8 && nas && ckpt_write_gbs <= nas->write_gbs_max;
+        need[k++] = (struct storage_need){"hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, ckpt_write_gbs,
+                                         read_gbs};
+        /* Local NVMe cache on every node for hot shards (R29). */
+        need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0};
+    }
+    /* Warm object tier (R29 two-layer pattern, R35): the durable home
+     * of the dataset and of checkpoint copies. Needed as soon as a
+     * checkpoint is spread over several nodes' local disks (losing one
+     * node loses the checkpoint), the run lasts a day or more, or the
+     * model is 10B+; a single-node job of hours keeps to local NVMe
+     * (R33: do not over-design). */
+    if (nodes > 1 || days >= 1.0 || ctx->pc.total >= 10e9)
+        need[k++] = (struct storage_need){"warm", STORAGE_OBJECT, dataset_tb + 10.0 * ckpt_size_gb / 1000.0, 0, 0};
+    /* Cold archive (R35) keeps history and intermediate models of a
+     * large, long run; a run of under a week leaves little history. */
+    if ((ctx->pc.total >= 100e9 || n >= 256) && days >= 7.0)
+        need[k++] = (struct storage_need){"cold", STORAGE_ARCHIVE, dataset_tb + 3.0 * ckpt_size_gb / 1000.0, 0, 0};
+    return k;
+}
+
+static double dataset_tb_of(const struct engine_workload *w)
+{
+    return !isnan(w->dataset_tb) ? w->dataset_tb : w->tokens_b * 1e9 * ENGINE_BYTES_PER_TOKEN / 1e12;
 }
 
 /* Fabric (R16-R20): kind, port rate, ports per node, topology from radix. */
@@ -332,7 +403,7 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
     f = cost_only_cloud ? NULL : plan_fabric(c, g, pl);
 
     /* ---- storage and checkpoints (F10, F11, R27-R35) */
-    pl->dataset_tb = !isnan(w->dataset_tb) ? w->dataset_tb : w->tokens_b * 1e9 * ENGINE_BYTES_PER_TOKEN / 1e12;
+    pl->dataset_tb = dataset_tb_of(w);
     pl->read_gbs = pl->tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;   /* x2 for shuffling and re-reads */
     pl->ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
     pl->ckpt_interval_min = gp->interval_s / 60.0;
@@ -341,33 +412,12 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
     pl->ckpt_write_gbs = pl->ckpt_size_gb / (0.5 * gp->interval_s);   /* persist within half an interval */
     pl->n_storage = 0;
     {
-        double hot_tb = pl->dataset_tb * 1.2 + pl->ckpt_keep * pl->ckpt_size_gb / 1000.0;
-        if (nodes <= 2) {
-            storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, hot_tb, pl->ckpt_write_gbs, pl->read_gbs, pl->days,
-                         w->pricing, texts);
-        } else {
-            const struct engine_storage *nas = storage_kind(ctx, c, STORAGE_NAS);
-            int use_nas = nodes <= 8 && nas && pl->ckpt_write_gbs <= nas->write_gbs_max;
-            storage_tier(pl, ctx, c, "hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, pl->ckpt_write_gbs,
-                         pl->read_gbs, pl->days, w->pricing, texts);
-            /* Local NVMe cache on every node for hot shards (R29). */
-            storage_tier(pl, ctx, c, "hot", STORAGE_LOCAL_NVME, nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0, pl->days,
-                         w->pricing, texts);
-        }
-        /* Warm object tier (R29 two-layer pattern, R35): the durable home
-         * of the dataset and of checkpoint copies. Needed as soon as a
-         * checkpoint is spread over several nodes' local disks (losing one
-         * node loses the checkpoint), the run lasts a day or more, or the
-         * model is 10B+; a single-node job of hours keeps to local NVMe
-         * (R33: do not over-design). */
-        if (nodes > 1 || pl->days >= 1.0 || ctx->pc.total >= 10e9)
-            storage_tier(pl, ctx, c, "warm", STORAGE_OBJECT, pl->dataset_tb + 10.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
-                         pl->days, w->pricing, texts);
-        /* Cold archive (R35) keeps history and intermediate models of a
-         * large, long run; a run of under a week leaves little history. */
-        if ((ctx->pc.total >= 100e9 || n >= 256) && pl->days >= 7.0)
-            storage_tier(pl, ctx, c, "cold", STORAGE_ARCHIVE, pl->dataset_tb + 3.0 * pl->ckpt_size_gb / 1000.0, 0, 0,
-                         pl->days, w->pricing, texts);
+        struct storage_need need[PLAN_STORAGE_TIERS_MAX];
+        int k = storage_needs(ctx, c, n, per_node, nodes, pl->days, pl->dataset_tb, pl->ckpt_size_gb, pl->ckpt_keep,
+                              pl->ckpt_write_gbs, pl->read_gbs, need);
+        for (int i = 0; i < k; i++)
+            storage_tier(pl, ctx, c, need[i].tier, need[i].kind, need[i].need_tb, need[i].write_gbs,
+                         need[i].read_gbs, pl->days, w->pricing, texts);
     }
 
     /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
@@ -442,4 +492,69 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
             pl->cost_high_usd = fixed + (pl->cost_usd - fixed) * pl->days_high / pl->days;
         }
     }
+}
+
+/* plan_cost_at's cloud bill, summed in the same order from the same
+ * helpers (storage_needs, storage_cap_tb, storage_usd, engine_billed_hours)
+ * but without a plan to fill: bom() lines of quantity x unit, the GPU-hours
+ * first, then each storage tier that costs anything (quantity 1). The
+ * pricing step runs this for every candidate of every request, where
+ * filling a scratch plan (strings, storage rows, fabric) cost ~1,000
+ * instructions a candidate; test_engine checks that ranked and reported
+ * costs agree, engine_golden that answers do not move. */
+void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct eval_ctx *ctx)
+{
+    m->ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
+    m->dataset_tb = dataset_tb_of(ctx->w);
+    for (int i = 0; i < CLOUD_COST_MEMO_SLOTS; i++)
+        m->slot[i].kind = -1;
+}
+
+/* storage_cap_tb of a tier without a bandwidth need, through the memo: the
+ * same kind and size give the same capacity. */
+static double fixed_cap_tb(struct cloud_cost_memo *m, const struct engine_storage *s, int kind, double need_tb)
+{
+    unsigned long long bits;
+    unsigned i;
+    if (!m)
+        return storage_cap_tb(s, need_tb, 0, 0);
+    memcpy(&bits, &need_tb, sizeof bits);
+    i = (unsigned)(((bits ^ (unsigned long long)kind) * 0x9e3779b97f4a7c15ULL) >> 58);   /* 64 slots */
+    if (m->slot[i].kind != kind || memcmp(&m->slot[i].need_tb, &need_tb, sizeof need_tb) != 0) {
+        m->slot[i].kind = kind;
+        m->slot[i].need_tb = need_tb;
+        m->slot[i].cap = storage_cap_tb(s, need_tb, 0, 0);
+    }
+    return m->slot[i].cap;
+}
+
+double engine_cloud_cost_usd(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
+                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s,
+                             struct cloud_cost_memo *memo)
+{
+    struct storage_need need[PLAN_STORAGE_TIERS_MAX];
+    double ckpt_size_gb = memo ? memo->ckpt_size_gb : engine_ckpt_bytes(ctx) / 1e9;
+    double dataset_tb = memo ? memo->dataset_tb : dataset_tb_of(ctx->w);
+    double read_gbs = tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;
+    double ckpt_write_gbs = ckpt_size_gb / (0.5 * ckpt_interval_s);
+    double qty = engine_billed_hours(days * 24.0) * n, total = 0;
+    int k = storage_needs(ctx, c, n, per_node, nodes, days, dataset_tb, ckpt_size_gb, 3, ckpt_write_gbs, read_gbs,
+                          need);
+
+    if (qty > 0)
+        total += qty * g->cloud_usd_per_gpu_hour;
+    for (int i = 0; i < k; i++) {
+        const struct engine_storage *s = storage_kind(ctx, c, need[i].kind);
+        double usd, cap;
+        if (!s)
+            continue;
+        if (need[i].write_gbs == 0 && need[i].read_gbs == 0)
+            cap = fixed_cap_tb(memo, s, need[i].kind, need[i].need_tb);
+        else
+            cap = storage_cap_tb(s, need[i].need_tb, need[i].write_gbs, need[i].read_gbs);
+        usd = storage_usd(s, cap, days, PRICING_CLOUD);
+        if (usd > 0)
+            total += usd;   /* a line of quantity 1: its total is usd itself */
+    }
+    return total;
 }

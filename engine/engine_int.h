@@ -110,6 +110,33 @@ struct run_time {
 /* F4 + F4b + F10: wall time of n GPUs in `nodes` nodes at tokens_per_s. */
 struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
                                 double tokens_per_s, double fail_scale);
+/* engine_run_time in two steps: the start-up and goodput of the cluster
+ * (no tokens read; days left 0), then the days for the workload's tokens. */
+struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
+                                 double fail_scale);
+double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput, double tokens_per_s);
+/* A rented cluster's cost_usd exactly as plan_cost reports it (F4c billed
+ * GPU-hours + storage for the run), without filling a plan: the pricing of
+ * every candidate of a cloud recommendation. */
+struct cloud_cost_memo;
+double engine_cloud_cost_usd(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
+                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s,
+                             struct cloud_cost_memo *memo);
+/* What engine_cloud_cost_usd keeps between the candidates of one pricing
+ * (same catalog and workload; memo may be NULL): the checkpoint size and
+ * dataset, and the capacities of tiers that need no bandwidth (warm,
+ * cold, the per-node NVMe cache), a function of kind and size alone, in a
+ * small direct-mapped table. Each capacity costs divisions and a ceil that
+ * showed in profiles at ~340 candidates a request. */
+#define CLOUD_COST_MEMO_SLOTS 64
+struct cloud_cost_memo {
+    double ckpt_size_gb, dataset_tb;
+    struct {
+        int kind;                 /* -1 = empty */
+        double need_tb, cap;
+    } slot[CLOUD_COST_MEMO_SLOTS];
+};
+void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct eval_ctx *ctx);
 /* The time model of a layout on a cluster of `nodes` nodes at `rate` Gb/s
  * per GPU (ignored on one node), with measured values and uncertainty scales. */
 void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,

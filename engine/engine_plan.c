@@ -23,7 +23,7 @@
  * written by vsnprintf, whose float printing is exact but slow. Most of
  * their conversions are %s, %d, %%, %.Nf and %.Ng, written here directly;
  * any other conversion (widths, flags, a NULL string, a non-finite or large
- * number, %g below 1 or from 10^22, a value near a rounding tie)
+ * number, %g below 10^-4 or from 2^120, a value near a rounding tie)
  * hands the whole text to vsnprintf, so every byte is what vsnprintf would
  * write:
  * - %.Nf (N <= 9): s = |x| * 10^N is the exact product within half an ulp;
@@ -31,7 +31,9 @@
  *   from one half, the exact value rounds to the same integer as s. The
  *   sign is printed whenever it is set, as C does ("-0.0").
  * - %.Ng (1 <= N <= 9) is that same %f at the precision C's rule picks
- *   (out_general), trailing zeros dropped.
+ *   (out_general), trailing zeros dropped; from 10^-4 to 1 the exponent is
+ *   found on scaled values (out_general_small), and from 10^22 to 2^120,
+ *   where doubles are integers, on 128-bit integers (out_general_big).
  * - the text is cut at n - 1 bytes and always terminated, like vsnprintf. */
 struct fmt_out {
     char *p;
@@ -111,14 +113,21 @@ static int out_fixed(struct fmt_out *o, double x, int prec)
  * as d.ddd and e+XX; trailing fraction zeros dropped either way. X is found
  * on exact powers of ten, then raised by one when the rounding carries into
  * a new digit (99.96 -> 100). */
+static int out_general_small(struct fmt_out *o, double x, int p);
+static int out_general_big(struct fmt_out *o, double x, int p);
+
 static int out_general(struct fmt_out *o, double x, int p)
 {
     char ex[8];
     unsigned long long u;
     double v = fabs(x);
     int e = 0, prec;
-    if (!isfinite(x) || v < 1 || v >= FMT_P10[22] || p < 1)
+    if (!isfinite(x) || p < 1)
         return 0;
+    if (v < 1)
+        return out_general_small(o, x, p);
+    if (v >= FMT_P10[22])
+        return out_general_big(o, x, p);
     while (v >= FMT_P10[e + 1])
         e++;
     prec = p - 1 - e;
@@ -144,13 +153,95 @@ static int out_general(struct fmt_out *o, double x, int p)
     return 1;
 }
 
+/* %.Pg for 10^-4 <= |x| < 1 (a rate below 1 GB/s): C prints %f with P - 1 -
+ * X decimals, X the exponent of x rounded to P digits, trailing zeros
+ * dropped. With u_e = x scaled by 10^(P-1-e) and rounded (scaled_round:
+ * exact or refused, at most 12 decimals here), u_e < 10^(P-1) for every e
+ * above X + 1, and u_e = 10^(P-1) at most at e = X + 1 (x just under 10^e
+ * rounding up on the coarser grid). So the first e from 0 down with
+ * u_e >= 10^(P-1) is X unless u_e is exactly 10^(P-1); then u at e - 1
+ * tells: it reaches 10^P when x rounds up to 10^e at P digits (X = e), else
+ * X = e - 1 and its digits are those. Below 10^-4 C switches to the e-05
+ * form: vsnprintf. */
+static int out_general_small(struct fmt_out *o, double x, int p)
+{
+    unsigned long long u, u_next;
+    if (p > 9)
+        return 0;
+    for (int e = 0; e >= -4; e--) {
+        int prec = p - 1 - e;
+        if (!scaled_round(x, prec, &u))
+            return 0;
+        if (u < (unsigned long long)FMT_P10[p - 1])
+            continue;
+        if (u == (unsigned long long)FMT_P10[p - 1]) {
+            if (!scaled_round(x, prec + 1, &u_next))
+                return 0;
+            if (u_next < (unsigned long long)FMT_P10[p]) {
+                if (e - 1 < -4)
+                    return 0;
+                out_digits(o, x, u_next, prec + 1, 1);
+                return 1;
+            }
+        }
+        out_digits(o, x, u, prec, 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* %.Pg for 10^22 <= |x| < 2^120 (the FLOPs of a whole run): such a double
+ * is an integer, exact in 128 bits, so its P digits are the integer
+ * quotient by a power of ten, rounded on the exact remainder (an exact tie
+ * goes to vsnprintf, as every near-tie does above), then d.ddd and e+XX. */
+__extension__ typedef unsigned __int128 fmt_u128;
+
+static int out_general_big(struct fmt_out *o, double x, int p)
+{
+    char ex[8];
+    fmt_u128 v, pow10k = 1, q, r, top = 1;
+    int digits = 0, k, e;
+    if (fabs(x) >= 0x1p120 || p > 9)
+        return 0;
+    v = (fmt_u128)fabs(x);
+    for (fmt_u128 t = v; t; t /= 10)
+        digits++;
+    k = digits - p;   /* > 0: 23 digits or more, P at most 9 */
+    for (int i = 0; i < k; i++)
+        pow10k *= 10;
+    for (int i = 0; i < p; i++)
+        top *= 10;
+    q = v / pow10k;
+    r = v % pow10k;
+    if (2 * r == pow10k)
+        return 0;
+    if (2 * r > pow10k)
+        q++;
+    e = digits - 1;
+    if (q == top) {   /* 9.995e22 -> 1e+23 */
+        q /= 10;
+        e++;
+    }
+    out_digits(o, x, (unsigned long long)q, p - 1, 1);
+    ex[0] = 'e';
+    ex[1] = '+';
+    ex[2] = (char)('0' + e / 10);   /* 22 <= e <= 36 */
+    ex[3] = (char)('0' + e % 10);
+    out_put(o, ex, 4);
+    return 1;
+}
+
 /* The fast path; 0 when the text needs vsnprintf. */
 static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap)
 {
     const char *lit = fmt;
     for (const char *p = fmt;; p++) {
-        if (*p != '%' && *p != '\0')
-            continue;
+        if (*p != '%' && *p != '\0') {
+            /* the literal run up to the next conversion, found by the C
+             * library's word-at-a-time search instead of byte by byte */
+            const char *q = strchr(p, '%');
+            p = q ? q : p + strlen(p);
+        }
         out_put(o, lit, (size_t)(p - lit));
         if (*p == '\0')
             return 1;

@@ -298,8 +298,7 @@ static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
     if (r->n_warnings >= PLAN_WARNINGS_MAX)
         return;
     va_start(ap, fmt);
-    if (vsnprintf(r->warnings[r->n_warnings], PLAN_TEXT_MAX, fmt, ap) < 0)
-        r->warnings[r->n_warnings][0] = '\0';
+    engine_vfmt(r->warnings[r->n_warnings], PLAN_TEXT_MAX, fmt, ap);
     va_end(ap);
     r->n_warnings++;
 }
@@ -384,10 +383,35 @@ static double batch_cap_seqs(const struct eval_ctx *ctx)
     return cap;
 }
 
+/* The memo slot of a layout of n GPUs (powers of two for tp, pp, ep and the
+ * micro-batch, as the free search walks them): key 0 is an empty slot. */
+static unsigned long long layout_key(int n, int tp, int pp, int ep, int zero, int off, int b)
+{
+    return (unsigned long long)(unsigned)n << 32 | (unsigned long long)__builtin_ctz((unsigned)tp) << 24 |
+           (unsigned long long)__builtin_ctz((unsigned)pp) << 16 | (unsigned long long)__builtin_ctz((unsigned)ep) << 8 |
+           (unsigned long long)zero << 4 | (unsigned long long)off << 3 |
+           (unsigned long long)__builtin_ctz((unsigned)b) << 1 | 1u;
+}
+
+static struct engine_layout_memo *layout_slot(struct engine_layout_memo *memo, unsigned long long key)
+{
+    struct engine_layout_memo *e = &memo[(key * 0x9e3779b97f4a7c15ULL) >> (64 - ENGINE_LAYOUT_MEMO_BITS)];
+    if (e->key != key) {
+        e->key = key;
+        e->have = 0;
+    }
+    return e;
+}
+
 /* Fastest layout that fits one cluster. Returns 1 and fills best when one
- * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen. */
+ * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen.
+ * memo (the free search only; NULL otherwise) keeps the memory figures of
+ * each layout of n GPUs for the next GPU type with n GPUs: they read the
+ * workload and the layout, never the card (its capacity is compared here),
+ * so a kept figure is the figure computed again, bit for bit, and the
+ * model states are computed only when a figure is missing. */
 static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
-                       struct cand *best, double *min_mem_gib, long *evaluated)
+                       struct cand *best, double *min_mem_gib, long *evaluated, struct engine_layout_memo *memo)
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
@@ -400,6 +424,11 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     int cp = lim->cp > 0 ? lim->cp : 1;
     int free_batch = !lim->global_batch && !lim->dp && !lim->fixed_cluster;
     double batch_cap = batch_cap_seqs(ctx), best_score = INFINITY;
+    /* The memo's key holds n and the walked layout only: every other input
+     * of the memory figures must be the free search's. */
+    int use_memo = memo && !lim->tp && !lim->pp && !lim->dp && !lim->ep && !lim->cp && !lim->micro_batch &&
+                   !lim->global_batch && !lim->vpp && lim->zero < 0 && lim->recompute < 0 && lim->offload < 0 &&
+                   !lim->fixed_cluster;
 
     if (tp_max > 16)
         tp_max = 16;
@@ -445,9 +474,16 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                             continue;  /* offload only as the last rung of the ladder (R40) */
                         struct engine_parallel ps = {0};
                         struct engine_memory states;
+                        int have_states = 0;
                         ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
                         ps.zero = zero; ps.offload = off;
-                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
+#define NEED_STATES()                                                                                          \
+    do {                                                                                                       \
+        if (!have_states) {                                                                                    \
+            engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);         \
+            have_states = 1;                                                                                   \
+        }                                                                                                      \
+    } while (0)
                         for (int b = lim->micro_batch ? lim->micro_batch : 1; b <= (lim->micro_batch ? lim->micro_batch : 4);
                              b *= 2) {
                             if (!lim->micro_batch && b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
@@ -463,8 +499,20 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                              * "does not fit" message reports), and once a layout
                              * fits, one the batch cap refuses or whose best case
                              * cannot beat the best so far. */
+                            struct engine_layout_memo *e =
+                                use_memo ? layout_slot(memo, layout_key(n, tp, pp, ep, zero, off, b)) : NULL;
                             {
-                                double lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
+                                double lbm;
+                                if (e && (e->have & 1u)) {
+                                    lbm = e->lower_bound_gib;
+                                } else {
+                                    NEED_STATES();
+                                    lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
+                                    if (e) {
+                                        e->lower_bound_gib = lbm;
+                                        e->have |= 1u;
+                                    }
+                                }
                                 if (lbm > cap && (found || lbm >= *min_mem_gib))
                                     continue;
                                 if (found && free_batch && eval_global_batch(ctx, &pb) > batch_cap)
@@ -479,9 +527,18 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 if (lim->recompute >= 0 && rc != lim->recompute)
                                     continue;
                                 p.recompute = rc;
-                                mem = states;
-                                engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
-                                mgib = gib_of(mem.total);
+                                if (e && (e->have & (2u << rc))) {
+                                    mgib = e->mem_gib[rc];
+                                } else {
+                                    NEED_STATES();
+                                    mem = states;
+                                    engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
+                                    mgib = gib_of(mem.total);
+                                    if (e) {
+                                        e->mem_gib[rc] = mgib;
+                                        e->have |= 2u << rc;
+                                    }
+                                }
                                 if (mgib < *min_mem_gib)
                                     *min_mem_gib = mgib;
                                 if (mgib > cap)
@@ -507,6 +564,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
             }
         }
     }
+#undef NEED_STATES
     return found;
 }
 
@@ -531,13 +589,24 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
  * them: wall time with start-up and goodput (engine_run_time) at the
  * throughput of its fabric rate, and the whole bill of materials
  * (plan_cost, on a scratch plan). One cost model ranks and reports, so the
- * tiers' order cannot change once they are costed line by line. */
+ * tiers' order cannot change once they are costed line by line. A rented
+ * cluster's bill is GPU-hours and storage only: engine_cloud_cost_usd sums
+ * it from the same helpers without filling the scratch plan, and the days
+ * come from the start-up and goodput the search kept (engine_run_fixed),
+ * so only the steps that read the tokens run here. */
 static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd,
-                      struct engine_plan *scratch)
+                      struct engine_plan *scratch, struct cloud_cost_memo *memo)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
-    struct run_time rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
+    struct run_time rt;
 
+    if (ctx->w->pricing == PRICING_CLOUD) {
+        cd->days = engine_run_days(ctx, cd->startup_s, cd->goodput, cd->tokens_per_s);
+        cd->cost = engine_cloud_cost_usd(c, ctx, g, cd->n, cd->per_node, cd->nodes, cd->days, cd->tokens_per_s,
+                                         cd->ckpt_interval_s, memo);
+        return;
+    }
+    rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
     scratch->gpu_index = cd->gi;
     scratch->count = cd->n;
     scratch->per_node = cd->per_node;
@@ -560,8 +629,15 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-static void cand_keep(struct engine_candidate *out, const struct cand *cd)
+/* Keeps a scored cluster with its start-up and goodput (engine_run_fixed:
+ * no tokens read), which every later pricing of it reuses. */
+static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *out,
+                      const struct cand *cd)
 {
+    struct run_time rt = engine_run_fixed(ctx, &c->gpus[cd->gi], cd->n, cd->nodes, 1.0);
+    out->startup_s = rt.startup_s;
+    out->goodput = rt.gp.goodput;
+    out->ckpt_interval_s = rt.gp.interval_s;
     out->gi = cd->gi;
     out->per_node = cd->per_node;
     out->nodes = cd->nodes;
@@ -693,12 +769,12 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
                 continue;
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, out->layout_memo)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
                 cand_fabric(c, &ctx, &cd);
-                cand_keep(&cands[nc++], &cd);
+                cand_keep(c, &ctx, &cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -719,12 +795,12 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
             eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, out->layout_memo)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
                 cand_fabric(c, &ctx, &cd);
-                cand_keep(&cands[nc++], &cd);
+                cand_keep(c, &ctx, &cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -745,6 +821,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
                                    struct engine_recommendation *out, char *err, size_t errlen)
 {
     struct eval_ctx ctx;
+    struct cloud_cost_memo memo;
     struct engine_candidate *cands = out->candidates;
     int nc = out->n_candidates, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     double min_mem_all = out->min_mem_gib;
@@ -761,21 +838,22 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
+    engine_cloud_cost_memo_init(&memo, &ctx);
     for (int i = 0; i < nc; i++) {
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
         }
-        cand_cost(c, &ctx, &cands[i], scratch);
+        cand_cost(c, &ctx, &cands[i], scratch, &memo);
     }
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
         if (isinf(min_mem_all))
-            snprintf(why, sizeof why, "the model does not fit on any allowed GPU within max_gpus %d (R1, F5)",
+            engine_fmt(why, sizeof why, "the model does not fit on any allowed GPU within max_gpus %d (R1, F5)",
                      max_gpus);
         else
-            snprintf(why, sizeof why,
+            engine_fmt(why, sizeof why,
                      "the model does not fit within max_gpus %d: the leanest layout needs %.1f GiB per GPU "
                      "on %s (R1, F5, F6)", max_gpus, min_mem_all, min_mem_gpu);
         for (int t = 0; t < TIER_COUNT; t++)
@@ -911,7 +989,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
-        snprintf(pmin->why, sizeof pmin->why,
+        engine_fmt(pmin->why, sizeof pmin->why,
                  "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
     }
 
@@ -924,21 +1002,21 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         if (ifast_b >= 0)
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
                      "within the budget the fastest plan takes %.1f days", deadline, budget,
                      prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
                      prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
                      "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
                      prec->need_deadline_days);
         else
-            snprintf(prec->why, sizeof prec->why,
+            engine_fmt(prec->why, sizeof prec->why,
                      "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
                      deadline, cands[ishow].days, cands[ishow].n);
     }
@@ -946,7 +1024,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
-        snprintf(pperf->why, sizeof pperf->why,
+        engine_fmt(pperf->why, sizeof pperf->why,
                  "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
                  pperf->cost_usd);
     }
@@ -1048,7 +1126,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     if (nodes == 1 && (isnan(req->measured.inter_busbw_gbs)))
         hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
     memset(out, 0, sizeof *out);
-    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, NULL)) {
         char why[PLAN_TEXT_MAX];
         if (isinf(mm))
             snprintf(why, sizeof why, "no parallel layout of %d GPUs matches the given parallel settings",
@@ -1076,7 +1154,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     cd.cost = 0;
     {
         struct engine_candidate kept;
-        cand_keep(&kept, &cd);
+        cand_keep(c, &ctx, &kept, &cd);
         plan_from_cand(c, &kept, out);
     }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;

@@ -31,8 +31,9 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
     return 1;
 }
 
-/* Keeps the answer text under key and sends it with the given headers;
- * frees text (json_*_text: written directly, no cJSON tree). */
+/* Sends the answer text with the given headers, then hands it to the
+ * answer cache under key (json_*_text: written directly, no cJSON tree;
+ * the cache frees it). */
 static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], char *text, size_t len,
                              const char *headers)
 {
@@ -40,9 +41,8 @@ static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], 
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
     }
-    resp_cache_put(req->app->plan_cache, key, text, len);
     http_send(req, 200, "application/json", headers, text, len);
-    free(text);
+    resp_cache_put(req->app->plan_cache, key, text, len);
 }
 
 static void reply_and_keep(struct http_req *req, const unsigned char key[32], char *text, size_t len)
@@ -67,9 +67,10 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
     return 0;
 }
 
-/* The recommendation is ~250 KB (candidates for 2,048 clusters): allocating
- * and zeroing one per request went through mmap/munmap and page faults on
- * every call, which under load cost more than the answer itself. Each
+/* The recommendation is ~700 KB (candidates for 2,048 clusters and the
+ * search's layout memo): allocating and zeroing one per request went
+ * through mmap/munmap and page faults on every call, which under load cost
+ * more than the answer itself. Each
  * worker thread keeps one and reuses it (freed when the thread ends); the
  * engine and the memo set every field they hand on. */
 static pthread_key_t rec_key;

@@ -688,18 +688,12 @@ static void sort_by_days(struct cand_order *b, size_t n, struct cand_order *tmp)
     memcpy(b, tmp, (n - n2) * sizeof *tmp);
 }
 
-/* The clusters no other cluster beats on both time and cost, fastest first:
- * the trade-off curve the three tiers were picked from. */
-static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
+/* The frontier by sorting: every candidate in (days, cost, index) order,
+ * kept when cheaper than all before it. Any input, NaN included. */
+static void frontier_sorted(const struct engine_recommendation *r, struct cand_order *order, int *kept_out)
 {
-    struct cand_order *order = malloc(2 * sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
     double best_cost = INFINITY;
     int kept = 0;
-    jw_arr(j, "frontier");
-    if (!order) {
-        jw_end(j);
-        return;
-    }
     for (int i = 0; i < r->n_candidates; i++) {
         order[i].days = r->candidates[i].days;
         order[i].cost = r->candidates[i].cost;
@@ -707,10 +701,62 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
     }
     sort_by_days(order, (size_t)r->n_candidates, order + (r->n_candidates > 0 ? r->n_candidates : 1));
     for (int i = 0; i < r->n_candidates && kept < 64; i++) {
-        const struct engine_candidate *k = &r->candidates[order[i].i];
-        if (k->cost >= best_cost)
+        if (order[i].cost >= best_cost)
             continue;
-        best_cost = k->cost;
+        best_cost = order[i].cost;
+        order[kept++] = order[i];
+    }
+    *kept_out = kept;
+}
+
+/* The same frontier in one pass, without sorting the ~340 candidates for
+ * the ~10 it keeps. A candidate is kept by the sorted walk exactly when no
+ * candidate before it in (days, cost, index) order costs as little or less
+ * (nor is its cost infinite); that relation is transitive, so the set of
+ * candidates kept so far, in that order, decides each newcomer: it is kept
+ * unless its predecessor in the set costs as little, and it drops the
+ * successors that cost as much or more (the set's costs fall along it, so
+ * those are the ones right after it). The first 64 of the final set are
+ * the walk's 64. Comparisons of NaN are not an order: then sorting decides. */
+static void frontier(const struct engine_recommendation *r, struct cand_order *set, int *kept_out)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_candidates; i++) {
+        struct cand_order x = {r->candidates[i].days, r->candidates[i].cost, i};
+        int at = n, end;
+        if (isnan(x.days) || isnan(x.cost)) {
+            frontier_sorted(r, set, kept_out);
+            return;
+        }
+        while (at > 0 && cand_by_days(&x, &set[at - 1]) < 0)
+            at--;
+        if (x.cost >= (at > 0 ? set[at - 1].cost : INFINITY))
+            continue;
+        end = at;
+        while (end < n && set[end].cost >= x.cost)
+            end++;
+        /* set[at, end) go; x takes their place */
+        memmove(&set[at + 1], &set[end], (size_t)(n - end) * sizeof *set);
+        n += 1 - (end - at);
+        set[at] = x;
+    }
+    *kept_out = n < 64 ? n : 64;
+}
+
+/* The clusters no other cluster beats on both time and cost, fastest first:
+ * the trade-off curve the three tiers were picked from. */
+static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
+{
+    struct cand_order *order = malloc(2 * sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
+    int kept = 0;
+    jw_arr(j, "frontier");
+    if (!order) {
+        jw_end(j);
+        return;
+    }
+    frontier(r, order, &kept);
+    for (int i = 0; i < kept; i++) {
+        const struct engine_candidate *k = &r->candidates[order[i].i];
         jw_obj(j, NULL);
         jw_str(j, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
         jw_num(j, "count", k->n);
@@ -721,7 +767,6 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         jw_num(j, "days", rnd(k->days, 2));
         jw_num(j, "cost_usd", rnd(k->cost, 0));
         jw_end(j);
-        kept++;
     }
     jw_end(j);
     free(order);

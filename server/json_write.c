@@ -18,11 +18,16 @@
  * So every number reads back as the same double (cJSON itself only checks to
  * within an epsilon), keys and strings are escaped exactly as cJSON does, and
  * the document is the same JSON value. */
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <cjson/cJSON.h>
 
@@ -51,9 +56,16 @@ static int grow(struct json_buf *b, size_t need)
     return 1;
 }
 
+/* grow's common case inline: the buffer already has room (a plan answer
+ * fits the first allocation), so most writes skip the call. */
+static inline int room(struct json_buf *b, size_t need)
+{
+    return b->len + need + 1 <= b->cap || grow(b, need);
+}
+
 static void put(struct json_buf *b, const char *s, size_t n)
 {
-    if (!grow(b, n))
+    if (!room(b, n))
         return;
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -80,49 +92,176 @@ static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 
 #define EXACT_INT_MAX 9007199254740992.0   /* 2^53 */
 
-void json_write_number(char out[32], double d)
+/* %.Pg (15 <= P <= 17) of a double at least 2^53 and below 2^120: such a
+ * double is an integer, held exactly in 128 bits, so the rounding to P
+ * digits (to nearest, ties to even, as the C library rounds) and the check
+ * that the text reads back as d (reads_back) are done on integers instead of two trips through snprintf and
+ * strtod per try. Writes the text of |d| with sign neg; returns 1 when it
+ * reads back (or P is 17), 0 to try the next P. test_server_units compares
+ * it with snprintf over random doubles of this range. */
+__extension__ typedef unsigned __int128 u128;
+
+/* Whether the decimal integer v reads back (round to nearest, ties to
+ * even, as strtod does) as the double x, itself an integer from 2^53: v must
+ * lie within half an ulp of x, a quarter below a power of two (the double
+ * under it is half an ulp away). Exact, where converting v to double is not
+ * for every tie (libgcc rounds 10^23 up, strtod down). */
+static int reads_back(u128 v, u128 x)
 {
-    char tmp[32], *s;
+    int e = 127;
+    u128 ulp, diff2, half2;
+    int even;
+    while (!((x >> e) & 1))
+        e--;
+    ulp = (u128)1 << (e - 52);
+    even = ((x >> (e - 52)) & 1) == 0;
+    if (v >= x) {
+        diff2 = 2 * (v - x);
+        half2 = ulp;
+    } else {
+        diff2 = 2 * (x - v);
+        half2 = x == (u128)1 << e ? ulp / 2 : ulp;
+    }
+    return diff2 < half2 || (diff2 == half2 && even);
+}
+
+static int big_int_g(char out[32], double d, int p)
+{
+    u128 x = (u128)fabs(d), q = x, pow10k = 1, v;
+    int digits = 0, k, e;
+    char tmp[48], *end = tmp + sizeof tmp, *o = out;
+    for (u128 t = x; t; t /= 10)
+        digits++;
+    k = digits > p ? digits - p : 0;
+    for (int i = 0; i < k; i++)
+        pow10k *= 10;
+    if (k > 0) {
+        u128 r;
+        q = x / pow10k;
+        r = x % pow10k;
+        if (2 * r > pow10k || (2 * r == pow10k && (q & 1)))
+            q++;
+    }
+    e = digits - 1;
+    {
+        u128 top = 1;
+        for (int i = 0; i < p; i++)
+            top *= 10;
+        if (k > 0 && q == top) {   /* 9.99..5 carried into a new digit */
+            q /= 10;
+            k++;
+            pow10k *= 10;
+            e++;
+        }
+    }
+    v = q * pow10k;   /* the decimal the text denotes: below 2^121, no overflow */
+    /* The digits of q, most significant first. */
+    {
+        char *s = end;
+        u128 t = q;
+        do {
+            *--s = (char)('0' + (int)(t % 10));
+            t /= 10;
+        } while (t);
+        if (d < 0)
+            *o++ = '-';
+        if (e < p) {
+            /* %f form: the integer q * 10^k, no fraction left to print */
+            memcpy(o, s, (size_t)(end - s));
+            o += end - s;
+            for (int i = 0; i < k; i++)
+                *o++ = '0';
+        } else {
+            /* d.ddd with trailing zeros dropped, then e+XX */
+            char *last = end;
+            while (last - 1 > s && last[-1] == '0')
+                last--;
+            *o++ = *s;
+            if (last - s > 1) {
+                *o++ = '.';
+                memcpy(o, s + 1, (size_t)(last - s - 1));
+                o += last - s - 1;
+            }
+            *o++ = 'e';
+            *o++ = '+';
+            *o++ = (char)('0' + e / 10);   /* e <= 36 below 2^120 */
+            *o++ = (char)('0' + e % 10);
+        }
+        *o = '\0';
+    }
+    return p == 17 || reads_back(v, x);
+}
+
+/* x rounded to the nearest integer, ties to even (nearbyint in the default
+ * rounding mode), for 0 <= x < 2^53: adding and taking away 2^52 leaves
+ * exactly that when doubles are evaluated as doubles (SSE), without a call
+ * per decimal tried. */
+static inline double round_even(double x)
+{
+#if FLT_EVAL_METHOD == 0
+    volatile double big = 0x1p52;   /* kept apart so no compiler folds x + 2^52 - 2^52 */
+    return x < 0x1p52 ? (x + big) - big : x;
+#else
+    return nearbyint(x);
+#endif
+}
+
+/* The digits in tmp[q, end) and a '-' first when neg, to out: the length. */
+static size_t copy_out(char *out, int neg, const char *q, const char *end)
+{
+    size_t n = 0;
+    if (neg)
+        out[n++] = '-';
+    while (q < end)
+        out[n++] = *q++;
+    out[n] = '\0';
+    return n;
+}
+
+/* json_write_number's text of d into out (32 bytes): its length. */
+static size_t number_text(char out[32], double d)
+{
+    char tmp[32], *end = tmp + sizeof tmp;
+    double a = fabs(d);
     if (!isfinite(d)) {
         memcpy(out, "null", 5);
-        return;
+        return 4;
     }
-    if (d == floor(d) && fabs(d) < EXACT_INT_MAX) {
-        unsigned long long u = (unsigned long long)fabs(d);
-        s = utoa_end(u, tmp + sizeof tmp);
-        if (d < 0)
-            *--s = '-';
-        memcpy(out, s, (size_t)(tmp + sizeof tmp - s));
-        out[tmp + sizeof tmp - s] = '\0';
-        return;
-    }
+    if (a < EXACT_INT_MAX && (double)(long long)d == d)
+        return copy_out(out, d < 0, utoa_end((unsigned long long)a, end), end);
     for (int k = 1; k <= 9; k++) {
-        double v = fabs(d) * P10[k];
+        double v = a * P10[k];
         if (v >= EXACT_INT_MAX)
             break;
-        double r = nearbyint(v);
-        if (r / P10[k] == fabs(d)) {
+        double r = round_even(v);
+        if (r / P10[k] == a) {
             unsigned long long u = (unsigned long long)r;
-            char *end = tmp + sizeof tmp, *q = end;
+            char *q = end;
             for (int i = 0; i < k; i++) {   /* the k decimals, zero-padded */
                 *--q = (char)('0' + u % 10);
                 u /= 10;
             }
             *--q = '.';
-            q = utoa_end(u, q);
-            if (d < 0)
-                *--q = '-';
-            memcpy(out, q, (size_t)(end - q));
-            out[end - q] = '\0';
-            return;
+            return copy_out(out, d < 0, utoa_end(u, q), end);
         }
+    }
+    if (a >= EXACT_INT_MAX && a < 0x1p120) {
+        for (int prec = 15; prec <= 17; prec++)
+            if (big_int_g(out, d, prec))
+                return strlen(out);
     }
     for (int prec = 15; prec <= 17; prec++) {
         int n = snprintf(out, 32, "%.*g", prec, d);
         if (n > 0 && n < 32 && (prec == 17 || strtod(out, NULL) == d))
-            return;
+            return (size_t)n;
     }
     memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
+    return 4;
+}
+
+void json_write_number(char out[32], double d)
+{
+    number_text(out, d);
 }
 
 /* 1 for the bytes a JSON string escapes: control characters, quote, backslash. */
@@ -139,12 +278,35 @@ static void put_string(struct json_buf *b, const char *s)
     static const char hex[] = "0123456789abcdef";
     size_t n = s ? strlen(s) : 0;
     char *o;
-    if (!grow(b, 6 * n + 2))
+    if (!room(b, 6 * n + 2))
         return;
     o = b->p + b->len;
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
         unsigned char c;
+#ifdef __SSE2__
+        /* Sixteen bytes at a time (SSE2, in every x86-64): a byte is escaped
+         * when it is at most 0x1f (max(x, 0x1f) == 0x1f, unsigned), '"' or
+         * '\\'. The clean bytes before the first such one are kept (all 16
+         * are stored, the rest is overwritten), so a long plan text costs a
+         * few instructions per 16 bytes instead of per 8. */
+        while (n - i >= 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            const __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+            const __m128i quo = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+            const __m128i bsl = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(quo, bsl)));
+            _mm_storeu_si128((__m128i *)(void *)o, x);
+            if (mask) {
+                unsigned clean = (unsigned)__builtin_ctz(mask);
+                o += clean;
+                i += clean;
+                break;
+            }
+            o += 16;
+            i += 16;
+        }
+#endif
         /* Eight bytes at a time while none of them is escaped: a byte is
          * below 0x20, '"' or '\\' exactly when its lane shows in one of
          * the three has-zero tests (the classic (x - 0x01..) & ~x & 0x80..
@@ -202,8 +364,7 @@ static void put_value(struct json_buf *b, const cJSON *it, int depth)
     case cJSON_True: put(b, "true", 4); break;
     case cJSON_NULL: put(b, "null", 4); break;
     case cJSON_Number:
-        json_write_number(num, it->valuedouble);
-        put(b, num, strlen(num));
+        put(b, num, number_text(num, it->valuedouble));
         break;
     case cJSON_String: put_string(b, it->valuestring); break;
     case cJSON_Raw:
@@ -267,22 +428,53 @@ void jw_init(struct jw *j)
     j->first[0] = 1;
 }
 
-/* The separator and key before a value at the current level. */
-static void jw_pre(struct jw *j, const char *key)
+#ifndef NDEBUG
+/* Whether a key needs no escaping (the assertion below). */
+static int key_plain(const char *key, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ESCAPED[(unsigned char)key[i]])
+            return 0;
+    return 1;
+}
+#endif
+
+/* The separator and key before a value at the current level. Keys are the
+ * writers' own literal names ("days", "bom_total_usd"; never request
+ * data), so there is nothing to escape: they are copied with the
+ * separator, quotes and colon around them, and debug builds (the sanitizer
+ * runs of the test suite) assert it. A plan answer has ~900 keys, and
+ * sending each through put_string (length, worst-case room, escape scan)
+ * cost more than the copying. */
+static void jw_pre(struct jw *j, const char *key, size_t n)
 {
     struct json_buf *b = jw_buf(j);
-    if (!j->first[j->depth])
-        putc1(b, ',');
+    int comma = !j->first[j->depth];
+    char *o;
+
     j->first[j->depth] = 0;
-    if (key) {
-        put_string(b, key);
-        putc1(b, ':');
+    if (!key) {
+        if (comma)
+            putc1(b, ',');
+        return;
     }
+    assert(key_plain(key, n));
+    if (!room(b, n + 4))
+        return;
+    o = b->p + b->len;
+    if (comma)
+        *o++ = ',';
+    *o++ = '"';
+    memcpy(o, key, n);
+    o += n;
+    *o++ = '"';
+    *o++ = ':';
+    b->len = (size_t)(o - b->p);
 }
 
-static void jw_open(struct jw *j, const char *key, char c)
+static void jw_open(struct jw *j, const char *key, size_t klen, char c)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     putc1(jw_buf(j), c);
     if (j->depth + 1 >= JW_DEPTH_MAX) {
         j->b.failed = 1;
@@ -293,14 +485,14 @@ static void jw_open(struct jw *j, const char *key, char c)
     j->close[j->depth] = c == '{' ? '}' : ']';
 }
 
-void jw_obj(struct jw *j, const char *key)
+void jw_obj_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_open(j, key, '{');
+    jw_open(j, key, klen, '{');
 }
 
-void jw_arr(struct jw *j, const char *key)
+void jw_arr_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_open(j, key, '[');
+    jw_open(j, key, klen, '[');
 }
 
 void jw_end(struct jw *j)
@@ -313,32 +505,34 @@ void jw_end(struct jw *j)
     j->depth--;
 }
 
-void jw_num(struct jw *j, const char *key, double v)
+void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
 {
-    char num[32];
-    jw_pre(j, key);
-    json_write_number(num, v);
-    put(jw_buf(j), num, strlen(num));
+    struct json_buf *b = jw_buf(j);
+    jw_pre(j, key, klen);
+    if (!room(b, 32))
+        return;
+    /* Straight into the text: the buffer has the 32 bytes it may take. */
+    b->len += number_text(b->p + b->len, v);
 }
 
-void jw_str(struct jw *j, const char *key, const char *s)
+void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     put_string(jw_buf(j), s);
 }
 
-void jw_bool(struct jw *j, const char *key, int v)
+void jw_bool_k(struct jw *j, const char *key, size_t klen, int v)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     if (v)
         put(jw_buf(j), "true", 4);
     else
         put(jw_buf(j), "false", 5);
 }
 
-void jw_null(struct jw *j, const char *key)
+void jw_null_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_pre(j, key);
+    jw_pre(j, key, klen);
     put(jw_buf(j), "null", 4);
 }
 

@@ -16,7 +16,8 @@ struct search_memo_key {
     struct engine_workload w;
 };
 void search_memo_key(const struct engine_workload *w, struct search_memo_key *key);
-/* 1 and rec holding the kept search result (tiers zeroed) on a hit. */
+/* 1 and rec holding the kept search result (tiers zeroed) on a hit; on a
+ * miss the part before the candidates is zeroed too (cleared outside the lock). */
 int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec);
 void search_memo_put(struct search_memo *m, const struct search_memo_key *key, const struct engine_recommendation *rec);
 void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "status.h"
 
@@ -76,13 +77,27 @@ struct jw {
     char close[JW_DEPTH_MAX];            /* '}' or ']' for each open level */
 };
 void jw_init(struct jw *j);
-void jw_obj(struct jw *j, const char *key);   /* key NULL in arrays and for the root */
-void jw_arr(struct jw *j, const char *key);
 void jw_end(struct jw *j);
-void jw_num(struct jw *j, const char *key, double v);   /* NaN/inf: null */
-void jw_str(struct jw *j, const char *key, const char *s);
-void jw_bool(struct jw *j, const char *key, int v);
-void jw_null(struct jw *j, const char *key);
+/* The _k forms take the key's length; the plain ones below are inline so
+ * that the length of a literal key is known when compiling the caller
+ * (json_plan.c writes ~900 keys an answer). */
+void jw_obj_k(struct jw *j, const char *key, size_t klen);
+void jw_arr_k(struct jw *j, const char *key, size_t klen);
+void jw_num_k(struct jw *j, const char *key, size_t klen, double v);
+void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s);
+void jw_bool_k(struct jw *j, const char *key, size_t klen, int v);
+void jw_null_k(struct jw *j, const char *key, size_t klen);
+/* key NULL in arrays and for the root */
+static inline void jw_obj(struct jw *j, const char *key) { jw_obj_k(j, key, key ? strlen(key) : 0); }
+static inline void jw_arr(struct jw *j, const char *key) { jw_arr_k(j, key, key ? strlen(key) : 0); }
+/* NaN/inf: null */
+static inline void jw_num(struct jw *j, const char *key, double v) { jw_num_k(j, key, key ? strlen(key) : 0, v); }
+static inline void jw_str(struct jw *j, const char *key, const char *s)
+{
+    jw_str_k(j, key, key ? strlen(key) : 0, s);
+}
+static inline void jw_bool(struct jw *j, const char *key, int v) { jw_bool_k(j, key, key ? strlen(key) : 0, v); }
+static inline void jw_null(struct jw *j, const char *key) { jw_null_k(j, key, key ? strlen(key) : 0); }
 /* The text (heap, free()) and its length; NULL when writing failed or a
  * level was left open. */
 char *jw_finish(struct jw *j, size_t *len);
@@ -174,7 +189,9 @@ void resp_cache_free(struct resp_cache *c);
 void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32]);
 /* 1 and a heap copy of the body (caller frees with free()) on a hit; 0 on a miss. */
 int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
-void resp_cache_put(struct resp_cache *c, const unsigned char key[32], const char *body, size_t len);
+/* Keeps body (heap, from malloc) under key and takes it: the cache frees it
+ * (at once when it is not kept). The caller must not touch it afterwards. */
+void resp_cache_put(struct resp_cache *c, const unsigned char key[32], char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
 /* ---- layout-search memo: search_memo.h ---- */

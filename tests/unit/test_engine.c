@@ -1022,6 +1022,11 @@ static void vfmt_both(char *fast, char *slow, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
+static const double FMT_TEST_P10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+                                      1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33,
+                                      1e34, 1e35, 1e36, 1e37};
+
 START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
 {
     char fast[160], slow[160];
@@ -1069,6 +1074,34 @@ START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
 #undef VFMT_G
         vfmt_both(fast, slow, sizeof fast, "%.1f%% of %.3g s, %d GPUs", x, x, -k);
         ck_assert_str_eq(fast, slow);
+    }
+    /* %g below 1 (down to where C switches to e-05) and from 10^22 (integers
+     * in 128 bits): round decimals near 10^e (0.0996 vs 0.09996), ties,
+     * carries and random bit patterns. */
+    for (int k = 0; k < 60000; k++) {
+        double x;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        switch (k % 4) {
+        case 0: x = (double)(seed % 100000 + 1) / FMT_TEST_P10[(seed >> 20) % 10]; break;
+        case 1: x = ((double)(seed % 10) * 0.001 + 0.0995 + (double)((seed >> 8) % 1000) * 1e-7) /
+                    FMT_TEST_P10[(seed >> 24) % 5]; break;
+        case 2: x = (double)(seed % 100000 + 1) * FMT_TEST_P10[18 + (seed >> 20) % 19]; break;
+        default: x = ldexp(1.0 + (double)(seed >> 12) / 4503599627370496.0, 60 + (int)(seed % 70)); break;
+        }
+        if (k % 8 == 1)
+            x = -x;
+#define VFMT_G(P)                                                                                       \
+    vfmt_both(fast, slow, sizeof fast, "%." #P "g|", x);                                                \
+    ck_assert_str_eq(fast, slow)
+        VFMT_G(1);
+        VFMT_G(2);
+        VFMT_G(3);
+        VFMT_G(4);
+        VFMT_G(5);
+        VFMT_G(9);
+#undef VFMT_G
     }
     for (size_t n = 1; n < 40; n++) {
         memset(fast, 'x', sizeof fast);

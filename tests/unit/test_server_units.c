@@ -1,7 +1,8 @@
 /* test_server_units.c: the server's self-contained pieces: crypto (known
  * vectors from RFC 6070-style PBKDF2-HMAC-SHA256 tables and RFC 4231),
  * constant-time comparison, CSV escaping, the webhook address classifier,
- * and the OpenAPI document against the route table. */
+ * the OpenAPI document against the route table, and the JSON writer (numbers,
+ * strings, the recommendation frontier). */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "server_int.h"
 
 static void hex_of(const unsigned char *in, size_t n, char *out)
@@ -323,6 +325,46 @@ START_TEST(json_numbers_read_back_as_the_same_double)
 }
 END_TEST
 
+/* Above 2^53 json_write_number formats on 128-bit integers instead of
+ * snprintf/strtod: the same text as the first of %.15g, %.16g, %.17g that
+ * reads back, over random doubles of that range and round decimal values
+ * (ties, carries into a new digit, powers of two). */
+START_TEST(json_numbers_above_2_53_print_as_the_c_library_does)
+{
+    static const double edge[] = {9007199254740992.0, 9007199254740994.0, 1e16, 1e17, 1e20, 1e22, 1e23, 4.334e24,
+                                  9.9999999999999999e22, 0x1p64, 0x1p100, 0x1p119, 123456789012345678.0,
+                                  999999999999999950000.0, 2.5e17, 3.5e17};
+    unsigned long long st = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 300000; i++) {
+        char mine[32], want[32];
+        double d;
+        if (i < (int)(sizeof edge / sizeof edge[0])) {
+            d = edge[i];
+        } else {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            if (i % 3 == 0) {   /* any bit pattern in [2^53, 2^120) */
+                d = ldexp(1.0 + (double)(st >> 12) / 4503599627370496.0, 53 + (int)(st % 67));
+            } else {            /* few significant digits: ties and carries */
+                d = (double)(st % 100000 + 1) * pow(10.0, 12 + (double)(st % 23));
+                if (!(d >= 9007199254740992.0) || d >= 0x1p120)
+                    continue;
+            }
+        }
+        if (i % 2)
+            d = -d;
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(want, sizeof want, "%.*g", prec, d);
+            if (prec == 17 || strtod(want, NULL) == d)
+                break;
+        }
+        json_write_number(mine, d);
+        ck_assert_msg(strcmp(mine, want) == 0, "%a: %s, the C library %s", d, mine, want);
+    }
+}
+END_TEST
+
 /* json_write: the same JSON value as cJSON's printer, strings escaped alike. */
 START_TEST(json_write_prints_the_same_document_as_cjson)
 {
@@ -378,6 +420,89 @@ START_TEST(json_write_escapes_long_strings_as_cjson_does)
 }
 END_TEST
 
+/* The answer's frontier (json_recommendation_text) is the walk over the
+ * candidates sorted by days, then cost, then place, keeping each one
+ * cheaper than all before it, at most 64: checked against that walk done
+ * here with qsort, on random candidates with many ties in days and cost,
+ * on a frontier longer than 64 and on infinite costs. */
+struct ref_cand {
+    double days, cost;
+    int i;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const struct ref_cand *x = a, *y = b;
+    if (x->days != y->days)
+        return x->days < y->days ? -1 : 1;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
+{
+    struct catalog *cat = calloc(1, sizeof *cat);
+    struct engine_recommendation *r = calloc(1, sizeof *r);
+    struct ref_cand *ref = calloc(ENGINE_CANDIDATES_MAX, sizeof *ref);
+    struct engine_workload w;
+    unsigned long long st = 0x2545f4914f6cdd1dULL;
+    ck_assert(cat && r && ref);
+    cat->n_gpus = 1;
+    snprintf(cat->gpus[0].id, sizeof cat->gpus[0].id, "gpu-a");
+    engine_workload_init(&w);
+    for (int round = 0; round < 400; round++) {
+        int n = round == 0 ? 0 : 1 + (int)(st % (round % 5 == 0 ? 2048 : 300)), kept = 0;
+        double best = INFINITY;
+        size_t len = 0;
+        char *text;
+        cJSON *doc, *fr;
+        r->n_candidates = n;
+        for (int i = 0; i < n; i++) {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            struct engine_candidate *k = &r->candidates[i];
+            memset(k, 0, sizeof *k);
+            k->n = i;   /* names the candidate in the answer */
+            if (round % 7 == 3) {       /* anti-correlated: a frontier of hundreds */
+                k->days = (double)(st % 1000);
+                k->cost = 5000.0 - k->days + (double)(st % 3);
+            } else {
+                k->days = (double)(st % (round % 3 == 0 ? 10 : 500));
+                k->cost = (double)((st >> 20) % (round % 2 ? 8 : 400));
+            }
+            if (st % 97 == 0)
+                k->cost = INFINITY;
+            ref[i] = (struct ref_cand){k->days, k->cost, i};
+        }
+        qsort(ref, (size_t)n, sizeof *ref, ref_cmp);
+        text = json_recommendation_text(cat, &w, r, &len);
+        ck_assert_ptr_nonnull(text);
+        doc = cJSON_Parse(text);
+        ck_assert_ptr_nonnull(doc);
+        fr = cJSON_GetObjectItemCaseSensitive(doc, "frontier");
+        ck_assert(cJSON_IsArray(fr));
+        for (int i = 0; i < n && kept < 64; i++) {
+            cJSON *it;
+            if (ref[i].cost >= best)
+                continue;
+            best = ref[i].cost;
+            it = cJSON_GetArrayItem(fr, kept);
+            ck_assert_msg(it != NULL, "round %d: frontier ends at %d", round, kept);
+            ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(it, "count")->valueint, ref[i].i);
+            kept++;
+        }
+        ck_assert_int_eq(cJSON_GetArraySize(fr), kept);
+        cJSON_Delete(doc);
+        free(text);
+    }
+    free(ref);
+    free(r);
+    free(cat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -404,6 +529,8 @@ int main(void)
     tcase_add_test(api, every_route_in_the_table_is_described_in_openapi);
     tcase_add_test(api, every_path_in_openapi_is_served_by_a_route);
     tcase_add_test(api, json_numbers_read_back_as_the_same_double);
+    tcase_add_test(api, json_numbers_above_2_53_print_as_the_c_library_does);
+    tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
     SRunner *sr = srunner_create(s);
