@@ -143,16 +143,15 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     if (is_cpupower) {
-        static const char *const keys[] = {
-            "CPUs which run at the same hardware frequency",
-            "CPUs which need to have their frequency coordinated by software",
-            "maximum transition latency", "available cpufreq governors",
-            "available frequency steps", "boost state support", "Supported", "Active",
-            "energy performance preference", NULL
+        static const struct name keys[] = {
+            NAME("CPUs which run at the same hardware frequency"),
+            NAME("CPUs which need to have their frequency coordinated by software"),
+            NAME("maximum transition latency"), NAME("available cpufreq governors"),
+            NAME("available frequency steps"), NAME("boost state support"), NAME("Supported"),
+            NAME("Active"), NAME("energy performance preference"), {NULL, 0}
         };
-        for (int i = 0; keys[i]; i++)
-            if (span_eq_z(k, kl, keys[i]))
-                return TAKE_YES;
+        if (name_index(k, kl, keys) >= 0)
+            return TAKE_YES;
         if (span_starts(k, kl, "AMD PSTATE") || span_starts(k, kl, "Boost States") ||
             span_starts(k, kl, "Pstate-"))
             return TAKE_YES;
@@ -203,18 +202,20 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     /* lscpu's other keys: words, parentheses, digits, dashes. */
-    static const char *const lkeys[] = {
-        "Architecture", "CPU op-mode(s)", "Address sizes", "Byte Order", "On-line CPU(s) list",
-        "Off-line CPU(s) list", "Vendor ID", "BIOS Vendor ID", "CPU family", "Model",
-        "BIOS Model name", "Stepping", "Frequency boost", "CPU(s) scaling MHz", "BogoMIPS",
-        "Virtualization", "Flags", "L1d cache", "L1i cache", "L2 cache", "L3 cache",
-        "Caches (sum of all)", "L1d", "L1i", "L2", "L3", "NUMA", "Vulnerabilities",
-        "Hypervisor vendor", "Virtualization type", "Virtualization features", "Family",
-        "Thread(s) per core", "Dispatching mode", "Book(s) per drawer", NULL
+    static const struct name lkeys[] = {
+        NAME("Architecture"), NAME("CPU op-mode(s)"), NAME("Address sizes"), NAME("Byte Order"),
+        NAME("On-line CPU(s) list"), NAME("Off-line CPU(s) list"), NAME("Vendor ID"),
+        NAME("BIOS Vendor ID"), NAME("CPU family"), NAME("Model"), NAME("BIOS Model name"),
+        NAME("Stepping"), NAME("Frequency boost"), NAME("CPU(s) scaling MHz"), NAME("BogoMIPS"),
+        NAME("Virtualization"), NAME("Flags"), NAME("L1d cache"), NAME("L1i cache"),
+        NAME("L2 cache"), NAME("L3 cache"), NAME("Caches (sum of all)"), NAME("L1d"), NAME("L1i"),
+        NAME("L2"), NAME("L3"), NAME("NUMA"), NAME("Vulnerabilities"), NAME("Hypervisor vendor"),
+        NAME("Virtualization type"), NAME("Virtualization features"), NAME("Family"),
+        NAME("Thread(s) per core"), NAME("Dispatching mode"), NAME("Book(s) per drawer"),
+        {NULL, 0}
     };
-    for (int i = 0; lkeys[i]; i++)
-        if (span_eq_z(k, kl, lkeys[i]))
-            return TAKE_YES;
+    if (name_index(k, kl, lkeys) >= 0)
+        return TAKE_YES;
     if (span_starts(k, kl, "NUMA node") || span_starts(k, kl, "Vulnerability "))
         return TAKE_YES;
     return TAKE_NO;

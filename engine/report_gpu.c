@@ -8,6 +8,7 @@
  * generation and width, the sum of uncorrectable ECC errors, the number of
  * GPUs with a row remap pending (DOMAIN.md T6, T7). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,7 +102,16 @@ static void info_init(struct report_gpu_info *g)
 void gpu_init(struct report_section *sec)
 {
     struct report_gpu *g = &sec->u.gpu;
-    memset(g, 0, sizeof(*g));
+    /* Clear all but the three per-GPU arrays (12 of the 13 kB): a long log
+     * opens thousands of these sections and most read one or no GPU. Every
+     * reader stops at info_count and csv_cols, and new_gpu clears each
+     * GPU's entry and CSV row before use; csv_names are written for every
+     * column counted in csv_cols. */
+    size_t info_end = offsetof(struct report_gpu, info) + sizeof(g->info);
+    size_t vals_end = offsetof(struct report_gpu, csv_values) + sizeof(g->csv_values);
+    memset(g, 0, offsetof(struct report_gpu, info));
+    memset((char *)g + info_end, 0, offsetof(struct report_gpu, csv_names) - info_end);
+    memset((char *)g + vals_end, 0, sizeof(*g) - vals_end);
     g->gpu_count = -1;
     g->pcie_gen_max = g->pcie_width_max = g->pcie_width_min_current = -1;
     g->ecc_uncorrectable = NAN;
@@ -132,6 +142,7 @@ static struct report_gpu_info *new_gpu(struct report_gpu *g)
         g->info_dropped++;
         return NULL;
     }
+    memset(g->csv_values[g->info_count], 0, sizeof(g->csv_values[0]));
     struct report_gpu_info *gi = &g->info[g->info_count++];
     info_init(gi);
     return gi;
@@ -491,13 +502,17 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             span_copy(gi->bus_id, sizeof(gi->bus_id), l->s + 4, l->len - 4);
         return TAKE_YES;
     }
-    const char *k, *v;
-    size_t kl, vl;
-    if (kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
-        /* -q aligns its colons after padding: "Key      : value". */
-        const char *colon = memchr(l->s, ':', l->len);
-        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t'))
+    const char *colon = memchr(l->s, ':', l->len);
+    if (colon) {
+        /* -q aligns its colons after padding: "Key      : value"; only
+         * those lines are split and trimmed (one search for the colon). */
+        if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t')) {
+            const char *k = l->s, *v = colon + 1;
+            size_t kl = (size_t)(colon - l->s), vl = l->len - kl - 1;
+            span_trim(&k, &kl);
+            span_trim(&v, &vl);
             return q_value(sec, k, kl, v, vl) || (kl > 0 && k[0] != '"') ? TAKE_YES : TAKE_WEAK;
+        }
         return TAKE_NO;
     }
     /* A -q heading: a few words with no value. */

@@ -340,13 +340,12 @@ enum take ib_line(struct report_section *sec, const struct line *l)
     /* Other lines of these tools (GUIDs, LMC, masks, capabilities): ibstat's
      * known keys, or ibv_devinfo's lower-case snake_case keys. Anything else
      * may be the next tool's output. */
-    static const char *const known[] = {
-        "CA type", "Hardware version", "Node GUID", "System image GUID", "LMC",
-        "Capability mask", "Port GUID", "default gid", NULL
+    static const struct name known[] = {
+        NAME("CA type"), NAME("Hardware version"), NAME("Node GUID"), NAME("System image GUID"),
+        NAME("LMC"), NAME("Capability mask"), NAME("Port GUID"), NAME("default gid"), {NULL, 0}
     };
-    for (int i = 0; known[i]; i++)
-        if (span_eq_z(k, kl, known[i]))
-            return TAKE_YES;
+    if (name_index(k, kl, known) >= 0)
+        return TAKE_YES;
     if (kl == 0 || kl > 40 || cur_fmt != IBF_DEVINFO)
         return TAKE_NO;
     for (size_t i = 0; i < kl; i++)

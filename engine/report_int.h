@@ -1,13 +1,45 @@
 /* report_int.h: what the report parsers share inside the module: the line
  * view (a cleaned-up window into the input, never a copy), the tokenizer,
- * the one number parser, and each kind's parser entry points. */
+ * the one number parser, the eight-byte word helpers, name tables with their
+ * lengths, and each kind's parser entry points. */
 #ifndef GPUPLAN_REPORT_INT_H
 #define GPUPLAN_REPORT_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "report.h"
+
+/* Eight bytes as one word (SWAR), byte 0 lowest on any machine: the
+ * tokenizer and the line cleaner test a word's bytes all at once. */
+#define W_LO 0x7F7F7F7F7F7F7F7Full
+#define W_HI 0x8080808080808080ull
+#define W_REP(c) (0x0101010101010101ull * (unsigned char)(c))
+
+/* 0x80 in each byte equal to the byte in rep (exact, no borrow between bytes). */
+static inline uint64_t w_eq(uint64_t x, uint64_t rep)
+{
+    uint64_t t = x ^ rep;
+    return ~(((t & W_LO) + W_LO) | t) & W_HI;
+}
+
+/* 0x80 in each byte below n (n <= 0x80; exact). */
+static inline uint64_t w_lt(uint64_t x, unsigned n)
+{
+    return ~(((x & W_LO) + W_REP(0x80 - n)) | x) & W_HI;
+}
+
+static inline uint64_t w_load(const char *s)
+{
+    uint64_t x;
+    memcpy(&x, s, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
 
 /* One input line after removing terminal and paste debris: `> ` quoting,
  * tmux pane borders, stray backticks, CR, leading/trailing blanks.
@@ -143,6 +175,22 @@ static inline const char *line_find_at(const struct line *l, const char *lit, si
     return line_may_hold(l, lit, n) ? span_find_at(l->s, l->len, lit, n, a) : NULL;
 }
 #define LIT_N(x) ("" x ""), (sizeof("" x "") - 1)
+/* A table of names with their lengths, ended by {NULL, 0}: keys and markers
+ * are matched against whole tables per line, and a length compare (or a
+ * search with a known length) spares walking or measuring each name. */
+struct name {
+    const char *s;
+    size_t n;
+};
+#define NAME(x) {LIT_N(x)}
+/* Index of the name equal to [s, s+len), or -1. */
+static inline int name_index(const char *s, size_t len, const struct name *list)
+{
+    for (int i = 0; list[i].s; i++)
+        if (span_eq_n(s, len, list[i].s, list[i].n))
+            return i;
+    return -1;
+}
 #define span_eq(s, len, lit) span_eq_n((s), (len), LIT_N(lit))
 #define span_starts(s, len, lit) span_starts_n((s), (len), LIT_N(lit))
 #define span_find(s, len, lit) span_find_n((s), (len), LIT_N(lit))
@@ -173,7 +221,25 @@ int span_eq_z(const char *s, size_t len, const char *z);
 int span_starts_z(const char *s, size_t len, const char *z);
 const char *span_find_z(const char *s, size_t len, const char *z);
 int tok_eq_z(const struct tok *t, const char *z);
-int span_starts_ci(const char *s, size_t len, const char *lit);
+/* Whether s starts with lit, ignoring ASCII case. Inline: callers pass
+ * literals, whose length the compiler then knows (a strlen per call was a
+ * visible part of ibstat's per-line cost). */
+static inline int span_starts_ci(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (len < n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char a = s[i], b = lit[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z')
+            b = (char)(b - 'A' + 'a');
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
 /* Trim blanks on both sides of [*s, *s+*len). */
 void span_trim(const char **s, size_t *len);
 /* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */

@@ -15,42 +15,37 @@
 
 #include "report_int.h"
 
-/* Words with their lengths: every table row is checked against these, and a
- * length compare rejects most entries before any byte is read. */
-struct word {
-    const char *s;
-    size_t len;
-};
-#define WORD(x) {LIT_N(x)}
+/* Words with their lengths (struct name): every table row is checked
+ * against these, and a length compare rejects most entries before any byte
+ * is read. */
+#define WORD(x) NAME(x)
 
-static const struct word dtypes[] = {
+static const struct name dtypes[] = {
     WORD("float"), WORD("double"), WORD("half"), WORD("bfloat16"), WORD("int8"),
     WORD("uint8"), WORD("int32"), WORD("uint32"), WORD("int64"), WORD("uint64"),
     WORD("fp8_e4m3"), WORD("fp8_e5m2"), WORD("f8e4m3"), WORD("f8e5m2"), WORD("int"),
     WORD("char"), WORD("float32"), WORD("float16"), WORD("float64"), {NULL, 0}
 };
 
-static const struct word redops[] = {
+static const struct name redops[] = {
     WORD("sum"), WORD("prod"), WORD("max"), WORD("min"), WORD("avg"), WORD("none"),
     WORD("mulsum"), {NULL, 0}
 };
 
-static int in_list(const struct tok *t, const struct word *list)
+static int in_list(const struct tok *t, const struct name *list)
 {
-    for (int i = 0; list[i].s; i++)
-        if (span_eq_n(t->s, t->len, list[i].s, list[i].len))
-            return 1;
-    return 0;
+    return name_index(t->s, t->len, list) >= 0;
 }
 
 static const struct {
-    const char *bin, *name;
+    struct name bin;
+    const char *name;
 } colls[] = {
-    {"all_reduce_perf", "all_reduce"}, {"all_gather_perf", "all_gather"},
-    {"reduce_scatter_perf", "reduce_scatter"}, {"alltoall_perf", "alltoall"},
-    {"sendrecv_perf", "sendrecv"}, {"broadcast_perf", "broadcast"},
-    {"hypercube_perf", "hypercube"}, {"gather_perf", "gather"}, {"scatter_perf", "scatter"},
-    {"reduce_perf", "reduce"},
+    {NAME("all_reduce_perf"), "all_reduce"}, {NAME("all_gather_perf"), "all_gather"},
+    {NAME("reduce_scatter_perf"), "reduce_scatter"}, {NAME("alltoall_perf"), "alltoall"},
+    {NAME("sendrecv_perf"), "sendrecv"}, {NAME("broadcast_perf"), "broadcast"},
+    {NAME("hypercube_perf"), "hypercube"}, {NAME("gather_perf"), "gather"},
+    {NAME("scatter_perf"), "scatter"}, {NAME("reduce_perf"), "reduce"},
 };
 
 static const char *coll_in(const struct line *l)
@@ -58,7 +53,7 @@ static const char *coll_in(const struct line *l)
     if (!memchr(l->raw, '_', l->raw_len))
         return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
-        const char *f = line_find_raw_z(l, colls[i].bin);
+        const char *f = line_find_raw_n(l, colls[i].bin.s, colls[i].bin.n);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
         if (f && (f == l->raw || f[-1] != '_'))
             return colls[i].name;
@@ -395,7 +390,14 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
             c->busbw_avg_gbs = v;
         return TAKE_YES;
     }
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
+    /* Every shape asked below is told by its first token: "Rank", "size",
+     * a number (digit, sign or '.') or "...". Other lines (banners, NCCL
+     * log text) skip the tokenizer; a line opening with a blank byte that
+     * line_clean keeps ('\v', '\f') is tokenized as before. */
+    char c0 = l->s[0];
+    int may_shape = (unsigned char)c0 <= ' ' || c0 == 'R' || c0 == 's' ||
+                    (c0 >= '0' && c0 <= '9') || c0 == '-' || c0 == '+' || c0 == '.';
+    int n = may_shape ? tok_split(l->s, l->len, t, TOK_MAX) : 0;
     if (n >= 2 && tok_eq(&t[0], "Rank")) {
         rank_line(c, t, n, l);
         return TAKE_YES;

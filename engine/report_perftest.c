@@ -18,26 +18,28 @@ enum pcol {
 };
 
 static const struct {
-    const char *title, *test;
+    struct name title;
+    const char *test;
     int lat, bidir;
 } titles[] = {
-    {"RDMA_Write Bidirectional BW Test", "ib_write_bw", 0, 1},
-    {"RDMA_Read Bidirectional BW Test", "ib_read_bw", 0, 1},
-    {"Send Bidirectional BW Test", "ib_send_bw", 0, 1},
-    {"RDMA_Write BW Test", "ib_write_bw", 0, 0},
-    {"RDMA_Read BW Test", "ib_read_bw", 0, 0},
-    {"Send BW Test", "ib_send_bw", 0, 0},
-    {"Atomic FETCH_AND_ADD BW Test", "ib_atomic_bw", 0, 0},
-    {"Atomic CMP_AND_SWAP BW Test", "ib_atomic_bw", 0, 0},
-    {"RDMA_Write Latency Test", "ib_write_lat", 1, 0},
-    {"RDMA_Read Latency Test", "ib_read_lat", 1, 0},
-    {"Send Latency Test", "ib_send_lat", 1, 0},
-    {"Atomic FETCH_AND_ADD Latency Test", "ib_atomic_lat", 1, 0},
+    {NAME("RDMA_Write Bidirectional BW Test"), "ib_write_bw", 0, 1},
+    {NAME("RDMA_Read Bidirectional BW Test"), "ib_read_bw", 0, 1},
+    {NAME("Send Bidirectional BW Test"), "ib_send_bw", 0, 1},
+    {NAME("RDMA_Write BW Test"), "ib_write_bw", 0, 0},
+    {NAME("RDMA_Read BW Test"), "ib_read_bw", 0, 0},
+    {NAME("Send BW Test"), "ib_send_bw", 0, 0},
+    {NAME("Atomic FETCH_AND_ADD BW Test"), "ib_atomic_bw", 0, 0},
+    {NAME("Atomic CMP_AND_SWAP BW Test"), "ib_atomic_bw", 0, 0},
+    {NAME("RDMA_Write Latency Test"), "ib_write_lat", 1, 0},
+    {NAME("RDMA_Read Latency Test"), "ib_read_lat", 1, 0},
+    {NAME("Send Latency Test"), "ib_send_lat", 1, 0},
+    {NAME("Atomic FETCH_AND_ADD Latency Test"), "ib_atomic_lat", 1, 0},
 };
 
-static const char *const binaries[] = {
-    "ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_atomic_bw", "ib_write_lat", "ib_read_lat",
-    "ib_send_lat", "ib_atomic_lat", NULL
+static const struct name binaries[] = {
+    NAME("ib_write_bw"), NAME("ib_read_bw"), NAME("ib_send_bw"), NAME("ib_atomic_bw"),
+    NAME("ib_write_lat"), NAME("ib_read_lat"), NAME("ib_send_lat"), NAME("ib_atomic_lat"),
+    {NULL, 0}
 };
 
 static int title_of(const struct line *l)
@@ -45,7 +47,7 @@ static int title_of(const struct line *l)
     if (!line_find(l, " Test"))
         return -1;
     for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
-        if (line_find_z(l, titles[i].title))
+        if (line_find_n(l, titles[i].title.s, titles[i].title.n))
             return (int)i;
     return -1;
 }
@@ -54,9 +56,9 @@ static const char *binary_of(const struct line *l)
 {
     if (!line_find_raw_a(l, "ib_", 2))
         return NULL;
-    for (int i = 0; binaries[i]; i++)
-        if (line_find_raw_z(l, binaries[i]))
-            return binaries[i];
+    for (int i = 0; binaries[i].s; i++)
+        if (line_find_raw_n(l, binaries[i].s, binaries[i].n))
+            return binaries[i].s;
     return NULL;
 }
 

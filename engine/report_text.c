@@ -5,7 +5,11 @@
  * (pointer + length) into the caller's text, which need not end in NUL, so
  * every helper takes an explicit length and never reads past it. The number
  * parser is written out by hand because strtod needs a NUL-terminated string
- * and honours the locale. */
+ * and honours the locale. The helpers run on every line of a long log, so
+ * the scans take sixteen bytes a step with SSE2 where it is there (the
+ * tokenizer, the line's pair set, the case-folded pair test) and eight with
+ * plain word arithmetic elsewhere; each has a byte loop giving the same
+ * answer, for other machines and for the last bytes. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -35,34 +39,8 @@ int is_blank(const char *s, size_t len)
 /* Eight bytes at a time (SWAR): a byte mask of blanks per word, its edges
  * found with a bit scan, so a table row costs one step per word and one per
  * token edge instead of several per byte. Words holding a control byte
- * (tab, '\v', '\f', or any other below ' ') take the exact per-byte test. */
-#define W_LO 0x7F7F7F7F7F7F7F7Full
-#define W_HI 0x8080808080808080ull
-#define W_REP(c) (0x0101010101010101ull * (unsigned char)(c))
-
-/* 0x80 in each byte equal to the byte in rep (exact, no borrow between bytes). */
-static inline uint64_t w_eq(uint64_t x, uint64_t rep)
-{
-    uint64_t t = x ^ rep;
-    return ~(((t & W_LO) + W_LO) | t) & W_HI;
-}
-
-/* 0x80 in each byte below n (n <= 0x80; exact). */
-static inline uint64_t w_lt(uint64_t x, unsigned n)
-{
-    return ~(((x & W_LO) + W_REP(0x80 - n)) | x) & W_HI;
-}
-
-static inline uint64_t w_load(const char *s)
-{
-    uint64_t x;
-    memcpy(&x, s, sizeof(x));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    return x;
-}
-
+ * (tab, '\v', '\f', or any other below ' ') take the exact per-byte test.
+ * The word helpers (w_load, w_eq, w_lt) are in report_int.h. */
 static inline unsigned w_first(uint64_t m)
 {
     return (unsigned)__builtin_ctzll(m) >> 3;
@@ -76,6 +54,39 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         return 0;
     if (max > TOK_MAX)
         max = TOK_MAX;
+#if defined(__SSE2__)
+    /* Sixteen bytes a step where SSE2 is there: the same edge walk on a
+     * 16-bit mask. Table rows are long and mostly padding, so the scan is
+     * most of the work and the edges are few per step. */
+    const __m128i vsp = _mm_set1_epi8(' '), vctl = _mm_set1_epi8(0x1F);
+    for (; i + 16 <= len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned blank = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vsp));
+        /* bytes below ' ' (min(v, 0x1F) == v): exact per-byte test */
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, vctl), v))) {
+            blank = 0;
+            for (unsigned j = 0; j < 16; j++)
+                if (is_sp(s[i + j]))
+                    blank |= 1u << j;
+        }
+        unsigned word = ~blank & 0xFFFFu;
+        unsigned prev = ((word << 1) | (in_tok ? 1u : 0u)) & 0xFFFFu;
+        unsigned edges = (word & ~prev) | (blank & prev);
+        while (edges) {
+            size_t pos = i + (unsigned)__builtin_ctz(edges);
+            if (in_tok) {
+                out[n].s = s + start;
+                out[n].len = pos - start;
+                if (++n == max)
+                    return n;
+            } else {
+                start = pos;
+            }
+            in_tok = !in_tok;
+            edges &= edges - 1;
+        }
+    }
+#endif
     for (; i + 8 <= len; i += 8) {
         uint64_t x = w_load(s + i);
         uint64_t blank = w_eq(x, W_REP(' '));
@@ -152,39 +163,14 @@ static unsigned digit(char c)
     return (unsigned)(unsigned char)c - '0';
 }
 
-/* Parse a number at s; returns characters used (0 if none). */
-static size_t num_prefix(const char *s, size_t len, double *v)
+/* The general number reader (more than 19 digits, exponents, no digits),
+ * from i, past any sign: kept out of line so that the short cells of
+ * tables take only the small fast path below, with no register spills. */
+static size_t __attribute__((noinline)) num_prefix_slow(const char *s, size_t len, double *v,
+                                                        size_t i, int neg)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (i < len && (s[i] == '-' || s[i] == '+')) {
-        neg = s[i] == '-';
-        i++;
-    }
     unsigned long long mant = 0;
     int digits = 0, exp10 = 0, any = 0;
-    {
-        /* Table cells are short: with at most 19 digits the mantissa holds
-         * every one of them exactly, which is what the general loop below
-         * computes too, in fewer steps per digit. */
-        size_t j = i;
-        unsigned long long m = 0;
-        while (j < len && digit(s[j]) <= 9)
-            m = m * 10 + digit(s[j++]);
-        size_t nint = j - i, nfrac = 0;
-        if (j < len && s[j] == '.') {
-            size_t f = ++j;
-            while (j < len && digit(s[j]) <= 9)
-                m = m * 10 + digit(s[j++]);
-            nfrac = j - f;
-        }
-        if (nint + nfrac > 0 && nint + nfrac <= 19 &&
-            (j == len || (s[j] != 'e' && s[j] != 'E'))) {
-            double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
-            *v = neg ? -d : d;
-            return j;
-        }
-    }
     while (i < len && s[i] >= '0' && s[i] <= '9') {
         if (digits < 19) {
             mant = mant * 10 + (unsigned)(s[i] - '0');
@@ -232,6 +218,38 @@ static size_t num_prefix(const char *s, size_t len, double *v)
     double d = scale10((double)mant, exp10);
     *v = neg ? -d : d;
     return i;
+}
+
+/* Parse a number at s; returns characters used (0 if none). */
+static inline size_t num_prefix(const char *s, size_t len, double *v)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    /* Table cells are short: with at most 19 digits the mantissa holds
+     * every one of them exactly, which is what the general reader computes
+     * too, in fewer steps per digit. */
+    size_t j = i;
+    unsigned long long m = 0;
+    while (j < len && digit(s[j]) <= 9)
+        m = m * 10 + digit(s[j++]);
+    size_t nint = j - i, nfrac = 0;
+    if (j < len && s[j] == '.') {
+        size_t f = ++j;
+        while (j < len && digit(s[j]) <= 9)
+            m = m * 10 + digit(s[j++]);
+        nfrac = j - f;
+    }
+    if (nint + nfrac > 0 && nint + nfrac <= 19 &&
+        (j == len || (s[j] != 'e' && s[j] != 'E'))) {
+        double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
+        *v = neg ? -d : d;
+        return j;
+    }
+    return num_prefix_slow(s, len, v, i, neg);
 }
 
 int num_parse(const char *s, size_t len, double *v)
@@ -312,22 +330,6 @@ int tok_eq_z(const struct tok *t, const char *z)
     return span_eq_z(t->s, t->len, z);
 }
 
-static char lower(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-int span_starts_ci(const char *s, size_t len, const char *lit)
-{
-    size_t n = strlen(lit);
-    if (len < n)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (lower(s[i]) != lower(lit[i]))
-            return 0;
-    return 1;
-}
-
 const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a)
 {
     if (n == 0 || len < n || a >= n)
@@ -339,7 +341,9 @@ const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, s
         if (!q)
             return NULL;
         q -= a;
-        if (memcmp(q, lit, n) == 0)
+        /* the last byte first: most false starts fail there, and a
+         * library call costs more than the test */
+        if (q[n - 1] == lit[n - 1] && memcmp(q, lit, n) == 0)
             return q;
         p = q + 1;
     }
@@ -356,6 +360,14 @@ int span_has_pair_ci(const char *s, size_t len, char a, char b)
         __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 1)), fold);
         if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
             return 1;
+    }
+    /* The last bytes: one window ending at the line's end, overlapping
+     * the pairs already tested, instead of up to sixteen scalar steps. */
+    if (i < len && len >= 17) {
+        size_t j = len - 17;
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j)), fold);
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j + 1)), fold);
+        return (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb))) != 0;
     }
 #endif
     for (; i + 1 < len; i++)
@@ -385,7 +397,32 @@ void line_pairs_fill(const struct line *l)
         gen = 1;
     }
     p->gen = gen;
-    for (size_t i = 0; i + 1 < l->raw_len; i++)
+    size_t i = 0, n = l->raw_len;
+#if defined(__SSE2__)
+    /* Sixteen pairs a step: the hashes of bytes i..i+15 with their
+     * successors in 16-bit lanes (pair_hash's formula), then sixteen plain
+     * stores. The per-byte loop spent most of its time loading and
+     * combining the two bytes of each pair. */
+    const __m128i z = _mm_setzero_si128(), m511 = _mm_set1_epi16(511);
+    for (; i + 1 < n && n >= 17; i += 16) {
+        /* the last step is a window ending at the line's end: storing a
+         * pair twice is harmless, and it spares up to fifteen scalar steps */
+        if (i + 17 > n)
+            i = n - 17;
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+        __m128i lo = _mm_and_si128(_mm_xor_si128(_mm_slli_epi16(_mm_unpacklo_epi8(x, z), 3),
+                                                 _mm_unpacklo_epi8(y, z)), m511);
+        __m128i hi = _mm_and_si128(_mm_xor_si128(_mm_slli_epi16(_mm_unpackhi_epi8(x, z), 3),
+                                                 _mm_unpackhi_epi8(y, z)), m511);
+        unsigned short h[16];
+        _mm_storeu_si128((__m128i *)(void *)h, lo);
+        _mm_storeu_si128((__m128i *)(void *)(h + 8), hi);
+        for (int k = 0; k < 16; k++)
+            p->seen[h[k]] = gen;
+    }
+#endif
+    for (; i + 1 < n; i++)
         p->seen[pair_hash(s[i], s[i + 1])] = gen;
 }
 
@@ -415,10 +452,20 @@ void span_trim(const char **s, size_t *len)
     }
     while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
         n -= 8;
+    /* The rest of a run of spaces at either end in one step (a bit scan),
+     * as the byte loops below would take it: done in the same order (the
+     * front first), so even an all-blank span ends where it did. */
+    if (n >= 8 && *p == ' ') {
+        size_t k = (size_t)(__builtin_ctzll(~w_eq(w_load(p), W_REP(' ')) & W_HI) >> 3);
+        p += k;
+        n -= k;
+    }
     while (n && is_sp_cr(*p)) {
         p++;
         n--;
     }
+    if (n >= 8 && p[n - 1] == ' ')
+        n -= (size_t)(__builtin_clzll(~w_eq(w_load(p + n - 8), W_REP(' ')) & W_HI) >> 3);
     while (n && is_sp_cr(p[n - 1]))
         n--;
     *s = p;
