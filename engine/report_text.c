@@ -41,15 +41,41 @@ int is_blank(const char *s, size_t len)
  * token edge instead of several per byte. Words holding a control byte
  * (tab, '\v', '\f', or any other below ' ') take the exact per-byte test.
  * The word helpers (w_load, w_eq, w_lt) are in report_int.h. */
-static inline unsigned w_first(uint64_t m)
+/* The tokenizer's state between steps: tokens found, whether the last byte
+ * looked at was inside one, and where that one started. */
+struct tok_walk {
+    int n, in_tok;
+    size_t start;
+};
+
+/* Takes the token edges of one step: a mask with a bit set for each byte
+ * where blank turns to token or back, byte j of the step at bit j (shift 0:
+ * the SSE2 movemask) or at bit 8j+7 (shift 3: the SWAR word's high bits).
+ * Edges alternate: a token's start, then its end. The SSE2 and SWAR steps
+ * share this walk. Returns 1 once max tokens are out. */
+static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uint64_t edges, unsigned shift,
+                             struct tok *out, int max)
 {
-    return (unsigned)__builtin_ctzll(m) >> 3;
+    while (edges) {
+        size_t pos = base + ((unsigned)__builtin_ctzll(edges) >> shift);
+        if (w->in_tok) {
+            out[w->n].s = s + w->start;
+            out[w->n].len = pos - w->start;
+            if (++w->n == max)
+                return 1;
+        } else {
+            w->start = pos;
+        }
+        w->in_tok = !w->in_tok;
+        edges &= edges - 1;
+    }
+    return 0;
 }
 
 int tok_split(const char *s, size_t len, struct tok *out, int max)
 {
-    int n = 0, in_tok = 0;
-    size_t start = 0, i = 0;
+    struct tok_walk w = {0, 0, 0};
+    size_t i = 0;
     if (max <= 0)
         return 0;
     if (max > TOK_MAX)
@@ -70,21 +96,9 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
                     blank |= 1u << j;
         }
         unsigned word = ~blank & 0xFFFFu;
-        unsigned prev = ((word << 1) | (in_tok ? 1u : 0u)) & 0xFFFFu;
-        unsigned edges = (word & ~prev) | (blank & prev);
-        while (edges) {
-            size_t pos = i + (unsigned)__builtin_ctz(edges);
-            if (in_tok) {
-                out[n].s = s + start;
-                out[n].len = pos - start;
-                if (++n == max)
-                    return n;
-            } else {
-                start = pos;
-            }
-            in_tok = !in_tok;
-            edges &= edges - 1;
-        }
+        unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
+        if (walk_edges(&w, s, i, (word & ~prev) | (blank & prev), 0, out, max))
+            return w.n;
     }
 #endif
     for (; i + 8 <= len; i += 8) {
@@ -97,42 +111,29 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
                     blank |= 0x80ull << (8 * j);
         }
         uint64_t word = ~blank & W_HI;                 /* bytes inside a token */
-        uint64_t prev = (word << 8) | (in_tok ? 0x80u : 0u);
-        uint64_t edges = (word & ~prev) | (blank & prev);
-        /* Edges alternate: a token's start, then its end. */
-        while (edges) {
-            size_t pos = i + w_first(edges);
-            if (in_tok) {
-                out[n].s = s + start;
-                out[n].len = pos - start;
-                if (++n == max)
-                    return n;
-            } else {
-                start = pos;
-            }
-            in_tok = !in_tok;
-            edges &= edges - 1;
-        }
+        uint64_t prev = (word << 8) | (w.in_tok ? 0x80u : 0u);
+        if (walk_edges(&w, s, i, (word & ~prev) | (blank & prev), 3, out, max))
+            return w.n;
     }
     for (; i < len; i++) {
         int sp = is_sp(s[i]);
-        if (!sp && !in_tok) {
-            start = i;
-            in_tok = 1;
-        } else if (sp && in_tok) {
-            out[n].s = s + start;
-            out[n].len = i - start;
-            in_tok = 0;
-            if (++n == max)
-                return n;
+        if (!sp && !w.in_tok) {
+            w.start = i;
+            w.in_tok = 1;
+        } else if (sp && w.in_tok) {
+            out[w.n].s = s + w.start;
+            out[w.n].len = i - w.start;
+            w.in_tok = 0;
+            if (++w.n == max)
+                return w.n;
         }
     }
-    if (in_tok) {
-        out[n].s = s + start;
-        out[n].len = len - start;
-        n++;
+    if (w.in_tok) {
+        out[w.n].s = s + w.start;
+        out[w.n].len = len - w.start;
+        w.n++;
     }
-    return n;
+    return w.n;
 }
 
 static const double pow10_tab[] = {
