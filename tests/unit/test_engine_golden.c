@@ -306,12 +306,6 @@ static char *dump_one(const struct engine_recommendation *rec)
     return out;
 }
 
-/* Several shapes (preset, custom, MoE, LoRA, QLoRA, fine-tune, fp8, buy,
- * gpus_allowed, max_gpus, global batch), each asked many times with random
- * tokens, deadline, budget and dataset size, interleaved so that the memo
- * holds every shape at once: every answer through the memo must equal the
- * answer of a plain engine_recommend, and only the first of each shape may
- * run the search. */
 /* Workload shapes the memo tests price with random tokens, deadlines,
  * budgets and dataset sizes. */
 static const char *const memo_shapes[] = {
@@ -330,19 +324,13 @@ static const char *const memo_shapes[] = {
     "{\"model\": {\"preset\": \"llama-3.1-405b\"}, \"tokens_b\": 1, \"max_gpus\": 8}",
 };
 
-START_TEST(answers_through_the_search_memo_equal_answers_without_it)
-{
-    enum { NS = sizeof memo_shapes / sizeof memo_shapes[0], ROUNDS = 12 };
-    struct engine_workload base[NS];
-    struct search_memo *memo = search_memo_new();
-    struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
-    unsigned long long st = 0x9e3779b97f4a7c15ULL, hits, misses;
-    char err[512] = "", field[96] = "";
+enum { MEMO_NS = sizeof memo_shapes / sizeof memo_shapes[0] };
 
-    ck_assert_ptr_nonnull(memo);
-    ck_assert_ptr_nonnull(direct);
-    ck_assert_ptr_nonnull(viamemo);
-    for (int i = 0; i < NS; i++) {
+/* memo_shapes decoded and resolved against the catalog. */
+static void decode_memo_shapes(struct engine_workload base[MEMO_NS])
+{
+    char err[512] = "", field[96] = "";
+    for (int i = 0; i < MEMO_NS; i++) {
         cJSON *doc = NULL;
         ck_assert_msg(json_parse(memo_shapes[i], strlen(memo_shapes[i]), &doc, err, sizeof err) == ST_OK, "%s", err);
         ck_assert_msg(json_workload_decode(doc, &base[i], field, sizeof field, err, sizeof err) == ST_OK &&
@@ -350,15 +338,43 @@ START_TEST(answers_through_the_search_memo_equal_answers_without_it)
                       "shape %d: %s", i, err);
         cJSON_Delete(doc);
     }
+}
+
+/* The four inputs the search never reads, drawn at random (a quarter of
+ * deadlines and budgets and half the dataset sizes left unset). */
+static void draw_pricing_inputs(struct engine_workload *w, unsigned long long *st)
+{
+    w->tokens_b = pow(10.0, -2.0 + 6.5 * rnd01(st));
+    w->deadline_days = rnd01(st) < 0.25 ? NAN : 0.05 + 400.0 * rnd01(st);
+    w->budget_usd = rnd01(st) < 0.25 ? NAN : pow(10.0, 2.0 + 7.0 * rnd01(st));
+    w->dataset_tb = rnd01(st) < 0.5 ? NAN : 100.0 * rnd01(st);
+}
+
+/* Several shapes (preset, custom, MoE, LoRA, QLoRA, fine-tune, fp8, buy,
+ * gpus_allowed, max_gpus, global batch), each asked many times with random
+ * tokens, deadline, budget and dataset size, interleaved so that the memo
+ * holds every shape at once: every answer through the memo must equal the
+ * answer of a plain engine_recommend, and only the first of each shape may
+ * run the search. */
+START_TEST(answers_through_the_search_memo_equal_answers_without_it)
+{
+    enum { NS = MEMO_NS, ROUNDS = 12 };
+    struct engine_workload base[NS];
+    struct search_memo *memo = search_memo_new();
+    struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
+    unsigned long long st = 0x9e3779b97f4a7c15ULL, hits, misses;
+    char err[512] = "";
+
+    ck_assert_ptr_nonnull(memo);
+    ck_assert_ptr_nonnull(direct);
+    ck_assert_ptr_nonnull(viamemo);
+    decode_memo_shapes(base);
     for (int r = 0; r < ROUNDS; r++)
         for (int i = 0; i < NS; i++) {
             struct engine_workload w = base[i];
             int hit = -1;
             char *a, *b;
-            w.tokens_b = pow(10.0, -2.0 + 6.5 * rnd01(&st));
-            w.deadline_days = rnd01(&st) < 0.25 ? NAN : 0.05 + 400.0 * rnd01(&st);
-            w.budget_usd = rnd01(&st) < 0.25 ? NAN : pow(10.0, 2.0 + 7.0 * rnd01(&st));
-            w.dataset_tb = rnd01(&st) < 0.5 ? NAN : 100.0 * rnd01(&st);
+            draw_pricing_inputs(&w, &st);
             ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
             ck_assert_int_eq(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err), ST_OK);
             ck_assert_int_eq(hit, r > 0);
@@ -390,23 +406,16 @@ END_TEST
  * The cache must also have been used, or the comparison would prove nothing. */
 START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte)
 {
-    enum { NS = sizeof memo_shapes / sizeof memo_shapes[0], ROUNDS = 16 };
+    enum { NS = MEMO_NS, ROUNDS = 16 };
     struct engine_workload base[NS];
     struct search_memo *memo = search_memo_new();
     struct json_plan_cache *cache = json_plan_cache_new();
     struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
     unsigned long long st = 0x243f6a8885a308d3ULL, used = 0, written = 0;
-    char err[512] = "", field[96] = "";
+    char err[512] = "";
 
     ck_assert(memo && cache && direct && viamemo);
-    for (int i = 0; i < NS; i++) {
-        cJSON *doc = NULL;
-        ck_assert_msg(json_parse(memo_shapes[i], strlen(memo_shapes[i]), &doc, err, sizeof err) == ST_OK, "%s", err);
-        ck_assert_msg(json_workload_decode(doc, &base[i], field, sizeof field, err, sizeof err) == ST_OK &&
-                          engine_workload_resolve(&base[i], cat, err, sizeof err) == ST_OK,
-                      "shape %d: %s", i, err);
-        cJSON_Delete(doc);
-    }
+    decode_memo_shapes(base);
     for (int r = 0; r < ROUNDS; r++)
         for (int k = 0; k < 2 * NS; k++) {
             int i = (k / 2 * 4 + r) % NS;   /* twice in a row, another order each round */
@@ -414,10 +423,7 @@ START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answe
             int hit = -1;
             size_t la = 0, lb = 0;
             char *a, *b;
-            w.tokens_b = pow(10.0, -2.0 + 6.5 * rnd01(&st));
-            w.deadline_days = rnd01(&st) < 0.25 ? NAN : 0.05 + 400.0 * rnd01(&st);
-            w.budget_usd = rnd01(&st) < 0.25 ? NAN : pow(10.0, 2.0 + 7.0 * rnd01(&st));
-            w.dataset_tb = rnd01(&st) < 0.5 ? NAN : 100.0 * rnd01(&st);
+            draw_pricing_inputs(&w, &st);
             ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
             /* The tiers' memory holds the last answer's plans, or every
              * other time bytes no answer has: pricing must read none. */
