@@ -921,34 +921,10 @@ static int cand_by_days(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* qsort(order, n, sizeof *order, cand_by_days) without a call through a
- * pointer per comparison: the same top-down merge sort glibc's qsort runs
- * (halves of n / 2 and n - n / 2, the left element taken on a tie), so the
- * order is the same for any input, comparator inlined. tmp holds n. */
-static void sort_by_days(struct cand_order *b, size_t n, struct cand_order *tmp)
-{
-    size_t n1 = n / 2, n2 = n - n1, k = 0;
-    struct cand_order *b1 = b, *b2 = b + n1;
-    if (n <= 1)
-        return;
-    sort_by_days(b1, n1, tmp);
-    sort_by_days(b2, n2, tmp);
-    while (n1 > 0 && n2 > 0) {
-        if (cand_by_days(b1, b2) <= 0) {
-            tmp[k++] = *b1++;
-            n1--;
-        } else {
-            tmp[k++] = *b2++;
-            n2--;
-        }
-    }
-    if (n1 > 0)
-        memcpy(tmp + k, b1, n1 * sizeof *tmp);
-    memcpy(b, tmp, (n - n2) * sizeof *tmp);
-}
-
 /* The frontier by sorting: every candidate in (days, cost, index) order,
- * kept when cheaper than all before it. Any input, NaN included. */
+ * kept when cheaper than all before it. Any input, NaN included (then the
+ * comparisons are no order and qsort's own steps decide, as they always
+ * have); only frontier's fallback for NaN runs it. */
 static void frontier_sorted(const struct engine_recommendation *r, struct cand_order *order, int *kept_out)
 {
     double best_cost = INFINITY;
@@ -958,7 +934,7 @@ static void frontier_sorted(const struct engine_recommendation *r, struct cand_o
         order[i].cost = r->candidates[i].cost;
         order[i].i = i;
     }
-    sort_by_days(order, (size_t)r->n_candidates, order + (r->n_candidates > 0 ? r->n_candidates : 1));
+    qsort(order, (size_t)r->n_candidates, sizeof *order, cand_by_days);
     for (int i = 0; i < r->n_candidates && kept < 64; i++) {
         if (order[i].cost >= best_cost)
             continue;
@@ -1006,7 +982,7 @@ static void frontier(const struct engine_recommendation *r, struct cand_order *s
  * the trade-off curve the three tiers were picked from. */
 static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
 {
-    struct cand_order *order = malloc(2 * sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
+    struct cand_order *order = malloc(sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
     int kept = 0;
     jw_arr(j, "frontier");
     if (!order) {
