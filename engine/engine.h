@@ -378,6 +378,11 @@ struct engine_recommendation {
     int n_candidates;
     struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
     struct engine_layout_memo layout_memo[ENGINE_LAYOUT_MEMO_SLOTS];
+    /* Not the engine's: a caller that copies a kept search result into this
+     * memory (search_memo.c) tags which one, so that it can leave candidates
+     * already here in place. engine_recommend_search sets 0 (its own result,
+     * no tag); pricing neither reads nor writes it. */
+    unsigned long long candidates_from;
 };
 
 const char *engine_tier_name(enum engine_tier t);

@@ -116,6 +116,7 @@ static struct thread_scratch *thread_scratch(int *owned)
         scratch_free(s);
         return NULL;
     }
+    s->rec->candidates_from = 0;   /* holds no memo entry's candidates (search_memo_get) */
     if (!rec_key_ok || pthread_setspecific(rec_key, s) != 0)
         *owned = 1;   /* no per-thread slot: the caller frees it */
     return s;

@@ -21,6 +21,7 @@
  * under one mutex; an entry is a heap copy of the searched part of an
  * engine_recommendation (the candidates it found, not the whole array). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 
 /* The searched part of a recommendation, as engine_recommend_search fills it. */
 struct memo_entry {
+    unsigned long long gen;   /* this entry's number, never given to another (next_gen) */
     double params_b, active_params_b;
     char warnings[PLAN_WARNINGS_MAX][PLAN_TEXT_MAX];
     int n_warnings;
@@ -55,6 +57,13 @@ struct search_memo {
     unsigned long long tick, hits, misses;
     struct memo_slot slots[MEMO_SLOTS];
 };
+
+/* Entry numbers, process-wide so that no two entries of any memo share one
+ * (a recommendation's memory may meet several memos, as in the tests): a
+ * recommendation tagged with an entry's number (candidates_from) holds that
+ * entry's candidates and no other's, even after the entry was evicted and
+ * another was made at the same address or in the same slot. */
+static atomic_ullong next_gen;
 
 struct search_memo *search_memo_new(void)
 {
@@ -141,7 +150,16 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
             rec->min_mem_gib = e->min_mem_gib;
             rec->min_mem_gpu = e->min_mem_gpu;
             rec->n_candidates = e->n_candidates;
-            memcpy(rec->candidates, e->candidates, sizeof e->candidates[0] * (size_t)e->n_candidates);
+            /* The candidates are most of the entry (~340 x 128 bytes for a
+             * 70B model): a worker that was last given this same entry
+             * still holds them, so they stay. Pricing reads only what the
+             * search filled and rewrites days and cost of every candidate
+             * before reading them (engine.h), so the last pricing left
+             * nothing it will read. */
+            if (rec->candidates_from != e->gen) {
+                memcpy(rec->candidates, e->candidates, sizeof e->candidates[0] * (size_t)e->n_candidates);
+                rec->candidates_from = e->gen;
+            }
             s->used = ++m->tick;
             found = 1;
             break;
@@ -155,14 +173,17 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
     return found;
 }
 
-void search_memo_put(struct search_memo *m, const struct search_memo_key *key, const struct engine_recommendation *rec)
+unsigned long long search_memo_put(struct search_memo *m, const struct search_memo_key *key,
+                                   const struct engine_recommendation *rec)
 {
     struct memo_entry *e;
+    unsigned long long gen = 0;
     if (!m || rec->n_candidates < 0 || rec->n_candidates > ENGINE_CANDIDATES_MAX)
-        return;
+        return 0;
     e = malloc(sizeof *e + sizeof e->candidates[0] * (size_t)rec->n_candidates);
     if (!e)
-        return;
+        return 0;
+    e->gen = atomic_fetch_add(&next_gen, 1) + 1;
     e->params_b = rec->params_b;
     e->active_params_b = rec->active_params_b;
     memcpy(e->warnings, rec->warnings, sizeof e->warnings);
@@ -193,10 +214,12 @@ void search_memo_put(struct search_memo *m, const struct search_memo_key *key, c
         victim->key = key->w;
         victim->e = e;
         victim->used = ++m->tick;
+        gen = e->gen;
         e = NULL;
     }
     pthread_mutex_unlock(&m->mu);
     free(e);
+    return gen;
 }
 
 void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses)
@@ -222,7 +245,7 @@ enum status search_memo_recommend(struct search_memo *m, const struct catalog *c
         st = engine_recommend_search(c, w, rec, err, errlen);
         if (st != ST_OK)
             return st;
-        search_memo_put(m, &key, rec);
+        rec->candidates_from = search_memo_put(m, &key, rec);
     }
     return engine_recommend_price(c, w, rec, err, errlen);
 }

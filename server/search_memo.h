@@ -19,9 +19,13 @@ void search_memo_key(const struct engine_workload *w, struct search_memo_key *ke
 /* 1 and rec holding the kept search result on a hit; on a miss the part
  * before the candidates is zeroed (cleared outside the lock). Either way the
  * tiers keep whatever they held: engine_recommend_price reads none of their
- * bytes and writes each whole. */
+ * bytes and writes each whole. The candidates are copied only when rec's
+ * candidates_from does not name the entry found (then it is set to it). */
 int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec);
-void search_memo_put(struct search_memo *m, const struct search_memo_key *key, const struct engine_recommendation *rec);
+/* Keeps rec's searched part; returns the new entry's number (for rec's
+ * candidates_from), 0 when nothing new was kept. */
+unsigned long long search_memo_put(struct search_memo *m, const struct search_memo_key *key,
+                                   const struct engine_recommendation *rec);
 void search_memo_stats(struct search_memo *m, unsigned long long *hits, unsigned long long *misses);
 /* engine_recommend through the memo: the kept search or a new one (kept),
  * then pricing for this workload; *hit says which. m may be NULL. */

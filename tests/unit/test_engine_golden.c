@@ -454,6 +454,80 @@ START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answe
 }
 END_TEST
 
+/* search_memo_get leaves the candidates in place when the recommendation's
+ * memory already holds the entry's (candidates_from names it). One memory
+ * asks a shape twice (the second time nothing is copied); 64 other shapes,
+ * asked through a second memory, then push it out of the memo (64 slots, least
+ * recently used first), and the last of them takes its slot. Asked through
+ * the first memory, that shape's answer must be its own: candidates left from
+ * the evicted entry, taken for the entry now in its slot, show as a
+ * differing answer. */
+START_TEST(a_memo_entry_that_took_an_evicted_entrys_slot_is_not_taken_for_it)
+{
+    enum { FILLERS = 64 };
+    struct search_memo *memo = search_memo_new();
+    struct engine_recommendation *direct = calloc(1, sizeof *direct), *mine = calloc(1, sizeof *mine),
+                                 *other = calloc(1, sizeof *other);
+    struct engine_workload w0, filler;
+    unsigned long long st = 0x51ed270b27a1c3d5ULL, hits, misses;
+    char err[512] = "";
+    int hit = -1;
+
+    ck_assert(memo && direct && mine && other);
+    engine_workload_init(&w0);
+    snprintf(w0.preset, sizeof w0.preset, "llama-2-7b");
+    w0.tokens_b = 20;
+    w0.max_gpus = 8;
+    ck_assert_int_eq(engine_workload_resolve(&w0, cat, err, sizeof err), ST_OK);
+    for (int round = 0; round < 2; round++) {
+        struct engine_workload w = w0;
+        char *a, *b;
+        draw_pricing_inputs(&w, &st);
+        ck_assert_int_eq(search_memo_recommend(memo, cat, &w, mine, &hit, err, sizeof err), ST_OK);
+        ck_assert_int_eq(hit, round);
+        ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
+        a = dump_one(direct);
+        b = dump_one(mine);
+        ck_assert_msg(strcmp(a, b) == 0, "round %d: the memo's answer differs", round);
+        free(a);
+        free(b);
+    }
+    /* 63 fillers of the same model with other GPU caps, then a 70B model
+     * (other clusters, other answers) that takes the first shape's slot. */
+    for (int i = 0; i < FILLERS; i++) {
+        engine_workload_init(&filler);
+        snprintf(filler.preset, sizeof filler.preset, i == FILLERS - 1 ? "llama-3-70b" : "llama-2-7b");
+        filler.tokens_b = 20;
+        filler.max_gpus = i == FILLERS - 1 ? 512 : 100 + i;
+        ck_assert_int_eq(engine_workload_resolve(&filler, cat, err, sizeof err), ST_OK);
+        ck_assert_int_eq(search_memo_recommend(memo, cat, &filler, other, &hit, err, sizeof err), ST_OK);
+        ck_assert_int_eq(hit, 0);
+    }
+    {
+        struct engine_workload w = filler;
+        char *a, *b;
+        draw_pricing_inputs(&w, &st);
+        ck_assert_int_eq(search_memo_recommend(memo, cat, &w, mine, &hit, err, sizeof err), ST_OK);
+        ck_assert_int_eq(hit, 1);
+        ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
+        a = dump_one(direct);
+        b = dump_one(mine);
+        ck_assert_msg(strcmp(a, b) == 0, "the new entry in the evicted entry's slot was taken for it");
+        free(a);
+        free(b);
+    }
+    /* the first shape was the one evicted: asked again, it is searched again */
+    ck_assert_int_eq(search_memo_recommend(memo, cat, &w0, mine, &hit, err, sizeof err), ST_OK);
+    ck_assert_int_eq(hit, 0);
+    search_memo_stats(memo, &hits, &misses);
+    ck_assert_uint_eq(misses, FILLERS + 2);
+    search_memo_free(memo);
+    free(direct);
+    free(mine);
+    free(other);
+}
+END_TEST
+
 /* Every input the search reads is in the key; only the four it never reads
  * are not. */
 START_TEST(the_memo_key_changes_with_every_search_input_and_only_with_those)
@@ -509,6 +583,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
     tcase_add_test(t, answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte);
+    tcase_add_test(t, a_memo_entry_that_took_an_evicted_entrys_slot_is_not_taken_for_it);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
     tcase_add_test(t, recommend_answers_are_written_as_the_same_json_document);
     tcase_add_test(t, answers_are_written_as_the_recorded_json_documents);
