@@ -348,6 +348,14 @@ struct engine_candidate {
      * nominal failure rate: they read no tokens, so the search fills them
      * once and pricing (again on every memo hit) only divides the tokens. */
     double startup_s, goodput, ckpt_interval_s;
+    /* The parts of a rented cluster's storage bill that read no tokens
+     * (engine_cloud_cost_fixed), filled by the search as well: the hot
+     * tier's storage kind (-1: not in the catalog), the capacity its
+     * checkpoint and read bandwidths need (F11; -INFINITY when none) and the
+     * monthly price of the tier at that capacity, and the monthly price of
+     * the per-node NVMe cache of more than two nodes (NaN: none). */
+    int hot_kind;
+    double hot_bw_tb, hot_bw_month_usd, cache_month_usd;
 };
 
 #define ENGINE_CANDIDATES_MAX 2048

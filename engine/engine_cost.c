@@ -201,16 +201,37 @@ static const struct engine_storage *storage_kind(const struct eval_ctx *ctx, con
  * the bandwidths: parallel file systems and NVMe scale throughput with
  * capacity (F11). */
 static double storage_cap_tb(const struct engine_storage *s, double need_tb, double need_write_gbs,
-                             double need_read_gbs)
+                             double need_read_gbs);
+
+/* The capacity the bandwidths alone need (-INFINITY when none). Taking the
+ * larger of it and need_tb picks what comparing need_tb with each
+ * bandwidth's capacity in turn picks, NaNs included (a comparison with NaN
+ * is false either way), so the cluster's part can be found once and the
+ * data's part per request (engine_cloud_cost_fixed). */
+static double storage_bw_tb(const struct engine_storage *s, double need_write_gbs, double need_read_gbs)
 {
-    double cap = need_tb;
-    if (s->write_gbs_per_tb > 0 && need_write_gbs / s->write_gbs_per_tb > cap)
-        cap = need_write_gbs / s->write_gbs_per_tb;
-    if (s->read_gbs_per_tb > 0 && need_read_gbs / s->read_gbs_per_tb > cap)
-        cap = need_read_gbs / s->read_gbs_per_tb;
+    double bw = -INFINITY;
+    if (s->write_gbs_per_tb > 0 && need_write_gbs / s->write_gbs_per_tb > bw)
+        bw = need_write_gbs / s->write_gbs_per_tb;
+    if (s->read_gbs_per_tb > 0 && need_read_gbs / s->read_gbs_per_tb > bw)
+        bw = need_read_gbs / s->read_gbs_per_tb;
+    return bw;
+}
+
+/* The capacity bought for a need of cap TB: the catalog's least size, then
+ * whole units. */
+static double storage_cap_finish(const struct engine_storage *s, double cap)
+{
     if (cap < s->min_tb)
         cap = s->min_tb;
     return engine_round_up(cap, cap < 10 ? 0.5 : 10.0);
+}
+
+static double storage_cap_tb(const struct engine_storage *s, double need_tb, double need_write_gbs,
+                             double need_read_gbs)
+{
+    double bw = storage_bw_tb(s, need_write_gbs, need_read_gbs);
+    return storage_cap_finish(s, bw > need_tb ? bw : need_tb);
 }
 
 /* What a tier costs: month-priced for the run when rented, bought outright. */
@@ -259,34 +280,69 @@ struct storage_need {
     double need_tb, write_gbs, read_gbs;
 };
 
+/* The rules storage_needs applies, apart so that the candidates' pricing
+ * (engine_cloud_cost_fixed, _memo_init, _cand) applies the same ones. */
+static double hot_need_tb(double dataset_tb, int ckpt_keep, double ckpt_size_gb)
+{
+    return dataset_tb * 1.2 + ckpt_keep * ckpt_size_gb / 1000.0;
+}
+
+static int hot_kind(const struct eval_ctx *ctx, const struct catalog *c, int nodes, double ckpt_write_gbs)
+{
+    const struct engine_storage *nas;
+    if (nodes <= 2)
+        return STORAGE_LOCAL_NVME;
+    nas = storage_kind(ctx, c, STORAGE_NAS);
+    return nodes <= 8 && nas && ckpt_write_gbs <= nas->write_gbs_max ? STORAGE_NAS : STORAGE_PARALLEL_FS;
+}
+
+/* Local NVMe cache on every node of more than two for hot shards (R29). */
+static double cache_need_tb(int nodes, int per_node)
+{
+    return nodes * 3.84 * (per_node > 4 ? 2 : 1);
+}
+
+/* Warm object tier (R29 two-layer pattern, R35): the durable home of the
+ * dataset and of checkpoint copies. Needed as soon as a checkpoint is
+ * spread over several nodes' local disks (losing one node loses the
+ * checkpoint), the run lasts a day or more, or the model is 10B+; a
+ * single-node job of hours keeps to local NVMe (R33: do not over-design). */
+static int needs_warm(const struct eval_ctx *ctx, int nodes, double days)
+{
+    return nodes > 1 || days >= 1.0 || ctx->pc.total >= 10e9;
+}
+
+static double warm_need_tb(double dataset_tb, double ckpt_size_gb)
+{
+    return dataset_tb + 10.0 * ckpt_size_gb / 1000.0;
+}
+
+/* Cold archive (R35) keeps history and intermediate models of a large,
+ * long run; a run of under a week leaves little history. */
+static int needs_cold(const struct eval_ctx *ctx, int n, double days)
+{
+    return (ctx->pc.total >= 100e9 || n >= 256) && days >= 7.0;
+}
+
+static double cold_need_tb(double dataset_tb, double ckpt_size_gb)
+{
+    return dataset_tb + 3.0 * ckpt_size_gb / 1000.0;
+}
+
 static int storage_needs(const struct eval_ctx *ctx, const struct catalog *c, int n, int per_node, int nodes,
                          double days, double dataset_tb, double ckpt_size_gb, int ckpt_keep, double ckpt_write_gbs,
                          double read_gbs, struct storage_need need[PLAN_STORAGE_TIERS_MAX])
 {
-    double hot_tb = dataset_tb * 1.2 + ckpt_keep * ckpt_size_gb / 1000.0;
+    double hot_tb = hot_need_tb(dataset_tb, ckpt_keep, ckpt_size_gb);
     int k = 0;
-    if (nodes <= 2) {
-        need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, hot_tb, ckpt_write_gbs, read_gbs};
-    } else {
-        const struct engine_storage *nas = storage_kind(ctx, c, STORAGE_NAS);
-        int use_nas = nodes <= 8 && nas && ckpt_write_gbs <= nas->write_gbs_max;
-        need[k++] = (struct storage_need){"hot", use_nas ? STORAGE_NAS : STORAGE_PARALLEL_FS, hot_tb, ckpt_write_gbs,
-                                         read_gbs};
-        /* Local NVMe cache on every node for hot shards (R29). */
-        need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, nodes * 3.84 * (per_node > 4 ? 2 : 1), 0, 0};
-    }
-    /* Warm object tier (R29 two-layer pattern, R35): the durable home
-     * of the dataset and of checkpoint copies. Needed as soon as a
-     * checkpoint is spread over several nodes' local disks (losing one
-     * node loses the checkpoint), the run lasts a day or more, or the
-     * model is 10B+; a single-node job of hours keeps to local NVMe
-     * (R33: do not over-design). */
-    if (nodes > 1 || days >= 1.0 || ctx->pc.total >= 10e9)
-        need[k++] = (struct storage_need){"warm", STORAGE_OBJECT, dataset_tb + 10.0 * ckpt_size_gb / 1000.0, 0, 0};
-    /* Cold archive (R35) keeps history and intermediate models of a
-     * large, long run; a run of under a week leaves little history. */
-    if ((ctx->pc.total >= 100e9 || n >= 256) && days >= 7.0)
-        need[k++] = (struct storage_need){"cold", STORAGE_ARCHIVE, dataset_tb + 3.0 * ckpt_size_gb / 1000.0, 0, 0};
+    need[k++] = (struct storage_need){"hot", hot_kind(ctx, c, nodes, ckpt_write_gbs), hot_tb, ckpt_write_gbs,
+                                     read_gbs};
+    if (nodes > 2)
+        need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, cache_need_tb(nodes, per_node), 0, 0};
+    if (needs_warm(ctx, nodes, days))
+        need[k++] = (struct storage_need){"warm", STORAGE_OBJECT, warm_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
+    if (needs_cold(ctx, n, days))
+        need[k++] = (struct storage_need){"cold", STORAGE_ARCHIVE, cold_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
     return k;
 }
 
@@ -494,67 +550,85 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
     }
 }
 
-/* plan_cost_at's cloud bill, summed in the same order from the same
- * helpers (storage_needs, storage_cap_tb, storage_usd, engine_billed_hours)
- * but without a plan to fill: bom() lines of quantity x unit, the GPU-hours
- * first, then each storage tier that costs anything (quantity 1). The
- * pricing step runs this for every candidate of every request, where
- * filling a scratch plan (strings, storage rows, fabric) cost ~1,000
- * instructions a candidate; test_engine checks that ranked and reported
- * costs agree, engine_golden that answers do not move. */
-void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct eval_ctx *ctx)
+/* plan_cost_at's cloud bill, summed in the same order from the same rules
+ * and helpers (storage_needs' rules, storage_cap_tb, storage_usd,
+ * engine_billed_hours) but without a plan to fill: bom() lines of quantity x
+ * unit, the GPU-hours first, then each storage tier that costs anything
+ * (quantity 1). The pricing step runs it for every candidate (~340 for a
+ * 70B model) of every request, so what reads no tokens is found once: per
+ * cluster by the search (the hot tier's kind and bandwidth capacity, the
+ * NVMe cache), per request here (the capacities the dataset and checkpoints
+ * set). A tier's cost is its capacity x monthly price x months, multiplied
+ * in that order, so the first product is kept. test_engine checks that
+ * ranked and reported costs agree, engine_golden that answers do not move. */
+void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd)
 {
-    m->ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
-    m->dataset_tb = dataset_tb_of(ctx->w);
-    for (int i = 0; i < CLOUD_COST_MEMO_SLOTS; i++)
-        m->slot[i].kind = -1;
-}
+    double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
+    double read_gbs = cd->tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;
+    double ckpt_write_gbs = ckpt_size_gb / (0.5 * cd->ckpt_interval_s);
+    int kind = hot_kind(ctx, c, cd->nodes, ckpt_write_gbs);
+    const struct engine_storage *s = storage_kind(ctx, c, kind);
 
-/* storage_cap_tb of a tier without a bandwidth need, through the memo: the
- * same kind and size give the same capacity. */
-static double fixed_cap_tb(struct cloud_cost_memo *m, const struct engine_storage *s, int kind, double need_tb)
-{
-    unsigned long long bits;
-    unsigned i;
-    if (!m)
-        return storage_cap_tb(s, need_tb, 0, 0);
-    memcpy(&bits, &need_tb, sizeof bits);
-    i = (unsigned)(((bits ^ (unsigned long long)kind) * 0x9e3779b97f4a7c15ULL) >> 58);   /* 64 slots */
-    if (m->slot[i].kind != kind || memcmp(&m->slot[i].need_tb, &need_tb, sizeof need_tb) != 0) {
-        m->slot[i].kind = kind;
-        m->slot[i].need_tb = need_tb;
-        m->slot[i].cap = storage_cap_tb(s, need_tb, 0, 0);
+    cd->hot_kind = s ? kind : -1;
+    cd->hot_bw_tb = -INFINITY;
+    cd->hot_bw_month_usd = NAN;
+    if (s) {
+        cd->hot_bw_tb = storage_bw_tb(s, ckpt_write_gbs, read_gbs);
+        cd->hot_bw_month_usd = storage_cap_finish(s, cd->hot_bw_tb) * s->usd_per_tb_month;
     }
-    return m->slot[i].cap;
+    cd->cache_month_usd = NAN;
+    if (cd->nodes > 2 && (s = storage_kind(ctx, c, STORAGE_LOCAL_NVME)) != NULL)
+        cd->cache_month_usd = storage_cap_tb(s, cache_need_tb(cd->nodes, cd->per_node), 0, 0) * s->usd_per_tb_month;
 }
 
-double engine_cloud_cost_usd(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
-                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s,
-                             struct cloud_cost_memo *memo)
+void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog *c, const struct eval_ctx *ctx)
 {
-    struct storage_need need[PLAN_STORAGE_TIERS_MAX];
-    double ckpt_size_gb = memo ? memo->ckpt_size_gb : engine_ckpt_bytes(ctx) / 1e9;
-    double dataset_tb = memo ? memo->dataset_tb : dataset_tb_of(ctx->w);
-    double read_gbs = tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;
-    double ckpt_write_gbs = ckpt_size_gb / (0.5 * ckpt_interval_s);
-    double qty = engine_billed_hours(days * 24.0) * n, total = 0;
-    int k = storage_needs(ctx, c, n, per_node, nodes, days, dataset_tb, ckpt_size_gb, 3, ckpt_write_gbs, read_gbs,
-                          need);
+    double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9, dataset_tb = dataset_tb_of(ctx->w);
+    const struct engine_storage *s;
+
+    /* the hot tier when its bandwidths need no more than its data */
+    m->hot_need_tb = hot_need_tb(dataset_tb, 3, ckpt_size_gb);
+    for (int k = 0; k < 3; k++) {
+        s = storage_kind(ctx, c, k);
+        m->hot_month_usd[k] = s ? storage_cap_finish(s, m->hot_need_tb) * s->usd_per_tb_month : NAN;
+    }
+    s = storage_kind(ctx, c, STORAGE_OBJECT);
+    m->warm_month_usd = s ? storage_cap_tb(s, warm_need_tb(dataset_tb, ckpt_size_gb), 0, 0) * s->usd_per_tb_month
+                          : NAN;
+    s = storage_kind(ctx, c, STORAGE_ARCHIVE);
+    m->cold_month_usd = s ? storage_cap_tb(s, cold_need_tb(dataset_tb, ckpt_size_gb), 0, 0) * s->usd_per_tb_month
+                          : NAN;
+}
+
+/* A missing tier (NaN) is left out as a tier costing nothing is: NaN > 0 is
+ * false. */
+double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct eval_ctx *ctx,
+                              const struct engine_candidate *cd, double days, double usd_per_gpu_hour)
+{
+    double qty = engine_billed_hours(days * 24.0) * cd->n, total = 0, usd;
+    double months = days > 0 ? days / 30.0 : 1.0;   /* storage_usd's rented months */
 
     if (qty > 0)
-        total += qty * g->cloud_usd_per_gpu_hour;
-    for (int i = 0; i < k; i++) {
-        const struct engine_storage *s = storage_kind(ctx, c, need[i].kind);
-        double usd, cap;
-        if (!s)
-            continue;
-        if (need[i].write_gbs == 0 && need[i].read_gbs == 0)
-            cap = fixed_cap_tb(memo, s, need[i].kind, need[i].need_tb);
-        else
-            cap = storage_cap_tb(s, need[i].need_tb, need[i].write_gbs, need[i].read_gbs);
-        usd = storage_usd(s, cap, days, PRICING_CLOUD);
+        total += qty * usd_per_gpu_hour;
+    if (cd->hot_kind >= 0 && cd->hot_kind < 3) {
+        usd = (cd->hot_bw_tb > m->hot_need_tb ? cd->hot_bw_month_usd : m->hot_month_usd[cd->hot_kind]) * months;
         if (usd > 0)
-            total += usd;   /* a line of quantity 1: its total is usd itself */
+            total += usd;
+    }
+    if (cd->nodes > 2) {
+        usd = cd->cache_month_usd * months;
+        if (usd > 0)
+            total += usd;
+    }
+    if (needs_warm(ctx, cd->nodes, days)) {
+        usd = m->warm_month_usd * months;
+        if (usd > 0)
+            total += usd;
+    }
+    if (needs_cold(ctx, cd->n, days)) {
+        usd = m->cold_month_usd * months;
+        if (usd > 0)
+            total += usd;
     }
     return total;
 }

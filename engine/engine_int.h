@@ -117,26 +117,22 @@ struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine
 double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput, double tokens_per_s);
 /* A rented cluster's cost_usd exactly as plan_cost reports it (F4c billed
  * GPU-hours + storage for the run), without filling a plan: the pricing of
- * every candidate of a cloud recommendation. */
-struct cloud_cost_memo;
-double engine_cloud_cost_usd(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
-                             int per_node, int nodes, double days, double tokens_per_s, double ckpt_interval_s,
-                             struct cloud_cost_memo *memo);
-/* What engine_cloud_cost_usd keeps between the candidates of one pricing
- * (same catalog and workload; memo may be NULL): the checkpoint size and
- * dataset, and the capacities of tiers that need no bandwidth (warm,
- * cold, the per-node NVMe cache), a function of kind and size alone, in a
- * small direct-mapped table. Each capacity costs divisions and a ceil that
- * showed in profiles at ~340 candidates a request. */
-#define CLOUD_COST_MEMO_SLOTS 64
+ * every candidate of a cloud recommendation, in two steps. The search fills
+ * the candidate's storage parts that read no tokens (engine_cloud_cost_fixed:
+ * the hot tier's kind, the capacity its bandwidth needs, the monthly prices
+ * of the capacities that depend on the cluster alone); a pricing computes
+ * once what depends on the tokens and the dataset but not on the cluster
+ * (engine_cloud_cost_memo_init: the capacities the data sets) and then each
+ * candidate's bill from its days (engine_cloud_cost_cand). */
+void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd);
 struct cloud_cost_memo {
-    double ckpt_size_gb, dataset_tb;
-    struct {
-        int kind;                 /* -1 = empty */
-        double need_tb, cap;
-    } slot[CLOUD_COST_MEMO_SLOTS];
+    double hot_need_tb;               /* what the hot tier must hold (F11) */
+    double hot_month_usd[3];          /* by hot kind: its capacity for hot_need_tb x monthly price (NaN: none) */
+    double warm_month_usd, cold_month_usd;   /* the same for the warm and cold tiers (NaN: none) */
 };
-void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct eval_ctx *ctx);
+void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog *c, const struct eval_ctx *ctx);
+double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct eval_ctx *ctx,
+                              const struct engine_candidate *cd, double days, double usd_per_gpu_hour);
 /* The time model of a layout on a cluster of `nodes` nodes at `rate` Gb/s
  * per GPU (ignored on one node), with measured values and uncertainty scales. */
 void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,

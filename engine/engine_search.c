@@ -603,8 +603,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
 
     if (ctx->w->pricing == PRICING_CLOUD) {
         cd->days = engine_run_days(ctx, cd->startup_s, cd->goodput, cd->tokens_per_s);
-        cd->cost = engine_cloud_cost_usd(c, ctx, g, cd->n, cd->per_node, cd->nodes, cd->days, cd->tokens_per_s,
-                                         cd->ckpt_interval_s, memo);
+        cd->cost = engine_cloud_cost_cand(memo, ctx, cd, cd->days, g->cloud_usd_per_gpu_hour);
         return;
     }
     rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
@@ -630,8 +629,9 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-/* Keeps a scored cluster with its start-up and goodput (engine_run_fixed:
- * no tokens read), which every later pricing of it reuses. */
+/* Keeps a scored cluster with its start-up and goodput (engine_run_fixed)
+ * and the token-free parts of its rented bill (engine_cloud_cost_fixed),
+ * which every later pricing of it reuses. */
 static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *out,
                       const struct cand *cd)
 {
@@ -649,6 +649,7 @@ static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struc
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
     out->cost = cd->cost;
+    engine_cloud_cost_fixed(c, ctx, out);
 }
 
 /* A tier's plan for a candidate, before plan_complete. Only the members
@@ -751,6 +752,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
     }
     memset(out, 0, sizeof *out);
     eval_ctx_init(&ctx, &w->model, w);
+    eval_ctx_bind_storage(&ctx, c);
     limits_free(&lim);
     out->params_b = ctx.pc.total / 1e9;
     out->active_params_b = ctx.pc.active / 1e9;
@@ -851,7 +853,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
-    engine_cloud_cost_memo_init(&memo, &ctx);
+    engine_cloud_cost_memo_init(&memo, c, &ctx);
     /* A bought cluster is priced on the scratch plan (cand_cost's other
      * branch), which plan_cost_at reads beyond the members cand_cost sets:
      * cleared here, so pricing reads nothing the caller's memory held

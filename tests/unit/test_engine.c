@@ -382,6 +382,73 @@ START_TEST(storage_costs_rank_the_plans_as_they_are_reported)
 }
 END_TEST
 
+/* A rented cluster is ranked by a cost priced in two steps (the search
+ * keeps the storage parts that read no tokens with each candidate, the
+ * pricing adds the dataset's and the days'), and reported by its bill of
+ * materials: the two must agree to the bit for every tier, over datasets
+ * small enough that the hot tier is sized by its bandwidth and large enough
+ * that it is sized by its data, runs of hours (no warm tier) to months (a
+ * cold one), catalogs that lack a storage kind (that tier drops out of
+ * both) and one where local NVMe is rented by the TB too (the catalog's is
+ * part of the server: the per-node cache tier costs nothing there). */
+START_TEST(a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit)
+{
+    /* the storage kind each catalog lacks; the last one lacks none and rents local NVMe */
+    static const char *const drop[] = {"", "nas", "archive", "object", "local-nvme", "parallel-fs", ""};
+    enum { PRICED_NVME = sizeof drop / sizeof drop[0] - 1 };
+    static const struct {
+        const char *preset;
+        double tokens_b, dataset_tb;
+    } cases[] = {
+        {"llama-3.1-405b", 15000, NAN}, {"llama-3-70b", 2000, 0.5}, {"llama-3-70b", 20000, 5000},
+        {"llama-2-7b", 0.05, NAN},      {"llama-2-7b", 300, 3000},  {"mixtral-8x7b", 1000, 20},
+    };
+    struct catalog *full = cat, *c = malloc(sizeof *c);
+    int checked = 0;
+    ck_assert_ptr_nonnull(c);
+    for (size_t d = 0; d < sizeof drop / sizeof drop[0]; d++) {
+        *c = *full;
+        c->n_storage = 0;
+        for (int i = 0; i < full->n_storage; i++)
+            if (strcmp(full->storage[i].id, drop[d]) != 0) {
+                c->storage[c->n_storage] = full->storage[i];
+                if (d == PRICED_NVME && strcmp(full->storage[i].id, "local-nvme") == 0)
+                    c->storage[c->n_storage].usd_per_tb_month = 25;
+                c->n_storage++;
+            }
+        ck_assert_int_eq(c->n_storage, full->n_storage - (drop[d][0] != 0));
+        cat = c;
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            struct engine_workload w;
+            struct engine_recommendation *r;
+            workload(&w, cases[k].preset, cases[k].tokens_b);
+            w.dataset_tb = cases[k].dataset_tb;
+            r = recommend(&w);
+            for (int t = 0; t < TIER_COUNT; t++) {
+                const struct engine_plan *p = &r->tiers[t];
+                int found = 0;
+                for (int i = 0; i < r->n_candidates; i++) {
+                    const struct engine_candidate *cd = &r->candidates[i];
+                    if (cd->gi != p->gpu_index || cd->n != p->count || cd->per_node != p->per_node)
+                        continue;
+                    found = 1;
+                    ck_assert_msg(cd->cost == p->cost_usd && cd->days == p->days,
+                                  "without %s, %s, %g B tokens, %s: ranked $%a in %a days, reported $%a in %a",
+                                  drop[d], cases[k].preset, cases[k].tokens_b, engine_tier_name(t), cd->cost,
+                                  cd->days, p->cost_usd, p->days);
+                    checked++;
+                }
+                ck_assert_msg(p->gpu_index < 0 || found, "%s: tier not among the candidates", cases[k].preset);
+            }
+            free(r);
+        }
+    }
+    cat = full;
+    free(c);
+    ck_assert_int_ge(checked, 90);
+}
+END_TEST
+
 /* Gaudi 3 carries its own RoCE ports (3 x 200 GbE per card for scale-out):
  * a bought cluster gets switches and cables but no NICs, at most 600 Gb/s
  * per card, and the plan says why (R16/R17). */
@@ -1134,6 +1201,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, random_workloads_keep_every_invariant);
     tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
     tcase_add_test(p, storage_costs_rank_the_plans_as_they_are_reported);
+    tcase_add_test(p, a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit);
     tcase_add_test(p, gaudi3_uses_its_on_chip_ports_instead_of_nics);
     tcase_add_test(p, every_rationale_cites_an_id_and_its_numbers_in_full);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
