@@ -375,6 +375,41 @@ struct engine_layout_memo {
     unsigned have;                    /* bit 0: lower bound; bit 1 + rc: mem_gib[rc] */
 };
 
+/* What the first step of completing a plan (the cluster's part: time model,
+ * memory, fabric, checkpoints, most texts) hands the second (the part that
+ * follows the tokens and the dataset): the start-up, goodput and throughput
+ * of the expected, low and high cases, the fabric rate and catalog row
+ * (-1: none), the rationale entries the second step writes (-1: past the
+ * list's end) and where its run-length warning goes. Engine-internal. */
+struct engine_plan_fixed {
+    double startup_s[3], goodput[3], tokens_per_s[3];
+    double rate;
+    int fabric;
+    int r_flops, r_days, r_scale, r_data, r_cost;
+    int warn_at;
+};
+
+/* The pricing's working memory (engine_recommend_price): the cluster parts
+ * of plans it completed, each for one catalog, one workload less tokens_b,
+ * deadline_days, budget_usd and dataset_tb, and one cluster and layout,
+ * which a later pricing of the same search result reuses (the tiers of
+ * consecutive requests mostly show the same clusters). A slot is used only
+ * when all of that compares equal; the catalog is compared by address, so a
+ * catalog must not change in place while recommendation memory priced with
+ * it is priced again without a search in between (engine_recommend_search
+ * clears this; the server's catalog never changes). Not part of the answer. */
+#define ENGINE_PLAN_MEMO_SLOTS 4
+struct engine_plan_memo {
+    const struct catalog *catalog;    /* NULL: empty */
+    unsigned long long used;
+    struct engine_workload w;         /* the four pricing inputs 0 */
+    int gi, per_node, nodes, n;
+    struct engine_parallel par;
+    double fabric_gbps;
+    struct engine_plan_fixed fx;
+    struct engine_plan plan;          /* valid up to its lists' counts */
+};
+
 struct engine_recommendation {
     double params_b, active_params_b;
     struct engine_plan tiers[TIER_COUNT];
@@ -391,6 +426,8 @@ struct engine_recommendation {
      * already here in place. engine_recommend_search sets 0 (its own result,
      * no tag); pricing neither reads nor writes it. */
     unsigned long long candidates_from;
+    struct engine_plan_memo plan_memo[ENGINE_PLAN_MEMO_SLOTS];
+    unsigned long long plan_memo_tick;
 };
 
 const char *engine_tier_name(enum engine_tier t);

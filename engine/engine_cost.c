@@ -441,31 +441,55 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
 void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                   const struct goodput *gp, int texts)
 {
+    plan_cost_priced(c, ctx, pl, plan_cost_fixed(c, ctx, pl, gp, texts), texts);
+}
+
+const struct engine_fabric *plan_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx,
+                                            struct engine_plan *pl, const struct goodput *gp, int texts)
+{
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
-    int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
+    int per_node = pl->per_node, nodes = pl->nodes;
     const struct engine_fabric *f;
-    const char *as_of = g->price_as_of;
-    char buf[96];
 
     /* A rented cluster's bill is GPU-hours and storage (F4c): the search's
      * scratch plans (no texts) skip the fabric and power, which only a
      * bought cluster pays for. */
     int cost_only_cloud = !texts && w->pricing == PRICING_CLOUD;
 
-    buf[0] = '\0';
     pl->basis = w->pricing;
     pl->price_conf = w->pricing == PRICING_CLOUD ? g->cloud_price_conf : g->server_price_conf;
     f = cost_only_cloud ? NULL : plan_fabric(c, g, pl);
 
-    /* ---- storage and checkpoints (F10, F11, R27-R35) */
-    pl->dataset_tb = dataset_tb_of(w);
+    /* ---- checkpoints (F10, R31, R32) and the read rate (F11) */
     pl->read_gbs = pl->tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;   /* x2 for shuffling and re-reads */
     pl->ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
     pl->ckpt_interval_min = gp->interval_s / 60.0;
     pl->ckpt_stall_s = gp->delta_s;
     pl->ckpt_keep = 3;
     pl->ckpt_write_gbs = pl->ckpt_size_gb / (0.5 * gp->interval_s);   /* persist within half an interval */
+
+    /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
+    {
+        double sw = pl->switches_leaf + pl->switches_spine + pl->switches_core;
+        if (!cost_only_cloud)
+            pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
+    }
+    return f;
+}
+
+void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                      const struct engine_fabric *f, int texts)
+{
+    const struct engine_gpu *g = &c->gpus[pl->gpu_index];
+    const struct engine_workload *w = ctx->w;
+    int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
+    const char *as_of = g->price_as_of;
+    char buf[96];
+
+    buf[0] = '\0';
+    /* ---- storage (F11, R27-R35) */
+    pl->dataset_tb = dataset_tb_of(w);
     pl->n_storage = 0;
     {
         struct storage_need need[PLAN_STORAGE_TIERS_MAX];
@@ -474,13 +498,6 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
         for (int i = 0; i < k; i++)
             storage_tier(pl, ctx, c, need[i].tier, need[i].kind, need[i].need_tb, need[i].write_gbs,
                          need[i].read_gbs, pl->days, w->pricing, texts);
-    }
-
-    /* ---- power (R10): GPU TDP x1.25 for the host's share, 1.2 kW per server, switches */
-    {
-        double sw = pl->switches_leaf + pl->switches_spine + pl->switches_core;
-        if (!cost_only_cloud)
-            pl->power_kw = nodes * (per_node * g->tdp_w * 1.25 / 1000.0 + 1.2) + sw * (f ? f->switch_kw : 1.5);
     }
 
     /* ---- bill of materials; the cost is its total */

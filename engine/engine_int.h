@@ -152,6 +152,13 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
  * cost_usd, for the search's scratch plans. */
 void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                   const struct goodput *gp, int texts);
+/* plan_cost_at in two steps: what reads neither the tokens nor the dataset
+ * (basis, fabric, checkpoints, read rate, power; returns the fabric row, NULL
+ * when none), then storage tiers, bill of materials and cost from the days. */
+const struct engine_fabric *plan_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx,
+                                            struct engine_plan *pl, const struct goodput *gp, int texts);
+void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                      const struct engine_fabric *f, int texts);
 const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps);
 const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id);
 double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu);
@@ -178,6 +185,16 @@ void engine_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format
 
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas);
+/* plan_complete in two steps (engine_plan.c): everything that reads neither
+ * tokens_b, dataset_tb, deadline_days nor budget_usd (time model, memory,
+ * links, fabric, checkpoints, power, host, expectations, most rationale and
+ * warnings; *fx gets what the second step needs and where its texts go),
+ * then what does. A recommendation keeps the first step's plans
+ * (engine_plan_memo) for the next pricing of the same clusters. */
+void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                  const struct engine_measured *meas, struct engine_plan_fixed *fx);
+void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                 const struct engine_plan_fixed *fx);
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)

@@ -364,6 +364,39 @@ static void eval_at(const struct catalog *c, const struct eval_ctx *ctx, const s
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas)
 {
+    struct engine_plan_fixed fx;
+    plan_cluster(c, ctx, pl, meas, &fx);
+    plan_priced(c, ctx, pl, &fx);
+}
+
+/* A rationale entry the priced part writes (plan_priced), kept in its place
+ * among the others: its rule now, its text later. -1 when the list is full,
+ * as plan_add_rationale would then have dropped it. */
+static int reserve_rationale(struct engine_plan *pl, const char *rule)
+{
+    struct plan_rationale *r;
+    if (pl->n_rationale >= PLAN_RATIONALE_MAX)
+        return -1;
+    r = &pl->rationale[pl->n_rationale];
+    engine_copy_str(r->rule, sizeof r->rule, rule);
+    r->text[0] = '\0';
+    return pl->n_rationale++;
+}
+
+static void set_rationale(struct engine_plan *pl, int at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_rationale(struct engine_plan *pl, int at, const char *fmt, ...)
+{
+    va_list ap;
+    if (at < 0)
+        return;
+    va_start(ap, fmt);
+    engine_vfmt(pl->rationale[at].text, sizeof pl->rationale[at].text, fmt, ap);
+    va_end(ap);
+}
+
+void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                  const struct engine_measured *meas, struct engine_plan_fixed *fx)
+{
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
     const struct engine_model *m = ctx->m;
@@ -389,9 +422,20 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     eval_at(c, ctx, pl, g, rate, meas, 1.15, 1.25, &lo);
     eval_at(c, ctx, pl, g, rate, meas, 0.85, 0.70, &hi);
     pl->par.global_batch = ev.global_batch;
-    rt = engine_run_time(ctx, g, n, nodes, ev.tokens_per_s, 1.0);
-    rt_lo = engine_run_time(ctx, g, n, nodes, lo.tokens_per_s, 0.5);
-    rt_hi = engine_run_time(ctx, g, n, nodes, hi.tokens_per_s, 3.0);
+    /* start-up and goodput here, the days from the tokens in plan_priced
+     * (engine_run_time in its two steps) */
+    rt = engine_run_fixed(ctx, g, n, nodes, 1.0);
+    rt_lo = engine_run_fixed(ctx, g, n, nodes, 0.5);
+    rt_hi = engine_run_fixed(ctx, g, n, nodes, 3.0);
+    fx->startup_s[0] = rt.startup_s;
+    fx->goodput[0] = rt.gp.goodput;
+    fx->tokens_per_s[0] = ev.tokens_per_s;
+    fx->startup_s[1] = rt_lo.startup_s;
+    fx->goodput[1] = rt_lo.gp.goodput;
+    fx->tokens_per_s[1] = lo.tokens_per_s;
+    fx->startup_s[2] = rt_hi.startup_s;
+    fx->goodput[2] = rt_hi.gp.goodput;
+    fx->tokens_per_s[2] = hi.tokens_per_s;
     gp = rt.gp;
     pl->startup_s = rt.startup_s;
     pl->tokens_per_s = ev.tokens_per_s;
@@ -403,12 +447,6 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     pl->goodput = gp.goodput;
     pl->achieved_tflops = ev.achieved_tflops;
     pl->mtbf_job_h = gp.mtbf_h;
-    pl->flops_total = ctx->fpt_model * w->tokens_b * 1e9;
-    /* F4 + F4b: wall time = start-up + tokens / throughput / goodput. */
-    pl->days = rt.days;
-    pl->days_low = rt_lo.days;
-    pl->days_high = rt_hi.days;
-    pl->gpu_hours = pl->days * 24.0 * n;
     pl->recompute_name = engine_recompute_name((enum engine_recompute)pl->par.recompute);
 
     /* ---- memory (F5, F6, F7) */
@@ -431,9 +469,16 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         pl->gpu_gpu_gbs = 2.0 * engine_pcie_gbs(g->pcie_gen);
     pl->intra_busbw_gbs = meas && !isnan(meas->intra_busbw_gbs) ? meas->intra_busbw_gbs : g->intra_busbw_gbs;
 
-    /* ---- fabric (R16-R23), storage and checkpoints (F10, F11, R27-R35),
-     * power (R10), cost and bill of materials: the search's cost model. */
-    plan_cost(c, ctx, pl, &gp);
+    /* ---- fabric (R16-R23), checkpoints (F10) and power (R10) of the
+     * search's cost model; storage (F11, R27-R35), cost and bill of
+     * materials follow the days (plan_priced). */
+    fx->rate = rate;
+    fx->fabric = -1;
+    {
+        const struct engine_fabric *fab = plan_cost_fixed(c, ctx, pl, &gp, 1);
+        if (fab)
+            fx->fabric = (int)(fab - c->fabrics);
+    }
     f = pl->fabric_id[0] ? engine_fabric_by_id(c, pl->fabric_id) : NULL;
     if (nodes > 1)
         pl->inter_busbw_gbs = meas && !isnan(meas->inter_busbw_gbs)
@@ -565,9 +610,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                        ev.grad_accum, ev.global_batch, pl->par.dp, pl->par.micro_batch, ev.grad_accum, pl->par.zero,
                        pl->par.offload ? ", CPU offload" : "", pl->mem_per_gpu_gib, 0.97 * g->memory_gib,
                        g->memory_gib);
-    plan_add_rationale(pl, w->task == TASK_PRETRAIN || w->task == TASK_FINETUNE ? "F2" : "F3",
-                       "%.3g model FLOPs per token x %.4g B tokens = %.3g FLOPs (recompute counted apart: HFU %.2f "
-                       "vs MFU %.2f)", ctx->fpt_model, w->tokens_b, pl->flops_total, pl->hfu, pl->mfu);
+    fx->r_flops = reserve_rationale(pl, w->task == TASK_PRETRAIN || w->task == TASK_FINETUNE ? "F2" : "F3");
     plan_add_rationale(pl, "F4", "%s at %.0f TFLOP/s dense %s peak x kernel efficiency %.2f (generation, "
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
                        g->name, eval_peak_tflops(g, w->precision), engine_precision_name(w->precision), ev.eff,
@@ -579,10 +622,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
         plan_add_rationale(pl, "F9", "pipeline bubble (p-1)/(v*m) = (%d-1)/(%d*%d) = %.1f%% of compute",
                            pl->par.pp, pl->par.vpp, ev.grad_accum,
                            100.0 * (pl->par.pp - 1) / ((double)pl->par.vpp * ev.grad_accum));
-    plan_add_rationale(pl, "F4", "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
-                       "init on %d node%s, loading weights/checkpoint) + tokens / throughput / goodput %.3f (range "
-                       "%.3g-%.3g days)", pl->tokens_per_s, pl->days, pl->startup_s / 60.0, nodes, nodes > 1 ? "s" : "",
-                       pl->goodput, pl->days_low, pl->days_high);
+    fx->r_days = reserve_rationale(pl, "F4");
     if (per_node > 1 && g->link == LINK_PCIE)
         plan_add_rationale(pl, pl->par.tp > 1 ? "R13" : "R12",
                            "no NVLink: the %d GPUs of a node talk over PCIe Gen%d (%.0f GB/s per GPU, all_reduce busbw "
@@ -622,27 +662,10 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                              "not too aggressive"
                            : "InfiniBand is lossless by credit-based flow control; needs a subnet manager (T9)");
     }
-    {
-        /* The source's scale tier for this model, and how the plan compares. */
-        double hot_tb = pl->n_storage > 0 ? pl->storage[0].capacity_tb : 0;
-        const char *hot = pl->n_storage > 0 ? pl->storage[0].kind : "no";
-        if (ctx->pc.total >= 100e9)
-            plan_add_rationale(pl, "R35", "100B+ (%.0fB): 32+ GPUs, 200/400G RDMA, leaf-spine or fat-tree, hot/warm/cold "
-                               "storage; this plan: %d GPUs, %.0f Gb/s per GPU, %s, %d storage tier%s (%s hot, %.0f TB)",
-                               ctx->pc.total / 1e9, n, rate, pl->topology, pl->n_storage, pl->n_storage == 1 ? "" : "s",
-                               hot, hot_tb);
-        else if (ctx->pc.total >= 10e9 && w->task != TASK_LORA && w->task != TASK_QLORA)
-            plan_add_rationale(pl, "R34", "10B-100B (%.0fB): one 8-GPU NVLink node, 16-32 GPUs for serious runs, RDMA "
-                               "of 100G+ (200G or InfiniBand preferred), shared storage; this plan: %d GPUs in %d "
-                               "node%s, %.0f Gb/s %s per GPU, %s hot tier", ctx->pc.total / 1e9, n, nodes,
-                               nodes > 1 ? "s" : "", rate, nodes > 1 ? engine_fabric_kind_name(pl->fabric_kind) : "(none)",
-                               hot);
-        else
-            plan_add_rationale(pl, "R33", "up to ~1B or fine-tuning (%.1fB, %s): one 24-32 GB card or 2-4 in a node, "
-                               "2-10 TB local NVMe, no over-design; this plan: %d GPU%s in %d node%s, %s hot tier "
-                               "%.1f TB", ctx->pc.total / 1e9, engine_task_name(w->task), n, n > 1 ? "s" : "", nodes,
-                               nodes > 1 ? "s" : "", hot, hot_tb);
-    }
+    /* the source's scale tier for this model: the plan's storage follows the data */
+    fx->r_scale = reserve_rationale(pl, ctx->pc.total >= 100e9 ? "R35"
+                                        : ctx->pc.total >= 10e9 && w->task != TASK_LORA && w->task != TASK_QLORA ? "R34"
+                                                                                                                : "R33");
     plan_add_rationale(pl, "F10", "checkpoint %.3g GB (14 B per trained parameter%s); job MTBF %.1f h at 2.2e-5 "
                        "failures per GPU-hour; async stall %.1f s; Young/Daly interval %.0f min; restart = start-up "
                        "%.0f min (F4b); goodput %.3f", pl->ckpt_size_gb,
@@ -651,11 +674,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     plan_add_rationale(pl, "R32", "keep the last %d checkpoints; write to a temporary name, atomic rename, then "
                        "delete the oldest; persist at %.1f GB/s (within half an interval)", pl->ckpt_keep,
                        pl->ckpt_write_gbs);
-    plan_add_rationale(pl, "F11", "dataset %.3g TB (%s); training reads %.3g MB/s cluster-wide (%.4g tokens/s x "
-                       "4 B x 2 for shuffling); checkpoints write %.3g GB/s; %s hot tier%s", pl->dataset_tb,
-                       !isnan(w->dataset_tb) ? "given" : "tokens x 4 B", pl->read_gbs * 1000.0, pl->tokens_per_s,
-                       pl->ckpt_write_gbs, pl->n_storage > 0 ? pl->storage[0].kind : "no",
-                       nodes > 2 ? " with local NVMe cache per node (R29)" : " (R28)");
+    fx->r_data = reserve_rationale(pl, "F11");
     {
         double offload_gb = pl->host_offload_gib * per_node * gib / 1e9;
         double node_gpu_gb = per_node * pl->mem_per_gpu_gib * gib / 1e9;
@@ -668,28 +687,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                            node_gpu_gb > ckpt_share ? "of what the GPUs hold" : "of the node's checkpoint share",
                            pl->par.offload ? " + offloaded optimizer" : "");
     }
-    {
-        /* The cost in its parts, from the bill of materials. */
-        double part[4] = {0};   /* gpus/servers, fabric, storage, electricity */
-        for (int i = 0; i < pl->n_bom; i++) {
-            const char *it = pl->bom[i].item;
-            int k = strcmp(it, "gpu-hours") == 0 || strcmp(it, "servers") == 0 ? 0
-                    : strcmp(it, "storage") == 0 ? 2 : strcmp(it, "electricity") == 0 ? 3 : 1;
-            part[k] += pl->bom[i].total_usd;
-        }
-        if (w->pricing == PRICING_CLOUD)
-            plan_add_rationale(pl, "R11", "$%.0f = %d GPUs x %.0f billed h (F4c: whole hours, 1 h minimum) x $%.2f per "
-                               "GPU-hour ($%.0f; %s price as of %s) + storage $%.0f; the same GPU differs across zones "
-                               "and providers: benchmark before committing", pl->cost_usd, n, pl->billed_hours,
-                               g->cloud_usd_per_gpu_hour, part[0], engine_price_conf_name(g->cloud_price_conf),
-                               g->price_as_of, part[2]);
-        else
-            plan_add_rationale(pl, "R5", "$%.0f = %d server%s x $%.0f ($%.0f; %s price as of %s) + fabric $%.0f + "
-                               "storage $%.0f + electricity $%.0f (%.3g kW for %.1f days at $0.10/kWh)", pl->cost_usd,
-                               nodes, nodes > 1 ? "s" : "", g->server_usd * (double)per_node / g->per_node, part[0],
-                               engine_price_conf_name(g->server_price_conf), g->price_as_of, part[1], part[2], part[3],
-                               pl->power_kw, pl->days);
-    }
+    fx->r_cost = reserve_rationale(pl, w->pricing == PRICING_CLOUD ? "R11" : "R5");
     plan_add_rationale(pl, "R10", "%.1f kW IT load = %d node%s x (%d x %.0f W TDP x 1.25 for the host share + 1.2 kW) "
                        "+ %d switch%s; size PSUs and cooling for it and keep GPU cores below 80 C", pl->power_kw, nodes,
                        nodes > 1 ? "s" : "", per_node, g->tdp_w,
@@ -736,9 +734,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
     if (ev.global_batch > ctx->batch_seqs * 1.5)
         plan_add_warning(pl, "data parallel %d forces a global batch of %d sequences, %.1fx the target; check "
                          "convergence", pl->par.dp, ev.global_batch, ev.global_batch / ctx->batch_seqs);
-    if (pl->days > 365)
-        plan_add_warning(pl, "the run takes %.0f days (%.1f years) on %d GPUs: more GPUs shorten it at a higher cost "
-                         "(F4)", pl->days, pl->days / 365.0, n);
+    fx->warn_at = pl->n_warnings;   /* plan_priced's run-length warning goes here */
     if (g->restricted)
         plan_add_warning(pl, "%s has restricted availability: %s", g->id, g->availability_note);
     if (pl->price_conf >= PRICE_ESTIMATE)
@@ -754,6 +750,93 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                          pl->price_conf == PRICE_ASSUMPTION ? "an accounting assumption, not a market price"
                                                             : "our estimate, not a published price",
                          g->price_as_of, "see the catalog source");
+    }
+}
+
+/* The parts of a plan that follow the tokens and the dataset, on top of
+ * plan_cluster's: the days (F4, F4b, F10 bounds), the run's FLOPs, storage,
+ * bill of materials and cost (plan_cost_priced), the rationale entries
+ * plan_cluster kept for them, and the run-length warning in its place. */
+void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
+                 const struct engine_plan_fixed *fx)
+{
+    const struct engine_gpu *g = &c->gpus[pl->gpu_index];
+    const struct engine_workload *w = ctx->w;
+    int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
+    double rate = fx->rate;
+
+    pl->flops_total = ctx->fpt_model * w->tokens_b * 1e9;
+    /* F4 + F4b: wall time = start-up + tokens / throughput / goodput. */
+    pl->days = engine_run_days(ctx, fx->startup_s[0], fx->goodput[0], fx->tokens_per_s[0]);
+    pl->days_low = engine_run_days(ctx, fx->startup_s[1], fx->goodput[1], fx->tokens_per_s[1]);
+    pl->days_high = engine_run_days(ctx, fx->startup_s[2], fx->goodput[2], fx->tokens_per_s[2]);
+    pl->gpu_hours = pl->days * 24.0 * n;
+    plan_cost_priced(c, ctx, pl, fx->fabric >= 0 ? &c->fabrics[fx->fabric] : NULL, 1);
+
+    set_rationale(pl, fx->r_flops, "%.3g model FLOPs per token x %.4g B tokens = %.3g FLOPs (recompute counted apart: "
+                  "HFU %.2f vs MFU %.2f)", ctx->fpt_model, w->tokens_b, pl->flops_total, pl->hfu, pl->mfu);
+    set_rationale(pl, fx->r_days, "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
+                  "init on %d node%s, loading weights/checkpoint) + tokens / throughput / goodput %.3f (range "
+                  "%.3g-%.3g days)", pl->tokens_per_s, pl->days, pl->startup_s / 60.0, nodes, nodes > 1 ? "s" : "",
+                  pl->goodput, pl->days_low, pl->days_high);
+    {
+        /* The source's scale tier for this model, and how the plan compares. */
+        double hot_tb = pl->n_storage > 0 ? pl->storage[0].capacity_tb : 0;
+        const char *hot = pl->n_storage > 0 ? pl->storage[0].kind : "no";
+        if (ctx->pc.total >= 100e9)
+            set_rationale(pl, fx->r_scale, "100B+ (%.0fB): 32+ GPUs, 200/400G RDMA, leaf-spine or fat-tree, "
+                          "hot/warm/cold storage; this plan: %d GPUs, %.0f Gb/s per GPU, %s, %d storage tier%s (%s "
+                          "hot, %.0f TB)", ctx->pc.total / 1e9, n, rate, pl->topology, pl->n_storage,
+                          pl->n_storage == 1 ? "" : "s", hot, hot_tb);
+        else if (ctx->pc.total >= 10e9 && w->task != TASK_LORA && w->task != TASK_QLORA)
+            set_rationale(pl, fx->r_scale, "10B-100B (%.0fB): one 8-GPU NVLink node, 16-32 GPUs for serious runs, "
+                          "RDMA of 100G+ (200G or InfiniBand preferred), shared storage; this plan: %d GPUs in %d "
+                          "node%s, %.0f Gb/s %s per GPU, %s hot tier", ctx->pc.total / 1e9, n, nodes,
+                          nodes > 1 ? "s" : "", rate, nodes > 1 ? engine_fabric_kind_name(pl->fabric_kind) : "(none)",
+                          hot);
+        else
+            set_rationale(pl, fx->r_scale, "up to ~1B or fine-tuning (%.1fB, %s): one 24-32 GB card or 2-4 in a "
+                          "node, 2-10 TB local NVMe, no over-design; this plan: %d GPU%s in %d node%s, %s hot tier "
+                          "%.1f TB", ctx->pc.total / 1e9, engine_task_name(w->task), n, n > 1 ? "s" : "", nodes,
+                          nodes > 1 ? "s" : "", hot, hot_tb);
+    }
+    set_rationale(pl, fx->r_data, "dataset %.3g TB (%s); training reads %.3g MB/s cluster-wide (%.4g tokens/s x "
+                  "4 B x 2 for shuffling); checkpoints write %.3g GB/s; %s hot tier%s", pl->dataset_tb,
+                  !isnan(w->dataset_tb) ? "given" : "tokens x 4 B", pl->read_gbs * 1000.0, pl->tokens_per_s,
+                  pl->ckpt_write_gbs, pl->n_storage > 0 ? pl->storage[0].kind : "no",
+                  nodes > 2 ? " with local NVMe cache per node (R29)" : " (R28)");
+    {
+        /* The cost in its parts, from the bill of materials. */
+        double part[4] = {0};   /* gpus/servers, fabric, storage, electricity */
+        for (int i = 0; i < pl->n_bom; i++) {
+            const char *it = pl->bom[i].item;
+            int k = strcmp(it, "gpu-hours") == 0 || strcmp(it, "servers") == 0 ? 0
+                    : strcmp(it, "storage") == 0 ? 2 : strcmp(it, "electricity") == 0 ? 3 : 1;
+            part[k] += pl->bom[i].total_usd;
+        }
+        if (w->pricing == PRICING_CLOUD)
+            set_rationale(pl, fx->r_cost, "$%.0f = %d GPUs x %.0f billed h (F4c: whole hours, 1 h minimum) x $%.2f "
+                          "per GPU-hour ($%.0f; %s price as of %s) + storage $%.0f; the same GPU differs across zones "
+                          "and providers: benchmark before committing", pl->cost_usd, n, pl->billed_hours,
+                          g->cloud_usd_per_gpu_hour, part[0], engine_price_conf_name(g->cloud_price_conf),
+                          g->price_as_of, part[2]);
+        else
+            set_rationale(pl, fx->r_cost, "$%.0f = %d server%s x $%.0f ($%.0f; %s price as of %s) + fabric $%.0f + "
+                          "storage $%.0f + electricity $%.0f (%.3g kW for %.1f days at $0.10/kWh)", pl->cost_usd,
+                          nodes, nodes > 1 ? "s" : "", g->server_usd * (double)per_node / g->per_node, part[0],
+                          engine_price_conf_name(g->server_price_conf), g->price_as_of, part[1], part[2], part[3],
+                          pl->power_kw, pl->days);
+    }
+    /* The run-length warning where plan_add_warning would have put it,
+     * among plan_cluster's: the ones after it move down one, and the last
+     * drops out when the list is full, as it would have. */
+    if (pl->days > 365 && fx->warn_at >= 0 && fx->warn_at < PLAN_WARNINGS_MAX) {
+        int last = pl->n_warnings < PLAN_WARNINGS_MAX ? pl->n_warnings : PLAN_WARNINGS_MAX - 1;
+        for (int i = last; i > fx->warn_at; i--)
+            memcpy(pl->warnings[i], pl->warnings[i - 1], sizeof pl->warnings[i]);
+        engine_fmt(pl->warnings[fx->warn_at], PLAN_TEXT_MAX, "the run takes %.0f days (%.1f years) on %d GPUs: more "
+                   "GPUs shorten it at a higher cost (F4)", pl->days, pl->days / 365.0, n);
+        pl->n_warnings = last + 1;
     }
 }
 

@@ -682,6 +682,78 @@ static void plan_from_cand(const struct catalog *c, const struct engine_candidat
     pl->fabric_kind = FABRIC_NONE;
 }
 
+/* The workload with the four inputs the pricing reads and the search does
+ * not blanked, as plan memo slots are keyed (and a context on it, made on
+ * the first miss): plan_cluster runs on it, so it cannot depend on them. */
+struct blank_ctx {
+    struct engine_workload w;
+    struct eval_ctx ctx;
+    int ready;
+};
+
+/* dst = src up to src's lists' counts: a slot's plan into a tier without
+ * moving the unused rest (18 KB a plan; the texts end at their NUL). */
+static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan *src)
+{
+    memcpy(dst, src, offsetof(struct engine_plan, expectations));
+    memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
+    dst->n_expectations = src->n_expectations;
+    for (int i = 0; i < src->n_rationale; i++) {
+        memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
+        engine_copy_str(dst->rationale[i].text, sizeof dst->rationale[i].text, src->rationale[i].text);
+    }
+    dst->n_rationale = src->n_rationale;
+    for (int i = 0; i < src->n_warnings; i++)
+        engine_copy_str(dst->warnings[i], sizeof dst->warnings[i], src->warnings[i]);
+    dst->n_warnings = src->n_warnings;
+    dst->n_bom = 0;
+    dst->bom_total_usd = 0;
+}
+
+/* A tier's plan for candidate cd: plan_cluster's part from the
+ * recommendation's plan memo when a slot holds it for this catalog, this
+ * workload less the four pricing inputs and this cluster and layout (else
+ * completed on the blanked workload and kept in the least recently used
+ * slot), then plan_priced for the full workload. The same bytes as
+ * plan_from_cand + plan_complete: plan_complete is these two steps. */
+static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, struct blank_ctx *b,
+                          struct engine_recommendation *out, const struct engine_candidate *cd, struct engine_plan *pl)
+{
+    struct engine_plan_memo *slot = NULL, *victim = &out->plan_memo[0];
+    for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++) {
+        struct engine_plan_memo *s = &out->plan_memo[i];
+        if (s->catalog == c && s->gi == cd->gi && s->n == cd->n && s->per_node == cd->per_node &&
+            s->nodes == cd->nodes && memcmp(&s->par, &cd->par, sizeof cd->par) == 0 &&
+            memcmp(&s->fabric_gbps, &cd->fabric_gbps, sizeof cd->fabric_gbps) == 0 &&
+            memcmp(&s->w, &b->w, sizeof b->w) == 0) {
+            slot = s;
+            break;
+        }
+        if (s->used < victim->used)
+            victim = s;
+    }
+    if (!slot) {
+        slot = victim;
+        if (!b->ready) {
+            eval_ctx_init(&b->ctx, &b->w.model, &b->w);
+            b->ready = 1;
+        }
+        plan_from_cand(c, cd, &slot->plan);
+        plan_cluster(c, &b->ctx, &slot->plan, NULL, &slot->fx);
+        slot->catalog = c;
+        slot->w = b->w;
+        slot->gi = cd->gi;
+        slot->n = cd->n;
+        slot->per_node = cd->per_node;
+        slot->nodes = cd->nodes;
+        slot->par = cd->par;
+        slot->fabric_gbps = cd->fabric_gbps;
+    }
+    slot->used = ++out->plan_memo_tick;
+    plan_copy_counted(pl, &slot->plan);
+    plan_priced(c, ctx, pl, &slot->fx);
+}
+
 static void plan_empty(struct engine_plan *pl, const char *why)
 {
     memset(pl, 0, sizeof *pl);
@@ -837,6 +909,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
 {
     struct eval_ctx ctx;
     struct cloud_cost_memo memo;
+    struct blank_ctx blank;
     struct engine_candidate *cands = out->candidates;
     int nc = out->n_candidates, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     double min_mem_all = out->min_mem_gib;
@@ -990,22 +1063,23 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             if (cands[i].days < cands[ifast].days)
                 ifast = i;
     }
-    plan_from_cand(c, &cands[imin], pmin);
-    plan_complete(c, &ctx, pmin, NULL);
-    if (ishow == imin) {
+    blank.w = *w;
+    blank.w.tokens_b = 0;
+    blank.w.deadline_days = 0;
+    blank.w.budget_usd = 0;
+    blank.w.dataset_tb = 0;
+    blank.ready = 0;
+    plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
+    if (ishow == imin)
         *prec = *pmin;
-    } else {
-        plan_from_cand(c, &cands[ishow], prec);
-        plan_complete(c, &ctx, prec, NULL);
-    }
-    if (ifast == imin) {
+    else
+        plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
+    if (ifast == imin)
         *pperf = *pmin;
-    } else if (ifast == ishow) {
+    else if (ifast == ishow)
         *pperf = *prec;
-    } else {
-        plan_from_cand(c, &cands[ifast], pperf);
-        plan_complete(c, &ctx, pperf, NULL);
-    }
+    else
+        plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
 
     note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {

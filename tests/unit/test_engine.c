@@ -19,6 +19,7 @@
 #include "engine_int.h"
 #include "published_runs.h"
 #include "unit/catalog_fixture.h"
+#include "unit/golden_dump.h"
 
 
 static void workload(struct engine_workload *w, const char *preset, double tokens_b)
@@ -446,6 +447,84 @@ START_TEST(a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit)
     cat = full;
     free(c);
     ck_assert_int_ge(checked, 90);
+}
+END_TEST
+
+static char *dump_rec(const struct engine_recommendation *r)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(mem);
+    golden_dump_recommendation(mem, r);
+    fclose(mem);
+    return out;
+}
+
+static int plan_memo_filled(const struct engine_recommendation *r)
+{
+    int k = 0;
+    for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
+        k += r->plan_memo[i].catalog != NULL;
+    return k;
+}
+
+/* The pricing keeps the cluster parts of the plans it completed in the
+ * recommendation's memory (plan_memo) and reuses them when it prices the
+ * same clusters again. A kept part is reused only for the same catalog (by
+ * address), the same workload less the four pricing inputs and the same
+ * cluster: one search result priced again and again in the same memory,
+ * for other tokens, for workloads that differ in what the plans' texts and
+ * memory figures show, and against another catalog, must give what a
+ * pricing in fresh memory gives, and priced again unchanged it must reuse
+ * every part it kept. */
+START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluster)
+{
+    struct engine_recommendation *searched = calloc(1, sizeof *searched), *kept = calloc(1, sizeof *kept),
+                                 *fresh = calloc(1, sizeof *fresh);
+    struct catalog *other = malloc(sizeof *other);
+    struct engine_workload w0;
+    char err[256];
+    ck_assert(searched && kept && fresh && other);
+    workload(&w0, "llama-3-70b", 15000);
+    w0.deadline_days = 90;
+    w0.budget_usd = 5e6;
+    ck_assert_int_eq(engine_recommend_search(cat, &w0, searched, err, sizeof err), ST_OK);
+    *other = *cat;
+    for (int i = 0; i < other->n_gpus; i++)
+        snprintf(other->gpus[i].name, sizeof other->gpus[i].name, "renamed %d", i);
+    *kept = *searched;
+    for (int v = 0; v < 7; v++) {
+        struct engine_workload w = w0;
+        const struct catalog *c = cat;
+        int filled = plan_memo_filled(kept);
+        char *a, *b;
+        switch (v) {
+        case 2: w.tokens_b = 15001; w.dataset_tb = 80; break;     /* the same clusters, other days and storage */
+        case 3: c = other; break;                                  /* other GPU names */
+        case 4: w.optimizer = OPT_ADAMW_8BIT; break;              /* other memory figures and texts */
+        case 5: w.standard_attention = 1; break;
+        case 6: w.global_batch_tokens = 4194304; break;
+        default: break;                                            /* 0 and 1: w0 */
+        }
+        /* the searched part again, the kept plans as the last pricing left them */
+        memcpy(kept, searched, offsetof(struct engine_recommendation, plan_memo));
+        *fresh = *searched;
+        ck_assert_int_eq(engine_recommend_price(c, &w, kept, err, sizeof err), ST_OK);
+        ck_assert_int_eq(engine_recommend_price(c, &w, fresh, err, sizeof err), ST_OK);
+        a = dump_rec(fresh);
+        b = dump_rec(kept);
+        ck_assert_msg(strcmp(a, b) == 0, "variant %d: the answer from kept plan parts differs", v);
+        if (v == 1)   /* fewer than ENGINE_PLAN_MEMO_SLOTS tiers: a plan completed anew fills one more */
+            ck_assert_msg(filled > 0 && plan_memo_filled(kept) == filled,
+                          "priced again unchanged, it completed a plan anew");
+        free(a);
+        free(b);
+    }
+    free(other);
+    free(searched);
+    free(kept);
+    free(fresh);
 }
 END_TEST
 
@@ -1202,6 +1281,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
     tcase_add_test(p, storage_costs_rank_the_plans_as_they_are_reported);
     tcase_add_test(p, a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit);
+    tcase_add_test(p, kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluster);
     tcase_add_test(p, gaudi3_uses_its_on_chip_ports_instead_of_nics);
     tcase_add_test(p, every_rationale_cites_an_id_and_its_numbers_in_full);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
