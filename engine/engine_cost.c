@@ -176,11 +176,6 @@ struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine
     return rt;
 }
 
-double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput, double tokens_per_s)
-{
-    return (startup_s + ctx->w->tokens_b * 1e9 / tokens_per_s / goodput) / 86400.0;
-}
-
 static const char *const STORAGE_KIND_IDS[5] = {"local-nvme", "nas", "parallel-fs", "object", "archive"};
 
 void eval_ctx_bind_storage(struct eval_ctx *ctx, const struct catalog *c)
@@ -302,26 +297,11 @@ static double cache_need_tb(int nodes, int per_node)
     return nodes * 3.84 * (per_node > 4 ? 2 : 1);
 }
 
-/* Warm object tier (R29 two-layer pattern, R35): the durable home of the
- * dataset and of checkpoint copies. Needed as soon as a checkpoint is
- * spread over several nodes' local disks (losing one node loses the
- * checkpoint), the run lasts a day or more, or the model is 10B+; a
- * single-node job of hours keeps to local NVMe (R33: do not over-design). */
-static int needs_warm(const struct eval_ctx *ctx, int nodes, double days)
-{
-    return nodes > 1 || days >= 1.0 || ctx->pc.total >= 10e9;
-}
-
+/* The warm and cold tiers' rules: engine_needs_warm, engine_needs_cold
+ * (engine_int.h). */
 static double warm_need_tb(double dataset_tb, double ckpt_size_gb)
 {
     return dataset_tb + 10.0 * ckpt_size_gb / 1000.0;
-}
-
-/* Cold archive (R35) keeps history and intermediate models of a large,
- * long run; a run of under a week leaves little history. */
-static int needs_cold(const struct eval_ctx *ctx, int n, double days)
-{
-    return (ctx->pc.total >= 100e9 || n >= 256) && days >= 7.0;
 }
 
 static double cold_need_tb(double dataset_tb, double ckpt_size_gb)
@@ -339,9 +319,9 @@ static int storage_needs(const struct eval_ctx *ctx, const struct catalog *c, in
                                      read_gbs};
     if (nodes > 2)
         need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, cache_need_tb(nodes, per_node), 0, 0};
-    if (needs_warm(ctx, nodes, days))
+    if (engine_needs_warm(ctx, nodes, days))
         need[k++] = (struct storage_need){"warm", STORAGE_OBJECT, warm_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
-    if (needs_cold(ctx, n, days))
+    if (engine_needs_cold(ctx, n, days))
         need[k++] = (struct storage_need){"cold", STORAGE_ARCHIVE, cold_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
     return k;
 }
@@ -617,35 +597,3 @@ void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog
                           : NAN;
 }
 
-/* A missing tier (NaN) is left out as a tier costing nothing is: NaN > 0 is
- * false. */
-double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct eval_ctx *ctx,
-                              const struct engine_candidate *cd, double days, double usd_per_gpu_hour)
-{
-    double qty = engine_billed_hours(days * 24.0) * cd->n, total = 0, usd;
-    double months = days > 0 ? days / 30.0 : 1.0;   /* storage_usd's rented months */
-
-    if (qty > 0)
-        total += qty * usd_per_gpu_hour;
-    if (cd->hot_kind >= 0 && cd->hot_kind < 3) {
-        usd = (cd->hot_bw_tb > m->hot_need_tb ? cd->hot_bw_month_usd : m->hot_month_usd[cd->hot_kind]) * months;
-        if (usd > 0)
-            total += usd;
-    }
-    if (cd->nodes > 2) {
-        usd = cd->cache_month_usd * months;
-        if (usd > 0)
-            total += usd;
-    }
-    if (needs_warm(ctx, cd->nodes, days)) {
-        usd = m->warm_month_usd * months;
-        if (usd > 0)
-            total += usd;
-    }
-    if (needs_cold(ctx, cd->n, days)) {
-        usd = m->cold_month_usd * months;
-        if (usd > 0)
-            total += usd;
-    }
-    return total;
-}

@@ -3,6 +3,7 @@
 #ifndef GPUPLAN_ENGINE_INT_H
 #define GPUPLAN_ENGINE_INT_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -93,8 +94,40 @@ struct goodput eval_goodput(int n, double ckpt_bytes_per_gpu, double host_copy_g
  * reads to start (base weights for fine-tuning + its checkpoint share). */
 double engine_startup_s(int nodes, double load_bytes_per_node);
 double engine_load_bytes_per_node(const struct eval_ctx *ctx, int nodes);
-/* F4c: hours a cloud bills for a run of wall_hours (whole units, a minimum). */
-double engine_billed_hours(double wall_hours);
+/* F4c cloud billing: providers bill whole units per instance, and a rented
+ * node is paid from start-up to release whether or not it trains:
+ *   billed_hours = max(H_min, ceil(wall_hours / H_unit) * H_unit)
+ * with H_unit = 1 h and H_min = 1 h (assumption: on-demand GPU clouds and
+ * marketplaces bill per hour or per minute with a one-hour floor at many
+ * providers; reserved capacity bills in days or weeks, which only makes the
+ * rounding coarser). Cost = billed_hours x GPUs x price per GPU-hour. For long
+ * runs this is the plain GPU-hour product; for a job of minutes it charges a
+ * whole hour on every GPU, which is what makes 256 GPUs for 2 minutes cost
+ * 256 GPU-hours, not 8. */
+#define BILLING_UNIT_H 1.0
+#define BILLING_MIN_H 1.0
+
+/* ceil without the library call (the pricing of ~340 candidates a request
+ * bills each): below 2^52 in magnitude a double converts to a 64-bit integer
+ * exactly after truncation towards zero, which is ceil for negative x and
+ * one less than ceil for positive x with a fraction. Only the sign of a zero
+ * can differ (ceil(-0.5) is -0.0), which the 1 h floor makes moot; NaN and
+ * larger values go to ceil. */
+static inline double engine_ceil(double x)
+{
+    double t;
+    if (!(x > -4503599627370496.0 && x < 4503599627370496.0))
+        return ceil(x);
+    t = (double)(long long)x;
+    return t < x ? t + 1.0 : t;
+}
+
+static inline double engine_billed_hours(double wall_hours)
+{
+    double h = engine_ceil(wall_hours / BILLING_UNIT_H - 1e-9) * BILLING_UNIT_H;
+    return h < BILLING_MIN_H ? BILLING_MIN_H : h;
+}
+
 
 double engine_ckpt_bytes(const struct eval_ctx *ctx);
 int engine_default_batch_seqs(const struct engine_model *m, const struct engine_workload *w, int seq);
@@ -114,7 +147,11 @@ struct run_time engine_run_time(const struct eval_ctx *ctx, const struct engine_
  * (no tokens read; days left 0), then the days for the workload's tokens. */
 struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine_gpu *g, int n, int nodes,
                                  double fail_scale);
-double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput, double tokens_per_s);
+static inline double engine_run_days(const struct eval_ctx *ctx, double startup_s, double goodput,
+                                     double tokens_per_s)
+{
+    return (startup_s + ctx->w->tokens_b * 1e9 / tokens_per_s / goodput) / 86400.0;
+}
 /* A rented cluster's cost_usd exactly as plan_cost reports it (F4c billed
  * GPU-hours + storage for the run), without filling a plan: the pricing of
  * every candidate of a cloud recommendation, in two steps. The search fills
@@ -131,8 +168,59 @@ struct cloud_cost_memo {
     double warm_month_usd, cold_month_usd;   /* the same for the warm and cold tiers (NaN: none) */
 };
 void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog *c, const struct eval_ctx *ctx);
-double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct eval_ctx *ctx,
-                              const struct engine_candidate *cd, double days, double usd_per_gpu_hour);
+
+/* Which storage tiers a run needs beyond the hot one (storage_needs):
+ * warm object storage (R29 two-layer pattern, R35), the durable home of the
+ * dataset and of checkpoint copies, as soon as a checkpoint is spread over
+ * several nodes' local disks (losing one node loses the checkpoint), the
+ * run lasts a day or more, or the model is 10B+; a single-node job of hours
+ * keeps to local NVMe (R33: do not over-design). A cold archive (R35) keeps
+ * history and intermediate models of a large, long run; a run of under a
+ * week leaves little history. */
+static inline int engine_needs_warm(const struct eval_ctx *ctx, int nodes, double days)
+{
+    return nodes > 1 || days >= 1.0 || ctx->pc.total >= 10e9;
+}
+
+static inline int engine_needs_cold(const struct eval_ctx *ctx, int n, double days)
+{
+    return (ctx->pc.total >= 100e9 || n >= 256) && days >= 7.0;
+}
+
+/* A candidate's rented bill for a run of `days` (inline: the pricing runs it
+ * for each of ~340 candidates a request): the GPU-hours, then each tier
+ * that costs anything, in storage_needs' order. A missing tier (NaN) is
+ * left out as a tier costing nothing is: NaN > 0 is false. */
+static inline double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct eval_ctx *ctx,
+                                            const struct engine_candidate *cd, double days, double usd_per_gpu_hour)
+{
+    double qty = engine_billed_hours(days * 24.0) * cd->n, total = 0, usd;
+    double months = days > 0 ? days / 30.0 : 1.0;   /* storage_usd's rented months */
+
+    if (qty > 0)
+        total += qty * usd_per_gpu_hour;
+    if (cd->hot_kind >= 0 && cd->hot_kind < 3) {
+        usd = (cd->hot_bw_tb > m->hot_need_tb ? cd->hot_bw_month_usd : m->hot_month_usd[cd->hot_kind]) * months;
+        if (usd > 0)
+            total += usd;
+    }
+    if (cd->nodes > 2) {
+        usd = cd->cache_month_usd * months;
+        if (usd > 0)
+            total += usd;
+    }
+    if (engine_needs_warm(ctx, cd->nodes, days)) {
+        usd = m->warm_month_usd * months;
+        if (usd > 0)
+            total += usd;
+    }
+    if (engine_needs_cold(ctx, cd->n, days)) {
+        usd = m->cold_month_usd * months;
+        if (usd > 0)
+            total += usd;
+    }
+    return total;
+}
 /* The time model of a layout on a cluster of `nodes` nodes at `rate` Gb/s
  * per GPU (ignored on one node), with measured values and uncertainty scales. */
 void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,

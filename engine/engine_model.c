@@ -728,24 +728,7 @@ double engine_load_bytes_per_node(const struct eval_ctx *ctx, int nodes)
     return base + engine_ckpt_bytes(ctx) / (nodes > 0 ? nodes : 1);
 }
 
-/* F4c cloud billing: providers bill whole units per instance, and a rented
- * node is paid from start-up to release whether or not it trains:
- *   billed_hours = max(H_min, ceil(wall_hours / H_unit) * H_unit)
- * with H_unit = 1 h and H_min = 1 h (assumption: on-demand GPU clouds and
- * marketplaces bill per hour or per minute with a one-hour floor at many
- * providers; reserved capacity bills in days or weeks, which only makes the
- * rounding coarser). Cost = billed_hours x GPUs x price per GPU-hour. For long
- * runs this is the plain GPU-hour product; for a job of minutes it charges a
- * whole hour on every GPU, which is what makes 256 GPUs for 2 minutes cost
- * 256 GPU-hours, not 8. */
-#define BILLING_UNIT_H 1.0
-#define BILLING_MIN_H 1.0
-
-double engine_billed_hours(double wall_hours)
-{
-    double h = ceil(wall_hours / BILLING_UNIT_H - 1e-9) * BILLING_UNIT_H;
-    return h < BILLING_MIN_H ? BILLING_MIN_H : h;
-}
+/* F4c cloud billing: engine_billed_hours (engine_int.h, inlined into the pricing of every candidate). */
 
 /* F10 goodput. Failure rate 2.2e-5 per GPU-hour: Llama 3's 1.97e-5
  * unexpected interruptions plus its 11% planned ones (47 of 466); the high

@@ -204,8 +204,16 @@ static int out_general_big(struct fmt_out *o, double x, int p)
     if (fabs(x) >= 0x1p120 || p > 9)
         return 0;
     v = (fmt_u128)fabs(x);
-    for (fmt_u128 t = v; t; t /= 10)
-        digits++;
+    /* digits: v < 10^digits; v >= 10^22 (x >= 1e22, exact), so from 22 up,
+     * by multiplying instead of dividing v by ten once per digit */
+    {
+        fmt_u128 pow10d = (fmt_u128)10000000000000000000ULL * 1000;   /* 10^22 */
+        digits = 22;
+        while (v >= pow10d) {
+            pow10d *= 10;
+            digits++;
+        }
+    }
     k = digits - p;   /* > 0: 23 digits or more, P at most 9 */
     for (int i = 0; i < k; i++)
         pow10k *= 10;

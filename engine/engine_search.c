@@ -772,6 +772,13 @@ static void plan_empty(struct engine_plan *pl, const char *why)
  * wider, so simplicity decides. */
 #define NEAR_TIE 0.03
 
+/* Whether candidate i is cheaper than candidate j (-1: none yet), the
+ * faster of equal costs; the first of equals stays. */
+static int cheaper(const struct engine_candidate *cands, int i, int j)
+{
+    return j < 0 || cands[i].cost < cands[j].cost || (cands[i].cost == cands[j].cost && cands[i].days < cands[j].days);
+}
+
 /* Fewer nodes, then fewer GPUs, then cheaper. */
 static int simpler(const struct engine_candidate *a, const struct engine_candidate *b)
 {
@@ -806,6 +813,26 @@ static int next_nodes(int x)
     return x == p ? p + p / 2 : p * 2;
 }
 
+/* The search's start: every member zero except what is written whole
+ * before anyone reads it: the tiers (the pricing writes each whole), the
+ * candidates (valid up to n_candidates, each written whole) and the plan
+ * memo's plans (a slot is read only when its catalog is set). Clearing
+ * those too was 460 of the 790 KB. A member added to the recommendation is
+ * cleared here unless it lies in one of those three. */
+static void recommendation_clear(struct engine_recommendation *out)
+{
+    char *p = (char *)out;
+    size_t tiers = offsetof(struct engine_recommendation, tiers);
+    size_t cands = offsetof(struct engine_recommendation, candidates);
+    size_t memo = offsetof(struct engine_recommendation, plan_memo);
+    memset(p, 0, tiers);
+    memset(p + tiers + sizeof out->tiers, 0, cands - tiers - sizeof out->tiers);
+    memset(p + cands + sizeof out->candidates, 0, memo - cands - sizeof out->candidates);
+    for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
+        memset(&out->plan_memo[i], 0, offsetof(struct engine_plan_memo, w));
+    memset(p + memo + sizeof out->plan_memo, 0, sizeof *out - memo - sizeof out->plan_memo);
+}
+
 enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
                                     struct engine_recommendation *out, char *err, size_t errlen)
 {
@@ -822,7 +849,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
         snprintf(err, errlen, "model: workload is not resolved");
         return ST_INVALID;
     }
-    memset(out, 0, sizeof *out);
+    recommendation_clear(out);
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
     limits_free(&lim);
@@ -934,12 +961,40 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * plan_empty clear the plan first; the others are copies of those). */
     if (w->pricing != PRICING_CLOUD)
         memset(scratch, 0, sizeof *scratch);
+    /* Each candidate priced, and the scans below that need nothing but the
+     * prices done in the same pass, each one the comparisons of its own
+     * loop in the same order (the tier choice depends on the order of ties):
+     * - the cheapest overall and the cheapest within min_days_cap (the
+     *   minimum tier's pool is one or the other, by any_short);
+     * - the cheapest meeting deadline and budget (recommended);
+     * - the cheapest meeting the deadline and the fastest within budget
+     *   (what the answer says when nothing meets both);
+     * - the fastest overall, first of equals (performance when nothing
+     *   fits the budget). */
+    int imin = -1, irec = -1, iperf = -1, any_short = 0;
+    int imin_all = -1, imin_short = -1, icheap_dl = -1, ifast_b = -1, ifast_all = 0;
+    double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
     for (int i = 0; i < nc; i++) {
-        if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
+        const struct engine_candidate *x = &cands[i];
+        if (x->gi < 0 || x->gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
         }
         cand_cost(c, &ctx, &cands[i], scratch, &memo);
+        if (x->days <= DAYS_CAP)
+            any_short = 1;
+        if (cheaper(cands, i, imin_all))
+            imin_all = i;
+        if (x->days <= min_days_cap && cheaper(cands, i, imin_short))
+            imin_short = i;
+        if (!(x->days > deadline || x->cost > budget) && cheaper(cands, i, irec))
+            irec = i;
+        if (x->days <= deadline && (icheap_dl < 0 || x->cost < cands[icheap_dl].cost))
+            icheap_dl = i;
+        if (x->cost <= budget && (ifast_b < 0 || x->days < cands[ifast_b].days))
+            ifast_b = i;
+        if (i > 0 && x->days < cands[ifast_all].days)
+            ifast_all = i;
     }
 
     if (nc == 0) {
@@ -967,28 +1022,10 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      *   never dearer than either.
      * Near-ties (NEAR_TIE) may move recommended and minimum to a simpler
      * cluster, never above the cost of a tier they must undercut. */
-    int imin = -1, irec = -1, iperf = -1, any_short = 0;
-    double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
-    for (int i = 0; i < nc; i++)
-        if (cands[i].days <= DAYS_CAP)
-            any_short = 1;
 #define IN_MIN_POOL(i) (!any_short || cands[i].days <= min_days_cap)
-    for (int i = 0; i < nc; i++) {
-        if (!IN_MIN_POOL(i))
-            continue;
-        if (imin < 0 || cands[i].cost < cands[imin].cost ||
-            (cands[i].cost == cands[imin].cost && cands[i].days < cands[imin].days))
-            imin = i;
-    }
-    /* ---- recommended: cheapest meeting deadline and budget. */
+    imin = any_short ? imin_short : imin_all;
+    /* ---- recommended: cheapest meeting deadline and budget (irec above). */
     int imin_cheapest = imin, irec_cheapest = -1;
-    for (int i = 0; i < nc; i++) {
-        if (cands[i].days > deadline || cands[i].cost > budget)
-            continue;
-        if (irec < 0 || cands[i].cost < cands[irec].cost ||
-            (cands[i].cost == cands[irec].cost && cands[i].days < cands[irec].days))
-            irec = i;
-    }
     /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
      * fewest nodes, then the fewest GPUs: fewer machines to get, wire and
      * keep healthy (R33: do not over-design). The simpler plan must still
@@ -1036,17 +1073,12 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * for a tier that shows the same one; then each tier gets its own notes. */
     struct engine_plan *pmin = &out->tiers[TIER_MINIMUM], *prec = &out->tiers[TIER_RECOMMENDED],
                        *pperf = &out->tiers[TIER_PERFORMANCE];
-    int icheap_dl = -1, ifast_b = -1, ishow = irec, ifast = iperf;
+    int ishow = irec, ifast = iperf;
     if (irec < 0) {
         /* Say what would make it possible: the cheapest plan meeting the
          * deadline (needs more budget), or the fastest within budget (needs
-         * a later deadline). Show the first as the plan body. */
-        for (int i = 0; i < nc; i++) {
-            if (cands[i].days <= deadline && (icheap_dl < 0 || cands[i].cost < cands[icheap_dl].cost))
-                icheap_dl = i;
-            if (cands[i].cost <= budget && (ifast_b < 0 || cands[i].days < cands[ifast_b].days))
-                ifast_b = i;
-        }
+         * a later deadline), both found while pricing. Show the first as the
+         * plan body. */
         ishow = icheap_dl >= 0 ? icheap_dl : (ifast_b >= 0 ? ifast_b : imin);
         if (icheap_dl < 0) {
             /* Nothing meets the deadline: show the fastest plan overall. */
@@ -1057,12 +1089,8 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
                 ifast_b = ishow;
         }
     }
-    if (iperf < 0) {
-        ifast = 0;
-        for (int i = 1; i < nc; i++)
-            if (cands[i].days < cands[ifast].days)
-                ifast = i;
-    }
+    if (iperf < 0)
+        ifast = ifast_all;
     blank.w = *w;
     blank.w.tokens_b = 0;
     blank.w.deadline_days = 0;
