@@ -116,7 +116,11 @@ static struct thread_scratch *thread_scratch(int *owned)
         scratch_free(s);
         return NULL;
     }
-    s->rec->candidates_from = 0;   /* holds no memo entry's candidates (search_memo_get) */
+    /* Holds no memo entry's candidates (search_memo_get) and no plan parts
+     * (engine_plan_memo): malloc's bytes may be an old allocation's. */
+    s->rec->candidates_from = 0;
+    memset(s->rec->plan_memo, 0, sizeof s->rec->plan_memo);
+    s->rec->plan_memo_tick = 0;
     if (!rec_key_ok || pthread_setspecific(rec_key, s) != 0)
         *owned = 1;   /* no per-thread slot: the caller frees it */
     return s;
