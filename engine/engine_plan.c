@@ -64,7 +64,7 @@ static int scaled_round(double x, int prec, unsigned long long *u)
     s = prec >= 0 ? fabs(x) * FMT_P10[prec] : fabs(x) / FMT_P10[-prec];
     if (s >= 1099511627776.0)   /* 2^40 */
         return 0;
-    r = floor(s);
+    r = (double)(unsigned long long)s;   /* floor: s is in [0, 2^40), truncation is exact */
     f = s - r;                  /* exact below 2^52 */
     if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096)
         return 0;
