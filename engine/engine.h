@@ -438,20 +438,24 @@ const char *engine_fabric_kind_name(enum engine_fabric_kind k);
 const char *engine_price_conf_name(enum engine_price_conf p);
 
 /* Three tiers for the workload (already resolved). The recommendation is
- * large (~700 KB: 2,048 candidates and the search's layout memo): callers
- * heap-allocate it. */
+ * large (~840 KB: 2,048 candidates, the search's layout memo and the
+ * pricing's plan memo): callers heap-allocate it. */
 enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
                              struct engine_recommendation *out, char *err, size_t errlen);
 
 /* engine_recommend in two steps. The search fills params, the search
  * warnings, configs_evaluated, min_mem_* and the candidates (cluster, layout,
- * fabric rate, throughput, memory; days and cost 0): a function of the
- * workload without tokens_b, deadline_days, budget_usd and dataset_tb, which
- * it never reads. The pricing step takes a recommendation holding exactly
- * what the search filled (or a copy of it, e.g. from a cache; the tiers may
- * hold anything: pricing reads none of their bytes and, on success, writes
- * each whole), prices every candidate for the full workload and picks the
- * tiers. Search + price = engine_recommend, bit for bit. */
+ * fabric rate, throughput, memory, start-up, goodput, the storage bill's
+ * token-free parts; days and cost 0): a function of the workload without
+ * tokens_b, deadline_days, budget_usd and dataset_tb, which it never reads.
+ * It empties the plan memo and leaves the tiers as they were. The pricing
+ * step takes a recommendation holding exactly what the search filled (or a
+ * copy of it, e.g. from a cache; the tiers may hold anything: pricing reads
+ * none of their bytes and, on success, writes each whole up to its lists'
+ * counts), prices every candidate for the full workload (writing each one's
+ * days and cost, and reading nothing else it writes), picks the tiers and
+ * keeps their clusters' plan parts in the plan memo. Search + price =
+ * engine_recommend, bit for bit, whatever the plan memo held. */
 enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
                                     struct engine_recommendation *out, char *err, size_t errlen);
 enum status engine_recommend_price(const struct catalog *c, const struct engine_workload *w,

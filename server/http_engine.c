@@ -67,12 +67,14 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
     return 0;
 }
 
-/* The recommendation is ~700 KB (candidates for 2,048 clusters and the
- * search's layout memo): allocating and zeroing one per request went
- * through mmap/munmap and page faults on every call, which under load cost
- * more than the answer itself. Each
- * worker thread keeps one and reuses it (freed when the thread ends); the
- * engine and the memo set every field they hand on. Beside it the thread
+/* The recommendation is ~840 KB (candidates for 2,048 clusters, the
+ * search's layout memo, the pricing's plan memo): allocating and zeroing
+ * one per request went through mmap/munmap and page faults on every call,
+ * which under load cost more than the answer itself. Each worker thread
+ * keeps one and reuses it (freed when the thread ends); the engine and the
+ * memo set every field they hand on, and what it keeps from one request to
+ * the next (the memo entry's candidates, the plan parts of the last tiers)
+ * is used again only for the same search result and clusters. Beside it the thread
  * keeps its writer's cache of cluster-only answer parts (json_plan.c):
  * one per thread, so it needs no lock; it is keyed by every value it was
  * written from, so it holds nothing that could go stale. */
