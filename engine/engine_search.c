@@ -772,11 +772,26 @@ static void plan_empty(struct engine_plan *pl, const char *why)
  * wider, so simplicity decides. */
 #define NEAR_TIE 0.03
 
-/* Whether candidate i is cheaper than candidate j (-1: none yet), the
- * faster of equal costs; the first of equals stays. */
-static int cheaper(const struct engine_candidate *cands, int i, int j)
+/* A scan's pick so far (i -1: none) with its days and cost beside it, so
+ * that a comparison reads no candidate but the new one (the picked one is
+ * not written again). */
+struct pick {
+    int i;
+    double days, cost;
+};
+
+static void pick(struct pick *p, int i, double days, double cost)
 {
-    return j < 0 || cands[i].cost < cands[j].cost || (cands[i].cost == cands[j].cost && cands[i].days < cands[j].days);
+    p->i = i;
+    p->days = days;
+    p->cost = cost;
+}
+
+/* Whether days and cost are cheaper than the pick, the faster of equal
+ * costs; the first of equals stays. */
+static int cheaper(const struct pick *p, double days, double cost)
+{
+    return p->i < 0 || cost < p->cost || (cost == p->cost && days < p->days);
 }
 
 /* Fewer nodes, then fewer GPUs, then cheaper. */
@@ -972,30 +987,35 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * - the fastest overall, first of equals (performance when nothing
      *   fits the budget). */
     int imin = -1, irec = -1, iperf = -1, any_short = 0;
-    int imin_all = -1, imin_short = -1, icheap_dl = -1, ifast_b = -1, ifast_all = 0;
+    struct pick min_all = {-1, 0, 0}, min_short = {-1, 0, 0}, rec = {-1, 0, 0}, cheap_dl = {-1, 0, 0},
+                fast_b = {-1, 0, 0}, fast_all = {-1, 0, 0};
     double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
     for (int i = 0; i < nc; i++) {
-        const struct engine_candidate *x = &cands[i];
-        if (x->gi < 0 || x->gi >= c->n_gpus) {
+        double d, k;
+        if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
         }
         cand_cost(c, &ctx, &cands[i], scratch, &memo);
-        if (x->days <= DAYS_CAP)
+        d = cands[i].days;
+        k = cands[i].cost;
+        if (d <= DAYS_CAP)
             any_short = 1;
-        if (cheaper(cands, i, imin_all))
-            imin_all = i;
-        if (x->days <= min_days_cap && cheaper(cands, i, imin_short))
-            imin_short = i;
-        if (!(x->days > deadline || x->cost > budget) && cheaper(cands, i, irec))
-            irec = i;
-        if (x->days <= deadline && (icheap_dl < 0 || x->cost < cands[icheap_dl].cost))
-            icheap_dl = i;
-        if (x->cost <= budget && (ifast_b < 0 || x->days < cands[ifast_b].days))
-            ifast_b = i;
-        if (i > 0 && x->days < cands[ifast_all].days)
-            ifast_all = i;
+        if (cheaper(&min_all, d, k))
+            pick(&min_all, i, d, k);
+        if (d <= min_days_cap && cheaper(&min_short, d, k))
+            pick(&min_short, i, d, k);
+        if (!(d > deadline || k > budget) && cheaper(&rec, d, k))
+            pick(&rec, i, d, k);
+        if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
+            pick(&cheap_dl, i, d, k);
+        if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
+            pick(&fast_b, i, d, k);
+        if (fast_all.i < 0 || d < fast_all.days)   /* from the first on, as `ifast = 0` then i = 1.. did */
+            pick(&fast_all, i, d, k);
     }
+    irec = rec.i;
+    int icheap_dl = cheap_dl.i, ifast_b = fast_b.i, ifast_all = fast_all.i;
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
@@ -1023,7 +1043,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * Near-ties (NEAR_TIE) may move recommended and minimum to a simpler
      * cluster, never above the cost of a tier they must undercut. */
 #define IN_MIN_POOL(i) (!any_short || cands[i].days <= min_days_cap)
-    imin = any_short ? imin_short : imin_all;
+    imin = any_short ? min_short.i : min_all.i;
     /* ---- recommended: cheapest meeting deadline and budget (irec above). */
     int imin_cheapest = imin, irec_cheapest = -1;
     /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
