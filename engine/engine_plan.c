@@ -74,19 +74,38 @@ static int scaled_round(double x, int prec, unsigned long long *u)
 
 /* u with prec decimals, the sign of x; trim drops trailing fraction zeros
  * and then a bare decimal point, as %g does. */
+static const char FMT_PAIRS[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+
+/* The digits are written from the right, two at a time (one division by
+ * 100 instead of two by 10). */
 static void out_digits(struct fmt_out *o, double x, unsigned long long u, int prec, int trim)
 {
     char tmp[48], *end = tmp + sizeof tmp, *q = end;
-    for (int i = 0; i < prec; i++) {
+    int i = 0;
+    for (; i + 2 <= prec; i += 2) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (i < prec) {
         *--q = (char)('0' + u % 10);
         u /= 10;
     }
     if (prec > 0)
         *--q = '.';
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * u, 2);
+    } else {
+        *--q = (char)('0' + u);
+    }
     if (signbit(x))
         *--q = '-';
     if (trim && prec > 0) {
