@@ -237,16 +237,19 @@ static double storage_usd(const struct engine_storage *s, double cap, double day
     return cap * s->usd_per_tb_buy;
 }
 
-static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, const struct catalog *c,
-                         const char *tier, int kind_idx, double need_tb, double need_write_gbs,
-                         double need_read_gbs, double days, enum engine_pricing pricing, int texts)
+/* Adds a tier to the plan; returns its catalog row, NULL when none was
+ * added (the bill of materials' lines take their date from it). */
+static const struct engine_storage *storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx,
+                                                 const struct catalog *c, const char *tier, int kind_idx,
+                                                 double need_tb, double need_write_gbs, double need_read_gbs,
+                                                 double days, enum engine_pricing pricing, int texts)
 {
     const char *kind = STORAGE_KIND_IDS[kind_idx];
     const struct engine_storage *s = storage_kind(ctx, c, kind_idx);
     struct plan_storage_tier *t;
     double cap;
     if (!s || pl->n_storage >= PLAN_STORAGE_TIERS_MAX)
-        return;
+        return NULL;
     cap = storage_cap_tb(s, need_tb, need_write_gbs, need_read_gbs);
     t = &pl->storage[pl->n_storage++];
     /* A scratch plan (no texts) needs only the kind, which the bought
@@ -264,6 +267,7 @@ static void storage_tier(struct engine_plan *pl, const struct eval_ctx *ctx, con
     if (s->write_gbs_max > 0 && t->write_gbs > s->write_gbs_max)
         t->write_gbs = s->write_gbs_max;
     t->usd = storage_usd(s, cap, days, pricing);
+    return s;
 }
 
 /* The storage tiers a run needs, in the order the plan lists them (F10,
@@ -466,6 +470,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
     int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
     const char *as_of = g->price_as_of;
     char buf[96];
+    const struct engine_storage *row[PLAN_STORAGE_TIERS_MAX];   /* pl->storage[i]'s catalog row */
 
     buf[0] = '\0';
     /* ---- storage (F11, R27-R35) */
@@ -475,9 +480,13 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         struct storage_need need[PLAN_STORAGE_TIERS_MAX];
         int k = storage_needs(ctx, c, n, per_node, nodes, pl->days, pl->dataset_tb, pl->ckpt_size_gb, pl->ckpt_keep,
                               pl->ckpt_write_gbs, pl->read_gbs, need);
-        for (int i = 0; i < k; i++)
-            storage_tier(pl, ctx, c, need[i].tier, need[i].kind, need[i].need_tb, need[i].write_gbs,
-                         need[i].read_gbs, pl->days, w->pricing, texts);
+        for (int i = 0; i < k; i++) {
+            const struct engine_storage *s = storage_tier(pl, ctx, c, need[i].tier, need[i].kind, need[i].need_tb,
+                                                          need[i].write_gbs, need[i].read_gbs, pl->days, w->pricing,
+                                                          texts);
+            if (s)
+                row[pl->n_storage - 1] = s;
+        }
     }
 
     /* ---- bill of materials; the cost is its total */
@@ -496,7 +505,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
                     engine_fmt(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
                              pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", buf, 1, pl->storage[i].usd,
-                    texts ? catalog_storage_find(c, pl->storage[i].kind)->as_of : "");
+                    texts ? row[i]->as_of : "");
             }
         pl->cost_usd = pl->bom_total_usd;
         gpu_usd = pl->billed_hours * n * g->cloud_usd_per_gpu_hour;
@@ -534,7 +543,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
                     engine_fmt(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
                 bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
-                    texts ? catalog_storage_find(c, pl->storage[i].kind)->as_of : "");
+                    texts ? row[i]->as_of : "");
             }
         fixed = pl->bom_total_usd;
         bom(pl, texts, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
