@@ -643,11 +643,20 @@ struct exp_slot {
     struct frag f;
 };
 
+/* The recorded parts of an answer (jw_rec, json_write.c): what comes
+ * before the tiers, each tier's members, and what comes after them. On a
+ * memo hit most of each part's calls have the key and value they had the
+ * last time, so its text is mostly copied from the last answer's; a part
+ * is recorded per tier so that a tier whose plan takes another form (an
+ * infeasible tier's reason) leaves the others' replay alone. */
+enum { REC_HEAD, REC_TIER0, REC_TAIL = REC_TIER0 + TIER_COUNT, REC_PARTS };
+
 struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
     int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
     unsigned long long used, written;
+    struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
 };
 
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written)
@@ -656,15 +665,32 @@ void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long lo
     *written = cache ? cache->written : 0;
 }
 
+void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned long long *taken,
+                                  unsigned long long *written)
+{
+    *taken = *written = 0;
+    for (int i = 0; cache && i < REC_PARTS; i++) {
+        unsigned long long t, w;
+        jw_rec_stats(cache->rec[i], &t, &w);
+        *taken += t;
+        *written += w;
+    }
+}
+
 struct json_plan_cache *json_plan_cache_new(void)
 {
-    return calloc(1, sizeof(struct json_plan_cache));
+    struct json_plan_cache *c = calloc(1, sizeof(struct json_plan_cache));
+    for (int i = 0; c && i < REC_PARTS; i++)
+        c->rec[i] = jw_rec_new();
+    return c;
 }
 
 void json_plan_cache_free(struct json_plan_cache *cache)
 {
     if (!cache)
         return;
+    for (int i = 0; i < REC_PARTS; i++)
+        jw_rec_free(cache->rec[i]);
     for (int i = 0; i < CACHE_SLOTS; i++) {
         free(cache->hw[i].f.text);
         free(cache->exp[i].f.text);
@@ -1020,25 +1046,34 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
     struct jw j;
     jw_init(&j);
     jw_obj(&j, NULL);
+    if (cache)
+        jw_rec_begin(&j, cache->rec[REC_HEAD]);
     jw_str(&j, "engine_version", ENGINE_VERSION);
     write_model(&j, w, r->params_b, r->active_params_b);
     jw_str(&j, "task", engine_task_name(w->task));
     jw_num(&j, "tokens_b", w->tokens_b);
     jw_str(&j, "precision", engine_precision_name(w->precision));
     jw_str(&j, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
+    jw_rec_end(&j);
     jw_arr(&j, "tiers");
     for (int t = 0; t < TIER_COUNT; t++) {
         jw_obj(&j, NULL);
+        if (cache)
+            jw_rec_begin(&j, cache->rec[REC_TIER0 + t]);
         write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t, cache);
+        jw_rec_end(&j);
         jw_end(&j);
     }
     jw_end(&j);
+    if (cache)
+        jw_rec_begin(&j, cache->rec[REC_TAIL]);
     jw_arr(&j, "warnings");
     for (int i = 0; i < r->n_warnings; i++)
         jw_str(&j, NULL, r->warnings[i]);
     jw_end(&j);
     jw_num(&j, "configs_evaluated", (double)r->configs_evaluated);
     write_frontier(&j, c, r);
+    jw_rec_end(&j);
     jw_end(&j);
     return jw_finish(&j, len);
 }

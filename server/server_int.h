@@ -76,11 +76,19 @@ struct json_buf {
     int failed;
 };
 #define JW_DEPTH_MAX 32
+struct jw_rec;
 struct jw {
     struct json_buf b;
     int depth;
     unsigned char first[JW_DEPTH_MAX];   /* no member written yet at this level */
     char close[JW_DEPTH_MAX];            /* '}' or ']' for each open level */
+    /* The recorded part being written again (jw_rec_begin), NULL when none:
+     * the call it is at (ri), whether every call so far was of the
+     * recorded kind (sync), the run of recorded bytes taken and not yet
+     * copied, the part's start in b and the writer's level there. */
+    struct jw_rec *rec;
+    int ri, sync, depth0;
+    size_t run_from, run_len, start;
 };
 void jw_init(struct jw *j);
 void jw_end(struct jw *j);
@@ -110,6 +118,18 @@ void jw_raw_members(struct jw *j, const char *text, size_t len);
 /* The text (heap, free()) and its length; NULL when writing failed or a
  * level was left open. */
 char *jw_finish(struct jw *j, size_t *len);
+/* A part of a document written again and again with mostly the same
+ * values (json_write.c says how): jw_rec_begin(j, rec) .. jw_rec_end(j)
+ * around the calls that write it. The text is the same as without; only
+ * its cost changes. Keys inside a recorded part must be string literals
+ * (compared by address). One recording at a time per writer; jw_rec_new
+ * gives NULL when out of memory, jw_rec_free(NULL) is a no-op. */
+struct jw_rec *jw_rec_new(void);
+void jw_rec_free(struct jw_rec *r);
+void jw_rec_begin(struct jw *j, struct jw_rec *r);
+void jw_rec_end(struct jw *j);
+/* Calls whose recorded text was taken, and calls written (tests). */
+void jw_rec_stats(const struct jw_rec *r, unsigned long long *taken, unsigned long long *written);
 /* Plan answers written directly (json_plan.c); json_*_encode parse these. */
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
                                const struct engine_recommendation *r, size_t *len);
@@ -122,6 +142,10 @@ struct json_plan_cache *json_plan_cache_new(void);
 void json_plan_cache_free(struct json_plan_cache *cache);
 /* Texts taken from the cache and texts written into it (tests). */
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written);
+/* Writer calls whose text was copied from the answer before (recorded
+ * parts, jw_rec) and calls written (tests). */
+void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned long long *taken,
+                                  unsigned long long *written);
 char *json_recommendation_text_cached(const struct catalog *c, const struct engine_workload *w,
                                       const struct engine_recommendation *r, struct json_plan_cache *cache,
                                       size_t *len);
