@@ -47,22 +47,29 @@ static enum status fail(struct dec *d, const char *field, const char *fmt, ...)
     return ST_INVALID;
 }
 
+/* A field's path, prefix and key ("model." "layers"), for a failure's
+ * message: written only when one is reported (a valid body names no path). */
+static const char *path_of(char path[96], const char *prefix, const char *key)
+{
+    if (snprintf(path, 96, "%s%s", prefix, key) < 0)
+        path[0] = '\0';
+    return path;
+}
+
 /* Refuses keys outside `known` and duplicate keys. */
 static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefix, const char *const *known)
 {
     char path[96];
     for (const cJSON *it = obj->child; it; it = it->next) {
         int ok = 0;
-        if (snprintf(path, sizeof path, "%s%s", prefix, it->string ? it->string : "?") < 0)
-            path[0] = '\0';
-        for (const char *const *k = known; *k; k++)
+        for (const char *const *k = known; *k && !ok; k++)
             if (it->string && strcmp(it->string, *k) == 0)
                 ok = 1;
         if (!ok)
-            return fail(d, path, "unknown field");
+            return fail(d, path_of(path, prefix, it->string ? it->string : "?"), "unknown field");
         for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
             if (prev->string && it->string && strcmp(prev->string, it->string) == 0)
-                return fail(d, path, "duplicate field");
+                return fail(d, path_of(path, prefix, it->string), "duplicate field");
     }
     return ST_OK;
 }
@@ -75,14 +82,12 @@ static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, 
     char path[96];
     if (!v)
         return ST_OK;
-    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-        path[0] = '\0';
     if (!cJSON_IsNumber(v))
-        return fail(d, path, "must be a number");
+        return fail(d, path_of(path, prefix, key), "must be a number");
     if (!isfinite(v->valuedouble))
-        return fail(d, path, "must be a finite number");
+        return fail(d, path_of(path, prefix, key), "must be a finite number");
     if (v->valuedouble < lo || v->valuedouble > hi)
-        return fail(d, path, "%g is out of range (%g..%g)", v->valuedouble, lo, hi);
+        return fail(d, path_of(path, prefix, key), "%g is out of range (%g..%g)", v->valuedouble, lo, hi);
     *out = v->valuedouble;
     return ST_OK;
 }
@@ -95,11 +100,8 @@ static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, 
     char path[96];
     if (st != ST_OK || isnan(x))
         return st;
-    if (x != floor(x)) {
-        if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-            path[0] = '\0';
-        return fail(d, path, "must be a whole number");
-    }
+    if (x != floor(x))
+        return fail(d, path_of(path, prefix, key), "must be a whole number");
     *out = (int)x;
     return ST_OK;
 }
@@ -109,17 +111,17 @@ static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, 
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     char path[96];
+    size_t n;
     if (present)
         *present = 0;
     if (!v)
         return ST_OK;
-    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-        path[0] = '\0';
     if (!cJSON_IsString(v) || !v->valuestring)
-        return fail(d, path, "must be a string");
-    if (strlen(v->valuestring) >= outlen || !v->valuestring[0])
-        return fail(d, path, "must be 1 to %zu characters", outlen - 1);
-    memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+        return fail(d, path_of(path, prefix, key), "must be a string");
+    n = strlen(v->valuestring);
+    if (n >= outlen || !n)
+        return fail(d, path_of(path, prefix, key), "must be 1 to %zu characters", outlen - 1);
+    memcpy(out, v->valuestring, n + 1);
     if (present)
         *present = 1;
     return ST_OK;
@@ -140,9 +142,7 @@ static enum status get_enum(struct dec *d, const cJSON *obj, const char *prefix,
             *out = i;
             return ST_OK;
         }
-    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-        path[0] = '\0';
-    return fail(d, path, "unknown value \"%s\"", buf);
+    return fail(d, path_of(path, prefix, key), "unknown value \"%s\"", buf);
 }
 
 static enum status decode_model(struct dec *d, const cJSON *m, struct engine_workload *w)
@@ -273,11 +273,12 @@ static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct 
         if (cJSON_GetArraySize(ga) == 0)
             return fail(d, "gpus_allowed", "must not be empty (leave it out to allow every GPU)");
         cJSON_ArrayForEach(it, ga) {
-            if (snprintf(path, sizeof path, "gpus_allowed[%d]", i) < 0)
-                path[0] = '\0';
             if (!cJSON_IsString(it) || !it->valuestring || !it->valuestring[0] ||
-                strlen(it->valuestring) >= ENGINE_ID_MAX)
+                strlen(it->valuestring) >= ENGINE_ID_MAX) {
+                if (snprintf(path, sizeof path, "gpus_allowed[%d]", i) < 0)
+                    path[0] = '\0';
                 return fail(d, path, "must be a GPU id string");
+            }
             memcpy(w->gpus_allowed[i], it->valuestring, strlen(it->valuestring) + 1);
             i++;
         }
