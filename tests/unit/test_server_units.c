@@ -2,7 +2,8 @@
  * vectors from RFC 6070-style PBKDF2-HMAC-SHA256 tables and RFC 4231),
  * constant-time comparison, CSV escaping, the webhook address classifier,
  * the OpenAPI document against the route table, and the JSON writer (numbers,
- * strings, the recommendation frontier). */
+ * strings, the recommendation frontier, recorded parts against the plain
+ * writer). */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -573,6 +574,166 @@ static int ref_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
+/* ---- recorded parts (jw_rec): random documents written twice over
+ *
+ * A document is written from a stream of random draws: members of random
+ * kinds, keys and values, nested objects and arrays, spliced members, a
+ * part recorded at a random level (sometimes closing the level it began
+ * in). Between one writing and the next each draw is drawn again with a
+ * small chance, so the next document has mostly the same calls with some
+ * values changed and now and then another shape from some point on.
+ * Strings are passed in the same buffers each time, their content changed,
+ * so a recording that compared where a string lies, not what it says,
+ * would show. Every writing with the recording must give the very bytes
+ * the plain writer gives. */
+enum { GEN_DRAWS = 240 };
+
+struct gen {
+    const unsigned *r;
+    int pos, nstr;
+    char (*bufs)[200];
+};
+
+static unsigned gen_next(struct gen *g)
+{
+    return g->pos < GEN_DRAWS ? g->r[g->pos++] : 0;
+}
+
+static const char *const GEN_KEYS[] = {"a", "bb", "key", "x_y", "n", "days", "cost_usd", "why"};
+static const double GEN_NUMS[] = {0, -0.0, 1, 2.5, 1e300, NAN, INFINITY, 123456789, 0.1, -7, 9007199254740993.0,
+                                  1e21, 0.30000000000000004, 42};
+static const char *const GEN_STRS[] = {"", "abc", "with \"quote\"", "tab\there", "\x01" "ctl", "abd", NULL,
+    "a long rationale text that cites 123 days, 4567 tokens and $8446659 of cost, long enough for several blocks",
+    "a long rationale text that cites 123 days, 4567 tokens and $8446660 of cost, long enough for several blocks"};
+static const char *const GEN_RAW_OBJ[] = {"", "\"r\":1", "\"q\":[1,2],\"z\":null"};
+static const char *const GEN_RAW_ARR[] = {"", "1", "\"s\",{}"};
+
+static void gen_members(struct jw *j, struct gen *g, int depth, int obj);
+
+static void gen_value(struct jw *j, struct gen *g, const char *key, int depth)
+{
+    unsigned c = gen_next(g);
+    switch (c % 8) {
+    case 0:
+    case 1:
+        jw_num(j, key, GEN_NUMS[(c >> 3) % (sizeof GEN_NUMS / sizeof GEN_NUMS[0])]);
+        break;
+    case 2:
+    case 3: {
+        const char *t = GEN_STRS[(c >> 3) % (sizeof GEN_STRS / sizeof GEN_STRS[0])];
+        char *buf = g->bufs[g->nstr++ % 64];
+        if (t)
+            snprintf(buf, 200, "%s", t);
+        jw_str(j, key, t ? buf : NULL);
+        break;
+    }
+    case 4:
+        if ((c >> 3) % 2)
+            jw_bool(j, key, (c >> 4) % 2);
+        else
+            jw_null(j, key);
+        break;
+    case 5:
+    case 6:
+        if (depth < 6) {
+            if (c % 8 == 5)
+                jw_obj(j, key);
+            else
+                jw_arr(j, key);
+            gen_members(j, g, depth + 1, c % 8 == 5);
+            jw_end(j);
+            break;
+        }
+        /* fall through */
+    default:
+        jw_num(j, key, (double)(c >> 3));
+        break;
+    }
+}
+
+static void gen_members(struct jw *j, struct gen *g, int depth, int obj)
+{
+    unsigned n = gen_next(g) % 5;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned c = gen_next(g);
+        if (c % 9 == 0) {
+            const char *t = obj ? GEN_RAW_OBJ[(c / 9) % 3] : GEN_RAW_ARR[(c / 9) % 3];
+            jw_raw_members(j, t, strlen(t));
+        } else {
+            gen_value(j, g, obj ? GEN_KEYS[(c / 9) % (sizeof GEN_KEYS / sizeof GEN_KEYS[0])] : NULL, depth);
+        }
+    }
+}
+
+/* One document from draws r; recorded into rec when rec is not NULL. */
+static char *gen_write(const unsigned *r, char (*bufs)[200], struct jw_rec *rec, size_t *len)
+{
+    struct gen g = {r, 0, 0, bufs};
+    struct jw j;
+    unsigned shape = gen_next(&g);
+    int closes = shape % 7 == 0;   /* the part closes the level it began in */
+
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    gen_members(&j, &g, 1, 1);
+    if (shape % 3 == 0) {
+        jw_arr(&j, "part");
+        gen_members(&j, &g, 2, 0);
+    } else {
+        jw_obj(&j, "part");
+        gen_members(&j, &g, 2, 1);
+    }
+    if (rec)
+        jw_rec_begin(&j, rec);
+    for (int k = 0; k < 6; k++)
+        gen_members(&j, &g, 2, shape % 3 != 0);
+    if (closes)
+        jw_end(&j);
+    if (rec)
+        jw_rec_end(&j);
+    if (!closes)
+        jw_end(&j);
+    gen_members(&j, &g, 1, 1);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
+{
+    unsigned r[GEN_DRAWS];
+    static char bufs_plain[64][200], bufs_rec[64][200];
+    struct jw_rec *rec = jw_rec_new();
+    unsigned long long st = 0x2545f4914f6cdd1dULL, taken = 0, written = 0;
+
+    ck_assert_ptr_nonnull(rec);
+    for (int i = 0; i < GEN_DRAWS; i++)
+        r[i] = (unsigned)(st = st * 6364136223846793005ULL + 1442695040888963407ULL) >> 1;
+    for (int n = 0; n < 60000; n++) {
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        /* a new draw here and there: changed values, and from some point on another shape */
+        int rate = n % 1000 == 0 ? 1 : n % 3 == 0 ? 20 : 200;
+        for (int i = 0; i < GEN_DRAWS; i++) {
+            st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+            if ((st >> 33) % (unsigned)rate == 0)
+                r[i] = (unsigned)(st >> 8);
+        }
+        a = gen_write(r, bufs_plain, NULL, &la);
+        b = gen_write(r, bufs_rec, rec, &lb);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "writing %d: the recorded writer wrote\n%s\ninstead of\n%s",
+                      n, b, a);
+        free(a);
+        free(b);
+    }
+    jw_rec_stats(rec, &taken, &written);
+    /* Both paths ran, many times: recorded bytes taken and calls written anew. */
+    ck_assert_msg(taken > 500000 && written > 100000, "taken %llu, written %llu", taken, written);
+    jw_rec_free(rec);
+}
+END_TEST
+
 START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
 {
     struct catalog *cat = calloc(1, sizeof *cat);
@@ -667,6 +828,10 @@ int main(void)
     tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
+    TCase *wr = tcase_create("json writer");
+    tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
+    tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
+    suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
