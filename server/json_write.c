@@ -87,14 +87,35 @@ static inline void putc1(struct json_buf *b, char c)
     b->p[b->len++] = c;
 }
 
-/* Unsigned decimal digits of v into the end of tmp; returns the start. */
-static char *utoa_end(unsigned long long v, char *end)
+/* "00" to "99": two digits a step. */
+static const char DIGITS2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
+/* The decimal digits of u at o (no sign, no NUL): their count. Counted
+ * first, then written from the last, two at a time. */
+static size_t put_u64(char *o, unsigned long long u)
 {
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
+    size_t n = 1;
+    char *p;
+    for (unsigned long long t = 10; n < 20 && u >= t; t *= 10)   /* 10^19 < 2^64: t never wraps before n is 20 */
+        n++;
+    p = o + n;
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        p -= 2;
+        p[0] = DIGITS2[2 * r];
+        p[1] = DIGITS2[2 * r + 1];
+    }
+    if (u >= 10) {
+        p -= 2;
+        p[0] = DIGITS2[2 * u];
+        p[1] = DIGITS2[2 * u + 1];
+    } else {
+        *--p = (char)('0' + u);
+    }
+    return n;
 }
 
 static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
@@ -139,7 +160,7 @@ static int big_int_g(char out[32], double d, int p)
     u128 x = (u128)fabs(d), q = x, pow10k = 1, v;
     int digits = 0, k, e;
     char tmp[48], *end = tmp + sizeof tmp, *o = out;
-    for (u128 t = x; t; t /= 10)
+    for (u128 t = 1; t <= x && digits < 39; t *= 10)   /* x < 2^120 < 10^37: no overflow */
         digits++;
     k = digits > p ? digits - p : 0;
     for (int i = 0; i < k; i++)
@@ -164,10 +185,10 @@ static int big_int_g(char out[32], double d, int p)
         }
     }
     v = q * pow10k;   /* the decimal the text denotes: below 2^121, no overflow */
-    /* The digits of q, most significant first. */
+    /* The digits of q, most significant first: q < 10^p fits 64 bits. */
     {
         char *s = end;
-        u128 t = q;
+        unsigned long long t = (unsigned long long)q;
         do {
             *--s = (char)('0' + (int)(t % 10));
             t /= 10;
@@ -215,43 +236,42 @@ static inline double round_even(double x)
 #endif
 }
 
-/* The digits in tmp[q, end) and a '-' first when neg, to out: the length. */
-static size_t copy_out(char *out, int neg, const char *q, const char *end)
-{
-    size_t n = 0;
-    if (neg)
-        out[n++] = '-';
-    while (q < end)
-        out[n++] = *q++;
-    out[n] = '\0';
-    return n;
-}
-
 /* json_write_number's text of d into out (32 bytes): its length. */
 static size_t number_text(char out[32], double d)
 {
-    char tmp[32], *end = tmp + sizeof tmp;
     double a = fabs(d);
+    size_t n;
     if (!isfinite(d)) {
         memcpy(out, "null", 5);
         return 4;
     }
-    if (a < EXACT_INT_MAX && (double)(long long)d == d)
-        return copy_out(out, d < 0, utoa_end((unsigned long long)a, end), end);
+    if (a < EXACT_INT_MAX && (double)(long long)d == d) {
+        n = d < 0;
+        out[0] = '-';
+        n += put_u64(out + n, (unsigned long long)a);
+        out[n] = '\0';
+        return n;
+    }
     for (int k = 1; k <= 9; k++) {
         double v = a * P10[k];
         if (v >= EXACT_INT_MAX)
             break;
         double r = round_even(v);
         if (r / P10[k] == a) {
-            unsigned long long u = (unsigned long long)r;
-            char *q = end;
-            for (int i = 0; i < k; i++) {   /* the k decimals, zero-padded */
-                *--q = (char)('0' + u % 10);
-                u /= 10;
+            /* r / 10^k: the integer part, a point, then k decimals zero-padded */
+            unsigned long long u = (unsigned long long)r, p10 = (unsigned long long)P10[k], frac;
+            n = d < 0;
+            out[0] = '-';
+            n += put_u64(out + n, u / p10);
+            out[n++] = '.';
+            frac = u % p10;
+            for (int i = k - 1; i >= 0; i--) {
+                out[n + (size_t)i] = (char)('0' + frac % 10);
+                frac /= 10;
             }
-            *--q = '.';
-            return copy_out(out, d < 0, utoa_end(u, q), end);
+            n += (size_t)k;
+            out[n] = '\0';
+            return n;
         }
     }
     if (a >= EXACT_INT_MAX && a < 0x1p120) {
@@ -260,9 +280,9 @@ static size_t number_text(char out[32], double d)
                 return strlen(out);
     }
     for (int prec = 15; prec <= 17; prec++) {
-        int n = snprintf(out, 32, "%.*g", prec, d);
-        if (n > 0 && n < 32 && (prec == 17 || strtod(out, NULL) == d))
-            return (size_t)n;
+        int m = snprintf(out, 32, "%.*g", prec, d);
+        if (m > 0 && m < 32 && (prec == 17 || strtod(out, NULL) == d))
+            return (size_t)m;
     }
     memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
     return 4;

@@ -574,6 +574,109 @@ static int ref_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
+/* json_write_number's fast forms against the forms as they were first
+ * written (digits one at a time, the decimal search, %.15g..%.17g with a
+ * read-back for the rest), over 2M random doubles: integers of every
+ * length, few-decimal values, neighbours of 2^53, random bit patterns. */
+static void ref_number(char out[32], double d)
+{
+    static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    char tmp[32], *end = tmp + sizeof tmp, *q;
+    double a = fabs(d);
+    size_t n = 0;
+    if (!isfinite(d)) {
+        snprintf(out, 32, "null");
+        return;
+    }
+    if (a < 9007199254740992.0 && (double)(long long)d == d) {
+        unsigned long long u = (unsigned long long)a;
+        q = end;
+        do {
+            *--q = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        goto copy;
+    }
+    for (int k = 1; k <= 9; k++) {
+        double v = a * p10[k];
+        if (v >= 9007199254740992.0)
+            break;
+        double r = nearbyint(v);
+        if (r / p10[k] == a) {
+            unsigned long long u = (unsigned long long)r;
+            q = end;
+            for (int i = 0; i < k; i++) {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+            }
+            *--q = '.';
+            do {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            goto copy;
+        }
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(out, 32, "%.*g", prec, d);
+        if (prec == 17 || strtod(out, NULL) == d)
+            return;
+    }
+copy:
+    if (d < 0)
+        out[n++] = '-';
+    while (q < end)
+        out[n++] = *q++;
+    out[n] = '\0';
+}
+
+START_TEST(json_number_fast_forms_equal_the_first_forms)
+{
+    unsigned long long st = 0x853c49e6748fea9bULL;
+    for (int i = 0; i < 2000000; i++) {
+        char mine[32], want[32];
+        double d;
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned long long x = st >> 11;
+        switch (i % 10) {
+        case 0:   /* any bit pattern */
+            memcpy(&d, &st, sizeof d);
+            break;
+        case 1:
+        case 2:
+        case 3:   /* an integer of 1 to 16 digits */
+            d = (double)(x % (unsigned long long)pow(10.0, 1 + (double)(st % 16)));
+            break;
+        case 4:   /* just around 2^53 */
+            d = 9007199254740992.0 + (double)((long long)(x % 64) - 32);
+            break;
+        default: {   /* r / 10^k, as the encoder rounds */
+            int k = (int)(st % 10);
+            d = round((double)(x % 100000000000ULL) / (double)(1 + st % 97)) / pow(10.0, k);
+            break;
+        }
+        }
+        if (st & 1)
+            d = -d;
+        json_write_number(mine, d);
+        ref_number(want, d);
+        if (strcmp(mine, want) != 0)   /* (ck_assert_msg writes to Check's pipe each time: 2M writes) */
+            ck_abort_msg("%a: %s, first written as %s", d, mine, want);
+    }
+}
+END_TEST
+
+/* json_plan.c rounds with a table of 10^0..10^22 where it called pow. */
+START_TEST(powers_of_ten_from_pow_are_the_exact_literals)
+{
+    for (int k = 0; k <= 22; k++) {
+        char lit[8];
+        snprintf(lit, sizeof lit, "1e%d", k);
+        ck_assert_msg(pow(10.0, k) == strtod(lit, NULL), "pow(10, %d) is not %s", k, lit);
+    }
+}
+END_TEST
+
 /* ---- recorded parts (jw_rec): random documents written twice over
  *
  * A document is written from a stream of random draws: members of random
@@ -720,10 +823,9 @@ START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
         }
         a = gen_write(r, bufs_plain, NULL, &la);
         b = gen_write(r, bufs_rec, rec, &lb);
-        ck_assert_ptr_nonnull(a);
-        ck_assert_ptr_nonnull(b);
-        ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "writing %d: the recorded writer wrote\n%s\ninstead of\n%s",
-                      n, b, a);
+        if (!a || !b || la != lb || memcmp(a, b, la) != 0)
+            ck_abort_msg("writing %d: the recorded writer wrote\n%s\ninstead of\n%s", n, b ? b : "NULL",
+                         a ? a : "NULL");
         free(a);
         free(b);
     }
@@ -831,6 +933,8 @@ int main(void)
     TCase *wr = tcase_create("json writer");
     tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
+    tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
+    tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
