@@ -230,13 +230,26 @@ struct app {
 struct resp_cache;
 struct resp_cache *resp_cache_new(void);
 void resp_cache_free(struct resp_cache *c);
-/* SHA-256 of route, NUL, body. */
-void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32]);
+/* What an answer is kept under: the route and the request body itself, or
+ * for a body over RESP_BODY_KEEP bytes its SHA-256; a 64-bit hash of those
+ * picks the slots worth comparing. It borrows route and body (and points
+ * into itself for a digest): fill it with resp_cache_key, do not copy it. */
+#define RESP_BODY_KEEP 4096
+struct resp_key {
+    unsigned long long hash;
+    const char *route;
+    size_t route_len;
+    const unsigned char *id;   /* the body, or sum */
+    size_t id_len;
+    int digest;                /* id is sum, the body's SHA-256 */
+    unsigned char sum[32];
+};
+void resp_cache_key(const char *route, const char *body, size_t len, struct resp_key *key);
 /* 1 and a heap copy of the body (caller frees with free()) on a hit; 0 on a miss. */
-int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
+int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body, size_t *len);
 /* Keeps body (heap, from malloc) under key and takes it: the cache frees it
  * (at once when it is not kept). The caller must not touch it afterwards. */
-void resp_cache_put(struct resp_cache *c, const unsigned char key[32], char *body, size_t len);
+void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
 /* ---- layout-search memo: search_memo.h ---- */

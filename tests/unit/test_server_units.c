@@ -677,6 +677,53 @@ START_TEST(powers_of_ten_from_pow_are_the_exact_literals)
 }
 END_TEST
 
+/* The plan cache keeps each answer under its route and the body itself
+ * (or the SHA-256 of a body over RESP_BODY_KEEP) and compares them byte
+ * for byte: a body that differs in one byte, the same body on the other
+ * route, and a key whose hash was made to equal a kept one's all miss. */
+START_TEST(the_plan_cache_tells_bodies_apart_byte_for_byte)
+{
+    struct resp_cache *c = resp_cache_new();
+    struct resp_key ka, kb, kr, kl, kl2;
+    static char big[3 * RESP_BODY_KEEP], big2[3 * RESP_BODY_KEEP];
+    const char *a = "{\"tokens_b\":15000}", *b = "{\"tokens_b\":15001}";
+    char *got = NULL;
+    size_t len = 0;
+
+    ck_assert_ptr_nonnull(c);
+    memset(big, 'x', sizeof big);
+    memcpy(big2, big, sizeof big2);
+    big2[sizeof big2 - 1] = 'y';
+    resp_cache_key("recommend", a, strlen(a), &ka);
+    resp_cache_put(c, &ka, strdup("answer a"), 8);
+    resp_cache_key("recommend", big, sizeof big, &kl);
+    ck_assert(kl.digest);
+    resp_cache_put(c, &kl, strdup("answer big"), 10);
+
+    resp_cache_key("recommend", a, strlen(a), &ka);
+    ck_assert(resp_cache_get(c, &ka, &got, &len));
+    ck_assert_str_eq(got, "answer a");
+    free(got);
+    resp_cache_key("recommend", b, strlen(b), &kb);
+    ck_assert(!resp_cache_get(c, &kb, &got, &len));
+    kb.hash = ka.hash;   /* the same hash, another body: still a miss */
+    ck_assert(!resp_cache_get(c, &kb, &got, &len));
+    resp_cache_key("estimate", a, strlen(a), &kr);
+    ck_assert(!resp_cache_get(c, &kr, &got, &len));
+    kr.hash = ka.hash;
+    ck_assert(!resp_cache_get(c, &kr, &got, &len));
+
+    resp_cache_key("recommend", big, sizeof big, &kl);
+    ck_assert(resp_cache_get(c, &kl, &got, &len));
+    ck_assert_str_eq(got, "answer big");
+    free(got);
+    resp_cache_key("recommend", big2, sizeof big2, &kl2);
+    kl2.hash = kl.hash;
+    ck_assert(!resp_cache_get(c, &kl2, &got, &len));
+    resp_cache_free(c);
+}
+END_TEST
+
 /* ---- recorded parts (jw_rec): random documents written twice over
  *
  * A document is written from a stream of random draws: members of random
@@ -935,6 +982,7 @@ int main(void)
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
+    tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
