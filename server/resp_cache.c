@@ -101,7 +101,7 @@ void resp_cache_key(const char *route, const char *body, size_t len, struct resp
 static int same_id(const struct cache_slot *s, const struct resp_key *key)
 {
     size_t rl = key->route_len;
-    return s->body && s->hash == key->hash && s->id_len == rl + 2 + key->id_len && memcmp(s->id, key->route, rl) == 0 &&
+    return s->hash == key->hash && s->body && s->id_len == rl + 2 + key->id_len && memcmp(s->id, key->route, rl) == 0 &&
            s->id[rl] == '\0' && s->id[rl + 1] == (unsigned char)key->digest &&
            memcmp(s->id + rl + 2, key->id, key->id_len) == 0;
 }
