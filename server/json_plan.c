@@ -644,6 +644,7 @@ struct frag {
 struct hw_slot {
     struct hw_key key;
     struct frag f;
+    struct jw_rec *rec;   /* the rest of the last tier written with this cluster (below) */
 };
 
 struct exp_slot {
@@ -653,11 +654,14 @@ struct exp_slot {
 };
 
 /* The recorded parts of an answer (jw_rec, json_write.c): what comes
- * before the tiers, each tier's members, and what comes after them. On a
- * memo hit most of each part's calls have the key and value they had the
- * last time, so its text is mostly copied from the last answer's; a part
- * is recorded per tier so that a tier whose plan takes another form (an
- * infeasible tier's reason) leaves the others' replay alone. */
+ * before the tiers, each tier's members after its hardware, and what comes
+ * after the tiers. On a memo hit most of each part's calls have the key
+ * and value they had the last time, so its text is mostly copied from the
+ * last answer's. A tier's part is recorded with its cluster's hardware
+ * text (struct hw_slot): the same cluster gives a plan of the same form,
+ * so a thread that serves several workloads in turn replays each tier
+ * from the last tier of its cluster, not from another workload's; a
+ * cluster the cache cannot hold uses one recording per tier. */
 enum { REC_HEAD, REC_TIER0, REC_TAIL = REC_TIER0 + TIER_COUNT, REC_PARTS };
 
 struct json_plan_cache {
@@ -678,9 +682,9 @@ void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned 
                                   unsigned long long *written)
 {
     *taken = *written = 0;
-    for (int i = 0; cache && i < REC_PARTS; i++) {
+    for (int i = 0; cache && i < REC_PARTS + CACHE_SLOTS; i++) {
         unsigned long long t, w;
-        jw_rec_stats(cache->rec[i], &t, &w);
+        jw_rec_stats(i < REC_PARTS ? cache->rec[i] : cache->hw[i - REC_PARTS].rec, &t, &w);
         *taken += t;
         *written += w;
     }
@@ -691,6 +695,8 @@ struct json_plan_cache *json_plan_cache_new(void)
     struct json_plan_cache *c = calloc(1, sizeof(struct json_plan_cache));
     for (int i = 0; c && i < REC_PARTS; i++)
         c->rec[i] = jw_rec_new();
+    for (int i = 0; c && i < CACHE_SLOTS; i++)
+        c->hw[i].rec = jw_rec_new();
     return c;
 }
 
@@ -703,6 +709,7 @@ void json_plan_cache_free(struct json_plan_cache *cache)
     for (int i = 0; i < CACHE_SLOTS; i++) {
         free(cache->hw[i].f.text);
         free(cache->exp[i].f.text);
+        jw_rec_free(cache->hw[i].rec);
     }
     free(cache);
 }
@@ -742,9 +749,10 @@ static struct frag frag_of_exp(const struct engine_plan *p)
     return frag_fit(text, len);
 }
 
-/* The cached text for k, written and kept first if no slot holds it;
- * NULL when k cannot be cached or memory ran out (the caller writes). */
-static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
+/* The slot with the cached text for k, written and kept first if no slot
+ * holds it; NULL when k cannot be cached or memory ran out (the caller
+ * writes). */
+static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
 {
     struct hw_slot *s;
     struct frag f;
@@ -753,7 +761,7 @@ static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_ke
     for (int i = 0; i < CACHE_SLOTS; i++)
         if (c->hw[i].f.text && memcmp(&c->hw[i].key, k, sizeof *k) == 0) {
             c->used++;
-            return &c->hw[i].f;
+            return &c->hw[i];
         }
     f = frag_of_hw(k, t);
     if (!f.text)
@@ -764,7 +772,7 @@ static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_ke
     free(s->f.text);
     memcpy(&s->key, k, sizeof *k);   /* padding too: the slots compare with memcmp */
     s->f = f;
-    return &s->f;
+    return s;
 }
 
 /* The expectations compare as stored: expect() clears each one before
@@ -812,6 +820,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
 {
     struct hw_key hk;
     struct hw_strs hs;
+    struct hw_slot *hslot = NULL;
 
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
@@ -822,8 +831,12 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
     hw_key_fill(&hk, &hs, p);
-    if (!cache || !frag_put(j, cache_hw(cache, &hk, &hs)))
+    if (cache && (hslot = cache_hw(cache, &hk, &hs)) != NULL)
+        frag_put(j, &hslot->f);
+    else
         write_hw(j, &hk, &hs);
+    if (cache)
+        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + (tier >= 0 && tier < TIER_COUNT ? tier : 0)]);
 
     jw_obj(j, "storage");
     jw_arr(j, "tiers");
@@ -916,6 +929,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     }
     jw_end(j);
     jw_num(j, "bom_total_usd", rnd(p->bom_total_usd, 0));
+    jw_rec_end(j);
 }
 
 static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
@@ -1072,10 +1086,7 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
     jw_arr(&j, "tiers");
     for (int t = 0; t < TIER_COUNT; t++) {
         jw_obj(&j, NULL);
-        if (cache)
-            jw_rec_begin(&j, cache->rec[REC_TIER0 + t]);
         write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t, cache);
-        jw_rec_end(&j);
         jw_end(&j);
     }
     jw_end(&j);
