@@ -1005,14 +1005,18 @@ static void frontier_sorted(const struct engine_recommendation *r, struct cand_o
 static void frontier(const struct engine_recommendation *r, struct cand_order *set, int *kept_out)
 {
     int n = 0;
+    /* The slowest kept candidate's days and cost (set[n - 1]), in locals:
+     * +inf days while the set is empty, so that no candidate is after it. */
+    double last_days = INFINITY, last_cost = 0;
     for (int i = 0; i < r->n_candidates; i++) {
-        struct cand_order x = {r->candidates[i].days, r->candidates[i].cost, i};
+        const struct engine_candidate *k = &r->candidates[i];
         int at = n, end;
         /* Most candidates are slower than the slowest kept and cost as
          * much: then that one is the predecessor, and the newcomer goes
          * (what the steps below decide for it too; false for NaN). */
-        if (n > 0 && x.days > set[n - 1].days && x.cost >= set[n - 1].cost)
+        if (k->days > last_days && k->cost >= last_cost)
             continue;
+        struct cand_order x = {k->days, k->cost, i};
         if (isnan(x.days) || isnan(x.cost)) {
             frontier_sorted(r, set, kept_out);
             return;
@@ -1028,6 +1032,8 @@ static void frontier(const struct engine_recommendation *r, struct cand_order *s
         memmove(&set[at + 1], &set[end], (size_t)(n - end) * sizeof *set);
         n += 1 - (end - at);
         set[at] = x;
+        last_days = set[n - 1].days;
+        last_cost = set[n - 1].cost;
     }
     *kept_out = n < 64 ? n : 64;
 }

@@ -138,11 +138,11 @@ __extension__ typedef unsigned __int128 u128;
  * for every tie (libgcc rounds 10^23 up, strtod down). */
 static int reads_back(u128 v, u128 x)
 {
-    int e = 127;
+    unsigned long long hi = (unsigned long long)(x >> 64);
+    /* the top bit of x (not 0: x >= 2^53) */
+    int e = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((unsigned long long)x);
     u128 ulp, diff2, half2;
     int even;
-    while (!((x >> e) & 1))
-        e--;
     ulp = (u128)1 << (e - 52);
     even = ((x >> (e - 52)) & 1) == 0;
     if (v >= x) {
@@ -160,7 +160,10 @@ static int big_int_g(char out[32], double d, int p)
     u128 x = (u128)fabs(d), q = x, pow10k = 1, v;
     int digits = 0, k, e;
     char tmp[48], *end = tmp + sizeof tmp, *o = out;
-    for (u128 t = 1; t <= x && digits < 39; t *= 10)   /* x < 2^120 < 10^37: no overflow */
+    /* x >= 2^53 > 10^15: at least 16 digits, counted on from there
+     * (x < 2^120 < 10^37: t never overflows) */
+    digits = 15;
+    for (u128 t = (u128)1000000000000000ULL; t <= x && digits < 39; t *= 10)
         digits++;
     k = digits > p ? digits - p : 0;
     for (int i = 0; i < k; i++)
