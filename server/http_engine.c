@@ -73,9 +73,10 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
  * more than the answer itself. Each
  * worker thread keeps one and reuses it (freed when the thread ends); the
  * engine and the memo set every field they hand on. Beside it the thread
- * keeps its writer's cache of cluster-only answer parts (json_plan.c):
- * one per thread, so it needs no lock; it is keyed by every value it was
- * written from, so it holds nothing that could go stale. */
+ * keeps its writer's cache of cluster-only answer parts and the recordings
+ * of its last answers' parts (json_plan.c): one per thread, so it needs no
+ * lock; it is keyed by every value it was written from, so it holds
+ * nothing that could go stale. */
 struct thread_scratch {
     struct engine_recommendation *rec;
     struct json_plan_cache *cache;   /* NULL when it could not be made: answers are written in full */

@@ -2,6 +2,9 @@
  * number-heavy documents such as planner answers: json_write prints a cJSON
  * tree; jw_* write a document member by member with no tree at all (the plan
  * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
+ * A part written again with mostly the same calls (a memo hit's answer)
+ * can be recorded (jw_rec, "recorded parts" below): its unchanged calls
+ * then copy their recorded bytes instead of formatting them.
  *
  * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
  * with sscanf to decide whether 17 digits are needed: two trips
