@@ -177,6 +177,7 @@ int cli_serve(int argc, char **argv)
     app.catalog = catalog;
     app.plan_cache = resp_cache_new();
     app.search_memo = search_memo_new();
+    app.rec_pool = rec_pool_new();
     db_close(db);
     db = NULL;
 
@@ -209,6 +210,7 @@ int cli_serve(int argc, char **argv)
     free(catalog);
     resp_cache_free(app.plan_cache);
     search_memo_free(app.search_memo);
+    rec_pool_free(app.rec_pool);
     log_msg(LOG_INFO, "stopped");
     return 0;
 }

@@ -70,27 +70,35 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
 /* The recommendation is ~840 KB (candidates for 2,048 clusters, the
  * search's layout memo, the pricing's plan memo): allocating and zeroing
  * one per request went through mmap/munmap and page faults on every call,
- * which under load cost more than the answer itself. Each worker thread
- * keeps one and reuses it (freed when the thread ends); the engine and the
- * memo set every field they hand on, and what it keeps from one request to
- * the next (the memo entry's candidates, the plan parts of the last tiers)
- * is used again only for the same search result and clusters. Beside it
- * the thread keeps its writer's cache of cluster-only answer parts and the
- * recordings of its last answers' parts (json_plan.c): one per thread, so
- * it needs no lock; it is keyed by every value it was written from, so it
- * holds nothing that could go stale. */
+ * which under load cost more than the answer itself. So it is reused,
+ * together with the writer's cache of cluster-only answer parts and the
+ * recordings of its last answers' parts (json_plan.c). What they keep from
+ * one request to the next (the memo entry's candidates, the plan parts of
+ * the last tiers, the answer parts) is keyed by every value it was made
+ * from, so any request may use any of them and none can go stale.
+ *
+ * They are kept in a pool, not one per thread: civetweb runs one worker
+ * (and runner) thread per open connection, so with 64 clients a thread's
+ * own scratch was last touched 63 requests ago and every request read its
+ * ~250 KB working set (candidates, tiers, plan memo, recordings) from far
+ * caches. The pool hands out the scratch released last (a stack), which is
+ * still in a core's cache, and only as many exist as requests ever ran at
+ * once (up to REC_POOL_MAX are kept; more are freed on release). */
 struct thread_scratch {
     struct engine_recommendation *rec;
     struct json_plan_cache *cache;   /* NULL when it could not be made: answers are written in full */
 };
 
-static pthread_key_t rec_key;
-static pthread_once_t rec_once = PTHREAD_ONCE_INIT;
-static int rec_key_ok;
+#define REC_POOL_MAX 16
 
-static void scratch_free(void *p)
+struct rec_pool {
+    pthread_mutex_t mu;
+    int n;
+    struct thread_scratch *kept[REC_POOL_MAX]; /* kept[n - 1] was released last */
+};
+
+static void scratch_free(struct thread_scratch *s)
 {
-    struct thread_scratch *s = p;
     if (!s)
         return;
     free(s->rec);
@@ -98,18 +106,38 @@ static void scratch_free(void *p)
     free(s);
 }
 
-static void rec_key_init(void)
+struct rec_pool *rec_pool_new(void)
 {
-    rec_key_ok = pthread_key_create(&rec_key, scratch_free) == 0;
+    struct rec_pool *p = calloc(1, sizeof *p);
+    if (p && pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
 }
 
-static struct thread_scratch *thread_scratch(int *owned)
+void rec_pool_free(struct rec_pool *p)
 {
-    struct thread_scratch *s;
-    *owned = 0;
-    pthread_once(&rec_once, rec_key_init);
-    if (rec_key_ok && (s = pthread_getspecific(rec_key)) != NULL)
-        return s;
+    if (!p)
+        return;
+    for (int i = 0; i < p->n; i++)
+        scratch_free(p->kept[i]);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* The scratch released last, or a new one (NULL when out of memory). */
+static struct thread_scratch *scratch_get(struct rec_pool *p)
+{
+    struct thread_scratch *s = NULL;
+    if (p) {
+        pthread_mutex_lock(&p->mu);
+        if (p->n > 0)
+            s = p->kept[--p->n];
+        pthread_mutex_unlock(&p->mu);
+        if (s)
+            return s;
+    }
     s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
@@ -124,9 +152,21 @@ static struct thread_scratch *thread_scratch(int *owned)
     s->rec->candidates_from = 0;
     memset(s->rec->plan_memo, 0, sizeof s->rec->plan_memo);
     s->rec->plan_memo_tick = 0;
-    if (!rec_key_ok || pthread_setspecific(rec_key, s) != 0)
-        *owned = 1;   /* no per-thread slot: the caller frees it */
     return s;
+}
+
+/* Back on top of the pool, or freed when the pool is full (or absent). */
+static void scratch_put(struct rec_pool *p, struct thread_scratch *s)
+{
+    if (p) {
+        pthread_mutex_lock(&p->mu);
+        if (p->n < REC_POOL_MAX) {
+            p->kept[p->n++] = s;
+            s = NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+    scratch_free(s);
 }
 
 int http_recommend(struct http_req *req)
@@ -138,7 +178,7 @@ int http_recommend(struct http_req *req)
     struct thread_scratch *scratch;
     char err[512] = "", field[96] = "";
     struct resp_key key;
-    int hit = 0, owned = 0;
+    int hit = 0;
     char *text;
     size_t len = 0;
 
@@ -157,7 +197,7 @@ int http_recommend(struct http_req *req)
         return bad_input(req, field, err);
     }
     cJSON_Delete(doc);
-    scratch = thread_scratch(&owned);
+    scratch = scratch_get(req->app->rec_pool);
     rec = scratch ? scratch->rec : NULL;
     if (!rec) {
         http_problem_status(req, ST_NOMEM, "out of memory");
@@ -166,16 +206,14 @@ int http_recommend(struct http_req *req)
     /* A miss here may still find the layout search in the memo (same
      * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */
     if (search_memo_recommend(req->app->search_memo, cat, &w, rec, &hit, err, sizeof err) != ST_OK) {
-        if (owned)
-            scratch_free(scratch);
+        scratch_put(req->app->rec_pool, scratch);
         return bad_input(req, NULL, err);
     }
     text = json_recommendation_text_cached(cat, &w, rec, scratch->cache, &len);
+    scratch_put(req->app->rec_pool, scratch);
     reply_and_keep_h(req, &key, text, len,
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
-    if (owned)
-        scratch_free(scratch);
     return 0;
 }
 

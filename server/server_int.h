@@ -168,6 +168,11 @@ struct cJSON *json_catalog_encode(const struct catalog *c);
  * embedded SQL. Caller frees *out with free(). */
 enum status plan_catalog_open(struct catalog **out, char *err, size_t errlen);
 int http_recommend(struct http_req *req);
+/* Recommend's scratch memory (a recommendation and the writer's caches),
+ * reused across requests, most recently released first. */
+struct rec_pool;
+struct rec_pool *rec_pool_new(void);
+void rec_pool_free(struct rec_pool *p);
 int http_estimate(struct http_req *req);
 int http_catalog(struct http_req *req);
 int cli_parse(int argc, char **argv);   /* cli_report.c */
@@ -222,6 +227,7 @@ struct app {
     const struct catalog *catalog; /* loaded once at start, shared read-only */
     struct resp_cache *plan_cache; /* recommend/estimate answers by body (resp_cache.c) */
     struct search_memo *search_memo; /* recommend layout searches by workload less tokens (search_memo.c) */
+    struct rec_pool *rec_pool;     /* recommend's reusable scratch (http_engine.c); NULL: one per request */
     struct mg_context *ctx;
     struct db_batcher *batcher;    /* group commit for report uploads; lives from http_start to http_stop */
 };
