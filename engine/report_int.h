@@ -77,6 +77,11 @@ struct tok {
     size_t len;
 };
 
+#define LINE_NO_BRACKET ((size_t)-1)
+/* Length of the line at s (to '\n' or avail bytes) and in *rb the offset of
+ * its first ']' before the newline, LINE_NO_BRACKET when it has none. */
+size_t line_scan(const char *s, size_t avail, size_t *rb);
+
 /* Split l into blank-separated tokens (spaces or tabs); at most max. */
 int tok_split(const char *s, size_t len, struct tok *out, int max);
 /* Parse a whole token as a number ("47.38", "-1", "1e+00", "18.6k" with

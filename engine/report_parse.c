@@ -23,10 +23,6 @@
 
 #include "report_int.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 const char *report_kind_name(enum report_kind kind)
 {
     static const char *const names[REPORT_KIND_COUNT] = {
@@ -408,39 +404,6 @@ static void feed(struct parser *p, const struct line *l, int lineno)
         rep->unrecognized_lines++;
 }
 
-#define NO_BRACKET ((size_t)-1)
-
-/* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
- * the offset of its first ']' (NO_BRACKET if none), which tells NCCL INFO
- * lines apart. One pass finds both, sixteen bytes at a step where SSE2 is
- * there: every line needs both, and two library calls per line cost more
- * than the scan. */
-static size_t line_scan(const char *s, size_t avail, size_t *rb)
-{
-    size_t i = 0, r = NO_BRACKET;
-#if defined(__SSE2__)
-    const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
-    for (; i + 16 <= avail; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        unsigned mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn));
-        unsigned mb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb));
-        if (mn)
-            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
-        if (mb && r == NO_BRACKET)
-            r = i + (unsigned)__builtin_ctz(mb);
-        if (mn) {
-            *rb = r;
-            return i + (unsigned)__builtin_ctz(mn);
-        }
-    }
-#endif
-    for (; i < avail && s[i] != '\n'; i++)
-        if (s[i] == ']' && r == NO_BRACKET)
-            r = i;
-    *rb = r;
-    return i;
-}
-
 enum status report_parse(const char *text, size_t len, struct report **out)
 {
     struct parser *p = calloc(1, sizeof(*p));
@@ -472,7 +435,7 @@ enum status report_parse(const char *text, size_t len, struct report **out)
         p->pairs.searches = 0;
         l.pairs = &p->pairs;
         l.info = 0;
-        if (l.raw_len > 0 && rb != NO_BRACKET) {
+        if (l.raw_len > 0 && rb != LINE_NO_BRACKET) {
             /* The first ']' of the line is the first of raw unless the
              * cleaner cut it off with a malformed border character. */
             size_t off = (size_t)(l.raw - s);

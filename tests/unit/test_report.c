@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_int.h"
 
 static struct report *parse(const char *text)
 {
@@ -603,6 +604,92 @@ START_TEST(parse_caps_sections_and_counts_the_rest)
 }
 END_TEST
 
+/* ---- text helpers against byte-loop references ---- */
+
+/* A small generator (xorshift64*): the same draws on every run. */
+static uint64_t draw(uint64_t *st)
+{
+    *st ^= *st >> 12;
+    *st ^= *st << 25;
+    *st ^= *st >> 27;
+    return *st * 2685821657736338717ull;
+}
+
+/* Random text over a few bytes the helpers treat specially, in lengths that
+ * cross the 16- and 32-byte steps. */
+static size_t draw_text(uint64_t *st, char *buf, size_t cap, const char *alpha, size_t na)
+{
+    size_t len = (size_t)(draw(st) % cap);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = alpha[draw(st) % na];
+    return len;
+}
+
+static size_t ref_line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t i = 0;
+    *rb = LINE_NO_BRACKET;
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == ']' && *rb == LINE_NO_BRACKET)
+            *rb = i;
+    return i;
+}
+
+START_TEST(line_scan_matches_a_byte_loop_on_random_text)
+{
+    /* each text is copied to the end of a heap block, so that a read past
+     * avail is caught by the sanitizer build */
+    char *block = malloc(160);
+    static const char alpha[] = "aaaaaaaa    ]]\t[\n\n";
+    static const char sparse[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n";
+    char buf[160];
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < 2000000; k++) {
+        /* dense ']' and newlines; none at all; then both rare, as in logs */
+        size_t len = k % 3 == 0   ? draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1)
+                     : k % 3 == 1 ? draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 3)
+                                  : draw_text(&st, buf, sizeof(buf), sparse, sizeof(sparse) - 1);
+        char *heap = block + 160 - len;
+        memcpy(heap, buf, len);
+        size_t rb, rb_ref;
+        size_t ll = line_scan(heap, len, &rb);
+        size_t ll_ref = ref_line_scan(heap, len, &rb_ref);
+        /* checked only on a mismatch: each Check assertion writes to its
+         * log, which would be most of the time of millions of cases */
+        if (ll != ll_ref || rb != rb_ref) {
+            ck_assert_uint_eq(ll, ll_ref);
+            ck_assert_uint_eq(rb, rb_ref);
+        }
+    }
+    free(block);
+}
+END_TEST
+
+START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
+{
+    /* num_parse_suffix reads a token with the general prefix reader and
+     * takes it whole unless one k/m/g letter ends it: for tokens not ending
+     * in such a letter it is the reference num_parse must agree with, value
+     * bit for bit; tokens that do end in one are never plain numbers. */
+    static const char alpha[] = "0123456789012345678901234567890123456789..--++eEkx ";
+    char buf[28];
+    uint64_t st = 0xD1B54A32D192ED03ull;
+    char *block = malloc(sizeof(buf));
+    for (int k = 0; k < 3000000; k++) {
+        size_t len = draw_text(&st, buf, (k & 1) ? 8 : sizeof(buf), alpha, sizeof(alpha) - 1);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        double v = -7, r = -7;
+        int got = num_parse(heap, len, &v);
+        int want = len > 0 && !strchr("kKmMgG", heap[len - 1]) && num_parse_suffix(heap, len, &r);
+        if (got != want || (got && memcmp(&v, &r, sizeof(v)) != 0))
+            ck_abort_msg("num_parse(\"%.*s\") = %d %.17g, reference %d %.17g", (int)len, heap,
+                         got, v, want, r);
+    }
+    free(block);
+}
+END_TEST
+
 /* ---- checker ---- */
 
 static const char *TOPO_PCIE = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nGPU1\tSYS\t X \t0-7\n";
@@ -827,6 +914,10 @@ static Suite *suite(void)
     tcase_add_test(p, parse_survives_binary_and_unterminated_input);
     tcase_add_test(p, parse_caps_sections_and_counts_the_rest);
     suite_add_tcase(s, p);
+    TCase *x = tcase_create("text");
+    tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
+    suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
     tcase_add_test(c, check_fails_when_nvlinks_are_down);
