@@ -55,6 +55,98 @@ struct line {
     struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
 };
 
+/* Box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF) are terminal
+ * multiplexer borders and fancy prompts, never tool output. */
+static inline int box_at(const char *s, size_t len)
+{
+    return len >= 3 && (unsigned char)s[0] == 0xE2 &&
+           ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
+}
+
+/* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
+ * at s without its paste debris. Inline: the driver calls it on every line,
+ * and the test checks it against the byte loops it replaced. */
+static inline void line_clean(const char *s, size_t len, struct line *l)
+{
+    /* Bytes that may open debris (bit 1) or end it (bit 2). Most lines
+     * open and end with neither, and one table load each tells so, where
+     * the chains of tests below took a dozen branches a line. A box
+     * character's last byte is any continuation byte, so the end test
+     * also looks three bytes back for its lead byte 0xE2. */
+    static const unsigned char debris[256] = {
+        [' '] = 3, ['\t'] = 3, ['\r'] = 3, ['`'] = 3, ['>'] = 1, [0xE2] = 1,
+    };
+    int indent = 0;
+    /* Each pass removes at least one byte, so this ends within len passes. */
+    for (;;) {
+        if (!len || !(debris[(unsigned char)*s] & 1))
+            break;
+        if (len >= 8 && *s == ' ') {
+            /* indented output: the run of spaces in the next eight bytes
+             * in one step (a word's first non-space byte by a bit scan) */
+            uint64_t ns = ~w_eq(w_load(s), W_REP(' ')) & W_HI;
+            unsigned k = ns ? (unsigned)__builtin_ctzll(ns) >> 3 : 8;
+            indent += (int)k;
+            s += k;
+            len -= k;
+        } else if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+            indent += *s == '\t' ? 8 : 1;
+            s++;
+            len--;
+        } else if (len && *s == '>' && (len == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '>')) {
+            s++;
+            len--;
+            indent = 0;
+        } else if (len && *s == '`') {
+            s++;
+            len--;
+        } else if (box_at(s, len)) {
+            s += 3;
+            len -= 3;
+            indent = 0;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (!len || (!(debris[(unsigned char)s[len - 1]] & 2) &&
+                     (len < 3 || (unsigned char)s[len - 3] != 0xE2)))
+            break;
+        if (len >= 8 && s[len - 1] == ' ') {
+            /* padded lines: the trailing run of spaces in the last eight
+             * bytes in one step */
+            uint64_t ns = ~w_eq(w_load(s + len - 8), W_REP(' ')) & W_HI;
+            len -= ns ? (unsigned)__builtin_clzll(ns) >> 3 : 8;
+        } else if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
+                    s[len - 1] == '`')) {
+            len--;
+        } else if (len >= 3 && box_at(s + len - 3, 3)) {
+            len -= 3;
+        } else {
+            break;
+        }
+    }
+    l->raw = s;
+    l->raw_len = len;
+    l->indent = indent;
+    l->hashed = 0;
+    if (len && *s == '#') {
+        l->hashed = 1;
+        s++;
+        len--;
+        while (len && (*s == ' ' || *s == '\t')) {
+            s++;
+            len--;
+        }
+    }
+    l->s = s;
+    l->len = len;
+    /* A lone "#" is a blank line of nccl-tests; callers may read l->s[0] of
+     * any line that is not blank, so an empty one must count as blank. */
+    if (len == 0)
+        l->raw_len = 0;
+}
+
 /* The set of adjacent byte pairs in a line's raw text, hashed into 512 slots.
  * A marker can occur in the line only if all of its pairs are in the set,
  * so most searches for markers a line does not hold end after a few bit

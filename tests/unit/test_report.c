@@ -665,6 +665,100 @@ START_TEST(line_scan_matches_a_byte_loop_on_random_text)
 }
 END_TEST
 
+/* line_clean as it was before its one-load exits: chains of byte tests. */
+static int ref_box_at(const char *s, size_t len)
+{
+    return len >= 3 && (unsigned char)s[0] == 0xE2 &&
+           ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
+}
+
+static void ref_line_clean(const char *s, size_t len, struct line *l)
+{
+    int indent = 0;
+    for (;;) {
+        if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+            indent += *s == '\t' ? 8 : 1;
+            s++;
+            len--;
+        } else if (len && *s == '>' && (len == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '>')) {
+            s++;
+            len--;
+            indent = 0;
+        } else if (len && *s == '`') {
+            s++;
+            len--;
+        } else if (ref_box_at(s, len)) {
+            s += 3;
+            len -= 3;
+            indent = 0;
+        } else {
+            break;
+        }
+    }
+    while (len) {
+        char c = s[len - 1];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '`')
+            len--;
+        else if (len >= 3 && ref_box_at(s + len - 3, 3))
+            len -= 3;
+        else
+            break;
+    }
+    l->raw = s;
+    l->raw_len = len;
+    l->indent = indent;
+    l->hashed = 0;
+    if (len && *s == '#') {
+        l->hashed = 1;
+        s++;
+        len--;
+        while (len && (*s == ' ' || *s == '\t')) {
+            s++;
+            len--;
+        }
+    }
+    l->s = s;
+    l->len = len;
+    if (len == 0)
+        l->raw_len = 0;
+}
+
+START_TEST(line_clean_matches_byte_tests_on_random_lines)
+{
+    /* pieces of paste debris (blanks, quote marks, backticks, box
+     * characters and their parts) around a little text */
+    static const char *const pieces[] = {
+        " ", " ", " ", "        ", "\t", "\r", ">", "> ", ">>", "`", "#", "# ", "a", "b7",
+        "\xE2\x94\x80", "\xE2\x95\xBF", "\xE2\x94", "\xE2", "\x94", "\xE2\x93\x80", "-",
+    };
+    char buf[96];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x2545F4914F6CDD1Dull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = 0, want = (size_t)(draw(&st) % 24);
+        for (size_t i = 0; i < want; i++) {
+            const char *pc = pieces[draw(&st) % (sizeof(pieces) / sizeof(pieces[0]))];
+            size_t n = strlen(pc);
+            if (len + n > sizeof(buf))
+                break;
+            memcpy(buf + len, pc, n);
+            len += n;
+        }
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        struct line a, b;
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        line_clean(heap, len, &a);
+        ref_line_clean(heap, len, &b);
+        if (a.raw != b.raw || a.raw_len != b.raw_len || a.s != b.s || a.len != b.len ||
+            a.indent != b.indent || a.hashed != b.hashed)
+            ck_abort_msg("line_clean differs on \"%.*s\"", (int)len, heap);
+    }
+    free(block);
+}
+END_TEST
+
 START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 {
     /* num_parse_suffix reads a token with the general prefix reader and
@@ -917,6 +1011,7 @@ static Suite *suite(void)
     TCase *x = tcase_create("text");
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
+    tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
     suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
