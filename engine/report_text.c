@@ -197,7 +197,7 @@ size_t line_scan(const char *s, size_t avail, size_t *rb)
     return i;
 }
 
-static const double pow10_tab[] = {
+const double report_pow10[23] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
@@ -217,7 +217,7 @@ static double scale10(double m, int e)
         if (m == 0.0)
             return m;
     }
-    return e >= 0 ? m * pow10_tab[e] : m / pow10_tab[-e];
+    return e >= 0 ? m * report_pow10[e] : m / report_pow10[-e];
 }
 
 static unsigned digit(char c)
@@ -307,46 +307,17 @@ static inline size_t num_prefix(const char *s, size_t len, double *v)
     }
     if (nint + nfrac > 0 && nint + nfrac <= 19 &&
         (j == len || (s[j] != 'e' && s[j] != 'E'))) {
-        double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
+        double d = nfrac ? (double)m / report_pow10[nfrac] : (double)m;
         *v = neg ? -d : d;
         return j;
     }
     return num_prefix_slow(s, len, v, i, neg);
 }
 
-/* num_prefix's answer for a whole token, written out so that a token that
- * stops on a byte other than 'e' or 'E' is turned down at once (a word in a
- * table cell, "N/A") instead of being read again by the general reader:
- * that reader stops at the same byte, short of the token's end. */
-int num_parse(const char *s, size_t len, double *v)
+/* num_parse's general case (report_int.h): more than 19 digits, an
+ * exponent, or no digits. */
+int num_parse_slow(const char *s, size_t len, double *v, size_t i, int neg)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (len == 0)
-        return 0;
-    if (s[0] == '-' || s[0] == '+') {
-        neg = s[0] == '-';
-        i = 1;
-    }
-    size_t j = i;
-    unsigned long long m = 0;
-    while (j < len && digit(s[j]) <= 9)
-        m = m * 10 + digit(s[j++]);
-    size_t nint = j - i, nfrac = 0;
-    if (j < len && s[j] == '.') {
-        size_t f = ++j;
-        while (j < len && digit(s[j]) <= 9)
-            m = m * 10 + digit(s[j++]);
-        nfrac = j - f;
-    }
-    if (j < len && s[j] != 'e' && s[j] != 'E')
-        return 0;
-    if (j == len && nint + nfrac > 0 && nint + nfrac <= 19) {
-        double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
-        *v = neg ? -d : d;
-        return 1;
-    }
-    /* more than 19 digits, an exponent, or no digits: the general reader */
     double d;
     if (num_prefix_slow(s, len, &d, i, neg) != len || !isfinite(d))
         return 0;
