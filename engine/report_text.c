@@ -392,26 +392,6 @@ int tok_eq_z(const struct tok *t, const char *z)
     return span_eq_z(t->s, t->len, z);
 }
 
-const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a)
-{
-    if (n == 0 || len < n || a >= n)
-        return NULL;
-    const char *last = s + len - n;      /* last possible start */
-    const char *p = s;
-    while (p <= last) {
-        const char *q = memchr(p + a, lit[a], (size_t)(last - p) + 1);
-        if (!q)
-            return NULL;
-        q -= a;
-        /* the last byte first: most false starts fail there, and a
-         * library call costs more than the test */
-        if (q[n - 1] == lit[n - 1] && memcmp(q, lit, n) == 0)
-            return q;
-        p = q + 1;
-    }
-    return NULL;
-}
-
 int span_has_pair_ci(const char *s, size_t len, char a, char b)
 {
     size_t i = 0;
@@ -436,16 +416,6 @@ int span_has_pair_ci(const char *s, size_t len, char a, char b)
         if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
             return 1;
     return 0;
-}
-
-const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
-{
-    /* Look for the first non-blank byte of the literal: lines are full of
-     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
-    size_t a = 0;
-    while (a + 1 < n && lit[a] == ' ')
-        a++;
-    return span_find_at(s, len, lit, n, a);
 }
 
 void line_pairs_fill(const struct line *l)

@@ -759,6 +759,36 @@ START_TEST(line_clean_matches_byte_tests_on_random_lines)
 }
 END_TEST
 
+static const char *ref_find(const char *s, size_t len, const char *lit, size_t n)
+{
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, lit, n) == 0)
+            return s + i;
+    return NULL;
+}
+
+START_TEST(span_find_matches_a_naive_search_on_random_text)
+{
+    /* a small alphabet, so that literals occur, start falsely and overlap */
+    static const char alpha[] = "ab  Tt_";
+    char buf[80], lit[8];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x5851F42D4C957F2Dull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
+        size_t n = 1 + (size_t)(draw(&st) % (sizeof(lit) - 1));
+        for (size_t i = 0; i < n; i++)
+            lit[i] = alpha[draw(&st) % (sizeof(alpha) - 1)];
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        const char *got = span_find_n(heap, len, lit, n), *want = ref_find(heap, len, lit, n);
+        if (got != want)
+            ck_abort_msg("span_find_n(\"%.*s\", \"%.*s\") differs", (int)len, heap, (int)n, lit);
+    }
+    free(block);
+}
+END_TEST
+
 START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 {
     /* num_parse_suffix reads a token with the general prefix reader and
@@ -1012,6 +1042,7 @@ static Suite *suite(void)
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
+    tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
