@@ -463,47 +463,6 @@ const char *span_find_z(const char *s, size_t len, const char *z)
     return span_find_n(s, len, z, strlen(z));
 }
 
-/* Blanks or CR, as one shift and mask like is_sp. */
-static int is_sp_cr(char c)
-{
-    unsigned char u = (unsigned char)c;
-    return (u <= ' ') & (int)((0x100003A00ull >> (u & 63)) & 1);
-}
-
-void span_trim(const char **s, size_t *len)
-{
-    /* Work on copies: stores through the out-parameters would otherwise
-     * force a reload of both on every byte (a char may alias them). */
-    const char *p = *s;
-    size_t n = *len;
-    /* Padded columns ("Product Name                   : ...") leave long
-     * runs of spaces: skip them a word at a time. */
-    while (n >= 8 && w_load(p) == W_REP(' ')) {
-        p += 8;
-        n -= 8;
-    }
-    while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
-        n -= 8;
-    /* The rest of a run of spaces at either end in one step (a bit scan),
-     * as the byte loops below would take it: done in the same order (the
-     * front first), so even an all-blank span ends where it did. */
-    if (n >= 8 && *p == ' ') {
-        size_t k = (size_t)(__builtin_ctzll(~w_eq(w_load(p), W_REP(' ')) & W_HI) >> 3);
-        p += k;
-        n -= k;
-    }
-    while (n && is_sp_cr(*p)) {
-        p++;
-        n--;
-    }
-    if (n >= 8 && p[n - 1] == ' ')
-        n -= (size_t)(__builtin_clzll(~w_eq(w_load(p + n - 8), W_REP(' ')) & W_HI) >> 3);
-    while (n && is_sp_cr(p[n - 1]))
-        n--;
-    *s = p;
-    *len = n;
-}
-
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
 {
     if (dstlen == 0)
@@ -522,21 +481,6 @@ void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
             n--;
     }
     dst[n] = '\0';
-}
-
-int kv_split(const char *s, size_t len, const char **k, size_t *klen,
-             const char **v, size_t *vlen)
-{
-    const char *c = memchr(s, ':', len);
-    if (!c)
-        return 0;
-    *k = s;
-    *klen = (size_t)(c - s);
-    *v = c + 1;
-    *vlen = len - *klen - 1;
-    span_trim(k, klen);
-    span_trim(v, vlen);
-    return 1;
 }
 
 unsigned span_hash(const char *s, size_t len)

@@ -789,6 +789,35 @@ START_TEST(span_find_matches_a_naive_search_on_random_text)
 }
 END_TEST
 
+START_TEST(span_trim_matches_a_byte_loop_on_random_text)
+{
+    static const char alpha[] = "        \t\r\vxy:";
+    char buf[48];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x94D049BB133111EBull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        const char *a = heap, *b = heap;
+        size_t al = len, bl = len;
+        span_trim(&a, &al);
+        /* blanks and CR off the front, then off the back */
+        while (bl && (*b == ' ' || *b == '\t' || *b == '\v' || *b == '\f' || *b == '\r')) {
+            b++;
+            bl--;
+        }
+        while (bl && (b[bl - 1] == ' ' || b[bl - 1] == '\t' || b[bl - 1] == '\v' ||
+                      b[bl - 1] == '\f' || b[bl - 1] == '\r'))
+            bl--;
+        /* an all-blank span may end anywhere in itself: only its length counts */
+        if (al != bl || (al && a != b))
+            ck_abort_msg("span_trim(\"%.*s\") differs", (int)len, heap);
+    }
+    free(block);
+}
+END_TEST
+
 START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 {
     /* num_parse_suffix reads a token with the general prefix reader and
@@ -1043,6 +1072,7 @@ static Suite *suite(void)
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
+    tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
     suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
