@@ -136,67 +136,6 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
     return w.n;
 }
 
-/* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
- * the offset of its first ']' (LINE_NO_BRACKET if none), which tells NCCL
- * INFO lines apart. One pass finds both: every line needs both, and two
- * library calls per line cost more than the scan. With SSE2, sixteen bytes a
- * step in two phases: until the first ']' one mask test per step says
- * whether either byte is there; after it (INFO lines have theirs in the
- * first 30 bytes of about 100) the rest is a search for '\n' alone, 32 bytes
- * a step. Every line of the input passes through here. */
-size_t line_scan(const char *s, size_t avail, size_t *rb)
-{
-    size_t i = 0, r = LINE_NO_BRACKET;
-#if defined(__SSE2__)
-    const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
-    for (; i + 16 <= avail; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i en = _mm_cmpeq_epi8(v, vn), eb = _mm_cmpeq_epi8(v, vb);
-        if (!_mm_movemask_epi8(_mm_or_si128(en, eb)))
-            continue;
-        unsigned mn = (unsigned)_mm_movemask_epi8(en);
-        unsigned mb = (unsigned)_mm_movemask_epi8(eb);
-        if (mn)
-            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
-        if (mb)
-            r = i + (unsigned)__builtin_ctz(mb);
-        if (mn) {
-            *rb = r;
-            return i + (unsigned)__builtin_ctz(mn);
-        }
-        i += 16;
-        break;                              /* a ']' and no newline yet */
-    }
-    if (r != LINE_NO_BRACKET) {
-        for (; i + 32 <= avail; i += 32) {
-            __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-            __m128i e0 = _mm_cmpeq_epi8(v0, vn), e1 = _mm_cmpeq_epi8(v1, vn);
-            if (!_mm_movemask_epi8(_mm_or_si128(e0, e1)))
-                continue;
-            unsigned m = (unsigned)_mm_movemask_epi8(e0) |
-                         ((unsigned)_mm_movemask_epi8(e1) << 16);
-            *rb = r;
-            return i + (unsigned)__builtin_ctz(m);
-        }
-        if (i + 16 <= avail) {
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-                _mm_loadu_si128((const __m128i *)(const void *)(s + i)), vn));
-            if (m) {
-                *rb = r;
-                return i + (unsigned)__builtin_ctz(m);
-            }
-            i += 16;
-        }
-    }
-#endif
-    for (; i < avail && s[i] != '\n'; i++)
-        if (s[i] == ']' && r == LINE_NO_BRACKET)
-            r = i;
-    *rb = r;
-    return i;
-}
-
 const double report_pow10[23] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
