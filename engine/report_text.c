@@ -331,32 +331,6 @@ int tok_eq_z(const struct tok *t, const char *z)
     return span_eq_z(t->s, t->len, z);
 }
 
-int span_has_pair_ci(const char *s, size_t len, char a, char b)
-{
-    size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i fold = _mm_set1_epi8(0x20), va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
-    for (; i + 17 <= len; i += 16) {
-        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
-        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 1)), fold);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
-            return 1;
-    }
-    /* The last bytes: one window ending at the line's end, overlapping
-     * the pairs already tested, instead of up to sixteen scalar steps. */
-    if (i < len && len >= 17) {
-        size_t j = len - 17;
-        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j)), fold);
-        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j + 1)), fold);
-        return (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb))) != 0;
-    }
-#endif
-    for (; i + 1 < len; i++)
-        if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
-            return 1;
-    return 0;
-}
-
 void line_pairs_fill(const struct line *l)
 {
     struct line_pairs *p = l->pairs;

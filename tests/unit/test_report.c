@@ -818,6 +818,26 @@ START_TEST(span_trim_matches_a_byte_loop_on_random_text)
 }
 END_TEST
 
+START_TEST(span_has_pair_ci_matches_a_byte_loop_on_random_text)
+{
+    static const char alpha[] = "sSmMx \x13\x33";
+    char buf[64];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0xBF58476D1CE4E5B9ull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        int want = 0;
+        for (size_t i = 0; i + 1 < len && !want; i++)
+            want = (heap[i] | 0x20) == 's' && (heap[i + 1] | 0x20) == 'm';
+        if (span_has_pair_ci(heap, len, 's', 'm') != want)
+            ck_abort_msg("span_has_pair_ci(\"%.*s\") differs", (int)len, heap);
+    }
+    free(block);
+}
+END_TEST
+
 START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 {
     /* num_parse_suffix reads a token with the general prefix reader and
@@ -1073,6 +1093,7 @@ static Suite *suite(void)
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, span_has_pair_ci_matches_a_byte_loop_on_random_text);
     suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
