@@ -48,26 +48,43 @@ struct tok_walk {
     size_t start;
 };
 
-/* Takes the token edges of one step: a mask with a bit set for each byte
- * where blank turns to token or back, byte j of the step at bit j (shift 0:
- * the SSE2 movemask) or at bit 8j+7 (shift 3: the SWAR word's high bits).
- * Edges alternate: a token's start, then its end. The SSE2 and SWAR steps
- * share this walk. Returns 1 once max tokens are out. */
-static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uint64_t edges, unsigned shift,
-                             struct tok *out, int max)
+/* Takes the token edges of one step: masks with a bit set for each byte
+ * where a token starts (starts) and for each blank byte just after one
+ * (ends), byte j of the step at bit j (shift 0: the SSE2 movemask) or at bit
+ * 8j+7 (shift 3: the SWAR word's high bits). Edges alternate, so after the
+ * end of a token that began in an earlier step, the k-th start of the step
+ * pairs with its k-th end: a token costs one pass of the loop, not one per
+ * edge with a test of which edge it is. A last start with no end left is a
+ * token that goes on into the next step. The SSE2 and SWAR steps share this
+ * walk. Returns 1 once max tokens are out. */
+static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uint64_t starts,
+                             uint64_t ends, unsigned shift, struct tok *out, int max)
 {
-    while (edges) {
-        size_t pos = base + ((unsigned)__builtin_ctzll(edges) >> shift);
-        if (w->in_tok) {
-            out[w->n].s = s + w->start;
-            out[w->n].len = pos - w->start;
-            if (++w->n == max)
-                return 1;
-        } else {
-            w->start = pos;
+    if (w->in_tok) {
+        if (!ends)
+            return 0;           /* it goes on past this step (so no start either) */
+        size_t e = base + ((unsigned)__builtin_ctzll(ends) >> shift);
+        out[w->n].s = s + w->start;
+        out[w->n].len = e - w->start;
+        ends &= ends - 1;
+        w->in_tok = 0;
+        if (++w->n == max)
+            return 1;
+    }
+    while (starts) {
+        size_t b = base + ((unsigned)__builtin_ctzll(starts) >> shift);
+        starts &= starts - 1;
+        if (!ends) {
+            w->start = b;
+            w->in_tok = 1;
+            return 0;
         }
-        w->in_tok = !w->in_tok;
-        edges &= edges - 1;
+        size_t e = base + ((unsigned)__builtin_ctzll(ends) >> shift);
+        ends &= ends - 1;
+        out[w->n].s = s + b;
+        out[w->n].len = e - b;
+        if (++w->n == max)
+            return 1;
     }
     return 0;
 }
@@ -97,7 +114,7 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         }
         unsigned word = ~blank & 0xFFFFu;
         unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
-        if (walk_edges(&w, s, i, (word & ~prev) | (blank & prev), 0, out, max))
+        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
             return w.n;
     }
 #endif
@@ -112,7 +129,7 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         }
         uint64_t word = ~blank & W_HI;                 /* bytes inside a token */
         uint64_t prev = (word << 8) | (w.in_tok ? 0x80u : 0u);
-        if (walk_edges(&w, s, i, (word & ~prev) | (blank & prev), 3, out, max))
+        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 3, out, max))
             return w.n;
     }
     for (; i < len; i++) {

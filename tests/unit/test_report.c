@@ -838,6 +838,54 @@ START_TEST(span_has_pair_ci_matches_a_byte_loop_on_random_text)
 }
 END_TEST
 
+/* Blank-separated tokens one byte at a time: ' ', '\t', '\v', '\f'. */
+static int ref_tok_split(const char *s, size_t len, struct tok *out, int max)
+{
+    int n = 0;
+    size_t i = 0;
+    if (max > TOK_MAX)
+        max = TOK_MAX;
+    while (n < max) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f'))
+            i++;
+        if (i == len)
+            break;
+        size_t b = i;
+        while (i < len && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f'))
+            i++;
+        out[n].s = s + b;
+        out[n].len = i - b;
+        n++;
+    }
+    return n;
+}
+
+START_TEST(tok_split_matches_a_byte_loop_on_random_text)
+{
+    /* blanks of every kind, other control bytes (\n, \r, \x01) that are
+     * not blanks, and long runs, in lines that cross the 16- and 8-byte steps */
+    static const char alpha[] = "ab7.      \t\v\f\n\r\x01";
+    char buf[160];
+    char *block = malloc(sizeof(buf));
+    struct tok a[TOK_MAX], b[TOK_MAX];
+    uint64_t st = 0x2127599BF4325C37ull;
+    for (int k = 0; k < 1000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha,
+                               (k & 1) ? 10 : sizeof(alpha) - 1);   /* spaces and words only */
+        int max = 1 + (int)(draw(&st) % 70);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        int na = tok_split(heap, len, a, max), nb = ref_tok_split(heap, len, b, max);
+        int same = na == nb;
+        for (int i = 0; same && i < na; i++)
+            same = a[i].s == b[i].s && a[i].len == b[i].len;
+        if (!same)
+            ck_abort_msg("tok_split(\"%.*s\", %d) differs", (int)len, heap, max);
+    }
+    free(block);
+}
+END_TEST
+
 START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 {
     /* num_parse_suffix reads a token with the general prefix reader and
@@ -1094,6 +1142,7 @@ static Suite *suite(void)
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, span_has_pair_ci_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, tok_split_matches_a_byte_loop_on_random_text);
     suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
