@@ -20,7 +20,7 @@
 #include "search_memo.h"
 
 /* Sends the cached answer for this request if there is one. */
-static int reply_cached(struct http_req *req, const unsigned char key[32])
+static int reply_cached(struct http_req *req, const struct resp_key *key)
 {
     char *body = NULL;
     size_t len = 0;
@@ -34,7 +34,7 @@ static int reply_cached(struct http_req *req, const unsigned char key[32])
 /* Sends the answer text with the given headers, then hands it to the
  * answer cache under key (json_*_text: written directly, no cJSON tree;
  * the cache frees it). */
-static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], char *text, size_t len,
+static void reply_and_keep_h(struct http_req *req, const struct resp_key *key, char *text, size_t len,
                              const char *headers)
 {
     if (!text) {
@@ -45,7 +45,7 @@ static void reply_and_keep_h(struct http_req *req, const unsigned char key[32], 
     resp_cache_put(req->app->plan_cache, key, text, len);
 }
 
-static void reply_and_keep(struct http_req *req, const unsigned char key[32], char *text, size_t len)
+static void reply_and_keep(struct http_req *req, const struct resp_key *key, char *text, size_t len)
 {
     reply_and_keep_h(req, key, text, len, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
 }
@@ -73,9 +73,10 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
  * more than the answer itself. Each
  * worker thread keeps one and reuses it (freed when the thread ends); the
  * engine and the memo set every field they hand on. Beside it the thread
- * keeps its writer's cache of cluster-only answer parts (json_plan.c):
- * one per thread, so it needs no lock; it is keyed by every value it was
- * written from, so it holds nothing that could go stale. */
+ * keeps its writer's cache of cluster-only answer parts and the recordings
+ * of its last answers' parts (json_plan.c): one per thread, so it needs no
+ * lock; it is keyed by every value it was written from, so it holds
+ * nothing that could go stale. */
 struct thread_scratch {
     struct engine_recommendation *rec;
     struct json_plan_cache *cache;   /* NULL when it could not be made: answers are written in full */
@@ -129,7 +130,7 @@ int http_recommend(struct http_req *req)
     struct engine_recommendation *rec = NULL;
     struct thread_scratch *scratch;
     char err[512] = "", field[96] = "";
-    unsigned char key[32];
+    struct resp_key key;
     int hit = 0, owned = 0;
     char *text;
     size_t len = 0;
@@ -138,8 +139,8 @@ int http_recommend(struct http_req *req)
         return no_catalog(req);
     if (!http_body(req, req->app->json_limit))
         return 0;
-    resp_cache_key("recommend", req->body, req->body_len, key);
-    if (reply_cached(req, key))
+    resp_cache_key("recommend", req->body, req->body_len, &key);
+    if (reply_cached(req, &key))
         return 0;
     if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
         return bad_input(req, "body", err);
@@ -163,7 +164,7 @@ int http_recommend(struct http_req *req)
         return bad_input(req, NULL, err);
     }
     text = json_recommendation_text_cached(cat, &w, rec, scratch->cache, &len);
-    reply_and_keep_h(req, key, text, len,
+    reply_and_keep_h(req, &key, text, len,
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
     if (owned)
@@ -179,14 +180,14 @@ int http_estimate(struct http_req *req)
     struct engine_plan *plan = NULL;
     char err[512] = "", field[96] = "";
     int rc = 0;
-    unsigned char key[32];
+    struct resp_key key;
 
     if (!cat)
         return no_catalog(req);
     if (!http_body(req, req->app->json_limit))
         return 0;
-    resp_cache_key("estimate", req->body, req->body_len, key);
-    if (reply_cached(req, key))
+    resp_cache_key("estimate", req->body, req->body_len, &key);
+    if (reply_cached(req, &key))
         return 0;
     if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
         return bad_input(req, "body", err);
@@ -205,7 +206,7 @@ int http_estimate(struct http_req *req)
     {
         size_t len = 0;
         char *text = json_estimate_text(&er->workload, plan, &len);
-        reply_and_keep(req, key, text, len);
+        reply_and_keep(req, &key, text, len);
     }
 out:
     cJSON_Delete(doc);

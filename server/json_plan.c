@@ -47,22 +47,29 @@ static enum status fail(struct dec *d, const char *field, const char *fmt, ...)
     return ST_INVALID;
 }
 
+/* A field's path, prefix and key ("model." "layers"), for a failure's
+ * message: written only when one is reported (a valid body names no path). */
+static const char *path_of(char path[96], const char *prefix, const char *key)
+{
+    if (snprintf(path, 96, "%s%s", prefix, key) < 0)
+        path[0] = '\0';
+    return path;
+}
+
 /* Refuses keys outside `known` and duplicate keys. */
 static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefix, const char *const *known)
 {
     char path[96];
     for (const cJSON *it = obj->child; it; it = it->next) {
         int ok = 0;
-        if (snprintf(path, sizeof path, "%s%s", prefix, it->string ? it->string : "?") < 0)
-            path[0] = '\0';
-        for (const char *const *k = known; *k; k++)
+        for (const char *const *k = known; *k && !ok; k++)
             if (it->string && strcmp(it->string, *k) == 0)
                 ok = 1;
         if (!ok)
-            return fail(d, path, "unknown field");
+            return fail(d, path_of(path, prefix, it->string ? it->string : "?"), "unknown field");
         for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
             if (prev->string && it->string && strcmp(prev->string, it->string) == 0)
-                return fail(d, path, "duplicate field");
+                return fail(d, path_of(path, prefix, it->string), "duplicate field");
     }
     return ST_OK;
 }
@@ -75,14 +82,12 @@ static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, 
     char path[96];
     if (!v)
         return ST_OK;
-    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-        path[0] = '\0';
     if (!cJSON_IsNumber(v))
-        return fail(d, path, "must be a number");
+        return fail(d, path_of(path, prefix, key), "must be a number");
     if (!isfinite(v->valuedouble))
-        return fail(d, path, "must be a finite number");
+        return fail(d, path_of(path, prefix, key), "must be a finite number");
     if (v->valuedouble < lo || v->valuedouble > hi)
-        return fail(d, path, "%g is out of range (%g..%g)", v->valuedouble, lo, hi);
+        return fail(d, path_of(path, prefix, key), "%g is out of range (%g..%g)", v->valuedouble, lo, hi);
     *out = v->valuedouble;
     return ST_OK;
 }
@@ -95,11 +100,8 @@ static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, 
     char path[96];
     if (st != ST_OK || isnan(x))
         return st;
-    if (x != floor(x)) {
-        if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-            path[0] = '\0';
-        return fail(d, path, "must be a whole number");
-    }
+    if (x != floor(x))
+        return fail(d, path_of(path, prefix, key), "must be a whole number");
     *out = (int)x;
     return ST_OK;
 }
@@ -109,17 +111,17 @@ static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, 
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     char path[96];
+    size_t n;
     if (present)
         *present = 0;
     if (!v)
         return ST_OK;
-    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-        path[0] = '\0';
     if (!cJSON_IsString(v) || !v->valuestring)
-        return fail(d, path, "must be a string");
-    if (strlen(v->valuestring) >= outlen || !v->valuestring[0])
-        return fail(d, path, "must be 1 to %zu characters", outlen - 1);
-    memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+        return fail(d, path_of(path, prefix, key), "must be a string");
+    n = strlen(v->valuestring);
+    if (n >= outlen || !n)
+        return fail(d, path_of(path, prefix, key), "must be 1 to %zu characters", outlen - 1);
+    memcpy(out, v->valuestring, n + 1);
     if (present)
         *present = 1;
     return ST_OK;
@@ -140,9 +142,7 @@ static enum status get_enum(struct dec *d, const cJSON *obj, const char *prefix,
             *out = i;
             return ST_OK;
         }
-    if (snprintf(path, sizeof path, "%s%s", prefix, key) < 0)
-        path[0] = '\0';
-    return fail(d, path, "unknown value \"%s\"", buf);
+    return fail(d, path_of(path, prefix, key), "unknown value \"%s\"", buf);
 }
 
 static enum status decode_model(struct dec *d, const cJSON *m, struct engine_workload *w)
@@ -273,11 +273,12 @@ static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct 
         if (cJSON_GetArraySize(ga) == 0)
             return fail(d, "gpus_allowed", "must not be empty (leave it out to allow every GPU)");
         cJSON_ArrayForEach(it, ga) {
-            if (snprintf(path, sizeof path, "gpus_allowed[%d]", i) < 0)
-                path[0] = '\0';
             if (!cJSON_IsString(it) || !it->valuestring || !it->valuestring[0] ||
-                strlen(it->valuestring) >= ENGINE_ID_MAX)
+                strlen(it->valuestring) >= ENGINE_ID_MAX) {
+                if (snprintf(path, sizeof path, "gpus_allowed[%d]", i) < 0)
+                    path[0] = '\0';
                 return fail(d, path, "must be a GPU id string");
+            }
             memcpy(w->gpus_allowed[i], it->valuestring, strlen(it->valuestring) + 1);
             i++;
         }
@@ -415,9 +416,17 @@ enum status json_parse(const char *text, size_t len, cJSON **out, char *err, siz
 
 /* ------------------------------------------------------------ encoding */
 
+/* 10^k for 0 <= k <= 22: exact doubles (5^22 < 2^53). pow(10, k) gives
+ * the same: its error is under one ulp (glibc: 0.52) and an exact double
+ * that is not a power of two has no other double that near; the table
+ * only saves the call (~250 roundings an answer). test_server_units
+ * checks the two agree. */
+static const double TEN_TO[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 static double rnd(double x, int digits)
 {
-    double f = pow(10.0, digits);
+    double f = digits >= 0 && digits <= 22 ? TEN_TO[digits] : pow(10.0, digits);
     if (!isfinite(x))
         return x;
     return round(x * f) / f;
@@ -635,6 +644,7 @@ struct frag {
 struct hw_slot {
     struct hw_key key;
     struct frag f;
+    struct jw_rec *rec;   /* the rest of the last tier written with this cluster (below) */
 };
 
 struct exp_slot {
@@ -643,11 +653,23 @@ struct exp_slot {
     struct frag f;
 };
 
+/* The recorded parts of an answer (jw_rec, json_write.c): what comes
+ * before the tiers, each tier's members after its hardware, and what comes
+ * after the tiers. On a memo hit most of each part's calls have the key
+ * and value they had the last time, so its text is mostly copied from the
+ * last answer's. A tier's part is recorded with its cluster's hardware
+ * text (struct hw_slot): the same cluster gives a plan of the same form,
+ * so a thread that serves several workloads in turn replays each tier
+ * from the last tier of its cluster, not from another workload's; a
+ * cluster the cache cannot hold uses one recording per tier. */
+enum { REC_HEAD, REC_TIER0, REC_TAIL = REC_TIER0 + TIER_COUNT, REC_PARTS };
+
 struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
     int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
     unsigned long long used, written;
+    struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
 };
 
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written)
@@ -656,18 +678,38 @@ void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long lo
     *written = cache ? cache->written : 0;
 }
 
+void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned long long *taken,
+                                  unsigned long long *written)
+{
+    *taken = *written = 0;
+    for (int i = 0; cache && i < REC_PARTS + CACHE_SLOTS; i++) {
+        unsigned long long t, w;
+        jw_rec_stats(i < REC_PARTS ? cache->rec[i] : cache->hw[i - REC_PARTS].rec, &t, &w);
+        *taken += t;
+        *written += w;
+    }
+}
+
 struct json_plan_cache *json_plan_cache_new(void)
 {
-    return calloc(1, sizeof(struct json_plan_cache));
+    struct json_plan_cache *c = calloc(1, sizeof(struct json_plan_cache));
+    for (int i = 0; c && i < REC_PARTS; i++)
+        c->rec[i] = jw_rec_new();
+    for (int i = 0; c && i < CACHE_SLOTS; i++)
+        c->hw[i].rec = jw_rec_new();
+    return c;
 }
 
 void json_plan_cache_free(struct json_plan_cache *cache)
 {
     if (!cache)
         return;
+    for (int i = 0; i < REC_PARTS; i++)
+        jw_rec_free(cache->rec[i]);
     for (int i = 0; i < CACHE_SLOTS; i++) {
         free(cache->hw[i].f.text);
         free(cache->exp[i].f.text);
+        jw_rec_free(cache->hw[i].rec);
     }
     free(cache);
 }
@@ -707,9 +749,10 @@ static struct frag frag_of_exp(const struct engine_plan *p)
     return frag_fit(text, len);
 }
 
-/* The cached text for k, written and kept first if no slot holds it;
- * NULL when k cannot be cached or memory ran out (the caller writes). */
-static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
+/* The slot with the cached text for k, written and kept first if no slot
+ * holds it; NULL when k cannot be cached or memory ran out (the caller
+ * writes). */
+static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
 {
     struct hw_slot *s;
     struct frag f;
@@ -718,7 +761,7 @@ static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_ke
     for (int i = 0; i < CACHE_SLOTS; i++)
         if (c->hw[i].f.text && memcmp(&c->hw[i].key, k, sizeof *k) == 0) {
             c->used++;
-            return &c->hw[i].f;
+            return &c->hw[i];
         }
     f = frag_of_hw(k, t);
     if (!f.text)
@@ -729,7 +772,7 @@ static const struct frag *cache_hw(struct json_plan_cache *c, const struct hw_ke
     free(s->f.text);
     memcpy(&s->key, k, sizeof *k);   /* padding too: the slots compare with memcmp */
     s->f = f;
-    return &s->f;
+    return s;
 }
 
 /* The expectations compare as stored: expect() clears each one before
@@ -777,6 +820,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
 {
     struct hw_key hk;
     struct hw_strs hs;
+    struct hw_slot *hslot = NULL;
 
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
@@ -787,8 +831,12 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
     hw_key_fill(&hk, &hs, p);
-    if (!cache || !frag_put(j, cache_hw(cache, &hk, &hs)))
+    if (cache && (hslot = cache_hw(cache, &hk, &hs)) != NULL)
+        frag_put(j, &hslot->f);
+    else
         write_hw(j, &hk, &hs);
+    if (cache)
+        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + (tier >= 0 && tier < TIER_COUNT ? tier : 0)]);
 
     jw_obj(j, "storage");
     jw_arr(j, "tiers");
@@ -881,6 +929,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     }
     jw_end(j);
     jw_num(j, "bom_total_usd", rnd(p->bom_total_usd, 0));
+    jw_rec_end(j);
 }
 
 static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
@@ -956,9 +1005,18 @@ static void frontier_sorted(const struct engine_recommendation *r, struct cand_o
 static void frontier(const struct engine_recommendation *r, struct cand_order *set, int *kept_out)
 {
     int n = 0;
+    /* The slowest kept candidate's days and cost (set[n - 1]), in locals:
+     * +inf days while the set is empty, so that no candidate is after it. */
+    double last_days = INFINITY, last_cost = 0;
     for (int i = 0; i < r->n_candidates; i++) {
-        struct cand_order x = {r->candidates[i].days, r->candidates[i].cost, i};
+        const struct engine_candidate *k = &r->candidates[i];
         int at = n, end;
+        /* Most candidates are slower than the slowest kept and cost as
+         * much: then that one is the predecessor, and the newcomer goes
+         * (what the steps below decide for it too; false for NaN). */
+        if (k->days > last_days && k->cost >= last_cost)
+            continue;
+        struct cand_order x = {k->days, k->cost, i};
         if (isnan(x.days) || isnan(x.cost)) {
             frontier_sorted(r, set, kept_out);
             return;
@@ -974,6 +1032,8 @@ static void frontier(const struct engine_recommendation *r, struct cand_order *s
         memmove(&set[at + 1], &set[end], (size_t)(n - end) * sizeof *set);
         n += 1 - (end - at);
         set[at] = x;
+        last_days = set[n - 1].days;
+        last_cost = set[n - 1].cost;
     }
     *kept_out = n < 64 ? n : 64;
 }
@@ -1020,12 +1080,15 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
     struct jw j;
     jw_init(&j);
     jw_obj(&j, NULL);
+    if (cache)
+        jw_rec_begin(&j, cache->rec[REC_HEAD]);
     jw_str(&j, "engine_version", ENGINE_VERSION);
     write_model(&j, w, r->params_b, r->active_params_b);
     jw_str(&j, "task", engine_task_name(w->task));
     jw_num(&j, "tokens_b", w->tokens_b);
     jw_str(&j, "precision", engine_precision_name(w->precision));
     jw_str(&j, "pricing", w->pricing == PRICING_BUY ? "buy" : "cloud");
+    jw_rec_end(&j);
     jw_arr(&j, "tiers");
     for (int t = 0; t < TIER_COUNT; t++) {
         jw_obj(&j, NULL);
@@ -1033,12 +1096,15 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
         jw_end(&j);
     }
     jw_end(&j);
+    if (cache)
+        jw_rec_begin(&j, cache->rec[REC_TAIL]);
     jw_arr(&j, "warnings");
     for (int i = 0; i < r->n_warnings; i++)
         jw_str(&j, NULL, r->warnings[i]);
     jw_end(&j);
     jw_num(&j, "configs_evaluated", (double)r->configs_evaluated);
     write_frontier(&j, c, r);
+    jw_rec_end(&j);
     jw_end(&j);
     return jw_finish(&j, len);
 }

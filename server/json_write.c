@@ -2,6 +2,9 @@
  * number-heavy documents such as planner answers: json_write prints a cJSON
  * tree; jw_* write a document member by member with no tree at all (the plan
  * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
+ * A part written again with mostly the same calls (a memo hit's answer)
+ * can be recorded (jw_rec, "recorded parts" below): its unchanged calls
+ * then copy their recorded bytes instead of formatting them.
  *
  * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
  * with sscanf to decide whether 17 digits are needed: two trips
@@ -87,14 +90,35 @@ static inline void putc1(struct json_buf *b, char c)
     b->p[b->len++] = c;
 }
 
-/* Unsigned decimal digits of v into the end of tmp; returns the start. */
-static char *utoa_end(unsigned long long v, char *end)
+/* "00" to "99": two digits a step. */
+static const char DIGITS2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
+/* The decimal digits of u at o (no sign, no NUL): their count. Counted
+ * first, then written from the last, two at a time. */
+static size_t put_u64(char *o, unsigned long long u)
 {
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
+    size_t n = 1;
+    char *p;
+    for (unsigned long long t = 10; n < 20 && u >= t; t *= 10)   /* 10^19 < 2^64: t never wraps before n is 20 */
+        n++;
+    p = o + n;
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        p -= 2;
+        p[0] = DIGITS2[2 * r];
+        p[1] = DIGITS2[2 * r + 1];
+    }
+    if (u >= 10) {
+        p -= 2;
+        p[0] = DIGITS2[2 * u];
+        p[1] = DIGITS2[2 * u + 1];
+    } else {
+        *--p = (char)('0' + u);
+    }
+    return n;
 }
 
 static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
@@ -117,11 +141,11 @@ __extension__ typedef unsigned __int128 u128;
  * for every tie (libgcc rounds 10^23 up, strtod down). */
 static int reads_back(u128 v, u128 x)
 {
-    int e = 127;
+    unsigned long long hi = (unsigned long long)(x >> 64);
+    /* the top bit of x (not 0: x >= 2^53) */
+    int e = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((unsigned long long)x);
     u128 ulp, diff2, half2;
     int even;
-    while (!((x >> e) & 1))
-        e--;
     ulp = (u128)1 << (e - 52);
     even = ((x >> (e - 52)) & 1) == 0;
     if (v >= x) {
@@ -139,7 +163,10 @@ static int big_int_g(char out[32], double d, int p)
     u128 x = (u128)fabs(d), q = x, pow10k = 1, v;
     int digits = 0, k, e;
     char tmp[48], *end = tmp + sizeof tmp, *o = out;
-    for (u128 t = x; t; t /= 10)
+    /* x >= 2^53 > 10^15: at least 16 digits, counted on from there
+     * (x < 2^120 < 10^37: t never overflows) */
+    digits = 15;
+    for (u128 t = (u128)1000000000000000ULL; t <= x && digits < 39; t *= 10)
         digits++;
     k = digits > p ? digits - p : 0;
     for (int i = 0; i < k; i++)
@@ -164,10 +191,10 @@ static int big_int_g(char out[32], double d, int p)
         }
     }
     v = q * pow10k;   /* the decimal the text denotes: below 2^121, no overflow */
-    /* The digits of q, most significant first. */
+    /* The digits of q, most significant first: q < 10^p fits 64 bits. */
     {
         char *s = end;
-        u128 t = q;
+        unsigned long long t = (unsigned long long)q;
         do {
             *--s = (char)('0' + (int)(t % 10));
             t /= 10;
@@ -215,43 +242,42 @@ static inline double round_even(double x)
 #endif
 }
 
-/* The digits in tmp[q, end) and a '-' first when neg, to out: the length. */
-static size_t copy_out(char *out, int neg, const char *q, const char *end)
-{
-    size_t n = 0;
-    if (neg)
-        out[n++] = '-';
-    while (q < end)
-        out[n++] = *q++;
-    out[n] = '\0';
-    return n;
-}
-
 /* json_write_number's text of d into out (32 bytes): its length. */
 static size_t number_text(char out[32], double d)
 {
-    char tmp[32], *end = tmp + sizeof tmp;
     double a = fabs(d);
+    size_t n;
     if (!isfinite(d)) {
         memcpy(out, "null", 5);
         return 4;
     }
-    if (a < EXACT_INT_MAX && (double)(long long)d == d)
-        return copy_out(out, d < 0, utoa_end((unsigned long long)a, end), end);
+    if (a < EXACT_INT_MAX && (double)(long long)d == d) {
+        n = d < 0;
+        out[0] = '-';
+        n += put_u64(out + n, (unsigned long long)a);
+        out[n] = '\0';
+        return n;
+    }
     for (int k = 1; k <= 9; k++) {
         double v = a * P10[k];
         if (v >= EXACT_INT_MAX)
             break;
         double r = round_even(v);
         if (r / P10[k] == a) {
-            unsigned long long u = (unsigned long long)r;
-            char *q = end;
-            for (int i = 0; i < k; i++) {   /* the k decimals, zero-padded */
-                *--q = (char)('0' + u % 10);
-                u /= 10;
+            /* r / 10^k: the integer part, a point, then k decimals zero-padded */
+            unsigned long long u = (unsigned long long)r, p10 = (unsigned long long)P10[k], frac;
+            n = d < 0;
+            out[0] = '-';
+            n += put_u64(out + n, u / p10);
+            out[n++] = '.';
+            frac = u % p10;
+            for (int i = k - 1; i >= 0; i--) {
+                out[n + (size_t)i] = (char)('0' + frac % 10);
+                frac /= 10;
             }
-            *--q = '.';
-            return copy_out(out, d < 0, utoa_end(u, q), end);
+            n += (size_t)k;
+            out[n] = '\0';
+            return n;
         }
     }
     if (a >= EXACT_INT_MAX && a < 0x1p120) {
@@ -260,9 +286,9 @@ static size_t number_text(char out[32], double d)
                 return strlen(out);
     }
     for (int prec = 15; prec <= 17; prec++) {
-        int n = snprintf(out, 32, "%.*g", prec, d);
-        if (n > 0 && n < 32 && (prec == 17 || strtod(out, NULL) == d))
-            return (size_t)n;
+        int m = snprintf(out, 32, "%.*g", prec, d);
+        if (m > 0 && m < 32 && (prec == 17 || strtod(out, NULL) == d))
+            return (size_t)m;
     }
     memcpy(out, "null", 5);   /* not reached: %.17g always fits and reads back */
     return 4;
@@ -557,10 +583,256 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
     b->len = (size_t)(o - b->p);
 }
 
-static void jw_open(struct jw *j, const char *key, size_t klen, char c)
+/* ---- recorded parts
+ * A memo-hit answer (POST /api/v1/recommend with new tokens for a model
+ * asked before) is written with the same calls as the answer before it,
+ * nearly all with the same keys and values: of ~1,100 members some 60
+ * change (days, costs and the texts that cite them). A recording keeps,
+ * for each call of a part, its kind, key and value and the bytes it
+ * wrote, and the part's text. When the part is written again, a call of
+ * the recorded kind at the same place finds the writer in the recorded
+ * state (levels and comma flags follow from the kinds of the calls alone,
+ * and the part starts at the recorded level and flag); when its key and
+ * value are the recorded ones as well, the bytes it would write are the
+ * recorded bytes, and those are copied, a run at a time, instead of
+ * formatted again. Any other call is written as usual and its entry
+ * replaced; a call of another kind ends the replay for the rest of the
+ * part, whose entries are then written afresh. So nothing here knows which
+ * values vary: a changed value is written anew. Keys compare by address
+ * (the writers' literals), numbers by their bits, strings by content;
+ * spliced text (jw_raw_members) is always copied from the caller. */
+
+enum { K_NUM = 1, K_STR, K_BOOL, K_NULL, K_OBJ, K_ARR, K_END, K_RAW0, K_RAW1 };
+
+struct jw_ent {
+    const char *key;
+    size_t klen;
+    uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
+    char *s;         /* a string's text (K_STR; otherwise kept for reuse) */
+    size_t scap;
+    size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for K_RAW*) */
+    int kind;
+};
+
+/* The bytes of the entries lie in text in the order they were last
+ * written: a call written again appends its new bytes, so that unchanged
+ * neighbours stay one run to copy and the part's text is not copied over
+ * on every writing; when the stale bytes outgrow the part, jw_rec_end
+ * copies its text over once, in order (a few times a hundred answers). */
+struct jw_rec {
+    struct jw_ent *e;
+    int n, cap;
+    char *text;
+    size_t len, tcap;
+    int depth0, first0;   /* the writer's level and its first flag where the part starts */
+    int open;             /* begun, not ended: entries and text may disagree */
+    int broken;           /* this writing is not kept (memory ran out, a level closed under the part) */
+    unsigned long long taken, written;
+};
+
+struct jw_rec *jw_rec_new(void)
 {
-    jw_pre(j, key, klen);
-    putc1(jw_buf(j), c);
+    return calloc(1, sizeof(struct jw_rec));
+}
+
+void jw_rec_free(struct jw_rec *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->cap; i++)
+        free(r->e[i].s);
+    free(r->e);
+    free(r->text);
+    free(r);
+}
+
+void jw_rec_stats(const struct jw_rec *r, unsigned long long *taken, unsigned long long *written)
+{
+    *taken = r ? r->taken : 0;
+    *written = r ? r->written : 0;
+}
+
+void jw_rec_begin(struct jw *j, struct jw_rec *r)
+{
+    if (!r || j->rec)
+        return;
+    if (r->open || r->depth0 != j->depth || r->first0 != j->first[j->depth])
+        r->n = 0;   /* no replay: the first call would not find the recorded state */
+    r->open = 1;
+    r->broken = 0;
+    r->depth0 = j->depth;
+    r->first0 = j->first[j->depth];
+    j->rec = r;
+    j->ri = 0;
+    j->sync = 1;
+    j->depth0 = j->depth;
+    j->run_from = j->run_len = 0;
+    j->start = j->b.len;
+}
+
+/* The recorded bytes taken since the last copy, into the text. */
+static void rec_flush(struct jw *j)
+{
+    if (j->run_len) {
+        put(&j->b, j->rec->text + j->run_from, j->run_len);
+        j->run_len = 0;
+    }
+}
+
+/* The recorded call at the replay point when it is of this kind (then the
+ * writer is in the state it was in when that call was written), else NULL. */
+static inline struct jw_ent *rec_peek(struct jw *j, int kind)
+{
+    struct jw_rec *r = j->rec;
+    if (!j->sync || j->ri >= r->n || r->e[j->ri].kind != kind)
+        return NULL;
+    return &r->e[j->ri];
+}
+
+/* The call is the recorded one: its recorded bytes join the run to copy. */
+static inline void rec_take(struct jw *j, const struct jw_ent *e)
+{
+    if (j->run_from + j->run_len != e->at) {
+        rec_flush(j);
+        j->run_from = e->at;
+    }
+    j->run_len += e->out;
+    j->ri++;
+    j->rec->taken++;
+}
+
+static void rec_lose(struct jw *j)
+{
+    j->rec->broken = 1;
+    j->sync = 0;
+}
+
+static int rec_grow(struct jw_rec *r)
+{
+    int cap = r->cap ? 2 * r->cap : 256;
+    struct jw_ent *e = realloc(r->e, sizeof *e * (size_t)cap);
+    if (!e)
+        return 0;
+    memset(e + r->cap, 0, sizeof *e * (size_t)(cap - r->cap));
+    r->e = e;
+    r->cap = cap;
+    return 1;
+}
+
+/* A call was written (from mark on): its entry replaces the recorded one
+ * at the replay point when that is of the same kind (the replay goes on
+ * after it), else the recording ends here and this entry follows. */
+static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits, const char *s, size_t mark)
+{
+    struct jw_rec *r = j->rec;
+    struct jw_ent *e;
+    if (r->broken)
+        return;
+    if (j->sync && j->ri < r->n && r->e[j->ri].kind == kind) {
+        e = &r->e[j->ri];
+    } else {
+        j->sync = 0;
+        if (j->ri >= r->cap && !rec_grow(r)) {
+            rec_lose(j);
+            return;
+        }
+        e = &r->e[j->ri];
+        r->n = j->ri + 1;
+    }
+    e->kind = kind;
+    e->key = key;
+    e->klen = klen;
+    e->bits = bits;
+    e->out = j->b.len - mark;
+    e->at = r->len;
+    if (kind != K_RAW0 && kind != K_RAW1 && e->out > 0) {   /* a splice is never taken: not kept */
+        if (r->len + e->out > r->tcap) {
+            size_t cap = r->tcap ? 2 * r->tcap : 32768;
+            char *p;
+            while (cap < r->len + e->out)
+                cap *= 2;
+            if (!(p = realloc(r->text, cap))) {
+                r->n = j->ri;
+                rec_lose(j);
+                return;
+            }
+            r->text = p;
+            r->tcap = cap;
+        }
+        memcpy(r->text + r->len, j->b.p + mark, e->out);
+        r->len += e->out;
+    }
+    if (kind == K_STR) {
+        size_t n = s ? strlen(s) : 0;
+        if (n + 1 > e->scap) {
+            char *p = realloc(e->s, n + 1);
+            if (!p) {
+                r->n = j->ri;   /* this entry has no text to compare with */
+                rec_lose(j);
+                return;
+            }
+            e->s = p;
+            e->scap = n + 1;
+        }
+        memcpy(e->s, s ? s : "", n);
+        e->s[n] = '\0';
+    }
+    j->ri++;
+    r->written++;
+}
+
+/* Before a call is written while recording: the run taken so far goes
+ * first; the call's bytes start at the returned offset. */
+static inline size_t rec_mark(struct jw *j)
+{
+    rec_flush(j);
+    return j->b.len;
+}
+
+void jw_rec_end(struct jw *j)
+{
+    struct jw_rec *r = j->rec;
+    size_t len, at = 0;
+    if (!r)
+        return;
+    rec_flush(j);
+    j->rec = NULL;
+    r->open = 0;
+    if (!r->broken)
+        r->n = j->ri;   /* a part with fewer calls than recorded ends here */
+    if (r->broken || j->b.failed || j->depth != r->depth0) {
+        r->n = 0;
+        r->len = 0;
+        return;
+    }
+    len = j->b.len - j->start;
+    if (r->len <= 2 * len + 4096)
+        return;
+    /* Mostly stale bytes: the part's text, in order, replaces them. Every
+     * byte of the part was written by one call, in call order (spliced
+     * text too), so each entry's bytes start where the one before ends. */
+    if (len > r->tcap) {
+        char *p = realloc(r->text, len);
+        if (!p) {
+            r->n = 0;
+            r->len = 0;
+            return;
+        }
+        r->text = p;
+        r->tcap = len;
+    }
+    memcpy(r->text, j->b.p + j->start, len);
+    for (int i = 0; i < r->n; i++) {
+        struct jw_ent *e = &r->e[i];
+        e->at = at;
+        at += e->out;
+    }
+    r->len = len;
+}
+
+/* Opening a level: the state change alone (jw_open writes the bytes). */
+static void jw_level(struct jw *j, char c)
+{
     if (j->depth + 1 >= JW_DEPTH_MAX) {
         j->b.failed = 1;
         return;
@@ -570,71 +842,179 @@ static void jw_open(struct jw *j, const char *key, size_t klen, char c)
     j->close[j->depth] = c == '{' ? '}' : ']';
 }
 
+/* Each call below first asks the recording (when there is one) whether
+ * its bytes are the recorded ones, on a path kept short (the copy of a
+ * memo hit's answer makes ~1,000 such calls); writing, and noting what was
+ * written, is in the *_write functions, kept out of line. */
+#define COLD __attribute__((noinline))
+
+/* Whether the call at the replay point is this kind with this key and
+ * value bits: then its recorded bytes are taken. */
+static inline int rec_same(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits)
+{
+    struct jw_ent *e;
+    if (!j->rec || !(e = rec_peek(j, kind)) || e->key != key || e->klen != klen || e->bits != bits)
+        return 0;
+    rec_take(j, e);
+    return 1;
+}
+
+static COLD void jw_open_write(struct jw *j, const char *key, size_t klen, char c, int kind)
+{
+    size_t mark = j->rec ? rec_mark(j) : 0;
+    jw_pre(j, key, klen);
+    putc1(jw_buf(j), c);
+    if (j->rec)
+        rec_note(j, kind, key, klen, 0, NULL, mark);
+    jw_level(j, c);
+}
+
 void jw_obj_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_open(j, key, klen, '{');
+    if (rec_same(j, K_OBJ, key, klen, 0)) {
+        j->first[j->depth] = 0;
+        jw_level(j, '{');
+        return;
+    }
+    jw_open_write(j, key, klen, '{', K_OBJ);
 }
 
 void jw_arr_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_open(j, key, klen, '[');
+    if (rec_same(j, K_ARR, key, klen, 0)) {
+        j->first[j->depth] = 0;
+        jw_level(j, '[');
+        return;
+    }
+    jw_open_write(j, key, klen, '[', K_ARR);
 }
 
-void jw_end(struct jw *j)
+static COLD void jw_end_write(struct jw *j)
 {
+    size_t mark = 0;
     if (j->depth < 1) {
         j->b.failed = 1;
         return;
     }
+    if (j->rec)
+        mark = rec_mark(j);
     putc1(jw_buf(j), j->close[j->depth]);
+    if (j->rec)
+        rec_note(j, K_END, NULL, 0, 0, NULL, mark);
     j->depth--;
+}
+
+void jw_end(struct jw *j)
+{
+    if (j->rec && j->depth <= j->depth0)
+        rec_lose(j);   /* closes a level opened before the part */
+    if (j->depth >= 1 && rec_same(j, K_END, NULL, 0, 0)) {
+        j->depth--;
+        return;
+    }
+    jw_end_write(j);
+}
+
+static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double v, uint64_t bits)
+{
+    struct json_buf *b = jw_buf(j);
+    size_t mark = j->rec ? rec_mark(j) : 0;
+    jw_pre(j, key, klen);
+    /* Straight into the text: the buffer has the 32 bytes it may take. */
+    if (room(b, 32))
+        b->len += number_text(b->p + b->len, v);
+    if (j->rec)
+        rec_note(j, K_NUM, key, klen, bits, NULL, mark);
 }
 
 void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
 {
-    struct json_buf *b = jw_buf(j);
-    jw_pre(j, key, klen);
-    if (!room(b, 32))
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (rec_same(j, K_NUM, key, klen, bits)) {
+        j->first[j->depth] = 0;
         return;
-    /* Straight into the text: the buffer has the 32 bytes it may take. */
-    b->len += number_text(b->p + b->len, v);
+    }
+    jw_num_write(j, key, klen, v, bits);
+}
+
+static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)
+{
+    size_t mark = j->rec ? rec_mark(j) : 0;
+    jw_pre(j, key, klen);
+    put_string(jw_buf(j), s);
+    if (j->rec)
+        rec_note(j, K_STR, key, klen, 0, s, mark);
 }
 
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
 {
+    struct jw_ent *e;
+    if (j->rec && (e = rec_peek(j, K_STR)) != NULL && e->key == key && e->klen == klen &&
+        strcmp(e->s, s ? s : "") == 0) {
+        rec_take(j, e);
+        j->first[j->depth] = 0;
+        return;
+    }
+    jw_str_write(j, key, klen, s);
+}
+
+/* A member whose text is fixed by its kind and key and one small value:
+ * true/false (v 0 or 1) or null. */
+static COLD void jw_word_write(struct jw *j, int kind, const char *key, size_t klen, uint64_t v)
+{
+    size_t mark = j->rec ? rec_mark(j) : 0;
     jw_pre(j, key, klen);
-    put_string(jw_buf(j), s);
+    if (kind == K_NULL)
+        put(jw_buf(j), "null", 4);
+    else if (v)
+        put(jw_buf(j), "true", 4);
+    else
+        put(jw_buf(j), "false", 5);
+    if (j->rec)
+        rec_note(j, kind, key, klen, v, NULL, mark);
 }
 
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v)
 {
-    jw_pre(j, key, klen);
-    if (v)
-        put(jw_buf(j), "true", 4);
-    else
-        put(jw_buf(j), "false", 5);
+    if (rec_same(j, K_BOOL, key, klen, v != 0)) {
+        j->first[j->depth] = 0;
+        return;
+    }
+    jw_word_write(j, K_BOOL, key, klen, v != 0);
 }
 
 void jw_null_k(struct jw *j, const char *key, size_t klen)
 {
-    jw_pre(j, key, klen);
-    put(jw_buf(j), "null", 4);
+    if (rec_same(j, K_NULL, key, klen, 0)) {
+        j->first[j->depth] = 0;
+        return;
+    }
+    jw_word_write(j, K_NULL, key, klen, 0);
 }
 
+/* Always written from text: only whether it is empty (which decides the
+ * writer's state after it) is compared with the recording. */
 void jw_raw_members(struct jw *j, const char *text, size_t len)
 {
     struct json_buf *b = jw_buf(j);
-    if (len == 0)
-        return;
-    if (!j->first[j->depth])
-        putc1(b, ',');
-    j->first[j->depth] = 0;
-    put(b, text, len);
+    size_t mark = 0;
+    if (j->rec)
+        mark = rec_mark(j);
+    if (len > 0) {
+        if (!j->first[j->depth])
+            putc1(b, ',');
+        j->first[j->depth] = 0;
+        put(b, text, len);
+    }
+    if (j->rec)
+        rec_note(j, len > 0 ? K_RAW1 : K_RAW0, NULL, 0, 0, NULL, mark);
 }
 
 char *jw_finish(struct jw *j, size_t *len)
 {
     struct json_buf *b = jw_buf(j);
+    j->rec = NULL;   /* a part left open: jw_rec_begin starts its recording again */
     if (b->failed || j->depth != 0 || !grow(b, 0)) {
         free(b->p);
         memset(j, 0, sizeof *j);

@@ -5,10 +5,16 @@
  * engine reads no clock. Yet the same bodies come again and again: every
  * visitor's first page computes the planner's example workload, shared links
  * replay a calculation, and the debounced form re-sends the last input. So
- * the encoded answer is kept, keyed by SHA-256 of route and body bytes.
- * Only successful answers are stored. The table is a fixed array with
- * least-recently-used eviction under one mutex: a lookup is a hash and a
- * short scan, microseconds against the milliseconds of a search. */
+ * the encoded answer is kept under its route and request body, which the
+ * slot keeps a copy of and compares byte for byte: no two bodies can share
+ * an answer, whatever the hash says, so the hash need not be cryptographic
+ * (SHA-256 of every body, twice, was 17,000 instructions of a ~190-byte
+ * recommend request; the 64-bit hash here is a few hundred). Bodies over
+ * RESP_BODY_KEEP bytes are kept as their SHA-256 instead, so the copies
+ * stay small (128 slots of at most 4 KB). Only successful answers are
+ * stored. The table is a fixed array with least-recently-used eviction
+ * under one mutex: a lookup is a hash and a short scan, microseconds
+ * against the milliseconds of a search. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +25,9 @@
 #define CACHE_BODY_MAX (256u << 10) /* answers larger than this are not kept */
 
 struct cache_slot {
-    unsigned char key[32];
+    unsigned long long hash;
+    unsigned char *id;   /* route, NUL, 0 or 1 (the body or its SHA-256), then those bytes */
+    size_t id_len;
     char *body;          /* the answer, owned (resp_cache_put); NULL when the slot is empty */
     size_t len;
     unsigned long long used; /* tick of the last hit, for LRU */
@@ -46,25 +54,59 @@ void resp_cache_free(struct resp_cache *c)
 {
     if (!c)
         return;
-    for (int i = 0; i < CACHE_SLOTS; i++)
+    for (int i = 0; i < CACHE_SLOTS; i++) {
         free(c->slots[i].body);
+        free(c->slots[i].id);
+    }
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
 
-void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32])
+/* 64 bits of bytes, eight at a time (multiply and fold, as in the
+ * wyhash/FxHash family): it only chooses which slots to compare. */
+static unsigned long long mix(unsigned long long h, const unsigned char *p, size_t n)
 {
-    /* SHA-256(route, NUL, SHA-256(body)): two routes never share a key, and
-     * the body is hashed where it lies instead of being copied beside the route. */
-    unsigned char buf[64 + 32];
-    size_t rl = strnlen(route, 63);
-    memcpy(buf, route, rl);
-    buf[rl] = '\0';
-    crypto_sha256(body, len, buf + rl + 1);
-    crypto_sha256(buf, rl + 1 + 32, key);
+    const unsigned long long m = 0x9e3779b97f4a7c15ULL;
+    unsigned long long w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * m;
+        h ^= h >> 29;
+    }
+    w = 0;
+    if (n)
+        memcpy(&w, p, n);
+    h = (h ^ w ^ ((unsigned long long)n << 56)) * m;
+    return h ^ (h >> 32);
 }
 
-int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len)
+void resp_cache_key(const char *route, const char *body, size_t len, struct resp_key *key)
+{
+    key->route = route;
+    key->route_len = strnlen(route, 63);
+    key->digest = len > RESP_BODY_KEEP;
+    if (key->digest) {
+        crypto_sha256(body, len, key->sum);
+        key->id = key->sum;
+        key->id_len = sizeof key->sum;
+    } else {
+        key->id = body ? (const unsigned char *)body : (const unsigned char *)"";
+        key->id_len = len;
+    }
+    key->hash = mix(mix((unsigned long long)key->digest, (const unsigned char *)route, key->route_len), key->id,
+                    key->id_len);
+}
+
+/* Whether slot s holds key's route and body (or digest): every byte compared. */
+static int same_id(const struct cache_slot *s, const struct resp_key *key)
+{
+    size_t rl = key->route_len;
+    return s->hash == key->hash && s->body && s->id_len == rl + 2 + key->id_len && memcmp(s->id, key->route, rl) == 0 &&
+           s->id[rl] == '\0' && s->id[rl + 1] == (unsigned char)key->digest &&
+           memcmp(s->id + rl + 2, key->id, key->id_len) == 0;
+}
+
+int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body, size_t *len)
 {
     int found = 0;
     if (!c)
@@ -72,7 +114,7 @@ int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **bod
     pthread_mutex_lock(&c->mu);
     for (int i = 0; i < CACHE_SLOTS; i++) {
         struct cache_slot *s = &c->slots[i];
-        if (s->body && memcmp(s->key, key, 32) == 0) {
+        if (same_id(s, key)) {
             char *copy = malloc(s->len + 1);
             if (copy) {
                 memcpy(copy, s->body, s->len);
@@ -96,17 +138,23 @@ int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **bod
 /* The answer is handed over, not copied: the handlers send it first and
  * then give it to the cache, which saved a 26 KB allocation and copy on
  * every new body (POST /api/v1/recommend with a body never seen before). */
-void resp_cache_put(struct resp_cache *c, const unsigned char key[32], char *body, size_t len)
+void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body, size_t len)
 {
-    if (!c || len > CACHE_BODY_MAX) {
+    size_t rl = key->route_len, id_len = rl + 2 + key->id_len;
+    unsigned char *id;
+    if (!c || len > CACHE_BODY_MAX || !(id = malloc(id_len))) {
         free(body);
         return;
     }
+    memcpy(id, key->route, rl);
+    id[rl] = '\0';
+    id[rl + 1] = (unsigned char)key->digest;
+    memcpy(id + rl + 2, key->id, key->id_len);
     pthread_mutex_lock(&c->mu);
     struct cache_slot *victim = &c->slots[0];
     for (int i = 0; i < CACHE_SLOTS; i++) {
         struct cache_slot *s = &c->slots[i];
-        if (s->body && memcmp(s->key, key, 32) == 0) { /* raced with another miss: keep one */
+        if (same_id(s, key)) { /* raced with another miss: keep one */
             victim = NULL;
             break;
         }
@@ -118,15 +166,20 @@ void resp_cache_put(struct resp_cache *c, const unsigned char key[32], char *bod
             victim = s;
     }
     char *drop = body;   /* freed outside the lock: the evicted answer, or this one when not kept */
+    unsigned char *drop_id = id;
     if (victim) {
         drop = victim->body;
-        memcpy(victim->key, key, 32);
+        drop_id = victim->id;
+        victim->hash = key->hash;
+        victim->id = id;
+        victim->id_len = id_len;
         victim->body = body;
         victim->len = len;
         victim->used = ++c->tick;
     }
     pthread_mutex_unlock(&c->mu);
     free(drop);
+    free(drop_id);
 }
 
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses)

@@ -76,11 +76,19 @@ struct json_buf {
     int failed;
 };
 #define JW_DEPTH_MAX 32
+struct jw_rec;
 struct jw {
     struct json_buf b;
     int depth;
     unsigned char first[JW_DEPTH_MAX];   /* no member written yet at this level */
     char close[JW_DEPTH_MAX];            /* '}' or ']' for each open level */
+    /* The recorded part being written again (jw_rec_begin), NULL when none:
+     * the call it is at (ri), whether every call so far was of the
+     * recorded kind (sync), the run of recorded bytes taken and not yet
+     * copied, the part's start in b and the writer's level there. */
+    struct jw_rec *rec;
+    int ri, sync, depth0;
+    size_t run_from, run_len, start;
 };
 void jw_init(struct jw *j);
 void jw_end(struct jw *j);
@@ -110,6 +118,18 @@ void jw_raw_members(struct jw *j, const char *text, size_t len);
 /* The text (heap, free()) and its length; NULL when writing failed or a
  * level was left open. */
 char *jw_finish(struct jw *j, size_t *len);
+/* A part of a document written again and again with mostly the same
+ * values (json_write.c says how): jw_rec_begin(j, rec) .. jw_rec_end(j)
+ * around the calls that write it. The text is the same as without; only
+ * its cost changes. Keys inside a recorded part must be string literals
+ * (compared by address). One recording at a time per writer; jw_rec_new
+ * gives NULL when out of memory, jw_rec_free(NULL) is a no-op. */
+struct jw_rec *jw_rec_new(void);
+void jw_rec_free(struct jw_rec *r);
+void jw_rec_begin(struct jw *j, struct jw_rec *r);
+void jw_rec_end(struct jw *j);
+/* Calls whose recorded text was taken, and calls written (tests). */
+void jw_rec_stats(const struct jw_rec *r, unsigned long long *taken, unsigned long long *written);
 /* Plan answers written directly (json_plan.c); json_*_encode parse these. */
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
                                const struct engine_recommendation *r, size_t *len);
@@ -122,6 +142,10 @@ struct json_plan_cache *json_plan_cache_new(void);
 void json_plan_cache_free(struct json_plan_cache *cache);
 /* Texts taken from the cache and texts written into it (tests). */
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written);
+/* Writer calls whose text was copied from the answer before (recorded
+ * parts, jw_rec) and calls written (tests). */
+void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned long long *taken,
+                                  unsigned long long *written);
 char *json_recommendation_text_cached(const struct catalog *c, const struct engine_workload *w,
                                       const struct engine_recommendation *r, struct json_plan_cache *cache,
                                       size_t *len);
@@ -206,13 +230,26 @@ struct app {
 struct resp_cache;
 struct resp_cache *resp_cache_new(void);
 void resp_cache_free(struct resp_cache *c);
-/* SHA-256 of route, NUL, body. */
-void resp_cache_key(const char *route, const char *body, size_t len, unsigned char key[32]);
+/* What an answer is kept under: the route and the request body itself, or
+ * for a body over RESP_BODY_KEEP bytes its SHA-256; a 64-bit hash of those
+ * picks the slots worth comparing. It borrows route and body (and points
+ * into itself for a digest): fill it with resp_cache_key, do not copy it. */
+#define RESP_BODY_KEEP 4096
+struct resp_key {
+    unsigned long long hash;
+    const char *route;
+    size_t route_len;
+    const unsigned char *id;   /* the body, or sum */
+    size_t id_len;
+    int digest;                /* id is sum, the body's SHA-256 */
+    unsigned char sum[32];
+};
+void resp_cache_key(const char *route, const char *body, size_t len, struct resp_key *key);
 /* 1 and a heap copy of the body (caller frees with free()) on a hit; 0 on a miss. */
-int resp_cache_get(struct resp_cache *c, const unsigned char key[32], char **body, size_t *len);
+int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body, size_t *len);
 /* Keeps body (heap, from malloc) under key and takes it: the cache frees it
  * (at once when it is not kept). The caller must not touch it afterwards. */
-void resp_cache_put(struct resp_cache *c, const unsigned char key[32], char *body, size_t len);
+void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body, size_t len);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
 /* ---- layout-search memo: search_memo.h ---- */

@@ -2,7 +2,8 @@
  * vectors from RFC 6070-style PBKDF2-HMAC-SHA256 tables and RFC 4231),
  * constant-time comparison, CSV escaping, the webhook address classifier,
  * the OpenAPI document against the route table, and the JSON writer (numbers,
- * strings, the recommendation frontier). */
+ * strings, the recommendation frontier, recorded parts against the plain
+ * writer). */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -573,6 +574,315 @@ static int ref_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
+/* json_write_number's fast forms against the forms as they were first
+ * written (digits one at a time, the decimal search, %.15g..%.17g with a
+ * read-back for the rest), over 2M random doubles: integers of every
+ * length, few-decimal values, neighbours of 2^53, random bit patterns. */
+static void ref_number(char out[32], double d)
+{
+    static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    char tmp[32], *end = tmp + sizeof tmp, *q;
+    double a = fabs(d);
+    size_t n = 0;
+    if (!isfinite(d)) {
+        snprintf(out, 32, "null");
+        return;
+    }
+    if (a < 9007199254740992.0 && (double)(long long)d == d) {
+        unsigned long long u = (unsigned long long)a;
+        q = end;
+        do {
+            *--q = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        goto copy;
+    }
+    for (int k = 1; k <= 9; k++) {
+        double v = a * p10[k];
+        if (v >= 9007199254740992.0)
+            break;
+        double r = nearbyint(v);
+        if (r / p10[k] == a) {
+            unsigned long long u = (unsigned long long)r;
+            q = end;
+            for (int i = 0; i < k; i++) {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+            }
+            *--q = '.';
+            do {
+                *--q = (char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            goto copy;
+        }
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(out, 32, "%.*g", prec, d);
+        if (prec == 17 || strtod(out, NULL) == d)
+            return;
+    }
+copy:
+    if (d < 0)
+        out[n++] = '-';
+    while (q < end)
+        out[n++] = *q++;
+    out[n] = '\0';
+}
+
+START_TEST(json_number_fast_forms_equal_the_first_forms)
+{
+    unsigned long long st = 0x853c49e6748fea9bULL;
+    for (int i = 0; i < 2000000; i++) {
+        char mine[32], want[32];
+        double d;
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned long long x = st >> 11;
+        switch (i % 10) {
+        case 0:   /* any bit pattern */
+            memcpy(&d, &st, sizeof d);
+            break;
+        case 1:
+        case 2:
+        case 3:   /* an integer of 1 to 16 digits */
+            d = (double)(x % (unsigned long long)pow(10.0, 1 + (double)(st % 16)));
+            break;
+        case 4:   /* just around 2^53 */
+            d = 9007199254740992.0 + (double)((long long)(x % 64) - 32);
+            break;
+        default: {   /* r / 10^k, as the encoder rounds */
+            int k = (int)(st % 10);
+            d = round((double)(x % 100000000000ULL) / (double)(1 + st % 97)) / pow(10.0, k);
+            break;
+        }
+        }
+        if (st & 1)
+            d = -d;
+        json_write_number(mine, d);
+        ref_number(want, d);
+        if (strcmp(mine, want) != 0)   /* (ck_assert_msg writes to Check's pipe each time: 2M writes) */
+            ck_abort_msg("%a: %s, first written as %s", d, mine, want);
+    }
+}
+END_TEST
+
+/* json_plan.c rounds with a table of 10^0..10^22 where it called pow. */
+START_TEST(powers_of_ten_from_pow_are_the_exact_literals)
+{
+    for (int k = 0; k <= 22; k++) {
+        char lit[8];
+        snprintf(lit, sizeof lit, "1e%d", k);
+        ck_assert_msg(pow(10.0, k) == strtod(lit, NULL), "pow(10, %d) is not %s", k, lit);
+    }
+}
+END_TEST
+
+/* The plan cache keeps each answer under its route and the body itself
+ * (or the SHA-256 of a body over RESP_BODY_KEEP) and compares them byte
+ * for byte: a body that differs in one byte, the same body on the other
+ * route, and a key whose hash was made to equal a kept one's all miss. */
+START_TEST(the_plan_cache_tells_bodies_apart_byte_for_byte)
+{
+    struct resp_cache *c = resp_cache_new();
+    struct resp_key ka, kb, kr, kl, kl2;
+    static char big[3 * RESP_BODY_KEEP], big2[3 * RESP_BODY_KEEP];
+    const char *a = "{\"tokens_b\":15000}", *b = "{\"tokens_b\":15001}";
+    char *got = NULL;
+    size_t len = 0;
+
+    ck_assert_ptr_nonnull(c);
+    memset(big, 'x', sizeof big);
+    memcpy(big2, big, sizeof big2);
+    big2[sizeof big2 - 1] = 'y';
+    resp_cache_key("recommend", a, strlen(a), &ka);
+    resp_cache_put(c, &ka, strdup("answer a"), 8);
+    resp_cache_key("recommend", big, sizeof big, &kl);
+    ck_assert(kl.digest);
+    resp_cache_put(c, &kl, strdup("answer big"), 10);
+
+    resp_cache_key("recommend", a, strlen(a), &ka);
+    ck_assert(resp_cache_get(c, &ka, &got, &len));
+    ck_assert_str_eq(got, "answer a");
+    free(got);
+    resp_cache_key("recommend", b, strlen(b), &kb);
+    ck_assert(!resp_cache_get(c, &kb, &got, &len));
+    kb.hash = ka.hash;   /* the same hash, another body: still a miss */
+    ck_assert(!resp_cache_get(c, &kb, &got, &len));
+    resp_cache_key("estimate", a, strlen(a), &kr);
+    ck_assert(!resp_cache_get(c, &kr, &got, &len));
+    kr.hash = ka.hash;
+    ck_assert(!resp_cache_get(c, &kr, &got, &len));
+
+    resp_cache_key("recommend", big, sizeof big, &kl);
+    ck_assert(resp_cache_get(c, &kl, &got, &len));
+    ck_assert_str_eq(got, "answer big");
+    free(got);
+    resp_cache_key("recommend", big2, sizeof big2, &kl2);
+    kl2.hash = kl.hash;
+    ck_assert(!resp_cache_get(c, &kl2, &got, &len));
+    resp_cache_free(c);
+}
+END_TEST
+
+/* ---- recorded parts (jw_rec): random documents written twice over
+ *
+ * A document is written from a stream of random draws: members of random
+ * kinds, keys and values, nested objects and arrays, spliced members, a
+ * part recorded at a random level (sometimes closing the level it began
+ * in). Between one writing and the next each draw is drawn again with a
+ * small chance, so the next document has mostly the same calls with some
+ * values changed and now and then another shape from some point on.
+ * Strings are passed in the same buffers each time, their content changed,
+ * so a recording that compared where a string lies, not what it says,
+ * would show. Every writing with the recording must give the very bytes
+ * the plain writer gives. */
+enum { GEN_DRAWS = 240 };
+
+struct gen {
+    const unsigned *r;
+    int pos, nstr;
+    char (*bufs)[200];
+};
+
+static unsigned gen_next(struct gen *g)
+{
+    return g->pos < GEN_DRAWS ? g->r[g->pos++] : 0;
+}
+
+static const char *const GEN_KEYS[] = {"a", "bb", "key", "x_y", "n", "days", "cost_usd", "why"};
+static const double GEN_NUMS[] = {0, -0.0, 1, 2.5, 1e300, NAN, INFINITY, 123456789, 0.1, -7, 9007199254740993.0,
+                                  1e21, 0.30000000000000004, 42};
+static const char *const GEN_STRS[] = {"", "abc", "with \"quote\"", "tab\there", "\x01" "ctl", "abd", NULL,
+    "a long rationale text that cites 123 days, 4567 tokens and $8446659 of cost, long enough for several blocks",
+    "a long rationale text that cites 123 days, 4567 tokens and $8446660 of cost, long enough for several blocks"};
+static const char *const GEN_RAW_OBJ[] = {"", "\"r\":1", "\"q\":[1,2],\"z\":null"};
+static const char *const GEN_RAW_ARR[] = {"", "1", "\"s\",{}"};
+
+static void gen_members(struct jw *j, struct gen *g, int depth, int obj);
+
+static void gen_value(struct jw *j, struct gen *g, const char *key, int depth)
+{
+    unsigned c = gen_next(g);
+    switch (c % 8) {
+    case 0:
+    case 1:
+        jw_num(j, key, GEN_NUMS[(c >> 3) % (sizeof GEN_NUMS / sizeof GEN_NUMS[0])]);
+        break;
+    case 2:
+    case 3: {
+        const char *t = GEN_STRS[(c >> 3) % (sizeof GEN_STRS / sizeof GEN_STRS[0])];
+        char *buf = g->bufs[g->nstr++ % 64];
+        if (t)
+            snprintf(buf, 200, "%s", t);
+        jw_str(j, key, t ? buf : NULL);
+        break;
+    }
+    case 4:
+        if ((c >> 3) % 2)
+            jw_bool(j, key, (c >> 4) % 2);
+        else
+            jw_null(j, key);
+        break;
+    case 5:
+    case 6:
+        if (depth < 6) {
+            if (c % 8 == 5)
+                jw_obj(j, key);
+            else
+                jw_arr(j, key);
+            gen_members(j, g, depth + 1, c % 8 == 5);
+            jw_end(j);
+            break;
+        }
+        /* fall through */
+    default:
+        jw_num(j, key, (double)(c >> 3));
+        break;
+    }
+}
+
+static void gen_members(struct jw *j, struct gen *g, int depth, int obj)
+{
+    unsigned n = gen_next(g) % 5;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned c = gen_next(g);
+        if (c % 9 == 0) {
+            const char *t = obj ? GEN_RAW_OBJ[(c / 9) % 3] : GEN_RAW_ARR[(c / 9) % 3];
+            jw_raw_members(j, t, strlen(t));
+        } else {
+            gen_value(j, g, obj ? GEN_KEYS[(c / 9) % (sizeof GEN_KEYS / sizeof GEN_KEYS[0])] : NULL, depth);
+        }
+    }
+}
+
+/* One document from draws r; recorded into rec when rec is not NULL. */
+static char *gen_write(const unsigned *r, char (*bufs)[200], struct jw_rec *rec, size_t *len)
+{
+    struct gen g = {r, 0, 0, bufs};
+    struct jw j;
+    unsigned shape = gen_next(&g);
+    int closes = shape % 7 == 0;   /* the part closes the level it began in */
+
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    gen_members(&j, &g, 1, 1);
+    if (shape % 3 == 0) {
+        jw_arr(&j, "part");
+        gen_members(&j, &g, 2, 0);
+    } else {
+        jw_obj(&j, "part");
+        gen_members(&j, &g, 2, 1);
+    }
+    if (rec)
+        jw_rec_begin(&j, rec);
+    for (int k = 0; k < 6; k++)
+        gen_members(&j, &g, 2, shape % 3 != 0);
+    if (closes)
+        jw_end(&j);
+    if (rec)
+        jw_rec_end(&j);
+    if (!closes)
+        jw_end(&j);
+    gen_members(&j, &g, 1, 1);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
+{
+    unsigned r[GEN_DRAWS];
+    static char bufs_plain[64][200], bufs_rec[64][200];
+    struct jw_rec *rec = jw_rec_new();
+    unsigned long long st = 0x2545f4914f6cdd1dULL, taken = 0, written = 0;
+
+    ck_assert_ptr_nonnull(rec);
+    for (int i = 0; i < GEN_DRAWS; i++)
+        r[i] = (unsigned)(st = st * 6364136223846793005ULL + 1442695040888963407ULL) >> 1;
+    for (int n = 0; n < 60000; n++) {
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        /* a new draw here and there: changed values, and from some point on another shape */
+        int rate = n % 1000 == 0 ? 1 : n % 3 == 0 ? 20 : 200;
+        for (int i = 0; i < GEN_DRAWS; i++) {
+            st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+            if ((st >> 33) % (unsigned)rate == 0)
+                r[i] = (unsigned)(st >> 8);
+        }
+        a = gen_write(r, bufs_plain, NULL, &la);
+        b = gen_write(r, bufs_rec, rec, &lb);
+        if (!a || !b || la != lb || memcmp(a, b, la) != 0)
+            ck_abort_msg("writing %d: the recorded writer wrote\n%s\ninstead of\n%s", n, b ? b : "NULL",
+                         a ? a : "NULL");
+        free(a);
+        free(b);
+    }
+    jw_rec_stats(rec, &taken, &written);
+    /* Both paths ran, many times: recorded bytes taken and calls written anew. */
+    ck_assert_msg(taken > 500000 && written > 100000, "taken %llu, written %llu", taken, written);
+    jw_rec_free(rec);
+}
+END_TEST
+
 START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
 {
     struct catalog *cat = calloc(1, sizeof *cat);
@@ -667,6 +977,13 @@ int main(void)
     tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
+    TCase *wr = tcase_create("json writer");
+    tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
+    tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
+    tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
+    tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
+    tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
+    suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
