@@ -11,6 +11,10 @@
 
 #include "report.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Eight bytes as one word (SWAR), byte 0 lowest on any machine: the
  * tokenizer and the line cleaner test a word's bytes all at once. */
 #define W_LO 0x7F7F7F7F7F7F7F7Full
@@ -55,6 +59,98 @@ struct line {
     struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
 };
 
+/* Box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF) are terminal
+ * multiplexer borders and fancy prompts, never tool output. */
+static inline int box_at(const char *s, size_t len)
+{
+    return len >= 3 && (unsigned char)s[0] == 0xE2 &&
+           ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
+}
+
+/* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
+ * at s without its paste debris. Inline: the driver calls it on every line,
+ * and the test checks it against the byte loops it replaced. */
+static inline void line_clean(const char *s, size_t len, struct line *l)
+{
+    /* Bytes that may open debris (bit 1) or end it (bit 2). Most lines
+     * open and end with neither, and one table load each tells so, where
+     * the chains of tests below took a dozen branches a line. A box
+     * character's last byte is any continuation byte, so the end test
+     * also looks three bytes back for its lead byte 0xE2. */
+    static const unsigned char debris[256] = {
+        [' '] = 3, ['\t'] = 3, ['\r'] = 3, ['`'] = 3, ['>'] = 1, [0xE2] = 1,
+    };
+    int indent = 0;
+    /* Each pass removes at least one byte, so this ends within len passes. */
+    for (;;) {
+        if (!len || !(debris[(unsigned char)*s] & 1))
+            break;
+        if (len >= 8 && *s == ' ') {
+            /* indented output: the run of spaces in the next eight bytes
+             * in one step (a word's first non-space byte by a bit scan) */
+            uint64_t ns = ~w_eq(w_load(s), W_REP(' ')) & W_HI;
+            unsigned k = ns ? (unsigned)__builtin_ctzll(ns) >> 3 : 8;
+            indent += (int)k;
+            s += k;
+            len -= k;
+        } else if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+            indent += *s == '\t' ? 8 : 1;
+            s++;
+            len--;
+        } else if (len && *s == '>' && (len == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '>')) {
+            s++;
+            len--;
+            indent = 0;
+        } else if (len && *s == '`') {
+            s++;
+            len--;
+        } else if (box_at(s, len)) {
+            s += 3;
+            len -= 3;
+            indent = 0;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (!len || (!(debris[(unsigned char)s[len - 1]] & 2) &&
+                     (len < 3 || (unsigned char)s[len - 3] != 0xE2)))
+            break;
+        if (len >= 8 && s[len - 1] == ' ') {
+            /* padded lines: the trailing run of spaces in the last eight
+             * bytes in one step */
+            uint64_t ns = ~w_eq(w_load(s + len - 8), W_REP(' ')) & W_HI;
+            len -= ns ? (unsigned)__builtin_clzll(ns) >> 3 : 8;
+        } else if (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' ||
+                    s[len - 1] == '`')) {
+            len--;
+        } else if (len >= 3 && box_at(s + len - 3, 3)) {
+            len -= 3;
+        } else {
+            break;
+        }
+    }
+    l->raw = s;
+    l->raw_len = len;
+    l->indent = indent;
+    l->hashed = 0;
+    if (len && *s == '#') {
+        l->hashed = 1;
+        s++;
+        len--;
+        while (len && (*s == ' ' || *s == '\t')) {
+            s++;
+            len--;
+        }
+    }
+    l->s = s;
+    l->len = len;
+    /* A lone "#" is a blank line of nccl-tests; callers may read l->s[0] of
+     * any line that is not blank, so an empty one must count as blank. */
+    if (len == 0)
+        l->raw_len = 0;
+}
+
 /* The set of adjacent byte pairs in a line's raw text, hashed into 512 slots.
  * A marker can occur in the line only if all of its pairs are in the set,
  * so most searches for markers a line does not hold end after a few bit
@@ -77,11 +173,113 @@ struct tok {
     size_t len;
 };
 
+#define LINE_NO_BRACKET ((size_t)-1)
+/* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
+ * the offset of its first ']' (LINE_NO_BRACKET if none), which tells NCCL
+ * INFO lines apart. One pass finds both: every line needs both, and two
+ * library calls per line cost more than the scan. With SSE2, sixteen bytes a
+ * step in two phases: until the first ']' one mask test per step says
+ * whether either byte is there; after it (INFO lines have theirs in the
+ * first 30 bytes of about 100) the rest is a search for '\n' alone, 32 bytes
+ * a step. Every line of the input passes through here: inline, in the
+ * driver's loop. */
+static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t i = 0, r = LINE_NO_BRACKET;
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
+    for (; i + 16 <= avail; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i en = _mm_cmpeq_epi8(v, vn), eb = _mm_cmpeq_epi8(v, vb);
+        if (!_mm_movemask_epi8(_mm_or_si128(en, eb)))
+            continue;
+        unsigned mn = (unsigned)_mm_movemask_epi8(en);
+        unsigned mb = (unsigned)_mm_movemask_epi8(eb);
+        if (mn)
+            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
+        if (mb)
+            r = i + (unsigned)__builtin_ctz(mb);
+        if (mn) {
+            *rb = r;
+            return i + (unsigned)__builtin_ctz(mn);
+        }
+        i += 16;
+        break;                              /* a ']' and no newline yet */
+    }
+    if (r != LINE_NO_BRACKET) {
+        for (; i + 32 <= avail; i += 32) {
+            __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+            __m128i e0 = _mm_cmpeq_epi8(v0, vn), e1 = _mm_cmpeq_epi8(v1, vn);
+            if (!_mm_movemask_epi8(_mm_or_si128(e0, e1)))
+                continue;
+            unsigned m = (unsigned)_mm_movemask_epi8(e0) |
+                         ((unsigned)_mm_movemask_epi8(e1) << 16);
+            *rb = r;
+            return i + (unsigned)__builtin_ctz(m);
+        }
+        if (i + 16 <= avail) {
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                _mm_loadu_si128((const __m128i *)(const void *)(s + i)), vn));
+            if (m) {
+                *rb = r;
+                return i + (unsigned)__builtin_ctz(m);
+            }
+            i += 16;
+        }
+    }
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == ']' && r == LINE_NO_BRACKET)
+            r = i;
+    *rb = r;
+    return i;
+}
+
 /* Split l into blank-separated tokens (spaces or tabs); at most max. */
 int tok_split(const char *s, size_t len, struct tok *out, int max);
+/* num_parse's general case, from s[i] past any sign: more than 19 digits,
+ * an exponent, or no digits. */
+int num_parse_slow(const char *s, size_t len, double *v, size_t i, int neg);
+extern const double report_pow10[23];     /* 1e0 .. 1e22, each exact */
 /* Parse a whole token as a number ("47.38", "-1", "1e+00", "18.6k" with
- * allow_suffix). Returns 1 and sets *v, or 0 when the token is not a number. */
-int num_parse(const char *s, size_t len, double *v);
+ * allow_suffix). Returns 1 and sets *v, or 0 when the token is not a number.
+ * Inline: table cells are read by the hundred thousand, and the
+ * call cost as much as reading a short cell. With at most 19 digits the
+ * mantissa holds every one of them exactly, and one division by an exact
+ * power of ten rounds correctly, as the general reader does. A token that
+ * stops on a byte other than 'e' or 'E' is turned down at once: the general
+ * reader would stop there too, short of the token's end. */
+static inline int num_parse(const char *s, size_t len, double *v)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (len == 0)
+        return 0;
+    if (s[0] == '-' || s[0] == '+') {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    size_t j = i;
+    unsigned long long m = 0;
+    while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9)
+        m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
+    size_t nint = j - i, nfrac = 0;
+    if (j < len && s[j] == '.') {
+        size_t f = ++j;
+        while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9)
+            m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
+        nfrac = j - f;
+    }
+    if (j < len && s[j] != 'e' && s[j] != 'E')
+        return 0;
+    if (j == len && nint + nfrac > 0 && nint + nfrac <= 19) {
+        double d = nfrac ? (double)m / report_pow10[nfrac] : (double)m;
+        *v = neg ? -d : d;
+        return 1;
+    }
+    return num_parse_slow(s, len, v, i, neg);
+}
 int num_parse_suffix(const char *s, size_t len, double *v);
 /* First number in s (skipping non-digits before it). Sets *end past it. */
 int num_scan(const char *s, size_t len, double *v, size_t *end);
@@ -103,14 +301,71 @@ static inline int span_starts_n(const char *s, size_t len, const char *lit, size
     return len >= n && (n == 0 || (s[0] == lit[0] && memcmp(s, lit, n) == 0));
 }
 
-const char *span_find_n(const char *s, size_t len, const char *lit, size_t n);
-/* span_find_n anchored on lit[a]: the literal's rarest byte in the lines it
- * is searched in, so that memchr stops at few false starts. */
-const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a);
+/* The first occurrence of lit (n bytes) in s, anchored on lit[a]: the
+ * literal's rarest byte in the lines it is searched in, so that memchr stops
+ * at few false starts. Inline, like span_find_n: markers are string literals
+ * searched for in most lines, and inlined the literal's bytes and length are
+ * constants, so a search that fails (most do) costs the memchr call alone.
+ * One report_parse of the bench log ran 4% fewer instructions so. */
+static inline const char *span_find_at(const char *s, size_t len, const char *lit, size_t n,
+                                       size_t a)
+{
+    if (n == 0 || len < n || a >= n)
+        return NULL;
+    const char *last = s + len - n;      /* last possible start */
+    const char *p = s;
+    while (p <= last) {
+        const char *q = memchr(p + a, lit[a], (size_t)(last - p) + 1);
+        if (!q)
+            return NULL;
+        q -= a;
+        /* the last byte first: most false starts fail there, and a
+         * library call costs more than the test */
+        if (q[n - 1] == lit[n - 1] && memcmp(q, lit, n) == 0)
+            return q;
+        p = q + 1;
+    }
+    return NULL;
+}
+/* span_find_at anchored on lit's first non-blank byte: lines are full of
+ * spaces, so anchoring " Test" on its 'T' skips most false starts. For a
+ * literal the anchor is found at compile time. */
+static inline const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
+{
+    size_t a = 0;
+    while (a + 1 < n && lit[a] == ' ')
+        a++;
+    return span_find_at(s, len, lit, n, a);
+}
 /* Whether s holds the lower-case letters a, b next to each other, either in
  * either case (a necessary condition for markers that share them, asked in
- * one pass before searching for each). */
-int span_has_pair_ci(const char *s, size_t len, char a, char b);
+ * one pass before searching for each). Inline: asked of every line of some
+ * kinds, with constant letters. */
+static inline int span_has_pair_ci(const char *s, size_t len, char a, char b)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i fold = _mm_set1_epi8(0x20), va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+    for (; i + 17 <= len; i += 16) {
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 1)), fold);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
+            return 1;
+    }
+    /* The last bytes: one window ending at the line's end, overlapping
+     * the pairs already tested, instead of up to sixteen scalar steps. */
+    if (i < len && len >= 17) {
+        size_t j = len - 17;
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j)), fold);
+        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j + 1)), fold);
+        return (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb))) != 0;
+    }
+#endif
+    for (; i + 1 < len; i++)
+        if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
+            return 1;
+    return 0;
+}
 
 /* Keeps the low six bits of the first byte (case and letter) and all of the
  * second: letter pairs rarely collide. */
@@ -240,13 +495,66 @@ static inline int span_starts_ci(const char *s, size_t len, const char *lit)
     }
     return 1;
 }
+/* span_trim and kv_split are inline: "key : value" lines are split by
+ * the ten thousand, and the calls cost a third of the trimming. */
+/* Blanks or CR, as one shift and mask like is_sp. */
+static inline int is_sp_cr(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return (u <= ' ') & (int)((0x100003A00ull >> (u & 63)) & 1);
+}
 /* Trim blanks on both sides of [*s, *s+*len). */
-void span_trim(const char **s, size_t *len);
+static inline void span_trim(const char **s, size_t *len)
+{
+    /* Work on copies: stores through the out-parameters would otherwise
+     * force a reload of both on every byte (a char may alias them). */
+    const char *p = *s;
+    size_t n = *len;
+    /* Padded columns ("Product Name                   : ...") leave long
+     * runs of spaces: skip them a word at a time. */
+    while (n >= 8 && w_load(p) == W_REP(' ')) {
+        p += 8;
+        n -= 8;
+    }
+    while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
+        n -= 8;
+    /* The rest of a run of spaces at either end in one step (a bit scan),
+     * as the byte loops below would take it: done in the same order (the
+     * front first), so even an all-blank span ends where it did. */
+    if (n >= 8 && *p == ' ') {
+        size_t k = (size_t)(__builtin_ctzll(~w_eq(w_load(p), W_REP(' ')) & W_HI) >> 3);
+        p += k;
+        n -= k;
+    }
+    while (n && is_sp_cr(*p)) {
+        p++;
+        n--;
+    }
+    if (n >= 8 && p[n - 1] == ' ')
+        n -= (size_t)(__builtin_clzll(~w_eq(w_load(p + n - 8), W_REP(' ')) & W_HI) >> 3);
+    while (n && is_sp_cr(p[n - 1]))
+        n--;
+    *s = p;
+    *len = n;
+}
+
 /* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len);
 /* "key : value" split at the first ':'; both trimmed. 0 when there is no ':'. */
-int kv_split(const char *s, size_t len, const char **k, size_t *klen,
-             const char **v, size_t *vlen);
+static inline int kv_split(const char *s, size_t len, const char **k, size_t *klen,
+                           const char **v, size_t *vlen)
+{
+    const char *c = memchr(s, ':', len);
+    if (!c)
+        return 0;
+    *k = s;
+    *klen = (size_t)(c - s);
+    *v = c + 1;
+    *vlen = len - *klen - 1;
+    span_trim(k, klen);
+    span_trim(v, vlen);
+    return 1;
+}
 int is_blank(const char *s, size_t len);
 unsigned span_hash(const char *s, size_t len);
 

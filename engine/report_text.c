@@ -48,26 +48,43 @@ struct tok_walk {
     size_t start;
 };
 
-/* Takes the token edges of one step: a mask with a bit set for each byte
- * where blank turns to token or back, byte j of the step at bit j (shift 0:
- * the SSE2 movemask) or at bit 8j+7 (shift 3: the SWAR word's high bits).
- * Edges alternate: a token's start, then its end. The SSE2 and SWAR steps
- * share this walk. Returns 1 once max tokens are out. */
-static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uint64_t edges, unsigned shift,
-                             struct tok *out, int max)
+/* Takes the token edges of one step: masks with a bit set for each byte
+ * where a token starts (starts) and for each blank byte just after one
+ * (ends), byte j of the step at bit j (shift 0: the SSE2 movemask) or at bit
+ * 8j+7 (shift 3: the SWAR word's high bits). Edges alternate, so after the
+ * end of a token that began in an earlier step, the k-th start of the step
+ * pairs with its k-th end: a token costs one pass of the loop, not one per
+ * edge with a test of which edge it is. A last start with no end left is a
+ * token that goes on into the next step. The SSE2 and SWAR steps share this
+ * walk. Returns 1 once max tokens are out. */
+static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uint64_t starts,
+                             uint64_t ends, unsigned shift, struct tok *out, int max)
 {
-    while (edges) {
-        size_t pos = base + ((unsigned)__builtin_ctzll(edges) >> shift);
-        if (w->in_tok) {
-            out[w->n].s = s + w->start;
-            out[w->n].len = pos - w->start;
-            if (++w->n == max)
-                return 1;
-        } else {
-            w->start = pos;
+    if (w->in_tok) {
+        if (!ends)
+            return 0;           /* it goes on past this step (so no start either) */
+        size_t e = base + ((unsigned)__builtin_ctzll(ends) >> shift);
+        out[w->n].s = s + w->start;
+        out[w->n].len = e - w->start;
+        ends &= ends - 1;
+        w->in_tok = 0;
+        if (++w->n == max)
+            return 1;
+    }
+    while (starts) {
+        size_t b = base + ((unsigned)__builtin_ctzll(starts) >> shift);
+        starts &= starts - 1;
+        if (!ends) {
+            w->start = b;
+            w->in_tok = 1;
+            return 0;
         }
-        w->in_tok = !w->in_tok;
-        edges &= edges - 1;
+        size_t e = base + ((unsigned)__builtin_ctzll(ends) >> shift);
+        ends &= ends - 1;
+        out[w->n].s = s + b;
+        out[w->n].len = e - b;
+        if (++w->n == max)
+            return 1;
     }
     return 0;
 }
@@ -97,7 +114,7 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         }
         unsigned word = ~blank & 0xFFFFu;
         unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
-        if (walk_edges(&w, s, i, (word & ~prev) | (blank & prev), 0, out, max))
+        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
             return w.n;
     }
 #endif
@@ -112,7 +129,7 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         }
         uint64_t word = ~blank & W_HI;                 /* bytes inside a token */
         uint64_t prev = (word << 8) | (w.in_tok ? 0x80u : 0u);
-        if (walk_edges(&w, s, i, (word & ~prev) | (blank & prev), 3, out, max))
+        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 3, out, max))
             return w.n;
     }
     for (; i < len; i++) {
@@ -136,7 +153,7 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
     return w.n;
 }
 
-static const double pow10_tab[] = {
+const double report_pow10[23] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
@@ -156,7 +173,7 @@ static double scale10(double m, int e)
         if (m == 0.0)
             return m;
     }
-    return e >= 0 ? m * pow10_tab[e] : m / pow10_tab[-e];
+    return e >= 0 ? m * report_pow10[e] : m / report_pow10[-e];
 }
 
 static unsigned digit(char c)
@@ -246,19 +263,19 @@ static inline size_t num_prefix(const char *s, size_t len, double *v)
     }
     if (nint + nfrac > 0 && nint + nfrac <= 19 &&
         (j == len || (s[j] != 'e' && s[j] != 'E'))) {
-        double d = nfrac ? (double)m / pow10_tab[nfrac] : (double)m;
+        double d = nfrac ? (double)m / report_pow10[nfrac] : (double)m;
         *v = neg ? -d : d;
         return j;
     }
     return num_prefix_slow(s, len, v, i, neg);
 }
 
-int num_parse(const char *s, size_t len, double *v)
+/* num_parse's general case (report_int.h): more than 19 digits, an
+ * exponent, or no digits. */
+int num_parse_slow(const char *s, size_t len, double *v, size_t i, int neg)
 {
     double d;
-    if (len == 0 || num_prefix(s, len, &d) != len)
-        return 0;
-    if (!isfinite(d))
+    if (num_prefix_slow(s, len, &d, i, neg) != len || !isfinite(d))
         return 0;
     *v = d;
     return 1;
@@ -331,62 +348,6 @@ int tok_eq_z(const struct tok *t, const char *z)
     return span_eq_z(t->s, t->len, z);
 }
 
-const char *span_find_at(const char *s, size_t len, const char *lit, size_t n, size_t a)
-{
-    if (n == 0 || len < n || a >= n)
-        return NULL;
-    const char *last = s + len - n;      /* last possible start */
-    const char *p = s;
-    while (p <= last) {
-        const char *q = memchr(p + a, lit[a], (size_t)(last - p) + 1);
-        if (!q)
-            return NULL;
-        q -= a;
-        /* the last byte first: most false starts fail there, and a
-         * library call costs more than the test */
-        if (q[n - 1] == lit[n - 1] && memcmp(q, lit, n) == 0)
-            return q;
-        p = q + 1;
-    }
-    return NULL;
-}
-
-int span_has_pair_ci(const char *s, size_t len, char a, char b)
-{
-    size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i fold = _mm_set1_epi8(0x20), va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
-    for (; i + 17 <= len; i += 16) {
-        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
-        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 1)), fold);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb)))
-            return 1;
-    }
-    /* The last bytes: one window ending at the line's end, overlapping
-     * the pairs already tested, instead of up to sixteen scalar steps. */
-    if (i < len && len >= 17) {
-        size_t j = len - 17;
-        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j)), fold);
-        __m128i y = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + j + 1)), fold);
-        return (_mm_movemask_epi8(_mm_cmpeq_epi8(x, va)) & _mm_movemask_epi8(_mm_cmpeq_epi8(y, vb))) != 0;
-    }
-#endif
-    for (; i + 1 < len; i++)
-        if ((s[i] | 0x20) == a && (s[i + 1] | 0x20) == b)
-            return 1;
-    return 0;
-}
-
-const char *span_find_n(const char *s, size_t len, const char *lit, size_t n)
-{
-    /* Look for the first non-blank byte of the literal: lines are full of
-     * spaces, so anchoring " Test" on its 'T' skips most false starts. */
-    size_t a = 0;
-    while (a + 1 < n && lit[a] == ' ')
-        a++;
-    return span_find_at(s, len, lit, n, a);
-}
-
 void line_pairs_fill(const struct line *l)
 {
     struct line_pairs *p = l->pairs;
@@ -432,47 +393,6 @@ const char *span_find_z(const char *s, size_t len, const char *z)
     return span_find_n(s, len, z, strlen(z));
 }
 
-/* Blanks or CR, as one shift and mask like is_sp. */
-static int is_sp_cr(char c)
-{
-    unsigned char u = (unsigned char)c;
-    return (u <= ' ') & (int)((0x100003A00ull >> (u & 63)) & 1);
-}
-
-void span_trim(const char **s, size_t *len)
-{
-    /* Work on copies: stores through the out-parameters would otherwise
-     * force a reload of both on every byte (a char may alias them). */
-    const char *p = *s;
-    size_t n = *len;
-    /* Padded columns ("Product Name                   : ...") leave long
-     * runs of spaces: skip them a word at a time. */
-    while (n >= 8 && w_load(p) == W_REP(' ')) {
-        p += 8;
-        n -= 8;
-    }
-    while (n >= 8 && w_load(p + n - 8) == W_REP(' '))
-        n -= 8;
-    /* The rest of a run of spaces at either end in one step (a bit scan),
-     * as the byte loops below would take it: done in the same order (the
-     * front first), so even an all-blank span ends where it did. */
-    if (n >= 8 && *p == ' ') {
-        size_t k = (size_t)(__builtin_ctzll(~w_eq(w_load(p), W_REP(' ')) & W_HI) >> 3);
-        p += k;
-        n -= k;
-    }
-    while (n && is_sp_cr(*p)) {
-        p++;
-        n--;
-    }
-    if (n >= 8 && p[n - 1] == ' ')
-        n -= (size_t)(__builtin_clzll(~w_eq(w_load(p + n - 8), W_REP(' ')) & W_HI) >> 3);
-    while (n && is_sp_cr(p[n - 1]))
-        n--;
-    *s = p;
-    *len = n;
-}
-
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
 {
     if (dstlen == 0)
@@ -491,21 +411,6 @@ void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
             n--;
     }
     dst[n] = '\0';
-}
-
-int kv_split(const char *s, size_t len, const char **k, size_t *klen,
-             const char **v, size_t *vlen)
-{
-    const char *c = memchr(s, ':', len);
-    if (!c)
-        return 0;
-    *k = s;
-    *klen = (size_t)(c - s);
-    *v = c + 1;
-    *vlen = len - *klen - 1;
-    span_trim(k, klen);
-    span_trim(v, vlen);
-    return 1;
 }
 
 unsigned span_hash(const char *s, size_t len)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_int.h"
 
 static struct report *parse(const char *text)
 {
@@ -603,6 +604,313 @@ START_TEST(parse_caps_sections_and_counts_the_rest)
 }
 END_TEST
 
+/* ---- text helpers against byte-loop references ---- */
+
+/* A small generator (xorshift64*): the same draws on every run. */
+static uint64_t draw(uint64_t *st)
+{
+    *st ^= *st >> 12;
+    *st ^= *st << 25;
+    *st ^= *st >> 27;
+    return *st * 2685821657736338717ull;
+}
+
+/* Random text over a few bytes the helpers treat specially, in lengths that
+ * cross the 16- and 32-byte steps. */
+static size_t draw_text(uint64_t *st, char *buf, size_t cap, const char *alpha, size_t na)
+{
+    size_t len = (size_t)(draw(st) % cap);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = alpha[draw(st) % na];
+    return len;
+}
+
+static size_t ref_line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t i = 0;
+    *rb = LINE_NO_BRACKET;
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == ']' && *rb == LINE_NO_BRACKET)
+            *rb = i;
+    return i;
+}
+
+START_TEST(line_scan_matches_a_byte_loop_on_random_text)
+{
+    /* each text is copied to the end of a heap block, so that a read past
+     * avail is caught by the sanitizer build */
+    char *block = malloc(160);
+    static const char alpha[] = "aaaaaaaa    ]]\t[\n\n";
+    static const char sparse[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n";
+    char buf[160];
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < 2000000; k++) {
+        /* dense ']' and newlines; none at all; then both rare, as in logs */
+        size_t len = k % 3 == 0   ? draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1)
+                     : k % 3 == 1 ? draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 3)
+                                  : draw_text(&st, buf, sizeof(buf), sparse, sizeof(sparse) - 1);
+        char *heap = block + 160 - len;
+        memcpy(heap, buf, len);
+        size_t rb, rb_ref;
+        size_t ll = line_scan(heap, len, &rb);
+        size_t ll_ref = ref_line_scan(heap, len, &rb_ref);
+        /* checked only on a mismatch: each Check assertion writes to its
+         * log, which would be most of the time of millions of cases */
+        if (ll != ll_ref || rb != rb_ref) {
+            ck_assert_uint_eq(ll, ll_ref);
+            ck_assert_uint_eq(rb, rb_ref);
+        }
+    }
+    free(block);
+}
+END_TEST
+
+/* line_clean as it was before its one-load exits: chains of byte tests. */
+static int ref_box_at(const char *s, size_t len)
+{
+    return len >= 3 && (unsigned char)s[0] == 0xE2 &&
+           ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
+}
+
+static void ref_line_clean(const char *s, size_t len, struct line *l)
+{
+    int indent = 0;
+    for (;;) {
+        if (len && (*s == ' ' || *s == '\t' || *s == '\r')) {
+            indent += *s == '\t' ? 8 : 1;
+            s++;
+            len--;
+        } else if (len && *s == '>' && (len == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '>')) {
+            s++;
+            len--;
+            indent = 0;
+        } else if (len && *s == '`') {
+            s++;
+            len--;
+        } else if (ref_box_at(s, len)) {
+            s += 3;
+            len -= 3;
+            indent = 0;
+        } else {
+            break;
+        }
+    }
+    while (len) {
+        char c = s[len - 1];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '`')
+            len--;
+        else if (len >= 3 && ref_box_at(s + len - 3, 3))
+            len -= 3;
+        else
+            break;
+    }
+    l->raw = s;
+    l->raw_len = len;
+    l->indent = indent;
+    l->hashed = 0;
+    if (len && *s == '#') {
+        l->hashed = 1;
+        s++;
+        len--;
+        while (len && (*s == ' ' || *s == '\t')) {
+            s++;
+            len--;
+        }
+    }
+    l->s = s;
+    l->len = len;
+    if (len == 0)
+        l->raw_len = 0;
+}
+
+START_TEST(line_clean_matches_byte_tests_on_random_lines)
+{
+    /* pieces of paste debris (blanks, quote marks, backticks, box
+     * characters and their parts) around a little text */
+    static const char *const pieces[] = {
+        " ", " ", " ", "        ", "\t", "\r", ">", "> ", ">>", "`", "#", "# ", "a", "b7",
+        "\xE2\x94\x80", "\xE2\x95\xBF", "\xE2\x94", "\xE2", "\x94", "\xE2\x93\x80", "-",
+    };
+    char buf[96];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x2545F4914F6CDD1Dull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = 0, want = (size_t)(draw(&st) % 24);
+        for (size_t i = 0; i < want; i++) {
+            const char *pc = pieces[draw(&st) % (sizeof(pieces) / sizeof(pieces[0]))];
+            size_t n = strlen(pc);
+            if (len + n > sizeof(buf))
+                break;
+            memcpy(buf + len, pc, n);
+            len += n;
+        }
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        struct line a, b;
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        line_clean(heap, len, &a);
+        ref_line_clean(heap, len, &b);
+        if (a.raw != b.raw || a.raw_len != b.raw_len || a.s != b.s || a.len != b.len ||
+            a.indent != b.indent || a.hashed != b.hashed)
+            ck_abort_msg("line_clean differs on \"%.*s\"", (int)len, heap);
+    }
+    free(block);
+}
+END_TEST
+
+static const char *ref_find(const char *s, size_t len, const char *lit, size_t n)
+{
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, lit, n) == 0)
+            return s + i;
+    return NULL;
+}
+
+START_TEST(span_find_matches_a_naive_search_on_random_text)
+{
+    /* a small alphabet, so that literals occur, start falsely and overlap */
+    static const char alpha[] = "ab  Tt_";
+    char buf[80], lit[8];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x5851F42D4C957F2Dull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
+        size_t n = 1 + (size_t)(draw(&st) % (sizeof(lit) - 1));
+        for (size_t i = 0; i < n; i++)
+            lit[i] = alpha[draw(&st) % (sizeof(alpha) - 1)];
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        const char *got = span_find_n(heap, len, lit, n), *want = ref_find(heap, len, lit, n);
+        if (got != want)
+            ck_abort_msg("span_find_n(\"%.*s\", \"%.*s\") differs", (int)len, heap, (int)n, lit);
+    }
+    free(block);
+}
+END_TEST
+
+START_TEST(span_trim_matches_a_byte_loop_on_random_text)
+{
+    static const char alpha[] = "        \t\r\vxy:";
+    char buf[48];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x94D049BB133111EBull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        const char *a = heap, *b = heap;
+        size_t al = len, bl = len;
+        span_trim(&a, &al);
+        /* blanks and CR off the front, then off the back */
+        while (bl && (*b == ' ' || *b == '\t' || *b == '\v' || *b == '\f' || *b == '\r')) {
+            b++;
+            bl--;
+        }
+        while (bl && (b[bl - 1] == ' ' || b[bl - 1] == '\t' || b[bl - 1] == '\v' ||
+                      b[bl - 1] == '\f' || b[bl - 1] == '\r'))
+            bl--;
+        /* an all-blank span may end anywhere in itself: only its length counts */
+        if (al != bl || (al && a != b))
+            ck_abort_msg("span_trim(\"%.*s\") differs", (int)len, heap);
+    }
+    free(block);
+}
+END_TEST
+
+START_TEST(span_has_pair_ci_matches_a_byte_loop_on_random_text)
+{
+    static const char alpha[] = "sSmMx \x13\x33";
+    char buf[64];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0xBF58476D1CE4E5B9ull;
+    for (int k = 0; k < 2000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        int want = 0;
+        for (size_t i = 0; i + 1 < len && !want; i++)
+            want = (heap[i] | 0x20) == 's' && (heap[i + 1] | 0x20) == 'm';
+        if (span_has_pair_ci(heap, len, 's', 'm') != want)
+            ck_abort_msg("span_has_pair_ci(\"%.*s\") differs", (int)len, heap);
+    }
+    free(block);
+}
+END_TEST
+
+/* Blank-separated tokens one byte at a time: ' ', '\t', '\v', '\f'. */
+static int ref_tok_split(const char *s, size_t len, struct tok *out, int max)
+{
+    int n = 0;
+    size_t i = 0;
+    if (max > TOK_MAX)
+        max = TOK_MAX;
+    while (n < max) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f'))
+            i++;
+        if (i == len)
+            break;
+        size_t b = i;
+        while (i < len && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f'))
+            i++;
+        out[n].s = s + b;
+        out[n].len = i - b;
+        n++;
+    }
+    return n;
+}
+
+START_TEST(tok_split_matches_a_byte_loop_on_random_text)
+{
+    /* blanks of every kind, other control bytes (\n, \r, \x01) that are
+     * not blanks, and long runs, in lines that cross the 16- and 8-byte steps */
+    static const char alpha[] = "ab7.      \t\v\f\n\r\x01";
+    char buf[160];
+    char *block = malloc(sizeof(buf));
+    struct tok a[TOK_MAX], b[TOK_MAX];
+    uint64_t st = 0x2127599BF4325C37ull;
+    for (int k = 0; k < 1000000; k++) {
+        size_t len = draw_text(&st, buf, sizeof(buf), alpha,
+                               (k & 1) ? 10 : sizeof(alpha) - 1);   /* spaces and words only */
+        int max = 1 + (int)(draw(&st) % 70);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        int na = tok_split(heap, len, a, max), nb = ref_tok_split(heap, len, b, max);
+        int same = na == nb;
+        for (int i = 0; same && i < na; i++)
+            same = a[i].s == b[i].s && a[i].len == b[i].len;
+        if (!same)
+            ck_abort_msg("tok_split(\"%.*s\", %d) differs", (int)len, heap, max);
+    }
+    free(block);
+}
+END_TEST
+
+START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
+{
+    /* num_parse_suffix reads a token with the general prefix reader and
+     * takes it whole unless one k/m/g letter ends it: for tokens not ending
+     * in such a letter it is the reference num_parse must agree with, value
+     * bit for bit; tokens that do end in one are never plain numbers. */
+    static const char alpha[] = "0123456789012345678901234567890123456789..--++eEkx ";
+    char buf[28];
+    uint64_t st = 0xD1B54A32D192ED03ull;
+    char *block = malloc(sizeof(buf));
+    for (int k = 0; k < 3000000; k++) {
+        size_t len = draw_text(&st, buf, (k & 1) ? 8 : sizeof(buf), alpha, sizeof(alpha) - 1);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        double v = -7, r = -7;
+        int got = num_parse(heap, len, &v);
+        int want = len > 0 && !strchr("kKmMgG", heap[len - 1]) && num_parse_suffix(heap, len, &r);
+        if (got != want || (got && memcmp(&v, &r, sizeof(v)) != 0))
+            ck_abort_msg("num_parse(\"%.*s\") = %d %.17g, reference %d %.17g", (int)len, heap,
+                         got, v, want, r);
+    }
+    free(block);
+}
+END_TEST
+
 /* ---- checker ---- */
 
 static const char *TOPO_PCIE = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nGPU1\tSYS\t X \t0-7\n";
@@ -827,6 +1135,15 @@ static Suite *suite(void)
     tcase_add_test(p, parse_survives_binary_and_unterminated_input);
     tcase_add_test(p, parse_caps_sections_and_counts_the_rest);
     suite_add_tcase(s, p);
+    TCase *x = tcase_create("text");
+    tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
+    tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
+    tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
+    tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, span_has_pair_ci_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, tok_split_matches_a_byte_loop_on_random_text);
+    suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);
     tcase_add_test(c, check_fails_when_nvlinks_are_down);
