@@ -602,33 +602,13 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
  * (the writers' literals), numbers by their bits, strings by content;
  * spliced text (jw_raw_members) is always copied from the caller. */
 
-enum { K_NUM = 1, K_STR, K_BOOL, K_NULL, K_OBJ, K_ARR, K_END, K_RAW0, K_RAW1 };
-
-struct jw_ent {
-    const char *key;
-    size_t klen;
-    uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
-    char *s;         /* a string's text (K_STR; otherwise kept for reuse) */
-    size_t scap;
-    size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for K_RAW*) */
-    int kind;
-};
-
-/* The bytes of the entries lie in text in the order they were last
+/* The entries and the recording (struct jw_ent, struct jw_rec) are in
+ * server_int.h, with the inline check of a call against its entry. The
+ * bytes of the entries lie in text in the order they were last
  * written: a call written again appends its new bytes, so that unchanged
  * neighbours stay one run to copy and the part's text is not copied over
  * on every writing; when the stale bytes outgrow the part, jw_rec_end
  * copies its text over once, in order (a few times a hundred answers). */
-struct jw_rec {
-    struct jw_ent *e;
-    int n, cap;
-    char *text;
-    size_t len, tcap;
-    int depth0, first0;   /* the writer's level and its first flag where the part starts */
-    int open;             /* begun, not ended: entries and text may disagree */
-    int broken;           /* this writing is not kept (memory ran out, a level closed under the part) */
-    unsigned long long taken, written;
-};
 
 struct jw_rec *jw_rec_new(void)
 {
@@ -663,19 +643,21 @@ void jw_rec_begin(struct jw *j, struct jw_rec *r)
     r->depth0 = j->depth;
     r->first0 = j->first[j->depth];
     j->rec = r;
+    j->ents = r->e;
     j->ri = 0;
-    j->sync = 1;
+    j->lim = r->n;
     j->depth0 = j->depth;
-    j->run_from = j->run_len = 0;
+    j->run_from = j->run_end = 0;
+    j->taken = 0;
     j->start = j->b.len;
 }
 
 /* The recorded bytes taken since the last copy, into the text. */
 static void rec_flush(struct jw *j)
 {
-    if (j->run_len) {
-        put(&j->b, j->rec->text + j->run_from, j->run_len);
-        j->run_len = 0;
+    if (j->run_end > j->run_from) {
+        put(&j->b, j->rec->text + j->run_from, j->run_end - j->run_from);
+        j->run_from = j->run_end;
     }
 }
 
@@ -683,28 +665,27 @@ static void rec_flush(struct jw *j)
  * writer is in the state it was in when that call was written), else NULL. */
 static inline struct jw_ent *rec_peek(struct jw *j, int kind)
 {
-    struct jw_rec *r = j->rec;
-    if (!j->sync || j->ri >= r->n || r->e[j->ri].kind != kind)
+    if (j->ri >= j->lim || (j->ents[j->ri].kk & 15) != (uint64_t)kind)
         return NULL;
-    return &r->e[j->ri];
+    return &j->ents[j->ri];
 }
 
 /* The call is the recorded one: its recorded bytes join the run to copy. */
 static inline void rec_take(struct jw *j, const struct jw_ent *e)
 {
-    if (j->run_from + j->run_len != e->at) {
+    if (j->run_end != e->at) {
         rec_flush(j);
-        j->run_from = e->at;
+        j->run_from = j->run_end = e->at;
     }
-    j->run_len += e->out;
+    j->run_end += e->out;
     j->ri++;
-    j->rec->taken++;
+    j->taken++;
 }
 
 static void rec_lose(struct jw *j)
 {
     j->rec->broken = 1;
-    j->sync = 0;
+    j->lim = 0;
 }
 
 static int rec_grow(struct jw_rec *r)
@@ -728,24 +709,24 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
     struct jw_ent *e;
     if (r->broken)
         return;
-    if (j->sync && j->ri < r->n && r->e[j->ri].kind == kind) {
+    if (j->ri < j->lim && (r->e[j->ri].kk & 15) == (uint64_t)kind) {
         e = &r->e[j->ri];
     } else {
-        j->sync = 0;
+        j->lim = 0;   /* the replay ends here */
         if (j->ri >= r->cap && !rec_grow(r)) {
             rec_lose(j);
             return;
         }
+        j->ents = r->e;
         e = &r->e[j->ri];
         r->n = j->ri + 1;
     }
-    e->kind = kind;
+    e->kk = JW_KK(kind, klen);
     e->key = key;
-    e->klen = klen;
     e->bits = bits;
     e->out = j->b.len - mark;
     e->at = r->len;
-    if (kind != K_RAW0 && kind != K_RAW1 && e->out > 0) {   /* a splice is never taken: not kept */
+    if (kind != JW_K_RAW0 && kind != JW_K_RAW1 && e->out > 0) {   /* a splice is never taken: not kept */
         if (r->len + e->out > r->tcap) {
             size_t cap = r->tcap ? 2 * r->tcap : 32768;
             char *p;
@@ -762,7 +743,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
         memcpy(r->text + r->len, j->b.p + mark, e->out);
         r->len += e->out;
     }
-    if (kind == K_STR) {
+    if (kind == JW_K_STR) {
         size_t n = s ? strlen(s) : 0;
         if (n + 1 > e->scap) {
             char *p = realloc(e->s, n + 1);
@@ -796,7 +777,9 @@ void jw_rec_end(struct jw *j)
     if (!r)
         return;
     rec_flush(j);
+    r->taken += j->taken;
     j->rec = NULL;
+    j->lim = 0;
     r->open = 0;
     if (!r->broken)
         r->n = j->ri;   /* a part with fewer calls than recorded ends here */
@@ -853,7 +836,7 @@ static void jw_level(struct jw *j, char c)
 static inline int rec_same(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits)
 {
     struct jw_ent *e;
-    if (!j->rec || !(e = rec_peek(j, kind)) || e->key != key || e->klen != klen || e->bits != bits)
+    if (!j->rec || !(e = rec_peek(j, kind)) || e->key != key || e->kk != JW_KK(kind, klen) || e->bits != bits)
         return 0;
     rec_take(j, e);
     return 1;
@@ -871,22 +854,22 @@ static COLD void jw_open_write(struct jw *j, const char *key, size_t klen, char 
 
 void jw_obj_k(struct jw *j, const char *key, size_t klen)
 {
-    if (rec_same(j, K_OBJ, key, klen, 0)) {
+    if (rec_same(j, JW_K_OBJ, key, klen, 0)) {
         j->first[j->depth] = 0;
         jw_level(j, '{');
         return;
     }
-    jw_open_write(j, key, klen, '{', K_OBJ);
+    jw_open_write(j, key, klen, '{', JW_K_OBJ);
 }
 
 void jw_arr_k(struct jw *j, const char *key, size_t klen)
 {
-    if (rec_same(j, K_ARR, key, klen, 0)) {
+    if (rec_same(j, JW_K_ARR, key, klen, 0)) {
         j->first[j->depth] = 0;
         jw_level(j, '[');
         return;
     }
-    jw_open_write(j, key, klen, '[', K_ARR);
+    jw_open_write(j, key, klen, '[', JW_K_ARR);
 }
 
 static COLD void jw_end_write(struct jw *j)
@@ -900,15 +883,15 @@ static COLD void jw_end_write(struct jw *j)
         mark = rec_mark(j);
     putc1(jw_buf(j), j->close[j->depth]);
     if (j->rec)
-        rec_note(j, K_END, NULL, 0, 0, NULL, mark);
+        rec_note(j, JW_K_END, NULL, 0, 0, NULL, mark);
     j->depth--;
 }
 
-void jw_end(struct jw *j)
+void jw_close(struct jw *j)
 {
     if (j->rec && j->depth <= j->depth0)
         rec_lose(j);   /* closes a level opened before the part */
-    if (j->depth >= 1 && rec_same(j, K_END, NULL, 0, 0)) {
+    if (j->depth >= 1 && rec_same(j, JW_K_END, NULL, 0, 0)) {
         j->depth--;
         return;
     }
@@ -924,14 +907,14 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
     if (room(b, 32))
         b->len += number_text(b->p + b->len, v);
     if (j->rec)
-        rec_note(j, K_NUM, key, klen, bits, NULL, mark);
+        rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
 }
 
 void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (rec_same(j, K_NUM, key, klen, bits)) {
+    if (rec_same(j, JW_K_NUM, key, klen, bits)) {
         j->first[j->depth] = 0;
         return;
     }
@@ -944,13 +927,13 @@ static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const 
     jw_pre(j, key, klen);
     put_string(jw_buf(j), s);
     if (j->rec)
-        rec_note(j, K_STR, key, klen, 0, s, mark);
+        rec_note(j, JW_K_STR, key, klen, 0, s, mark);
 }
 
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
 {
     struct jw_ent *e;
-    if (j->rec && (e = rec_peek(j, K_STR)) != NULL && e->key == key && e->klen == klen &&
+    if (j->rec && (e = rec_peek(j, JW_K_STR)) != NULL && e->key == key && e->kk == JW_KK(JW_K_STR, klen) &&
         strcmp(e->s, s ? s : "") == 0) {
         rec_take(j, e);
         j->first[j->depth] = 0;
@@ -965,7 +948,7 @@ static COLD void jw_word_write(struct jw *j, int kind, const char *key, size_t k
 {
     size_t mark = j->rec ? rec_mark(j) : 0;
     jw_pre(j, key, klen);
-    if (kind == K_NULL)
+    if (kind == JW_K_NULL)
         put(jw_buf(j), "null", 4);
     else if (v)
         put(jw_buf(j), "true", 4);
@@ -977,20 +960,20 @@ static COLD void jw_word_write(struct jw *j, int kind, const char *key, size_t k
 
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v)
 {
-    if (rec_same(j, K_BOOL, key, klen, v != 0)) {
+    if (rec_same(j, JW_K_BOOL, key, klen, v != 0)) {
         j->first[j->depth] = 0;
         return;
     }
-    jw_word_write(j, K_BOOL, key, klen, v != 0);
+    jw_word_write(j, JW_K_BOOL, key, klen, v != 0);
 }
 
 void jw_null_k(struct jw *j, const char *key, size_t klen)
 {
-    if (rec_same(j, K_NULL, key, klen, 0)) {
+    if (rec_same(j, JW_K_NULL, key, klen, 0)) {
         j->first[j->depth] = 0;
         return;
     }
-    jw_word_write(j, K_NULL, key, klen, 0);
+    jw_word_write(j, JW_K_NULL, key, klen, 0);
 }
 
 /* Always written from text: only whether it is empty (which decides the
@@ -1008,13 +991,16 @@ void jw_raw_members(struct jw *j, const char *text, size_t len)
         put(b, text, len);
     }
     if (j->rec)
-        rec_note(j, len > 0 ? K_RAW1 : K_RAW0, NULL, 0, 0, NULL, mark);
+        rec_note(j, len > 0 ? JW_K_RAW1 : JW_K_RAW0, NULL, 0, 0, NULL, mark);
 }
 
 char *jw_finish(struct jw *j, size_t *len)
 {
     struct json_buf *b = jw_buf(j);
+    if (j->rec)
+        j->rec->taken += j->taken;
     j->rec = NULL;   /* a part left open: jw_rec_begin starts its recording again */
+    j->lim = 0;
     if (b->failed || j->depth != 0 || !grow(b, 0)) {
         free(b->p);
         memset(j, 0, sizeof *j);

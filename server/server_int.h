@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,15 +84,21 @@ struct jw {
     unsigned char first[JW_DEPTH_MAX];   /* no member written yet at this level */
     char close[JW_DEPTH_MAX];            /* '}' or ']' for each open level */
     /* The recorded part being written again (jw_rec_begin), NULL when none:
-     * the call it is at (ri), whether every call so far was of the
-     * recorded kind (sync), the run of recorded bytes taken and not yet
-     * copied, the part's start in b and the writer's level there. */
+     * its entries (ents), the call it is at (ri), lim: the recorded calls
+     * while every call so far was of the recorded kind (else 0, as when
+     * there is no part), the run of recorded bytes taken and not yet
+     * copied [run_from, run_end) of its text, the part's start in b, the
+     * writer's level there, and the calls taken (added to the recording's
+     * count when the part ends). */
     struct jw_rec *rec;
-    int ri, sync, depth0;
-    size_t run_from, run_len, start;
+    struct jw_ent *ents;
+    int ri, lim, depth0;
+    size_t run_from, run_end, start;
+    unsigned long long taken;
 };
 void jw_init(struct jw *j);
-void jw_end(struct jw *j);
+/* Closes the level open (jw_end, inline below, takes recorded bytes first). */
+void jw_close(struct jw *j);
 /* The _k forms take the key's length; the plain ones below are inline so
  * that the length of a literal key is known when compiling the caller
  * (json_plan.c writes ~900 keys an answer). */
@@ -101,17 +108,132 @@ void jw_num_k(struct jw *j, const char *key, size_t klen, double v);
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s);
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v);
 void jw_null_k(struct jw *j, const char *key, size_t klen);
+/* A recording's entries (json_write.c, "recorded parts", says how they are
+ * kept); here so that the check whether a call is the recorded one is
+ * inlined into the writers (jw_rec_hit, below): a memo hit's answer makes
+ * ~1,000 such calls, most of them hits, and a call each cost more than
+ * the check. */
+enum { JW_K_NUM = 1, JW_K_STR, JW_K_BOOL, JW_K_NULL, JW_K_OBJ, JW_K_ARR, JW_K_END, JW_K_RAW0, JW_K_RAW1 };
+/* An entry's kind and key length in one word (the pair a call is checked
+ * for first; the length is known when compiling a call with a literal key). */
+#define JW_KK(kind, klen) ((uint64_t)(klen) << 4 | (uint64_t)(kind))
+struct jw_ent {
+    const char *key;
+    uint64_t kk;     /* JW_KK(kind, key length) */
+    uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
+    size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
+    char *s;         /* a string's text (JW_K_STR; otherwise kept for reuse) */
+    size_t scap;
+};
+struct jw_rec {
+    struct jw_ent *e;
+    int n, cap;
+    char *text;
+    size_t len, tcap;
+    int depth0, first0;   /* the writer's level and its first flag where the part starts */
+    int open;             /* begun, not ended: entries and text may disagree */
+    int broken;           /* this writing is not kept (memory ran out, a level closed under the part) */
+    unsigned long long taken, written;
+};
+/* The recorded entry at the replay point when it is of this kind with this
+ * key (compared by address and length), else NULL. */
+static inline struct jw_ent *jw_rec_at(struct jw *j, int kind, const char *key, size_t klen)
+{
+    struct jw_ent *e;
+    if (j->ri >= j->lim)
+        return NULL;
+    e = &j->ents[j->ri];
+    return e->kk == JW_KK(kind, klen) && e->key == key ? e : NULL;
+}
+/* e is the call being made: when its recorded bytes continue the run taken
+ * so far, they join it and 1 is returned (the writer's comma flag is
+ * then as after the call); else 0, and the _k form takes it (copying the
+ * run first). */
+static inline int jw_rec_take(struct jw *j, struct jw_ent *e)
+{
+    if (j->run_end != e->at)
+        return 0;
+    j->run_end += e->out;
+    j->ri++;
+    j->taken++;
+    j->first[j->depth] = 0;
+    return 1;
+}
+/* Whether the call of this kind, key and value bits is the recorded one
+ * and its bytes were taken. */
+static inline int jw_rec_hit(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits)
+{
+    struct jw_ent *e = jw_rec_at(j, kind, key, klen);
+    return e && e->bits == bits && jw_rec_take(j, e);
+}
+/* Opening a level whose bytes were taken: the level's state (the
+ * depth limit was checked when it was written). */
+static inline void jw_rec_level(struct jw *j, char close)
+{
+    j->depth++;
+    j->first[j->depth] = 1;
+    j->close[j->depth] = close;
+}
+static inline void jw_end(struct jw *j)
+{
+    /* a level opened before the recorded part is never taken (jw_close) */
+    if (j->depth > j->depth0 && jw_rec_hit(j, JW_K_END, NULL, 0, 0)) {
+        j->depth--;
+        return;
+    }
+    jw_close(j);
+}
 /* key NULL in arrays and for the root */
-static inline void jw_obj(struct jw *j, const char *key) { jw_obj_k(j, key, key ? strlen(key) : 0); }
-static inline void jw_arr(struct jw *j, const char *key) { jw_arr_k(j, key, key ? strlen(key) : 0); }
+static inline void jw_obj(struct jw *j, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+    if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, JW_K_OBJ, key, klen, 0)) {
+        jw_rec_level(j, '}');
+        return;
+    }
+    jw_obj_k(j, key, klen);
+}
+static inline void jw_arr(struct jw *j, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+    if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, JW_K_ARR, key, klen, 0)) {
+        jw_rec_level(j, ']');
+        return;
+    }
+    jw_arr_k(j, key, klen);
+}
 /* NaN/inf: null */
-static inline void jw_num(struct jw *j, const char *key, double v) { jw_num_k(j, key, key ? strlen(key) : 0, v); }
+static inline void jw_num(struct jw *j, const char *key, double v)
+{
+    size_t klen = key ? strlen(key) : 0;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (jw_rec_hit(j, JW_K_NUM, key, klen, bits))
+        return;
+    jw_num_k(j, key, klen, v);
+}
 static inline void jw_str(struct jw *j, const char *key, const char *s)
 {
-    jw_str_k(j, key, key ? strlen(key) : 0, s);
+    size_t klen = key ? strlen(key) : 0;
+    struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
+    if (e && strcmp(e->s, s ? s : "") == 0 && jw_rec_take(j, e))
+        return;
+    jw_str_k(j, key, klen, s);
 }
-static inline void jw_bool(struct jw *j, const char *key, int v) { jw_bool_k(j, key, key ? strlen(key) : 0, v); }
-static inline void jw_null(struct jw *j, const char *key) { jw_null_k(j, key, key ? strlen(key) : 0); }
+static inline void jw_bool(struct jw *j, const char *key, int v)
+{
+    size_t klen = key ? strlen(key) : 0;
+    if (jw_rec_hit(j, JW_K_BOOL, key, klen, v != 0))
+        return;
+    jw_bool_k(j, key, klen, v);
+}
+static inline void jw_null(struct jw *j, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+    if (jw_rec_hit(j, JW_K_NULL, key, klen, 0))
+        return;
+    jw_null_k(j, key, klen);
+}
 /* Members written elsewhere (text of the form "a":1,"b":[...], no leading
  * comma) put in at the current level, with the comma a member needs. */
 void jw_raw_members(struct jw *j, const char *text, size_t len);
