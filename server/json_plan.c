@@ -424,12 +424,12 @@ enum status json_parse(const char *text, size_t len, cJSON **out, char *err, siz
 static const double TEN_TO[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static double rnd(double x, int digits)
+static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
     double f = digits >= 0 && digits <= 22 ? TEN_TO[digits] : pow(10.0, digits);
     if (!isfinite(x))
         return x;
-    return round(x * f) / f;
+    return jw_round(x * f) / f;
 }
 
 /* Significant-figure rounding for quantities that span orders of magnitude. */

@@ -97,12 +97,36 @@ static const char DIGITS2[201] = "0001020304050607080910111213141516171819202122
 
 /* The decimal digits of u at o (no sign, no NUL): their count. Counted
  * first, then written from the last, two at a time. */
+static const unsigned long long POW10_U64[20] = {1ULL,
+                                                 10ULL,
+                                                 100ULL,
+                                                 1000ULL,
+                                                 10000ULL,
+                                                 100000ULL,
+                                                 1000000ULL,
+                                                 10000000ULL,
+                                                 100000000ULL,
+                                                 1000000000ULL,
+                                                 10000000000ULL,
+                                                 100000000000ULL,
+                                                 1000000000000ULL,
+                                                 10000000000000ULL,
+                                                 100000000000000ULL,
+                                                 1000000000000000ULL,
+                                                 10000000000000000ULL,
+                                                 100000000000000000ULL,
+                                                 1000000000000000000ULL,
+                                                 10000000000000000000ULL};
+
 static size_t put_u64(char *o, unsigned long long u)
 {
-    size_t n = 1;
+    /* The count from the bit length: b bits hold t = floor(b * log10(2))
+     * or t + 1 digits (1233 / 4096 is log10(2) to within 10^-5, exact
+     * enough for b <= 64), and one comparison with 10^t tells which; u | 1
+     * gives 0 its one digit (10^t is even for t >= 1: the test is the same). */
+    unsigned t = (unsigned)(64 - __builtin_clzll(u | 1)) * 1233u >> 12;
+    size_t n = (size_t)t + 1 - ((u | 1) < POW10_U64[t]);
     char *p;
-    for (unsigned long long t = 10; n < 20 && u >= t; t *= 10)   /* 10^19 < 2^64: t never wraps before n is 20 */
-        n++;
     p = o + n;
     while (u >= 100) {
         unsigned r = (unsigned)(u % 100);

@@ -234,6 +234,22 @@ static inline void jw_null(struct jw *j, const char *key)
         return;
     jw_null_k(j, key, klen);
 }
+/* round(x) (halves away from zero, as libm's round) without the call: the
+ * plan writers round ~250 values an answer. Below 2^52 the integer part
+ * is exact in a long long and the fraction a - t is exact, so comparing
+ * it with 0.5 decides as round does; the sign (and -0) is put back with
+ * copysign. From 2^52 (and for NaN and infinities) x is its own round.
+ * test_server_units checks it against round on random doubles. */
+static inline double jw_round(double x)
+{
+    double a = x < 0 ? -x : x, t;
+    if (!(a < 0x1p52))
+        return x;
+    t = (double)(long long)a;
+    if (a - t >= 0.5)
+        t += 1.0;
+    return __builtin_copysign(t, x);
+}
 /* Members written elsewhere (text of the form "a":1,"b":[...], no leading
  * comma) put in at the current level, with the comma a member needs. */
 void jw_raw_members(struct jw *j, const char *text, size_t len);

@@ -666,6 +666,80 @@ START_TEST(json_number_fast_forms_equal_the_first_forms)
 }
 END_TEST
 
+/* put_u64 counts digits from the bit length: every power of ten below
+ * 2^53 and its neighbours, and every power of two and its neighbours,
+ * print as the C library prints them. */
+START_TEST(json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does)
+{
+    for (int k = 0; k <= 15; k++) {
+        double p = pow(10.0, k);
+        for (int dlt = -1; dlt <= 1; dlt++) {
+            char mine[32], want[32];
+            double d = p + dlt;
+            json_write_number(mine, d);
+            snprintf(want, sizeof want, "%.0f", d);
+            ck_assert_msg(strcmp(mine, want) == 0, "%.0f printed as %s", d, mine);
+        }
+    }
+    for (int b = 0; b < 53; b++) {
+        for (int dlt = -1; dlt <= 1; dlt++) {
+            char mine[32], want[32];
+            double d = ldexp(1.0, b) + dlt;
+            json_write_number(mine, d);
+            snprintf(want, sizeof want, "%.0f", d);
+            ck_assert_msg(strcmp(mine, want) == 0, "%.0f printed as %s", d, mine);
+        }
+    }
+}
+END_TEST
+
+/* jw_round (the plan writers' rounding, no libm call) against round over
+ * 4M doubles: random bit patterns, values near halves (x.5 and its
+ * neighbours), scaled decimals as the writers round them, around 2^52. */
+START_TEST(jw_round_rounds_as_libm_round)
+{
+    unsigned long long st = 0x9e3779b97f4a7c15ULL;
+    static const double edge[] = {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, 0.49999999999999994, -0.49999999999999994,
+                                  4503599627370495.5, 4503599627370496.0, 9007199254740991.0, NAN, INFINITY,
+                                  -INFINITY, 1e300, -1e-300, 5e-324};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        double a = jw_round(edge[i]), b = round(edge[i]);
+        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b)), "%a: %a, round gives %a", edge[i], a,
+                      b);
+    }
+    for (int i = 0; i < 4000000; i++) {
+        double d, a, b;
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned long long x = st >> 11;
+        switch (i % 5) {
+        case 0:
+            memcpy(&d, &st, sizeof d);
+            break;
+        case 1:   /* a half, or one ulp either side of it */
+            d = nextafter((double)(x % 100000000ULL) + 0.5, (st & 2) ? INFINITY : -INFINITY);
+            if (st & 4)
+                d = (double)(x % 100000000ULL) + 0.5;
+            break;
+        case 2:   /* a value times 10^k, as rnd rounds */
+            d = (double)(x % 1000000000000ULL) / 997.0 * pow(10.0, (double)(st % 7));
+            break;
+        case 3:   /* around 2^52 */
+            d = 4503599627370496.0 + ((double)(x % 4096) - 2048.0) * 0.25;
+            break;
+        default:
+            d = ldexp((double)x, (int)(st % 80) - 70);
+            break;
+        }
+        if (st & 8)
+            d = -d;
+        a = jw_round(d);
+        b = round(d);
+        if (memcmp(&a, &b, sizeof a) != 0 && !(isnan(a) && isnan(b)))
+            ck_abort_msg("%a: %a, round gives %a", d, a, b);
+    }
+}
+END_TEST
+
 /* json_plan.c rounds with a table of 10^0..10^22 where it called pow. */
 START_TEST(powers_of_ten_from_pow_are_the_exact_literals)
 {
@@ -982,6 +1056,8 @@ int main(void)
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
+    tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
+    tcase_add_test(wr, jw_round_rounds_as_libm_round);
     tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
