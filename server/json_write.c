@@ -934,14 +934,57 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
         rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
 }
 
+/* A number whose recorded call (e: same place, kind and key) had another
+ * value, the common miss of a memo hit's answer (~60 an answer): written
+ * and noted in one step, what jw_num_write and rec_note do for this case
+ * (the entry keeps its place; its bytes are appended to the text). 0,
+ * having done nothing, when either buffer would have to grow: then the
+ * general path does it all. */
+static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v, uint64_t bits)
+{
+    struct jw_rec *r = j->rec;
+    struct json_buf *b = jw_buf(j);
+    size_t need = klen + 4 + 32, n;
+    char *o, *at;
+    rec_flush(j);
+    if (b->failed || b->len + need + 1 > b->cap || r->len + need > r->tcap)
+        return 0;
+    at = o = b->p + b->len;
+    if (!j->first[j->depth])
+        *o++ = ',';
+    j->first[j->depth] = 0;
+    if (key) {
+        assert(key_plain(key, klen));
+        *o++ = '"';
+        memcpy(o, key, klen);
+        o += klen;
+        *o++ = '"';
+        *o++ = ':';
+    }
+    o += number_text(o, v);
+    n = (size_t)(o - at);
+    memcpy(r->text + r->len, at, n);
+    b->len += n;
+    e->bits = bits;
+    e->at = r->len;
+    e->out = n;
+    r->len += n;
+    j->ri++;
+    r->written++;
+    return 1;
+}
+
 void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
 {
     uint64_t bits;
+    struct jw_ent *e;
     memcpy(&bits, &v, sizeof bits);
     if (rec_same(j, JW_K_NUM, key, klen, bits)) {
         j->first[j->depth] = 0;
         return;
     }
+    if ((e = jw_rec_at(j, JW_K_NUM, key, klen)) != NULL && jw_num_renote(j, e, key, klen, v, bits))
+        return;
     jw_num_write(j, key, klen, v, bits);
 }
 
