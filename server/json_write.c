@@ -988,6 +988,18 @@ void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
     jw_num_write(j, key, klen, v, bits);
 }
 
+void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    if (e->bits == bits) {
+        rec_take(j, e);
+        j->first[j->depth] = 0;
+    } else if (!jw_num_renote(j, e, key, klen, v, bits)) {
+        jw_num_write(j, key, klen, v, bits);
+    }
+}
+
 static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)
 {
     size_t mark = j->rec ? rec_mark(j) : 0;

@@ -105,6 +105,11 @@ void jw_close(struct jw *j);
 void jw_obj_k(struct jw *j, const char *key, size_t klen);
 void jw_arr_k(struct jw *j, const char *key, size_t klen);
 void jw_num_k(struct jw *j, const char *key, size_t klen, double v);
+/* jw_num_k when the recorded call at the replay point (e) is a number with
+ * this key (jw_num's check found it, for another value or away from the
+ * run taken so far). */
+struct jw_ent;
+void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v);
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s);
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v);
 void jw_null_k(struct jw *j, const char *key, size_t klen);
@@ -208,9 +213,11 @@ static inline void jw_num(struct jw *j, const char *key, double v)
     size_t klen = key ? strlen(key) : 0;
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    if (jw_rec_hit(j, JW_K_NUM, key, klen, bits))
-        return;
-    jw_num_k(j, key, klen, v);
+    struct jw_ent *e = jw_rec_at(j, JW_K_NUM, key, klen);
+    if (!e)
+        jw_num_k(j, key, klen, v);
+    else if (e->bits != bits || !jw_rec_take(j, e))
+        jw_num_at(j, e, key, klen, v);
 }
 static inline void jw_str(struct jw *j, const char *key, const char *s)
 {
