@@ -446,6 +446,12 @@ static double sig(double x, int digits)
  * /api/v1/recommend, ~1,500 values per answer. json_*_encode parse that text
  * for callers that want a tree; tests/unit/test_engine_golden.c holds the
  * documents to those the tree encoder wrote. */
+/* jw_str_in for a char array member, its size taken with sizeof; a
+ * pointer in its place does not compile (the array of size -1). */
+#define jw_str_arr(j, key, arr)                                                                                        \
+    jw_str_in((j), (key), (arr),                                                                                       \
+              sizeof(arr) + 0 * sizeof(char[1 - 2 * __builtin_types_compatible_p(__typeof__(arr), __typeof__(&(arr)[0]))]))
+
 static void num_or_null(struct jw *j, const char *k, double v)
 {
     if (isnan(v))
@@ -826,7 +832,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_str(j, "tier", engine_tier_name(tier));
     jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
-        jw_str(j, "why", p->why);
+        jw_str_arr(j, "why", p->why);
         num_or_null(j, "need_budget_usd", sig(p->need_budget_usd, 4));
         num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
     }
@@ -842,8 +848,8 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     jw_arr(j, "tiers");
     for (int i = 0; i < p->n_storage; i++) {
         jw_obj(j, NULL);
-        jw_str(j, "tier", p->storage[i].tier);
-        jw_str(j, "kind", p->storage[i].kind);
+        jw_str_arr(j, "tier", p->storage[i].tier);
+        jw_str_arr(j, "kind", p->storage[i].kind);
         jw_num(j, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
         jw_num(j, "read_gbs", rnd(p->storage[i].read_gbs, 2));
         jw_num(j, "write_gbs", rnd(p->storage[i].write_gbs, 2));
@@ -906,25 +912,25 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
         jw_obj(j, NULL);
-        jw_str(j, "rule", p->rationale[i].rule);
-        jw_str(j, "text", p->rationale[i].text);
+        jw_str_arr(j, "rule", p->rationale[i].rule);
+        jw_str_arr(j, "text", p->rationale[i].text);
         jw_end(j);
     }
     jw_end(j);
     jw_arr(j, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
-        jw_str(j, NULL, p->warnings[i]);
+        jw_str_arr(j, NULL, p->warnings[i]);
     jw_end(j);
     jw_arr(j, "bom");
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
         jw_obj(j, NULL);
-        jw_str(j, "item", b->item);
-        jw_str(j, "description", b->description);
+        jw_str_arr(j, "item", b->item);
+        jw_str_arr(j, "description", b->description);
         jw_num(j, "quantity", rnd(b->quantity, 1));
         jw_num(j, "unit_usd", rnd(b->unit_usd, 2));
         jw_num(j, "total_usd", rnd(b->total_usd, 0));
-        jw_str(j, "as_of", b->as_of);
+        jw_str_arr(j, "as_of", b->as_of);
         jw_end(j);
     }
     jw_end(j);

@@ -781,6 +781,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
         }
         memcpy(e->s, s ? s : "", n);
         e->s[n] = '\0';
+        e->slen = n;
     }
     j->ri++;
     r->written++;

@@ -128,7 +128,7 @@ struct jw_ent {
     uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
     size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
     char *s;         /* a string's text (JW_K_STR; otherwise kept for reuse) */
-    size_t scap;
+    size_t slen, scap;
 };
 struct jw_rec {
     struct jw_ent *e;
@@ -224,6 +224,20 @@ static inline void jw_str(struct jw *j, const char *key, const char *s)
     size_t klen = key ? strlen(key) : 0;
     struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
     if (e && strcmp(e->s, s ? s : "") == 0 && jw_rec_take(j, e))
+        return;
+    jw_str_k(j, key, klen, s);
+}
+/* jw_str for a string held in an array of cap bytes (a char[cap] member):
+ * all of them may be read, so an unchanged string is told by one memcmp
+ * of the recorded length and its NUL, which cannot read past the array
+ * (slen < cap), instead of strcmp's scan for the end of both. Equal
+ * slen + 1 bytes mean s ends where the recorded text ends, and the
+ * recorded text has no NUL before that: the same string. */
+static inline void jw_str_in(struct jw *j, const char *key, const char *s, size_t cap)
+{
+    size_t klen = key ? strlen(key) : 0;
+    struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
+    if (e && e->slen < cap && memcmp(e->s, s, e->slen + 1) == 0 && jw_rec_take(j, e))
         return;
     jw_str_k(j, key, klen, s);
 }

@@ -848,7 +848,10 @@ static void gen_value(struct jw *j, struct gen *g, const char *key, int depth)
         char *buf = g->bufs[g->nstr++ % 64];
         if (t)
             snprintf(buf, 200, "%s", t);
-        jw_str(j, key, t ? buf : NULL);
+        if (t && (c >> 20) % 2)   /* the array form, compared by length and memcmp */
+            jw_str_in(j, key, buf, 200);
+        else
+            jw_str(j, key, t ? buf : NULL);
         break;
     }
     case 4:
