@@ -706,6 +706,12 @@ static inline void rec_take(struct jw *j, const struct jw_ent *e)
     j->taken++;
 }
 
+void jw_rec_take_far(struct jw *j, struct jw_ent *e)
+{
+    rec_take(j, e);
+    j->first[j->depth] = 0;
+}
+
 static void rec_lose(struct jw *j)
 {
     j->rec->broken = 1;

@@ -106,8 +106,7 @@ void jw_obj_k(struct jw *j, const char *key, size_t klen);
 void jw_arr_k(struct jw *j, const char *key, size_t klen);
 void jw_num_k(struct jw *j, const char *key, size_t klen, double v);
 /* jw_num_k when the recorded call at the replay point (e) is a number with
- * this key (jw_num's check found it, for another value or away from the
- * run taken so far). */
+ * this key and another value (jw_num's check found it). */
 struct jw_ent;
 void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v);
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s);
@@ -150,14 +149,17 @@ static inline struct jw_ent *jw_rec_at(struct jw *j, int kind, const char *key, 
     e = &j->ents[j->ri];
     return e->kk == JW_KK(kind, klen) && e->key == key ? e : NULL;
 }
-/* e is the call being made: when its recorded bytes continue the run taken
- * so far, they join it and 1 is returned (the writer's comma flag is
- * then as after the call); else 0, and the _k form takes it (copying the
- * run first). */
+/* jw_rec_take when e's bytes do not continue the run (json_write.c): the
+ * run is copied first and a new one starts at e. */
+void jw_rec_take_far(struct jw *j, struct jw_ent *e);
+/* e is the call being made: its recorded bytes join the run taken so far
+ * (the writer's comma flag is then as after the call); always 1. */
 static inline int jw_rec_take(struct jw *j, struct jw_ent *e)
 {
-    if (j->run_end != e->at)
-        return 0;
+    if (j->run_end != e->at) {
+        jw_rec_take_far(j, e);
+        return 1;
+    }
     j->run_end += e->out;
     j->ri++;
     j->taken++;
@@ -216,8 +218,10 @@ static inline void jw_num(struct jw *j, const char *key, double v)
     struct jw_ent *e = jw_rec_at(j, JW_K_NUM, key, klen);
     if (!e)
         jw_num_k(j, key, klen, v);
-    else if (e->bits != bits || !jw_rec_take(j, e))
+    else if (e->bits != bits)
         jw_num_at(j, e, key, klen, v);
+    else
+        jw_rec_take(j, e);
 }
 static inline void jw_str(struct jw *j, const char *key, const char *s)
 {
