@@ -667,9 +667,8 @@ void jw_rec_begin(struct jw *j, struct jw_rec *r)
     r->depth0 = j->depth;
     r->first0 = j->first[j->depth];
     j->rec = r;
-    j->ents = r->e;
-    j->ri = 0;
-    j->lim = r->n;
+    j->cur = r->e;
+    j->end = r->n > 0 ? r->e + r->n : r->e;   /* (no offset on a NULL r->e) */
     j->depth0 = j->depth;
     j->run_from = j->run_end = 0;
     j->taken = 0;
@@ -689,20 +688,20 @@ static void rec_flush(struct jw *j)
  * writer is in the state it was in when that call was written), else NULL. */
 static inline struct jw_ent *rec_peek(struct jw *j, int kind)
 {
-    if (j->ri >= j->lim || (j->ents[j->ri].kk & 15) != (uint64_t)kind)
+    if (j->cur >= j->end || (j->cur->kk & 15) != (uint64_t)kind)
         return NULL;
-    return &j->ents[j->ri];
+    return j->cur;
 }
 
 /* The call is the recorded one: its recorded bytes join the run to copy. */
-static inline void rec_take(struct jw *j, const struct jw_ent *e)
+static inline void rec_take(struct jw *j, struct jw_ent *e)
 {
     if (j->run_end != e->at) {
         rec_flush(j);
         j->run_from = j->run_end = e->at;
     }
     j->run_end += e->out;
-    j->ri++;
+    j->cur = e + 1;
     j->taken++;
 }
 
@@ -715,7 +714,7 @@ void jw_rec_take_far(struct jw *j, struct jw_ent *e)
 static void rec_lose(struct jw *j)
 {
     j->rec->broken = 1;
-    j->lim = 0;
+    j->end = j->cur;
 }
 
 static int rec_grow(struct jw_rec *r)
@@ -737,19 +736,21 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
 {
     struct jw_rec *r = j->rec;
     struct jw_ent *e;
+    int ri;
     if (r->broken)
         return;
-    if (j->ri < j->lim && (r->e[j->ri].kk & 15) == (uint64_t)kind) {
-        e = &r->e[j->ri];
+    ri = j->cur ? (int)(j->cur - r->e) : 0;   /* cur is NULL only while r->e is */
+    if (j->cur < j->end && (j->cur->kk & 15) == (uint64_t)kind) {
+        e = j->cur;
     } else {
-        j->lim = 0;   /* the replay ends here */
-        if (j->ri >= r->cap && !rec_grow(r)) {
+        j->end = j->cur;   /* the replay ends here */
+        if (ri >= r->cap && !rec_grow(r)) {
             rec_lose(j);
             return;
         }
-        j->ents = r->e;
-        e = &r->e[j->ri];
-        r->n = j->ri + 1;
+        e = &r->e[ri];   /* r->e may have moved: the replay point and its end with it */
+        j->cur = j->end = e;
+        r->n = ri + 1;
     }
     e->kk = JW_KK(kind, klen);
     e->key = key;
@@ -763,7 +764,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
             while (cap < r->len + e->out)
                 cap *= 2;
             if (!(p = realloc(r->text, cap))) {
-                r->n = j->ri;
+                r->n = ri;
                 rec_lose(j);
                 return;
             }
@@ -778,7 +779,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
         if (n + 1 > e->scap) {
             char *p = realloc(e->s, n + 1);
             if (!p) {
-                r->n = j->ri;   /* this entry has no text to compare with */
+                r->n = ri;   /* this entry has no text to compare with */
                 rec_lose(j);
                 return;
             }
@@ -789,7 +790,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
         e->s[n] = '\0';
         e->slen = n;
     }
-    j->ri++;
+    j->cur = e + 1;   /* after a divergence end stays at e: no replay */
     r->written++;
 }
 
@@ -810,10 +811,10 @@ void jw_rec_end(struct jw *j)
     rec_flush(j);
     r->taken += j->taken;
     j->rec = NULL;
-    j->lim = 0;
     r->open = 0;
     if (!r->broken)
-        r->n = j->ri;   /* a part with fewer calls than recorded ends here */
+        r->n = j->cur ? (int)(j->cur - r->e) : 0;   /* a part with fewer calls than recorded ends here */
+    j->cur = j->end = NULL;
     if (r->broken || j->b.failed || j->depth != r->depth0) {
         r->n = 0;
         r->len = 0;
@@ -976,7 +977,7 @@ static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t
     e->at = r->len;
     e->out = n;
     r->len += n;
-    j->ri++;
+    j->cur = e + 1;
     r->written++;
     return 1;
 }
@@ -1086,7 +1087,7 @@ char *jw_finish(struct jw *j, size_t *len)
     if (j->rec)
         j->rec->taken += j->taken;
     j->rec = NULL;   /* a part left open: jw_rec_begin starts its recording again */
-    j->lim = 0;
+    j->cur = j->end = NULL;
     if (b->failed || j->depth != 0 || !grow(b, 0)) {
         free(b->p);
         memset(j, 0, sizeof *j);

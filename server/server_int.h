@@ -84,15 +84,16 @@ struct jw {
     unsigned char first[JW_DEPTH_MAX];   /* no member written yet at this level */
     char close[JW_DEPTH_MAX];            /* '}' or ']' for each open level */
     /* The recorded part being written again (jw_rec_begin), NULL when none:
-     * its entries (ents), the call it is at (ri), lim: the recorded calls
-     * while every call so far was of the recorded kind (else 0, as when
-     * there is no part), the run of recorded bytes taken and not yet
-     * copied [run_from, run_end) of its text, the part's start in b, the
-     * writer's level there, and the calls taken (added to the recording's
-     * count when the part ends). */
+     * the entry of the call it is at (cur), the end of the recorded
+     * entries while every call so far was of the recorded kind (end; else
+     * no further than cur, and both NULL when there is no part: cur < end
+     * is the one test of a replay), the run of recorded bytes taken and
+     * not yet copied [run_from, run_end) of its text, the part's start in
+     * b, the writer's level there, and the calls taken (added to the
+     * recording's count when the part ends). */
     struct jw_rec *rec;
-    struct jw_ent *ents;
-    int ri, lim, depth0;
+    struct jw_ent *cur, *end;
+    int depth0;
     size_t run_from, run_end, start;
     unsigned long long taken;
 };
@@ -143,10 +144,9 @@ struct jw_rec {
  * key (compared by address and length), else NULL. */
 static inline struct jw_ent *jw_rec_at(struct jw *j, int kind, const char *key, size_t klen)
 {
-    struct jw_ent *e;
-    if (j->ri >= j->lim)
+    struct jw_ent *e = j->cur;
+    if (e >= j->end)
         return NULL;
-    e = &j->ents[j->ri];
     return e->kk == JW_KK(kind, klen) && e->key == key ? e : NULL;
 }
 /* jw_rec_take when e's bytes do not continue the run (json_write.c): the
@@ -161,7 +161,7 @@ static inline int jw_rec_take(struct jw *j, struct jw_ent *e)
         return 1;
     }
     j->run_end += e->out;
-    j->ri++;
+    j->cur = e + 1;
     j->taken++;
     j->first[j->depth] = 0;
     return 1;
