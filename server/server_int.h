@@ -181,7 +181,11 @@ static inline void jw_rec_level(struct jw *j, char close)
     j->first[j->depth] = 1;
     j->close[j->depth] = close;
 }
-static inline void jw_end(struct jw *j)
+/* The writers' calls are always inlined: a literal key's length and the
+ * recorded-call check then cost no call (the compiler kept an out-of-line
+ * copy of some for the larger writers). */
+#define JW_INLINE inline __attribute__((always_inline))
+static JW_INLINE void jw_end(struct jw *j)
 {
     /* a level opened before the recorded part is never taken (jw_close) */
     if (j->depth > j->depth0 && jw_rec_hit(j, JW_K_END, NULL, 0, 0)) {
@@ -191,7 +195,7 @@ static inline void jw_end(struct jw *j)
     jw_close(j);
 }
 /* key NULL in arrays and for the root */
-static inline void jw_obj(struct jw *j, const char *key)
+static JW_INLINE void jw_obj(struct jw *j, const char *key)
 {
     size_t klen = key ? strlen(key) : 0;
     if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, JW_K_OBJ, key, klen, 0)) {
@@ -200,7 +204,7 @@ static inline void jw_obj(struct jw *j, const char *key)
     }
     jw_obj_k(j, key, klen);
 }
-static inline void jw_arr(struct jw *j, const char *key)
+static JW_INLINE void jw_arr(struct jw *j, const char *key)
 {
     size_t klen = key ? strlen(key) : 0;
     if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, JW_K_ARR, key, klen, 0)) {
@@ -210,7 +214,7 @@ static inline void jw_arr(struct jw *j, const char *key)
     jw_arr_k(j, key, klen);
 }
 /* NaN/inf: null */
-static inline void jw_num(struct jw *j, const char *key, double v)
+static JW_INLINE void jw_num(struct jw *j, const char *key, double v)
 {
     size_t klen = key ? strlen(key) : 0;
     uint64_t bits;
@@ -223,7 +227,7 @@ static inline void jw_num(struct jw *j, const char *key, double v)
     else
         jw_rec_take(j, e);
 }
-static inline void jw_str(struct jw *j, const char *key, const char *s)
+static JW_INLINE void jw_str(struct jw *j, const char *key, const char *s)
 {
     size_t klen = key ? strlen(key) : 0;
     struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
@@ -237,7 +241,7 @@ static inline void jw_str(struct jw *j, const char *key, const char *s)
  * (slen < cap), instead of strcmp's scan for the end of both. Equal
  * slen + 1 bytes mean s ends where the recorded text ends, and the
  * recorded text has no NUL before that: the same string. */
-static inline void jw_str_in(struct jw *j, const char *key, const char *s, size_t cap)
+static JW_INLINE void jw_str_in(struct jw *j, const char *key, const char *s, size_t cap)
 {
     size_t klen = key ? strlen(key) : 0;
     struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
@@ -245,14 +249,14 @@ static inline void jw_str_in(struct jw *j, const char *key, const char *s, size_
         return;
     jw_str_k(j, key, klen, s);
 }
-static inline void jw_bool(struct jw *j, const char *key, int v)
+static JW_INLINE void jw_bool(struct jw *j, const char *key, int v)
 {
     size_t klen = key ? strlen(key) : 0;
     if (jw_rec_hit(j, JW_K_BOOL, key, klen, v != 0))
         return;
     jw_bool_k(j, key, klen, v);
 }
-static inline void jw_null(struct jw *j, const char *key)
+static JW_INLINE void jw_null(struct jw *j, const char *key)
 {
     size_t klen = key ? strlen(key) : 0;
     if (jw_rec_hit(j, JW_K_NULL, key, klen, 0))
