@@ -97,8 +97,10 @@ void resp_cache_key(const char *route, const char *body, size_t len, struct resp
                     key->id_len);
 }
 
-/* Whether slot s holds key's route and body (or digest): every byte compared. */
-static int same_id(const struct cache_slot *s, const struct resp_key *key)
+/* Whether slot s holds key's route and body (or digest): every byte
+ * compared. Inline, hash first: a new body scans all the slots twice (get
+ * and put), and a call a slot was most of that. */
+static inline __attribute__((always_inline)) int same_id(const struct cache_slot *s, const struct resp_key *key)
 {
     size_t rl = key->route_len;
     return s->hash == key->hash && s->body && s->id_len == rl + 2 + key->id_len && memcmp(s->id, key->route, rl) == 0 &&
