@@ -246,7 +246,7 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
 const struct engine_fabric *plan_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx,
                                             struct engine_plan *pl, const struct goodput *gp, int texts);
 void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                      const struct engine_fabric *f, int texts);
+                      const struct engine_fabric *f, int texts, struct engine_text_memo *bom_memo);
 const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps);
 const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id);
 double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu);
@@ -271,6 +271,14 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap) __attribute__
  * name is cut, which is fine for descriptions). */
 void engine_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* engine_vfmt through a text memo (struct engine_text_memo, engine.h): the
+ * memo's text when the arguments print what its did, else formatted and
+ * kept (a text vsnprintf writes is not kept). m NULL: engine_vfmt. */
+void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+void engine_fmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas);
 /* plan_complete in two steps (engine_plan.c): everything that reads neither
@@ -282,7 +290,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
 void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                   const struct engine_measured *meas, struct engine_plan_fixed *fx);
 void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                 const struct engine_plan_fixed *fx);
+                 const struct engine_plan_fixed *fx, struct engine_text_memo *tm);
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)

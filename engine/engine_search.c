@@ -740,6 +740,8 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
         }
         plan_from_cand(c, cd, &slot->plan);
         plan_cluster(c, &b->ctx, &slot->plan, NULL, &slot->fx);
+        for (int i = 0; i < ENGINE_TEXT_SITES; i++)
+            slot->texts[i].fmt = NULL;
         slot->catalog = c;
         slot->w = b->w;
         slot->gi = cd->gi;
@@ -751,7 +753,7 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
     }
     slot->used = ++out->plan_memo_tick;
     plan_copy_counted(pl, &slot->plan);
-    plan_priced(c, ctx, pl, &slot->fx);
+    plan_priced(c, ctx, pl, &slot->fx, slot->texts);
 }
 
 static void plan_empty(struct engine_plan *pl, const char *why)

@@ -1258,6 +1258,73 @@ START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
 }
 END_TEST
 
+/* A text memo (engine_vfmt_memo) gives a text only to arguments that print
+ * it: one memo written again and again from random walks of numbers near
+ * rounding steps (%.0f, %.1f, %.2f, %.3g, a %.4g from 1e22 up), ints, a
+ * string that keeps its address but changes its bytes, and two formats
+ * taking turns; every text equals vsnprintf's, and most came from the memo. */
+static void vfmt_memo_both(struct engine_text_memo *m, char *fast, char *slow, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void vfmt_memo_both(struct engine_text_memo *m, char *fast, char *slow, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    engine_vfmt_memo(m, fast, n, fmt, ap);
+    va_end(ap);
+    va_start(ap, fmt);
+    vsnprintf(slow, n, fmt, ap);
+    va_end(ap);
+}
+
+START_TEST(a_text_memo_gives_its_text_only_to_arguments_that_print_it)
+{
+    static const char *const fmt_a = "%s: $%.0f = %d GPUs x %.1f h; %.3g days, %.2f%% (%.4g FLOPs) %s";
+    static const char *const fmt_b = "%.3g TB (%s) at %.0f min";
+    struct engine_text_memo *m = malloc(sizeof *m);
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX], name[16] = "H100";
+    unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+    double cost = 1e6, hours = 99.5, days = 9.99, pct = 12.345, flops = 9.9985e22, tb = 0.99;
+    int gpus = 64, hits = 0, calls = 0;
+    ck_assert_ptr_nonnull(m);
+    memset(m, 0xa5, sizeof *m);
+    m->fmt = NULL;
+    for (int k = 0; k < 40000; k++) {
+        int r;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        r = (int)(seed % 64);
+        cost += (double)((int)(seed >> 8) % 5 - 2) * 0.13;
+        hours += (double)((int)(seed >> 12) % 5 - 2) * 0.011;
+        days += (double)((int)(seed >> 16) % 5 - 2) * 0.0007;
+        pct += (double)((int)(seed >> 20) % 5 - 2) * 0.0011;
+        flops *= 1.0 + (double)((int)(seed >> 24) % 5 - 2) * 1e-6;
+        tb += (double)((int)(seed >> 28) % 5 - 2) * 0.0003;
+        if (r == 0)
+            gpus = gpus == 64 ? 128 : 64;
+        if (r == 1)
+            name[1] = name[1] == '1' ? '2' : '1';   /* same address, other bytes */
+        if (r == 2)
+            days = -days;
+        if (r < 6) {
+            vfmt_memo_both(m, fast, slow, sizeof fast, fmt_b, tb, name, hours);
+        } else {
+            size_t n = r == 7 ? 20 : sizeof fast;   /* cut short: another size, another memo */
+            vfmt_memo_both(m, fast, slow, n, fmt_a, name, cost, gpus, hours, days, pct, flops, r == 8 ? "x" : "");
+        }
+        ck_assert_str_eq(fast, slow);
+        hits += m->fmt != NULL && strcmp(m->text, fast) == 0;
+        calls++;
+    }
+    ck_assert_int_gt(hits, calls / 2);
+    /* a text vsnprintf writes (%5d) is not kept */
+    vfmt_memo_both(m, fast, slow, sizeof fast, "%5d|%.1f", 7, 1.25);
+    ck_assert_str_eq(fast, slow);
+    ck_assert_ptr_null(m->fmt);
+    free(m);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -1299,6 +1366,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
+    tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
