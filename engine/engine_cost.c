@@ -595,6 +595,9 @@ void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog
     double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9, dataset_tb = dataset_tb_of(ctx->w);
     const struct engine_storage *s;
 
+    m->tokens = ctx->w->tokens_b * 1e9;
+    m->big10 = ctx->pc.total >= 10e9;
+    m->big100 = ctx->pc.total >= 100e9;
     /* the hot tier when its bandwidths need no more than its data */
     m->hot_need_tb = hot_need_tb(dataset_tb, 3, ckpt_size_gb);
     for (int k = 0; k < 3; k++) {

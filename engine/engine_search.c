@@ -603,7 +603,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
 
     if (ctx->w->pricing == PRICING_CLOUD) {
         cd->days = engine_run_days(ctx, cd->startup_s, cd->goodput, cd->tokens_per_s);
-        cd->cost = engine_cloud_cost_cand(memo, ctx, cd, cd->days, g->cloud_usd_per_gpu_hour);
+        cd->cost = engine_cloud_cost_cand(memo, cd, cd->days, g->cloud_usd_per_gpu_hour);
         return;
     }
     rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
@@ -992,15 +992,27 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     struct pick min_all = {-1, 0, 0}, min_short = {-1, 0, 0}, rec = {-1, 0, 0}, cheap_dl = {-1, 0, 0},
                 fast_b = {-1, 0, 0}, fast_all = {-1, 0, 0};
     double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
+    const int cloud = w->pricing == PRICING_CLOUD;
+    const struct cloud_cost_memo mm = memo;   /* a copy no store into a candidate can touch */
     for (int i = 0; i < nc; i++) {
         double d, k;
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
         }
-        cand_cost(c, &ctx, &cands[i], scratch, &memo);
-        d = cands[i].days;
-        k = cands[i].cost;
+        if (cloud) {
+            /* cand_cost's rented branch, with what it reads of the request
+             * in locals (tokens x 1e9 as engine_run_days computes it) */
+            const struct engine_candidate *cd = &cands[i];
+            d = (cd->startup_s + mm.tokens / cd->tokens_per_s / cd->goodput) / 86400.0;
+            k = engine_cloud_cost_cand(&mm, cd, d, c->gpus[cd->gi].cloud_usd_per_gpu_hour);
+            cands[i].days = d;
+            cands[i].cost = k;
+        } else {
+            cand_cost(c, &ctx, &cands[i], scratch, &memo);
+            d = cands[i].days;
+            k = cands[i].cost;
+        }
         if (d <= DAYS_CAP)
             any_short = 1;
         if (cheaper(&min_all, d, k))
