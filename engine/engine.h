@@ -439,6 +439,8 @@ struct engine_plan_memo {
     double fabric_gbps;
     struct engine_plan_fixed fx;
     struct engine_plan plan;          /* valid up to its lists' counts */
+    /* strlen of plan's rationale texts, then of its warnings */
+    unsigned short text_len[PLAN_RATIONALE_MAX + PLAN_WARNINGS_MAX];
     struct engine_text_memo texts[ENGINE_TEXT_SITES];   /* emptied when the slot is refilled */
 };
 

@@ -692,19 +692,21 @@ struct blank_ctx {
 };
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
- * moving the unused rest (18 KB a plan; the texts end at their NUL). */
-static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan *src)
+ * moving the unused rest (18 KB a plan; the texts end at their NUL, and
+ * the slot knows their lengths, text_len). */
+static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot)
 {
+    const struct engine_plan *src = &slot->plan;
     memcpy(dst, src, offsetof(struct engine_plan, expectations));
     memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
     dst->n_expectations = src->n_expectations;
     for (int i = 0; i < src->n_rationale; i++) {
         memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
-        engine_copy_str(dst->rationale[i].text, sizeof dst->rationale[i].text, src->rationale[i].text);
+        memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
     }
     dst->n_rationale = src->n_rationale;
     for (int i = 0; i < src->n_warnings; i++)
-        engine_copy_str(dst->warnings[i], sizeof dst->warnings[i], src->warnings[i]);
+        memcpy(dst->warnings[i], src->warnings[i], (size_t)slot->text_len[PLAN_RATIONALE_MAX + i] + 1);
     dst->n_warnings = src->n_warnings;
     dst->n_bom = 0;
     dst->bom_total_usd = 0;
@@ -742,6 +744,10 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
         plan_cluster(c, &b->ctx, &slot->plan, NULL, &slot->fx);
         for (int i = 0; i < ENGINE_TEXT_SITES; i++)
             slot->texts[i].fmt = NULL;
+        for (int i = 0; i < slot->plan.n_rationale; i++)
+            slot->text_len[i] = (unsigned short)strnlen(slot->plan.rationale[i].text, PLAN_TEXT_MAX - 1);
+        for (int i = 0; i < slot->plan.n_warnings; i++)
+            slot->text_len[PLAN_RATIONALE_MAX + i] = (unsigned short)strnlen(slot->plan.warnings[i], PLAN_TEXT_MAX - 1);
         slot->catalog = c;
         slot->w = b->w;
         slot->gi = cd->gi;
@@ -752,7 +758,7 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
         slot->fabric_gbps = cd->fabric_gbps;
     }
     slot->used = ++out->plan_memo_tick;
-    plan_copy_counted(pl, &slot->plan);
+    plan_copy_counted(pl, slot);
     plan_priced(c, ctx, pl, &slot->fx, slot->texts);
 }
 
