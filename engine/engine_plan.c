@@ -23,12 +23,13 @@
  * written by vsnprintf, whose float printing is exact but slow. Most of
  * their conversions are %s, %d, %%, %.Nf and %.Ng, written here directly;
  * any other conversion (widths, flags, a NULL string, a non-finite or large
- * number, %g below 10^-4 or from 2^120, a value near a rounding tie)
- * hands the whole text to vsnprintf, so every byte is what vsnprintf would
+ * number, %g below 10^-4 or from 2^120, a value near a rounding tie but
+ * not exactly on one) hands the whole text to vsnprintf, so every byte is what vsnprintf would
  * write:
  * - %.Nf (N <= 9): s = |x| * 10^N is the exact product within half an ulp;
  *   below 2^40 that is under 2^-13, so when s's fraction is more than 2^-12
- *   from one half, the exact value rounds to the same integer as s. The
+ *   from one half, the exact value rounds to the same integer as s; nearer,
+ *   only an s that is the exact product is rounded here (ties to even). The
  *   sign is printed whenever it is set, as C does ("-0.0").
  * - %.Ng (1 <= N <= 9) is that same %f at the precision C's rule picks
  *   (form_general), trailing zeros dropped; from 10^-4 to 1 the exponent is
@@ -66,8 +67,17 @@ static int scaled_round(double x, int prec, unsigned long long *u)
         return 0;
     r = (double)(unsigned long long)s;   /* floor: s is in [0, 2^40), truncation is exact */
     f = s - r;                  /* exact below 2^52 */
-    if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096)
-        return 0;
+    if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096) {
+        /* Near a tie, s decides only when it is the exact product (or
+         * quotient): its rounding error is a double, which fma finds. Then
+         * an exact tie goes to the even integer, as C's rounding to nearest
+         * does (15005 at %.4g is "1.5e+04"); else vsnprintf decides. */
+        double err = prec >= 0 ? fma(fabs(x), FMT_P10[prec], -s) : fma(s, FMT_P10[-prec], -fabs(x));
+        if (err != 0)
+            return 0;
+        *u = (unsigned long long)r + (f > 0.5 || (f == 0.5 && ((unsigned long long)r & 1)));
+        return 1;
+    }
     *u = (unsigned long long)r + (f > 0.5);
     return 1;
 }

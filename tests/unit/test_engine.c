@@ -1249,6 +1249,27 @@ START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
         VFMT_G(9);
 #undef VFMT_G
     }
+    /* Exact ties (the decimal value ends in 5 right after the last digit
+     * printed): integers at %.Ng such as tokens_b 15005 at %.4g, and
+     * multiples of 1/2, 1/4, 1/8 at %.0f to %.3f; the same plus or minus an
+     * ulp, which are not ties. */
+    for (int k = 0; k < 40000; k++) {
+        double x, y;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        x = (double)(seed % 2000000) + 0.5 * (double)(k % 2);
+        if (k % 4 >= 2)
+            x = (double)(seed % 200000) / 8.0 + (k % 4 == 3 ? 0.0625 : 0.0);
+        for (int d = -1; d <= 1; d++) {
+            y = d == 0 ? x : nextafter(x, d < 0 ? 0.0 : INFINITY);
+            vfmt_both(fast, slow, sizeof fast, "%.0f|%.1f|%.2f|%.3f|%.1g|%.2g|%.3g|%.4g|%.5g|%.6g", y, y, y, y, y, y,
+                      y, y, y, y);
+            ck_assert_str_eq(fast, slow);
+            vfmt_both(fast, slow, sizeof fast, "%.1f|%.3g|%.4g", -y, -y, y * 1e-3);
+            ck_assert_str_eq(fast, slow);
+        }
+    }
     for (size_t n = 1; n < 40; n++) {
         memset(fast, 'x', sizeof fast);
         memset(slow, 'x', sizeof slow);
