@@ -418,6 +418,7 @@ struct engine_text_memo {
     unsigned char kind[ENGINE_TEXT_MEMO_CONV];   /* 'd', 's', 'f', 'g' */
     unsigned char prec[ENGINE_TEXT_MEMO_CONV];
     unsigned short str_at[ENGINE_TEXT_MEMO_CONV];   /* %s: where in strs */
+    unsigned short out_beg[ENGINE_TEXT_MEMO_CONV], out_end[ENGINE_TEXT_MEMO_CONV];   /* its bytes in text */
     unsigned short strs_len;
     unsigned long long bits[ENGINE_TEXT_MEMO_CONV];   /* %d: the int; %f, %g: the double's bits */
     struct engine_num_form form[ENGINE_TEXT_MEMO_CONV];

@@ -282,7 +282,7 @@ static int form_general_big(struct engine_num_form *f, double x, int p)
  * with more conversions or longer strings than the memo holds is not kept
  * (nconv -1). */
 static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned long long bits,
-                      const struct engine_num_form *f, const char *str)
+                      const struct engine_num_form *f, const char *str, size_t beg, size_t out_len)
 {
     int k;
     if (!m || m->nconv < 0)
@@ -294,6 +294,8 @@ static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned 
     }
     m->kind[k] = (unsigned char)kind;
     m->prec[k] = (unsigned char)prec;
+    m->out_beg[k] = (unsigned short)beg;   /* below PLAN_TEXT_MAX: n is at most that */
+    m->out_end[k] = (unsigned short)(beg + out_len);
     m->bits[k] = bits;
     if (f)
         m->form[k] = *f;
@@ -315,6 +317,19 @@ static unsigned long long double_bits(double x)
     unsigned long long b;
     memcpy(&b, &x, sizeof b);
     return b;
+}
+
+static void out_int(struct fmt_out *o, int v)
+{
+    char tmp[16], *end = tmp + sizeof tmp, *q = end;
+    unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--q = '-';
+    out_put(o, q, (size_t)(end - q));
 }
 
 /* The fast path; 0 when the text needs vsnprintf. Each conversion's key
@@ -339,28 +354,23 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engin
             const char *str = va_arg(ap, const char *);
             if (!str)
                 return 0;
-            memo_conv(m, 's', 0, 0, NULL, str);
+            size_t beg = o->len;
             out_put(o, str, strlen(str));
+            memo_conv(m, 's', 0, 0, NULL, str, beg, o->len - beg);
         } else if (*p == 'd') {
-            char tmp[16], *end = tmp + sizeof tmp, *q = end;
             int v = va_arg(ap, int);
-            unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
-            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL);
-            do {
-                *--q = (char)('0' + u % 10);
-                u /= 10;
-            } while (u);
-            if (v < 0)
-                *--q = '-';
-            out_put(o, q, (size_t)(end - q));
+            size_t beg = o->len;
+            out_int(o, v);
+            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL, beg, o->len - beg);
         } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && (p[2] == 'f' || p[2] == 'g')) {
             struct engine_num_form f;
             double x = va_arg(ap, double);
             int prec = p[1] - '0';
             if (p[2] == 'f' ? !form_fixed(&f, x, prec) : !form_general(&f, x, prec))
                 return 0;
-            memo_conv(m, p[2], prec, double_bits(x), &f, NULL);
+            size_t beg = o->len;
             out_form(o, &f);
+            memo_conv(m, p[2], prec, double_bits(x), &f, NULL, beg, o->len - beg);
             p += 2;
         } else {
             return 0;
@@ -384,17 +394,74 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
     va_end(ap2);
 }
 
-/* Whether the arguments print what the memo's did: every %d and %s equal,
- * every number the same double or one of the same form (digits, decimals,
- * sign, exponent). The literals are the format's, which is the memo's. */
+/* The first conversion whose argument prints other bytes than the memo's
+ * (m->nconv when none): every %d and %s equal, every number the same
+ * double or one of the same form (digits, decimals, sign, exponent). The
+ * literals are the format's, which is the memo's. */
 static int memo_match(const struct engine_text_memo *m, va_list ap)
 {
     for (int k = 0; k < m->nconv; k++) {
         switch (m->kind[k]) {
         case 'd':
             if ((unsigned int)va_arg(ap, int) != m->bits[k])
-                return 0;
+                return k;
             break;
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
+                return k;
+            break;
+        }
+        default: {
+            double x = va_arg(ap, double);
+            struct engine_num_form f;
+            if (double_bits(x) == m->bits[k])
+                break;
+            if (m->kind[k] == 'f' ? !form_fixed(&f, x, m->prec[k]) : !form_general(&f, x, m->prec[k]))
+                return k;
+            if (!form_eq(&f, &m->form[k]))
+                return k;
+            break;
+        }
+        }
+    }
+    return m->nconv;
+}
+
+/* The memo's text with the conversions from `first` on written again from
+ * the arguments where they differ, into o (the literals and the unchanged
+ * conversions are the memo's bytes): what the format gives, for a memo whose
+ * text was not cut (every conversion and literal whole in it). The memo
+ * takes the new keys and spans as it goes; 0 when a string differs or a
+ * number needs vsnprintf (the memo is then rewritten whole). */
+static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first, va_list ap)
+{
+    const char *old = m->text;
+    size_t from;
+    for (int k = 0; k < first; k++) {
+        switch (m->kind[k]) {
+        case 'd': (void)va_arg(ap, int); break;
+        case 's': (void)va_arg(ap, const char *); break;
+        default: (void)va_arg(ap, double); break;
+        }
+    }
+    out_put(o, old, m->out_beg[first]);
+    from = m->out_beg[first];
+    for (int k = first; k < m->nconv; k++) {
+        size_t beg = m->out_beg[k], end = m->out_end[k], at;
+        int same = 1;
+        out_put(o, old + from, beg - from);   /* the literal before it */
+        at = o->len;
+        switch (m->kind[k]) {
+        case 'd': {
+            int v = va_arg(ap, int);
+            if ((unsigned int)v != m->bits[k]) {
+                out_int(o, v);
+                m->bits[k] = (unsigned int)v;
+                same = 0;
+            }
+            break;
+        }
         case 's': {
             const char *str = va_arg(ap, const char *);
             if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
@@ -408,12 +475,22 @@ static int memo_match(const struct engine_text_memo *m, va_list ap)
                 break;
             if (m->kind[k] == 'f' ? !form_fixed(&f, x, m->prec[k]) : !form_general(&f, x, m->prec[k]))
                 return 0;
-            if (!form_eq(&f, &m->form[k]))
-                return 0;
+            m->bits[k] = double_bits(x);
+            if (!form_eq(&f, &m->form[k])) {
+                out_form(o, &f);
+                m->form[k] = f;
+                same = 0;
+            }
             break;
         }
         }
+        if (same)
+            out_put(o, old + beg, end - beg);
+        m->out_beg[k] = (unsigned short)at;
+        m->out_end[k] = (unsigned short)o->len;
+        from = end;
     }
+    out_put(o, old + from, (size_t)m->len - from);
     return 1;
 }
 
@@ -426,14 +503,33 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
         return;
     }
     if (m->fmt == fmt && m->n == n) {
-        int hit;
+        int first, ok = 0;
         va_copy(ap2, ap);
-        hit = memo_match(m, ap2);
+        first = memo_match(m, ap2);
         va_end(ap2);
-        if (hit) {
+        if (first == m->nconv) {
             memcpy(dst, m->text, (size_t)m->len + 1);
             return;
         }
+        /* Some conversions print other bytes: the rest of the text is the
+         * memo's. A cut text (len n - 1) may lack some of it: formatted
+         * whole below. */
+        if ((size_t)m->len < n - 1) {
+            va_copy(ap2, ap);
+            ok = memo_rebuild(m, &o, first, ap2);
+            va_end(ap2);
+        }
+        if (ok) {
+            dst[o.len] = '\0';
+            if (o.len < n - 1) {
+                memcpy(m->text, dst, o.len + 1);
+                m->len = (int)o.len;
+            } else {
+                m->fmt = NULL;
+            }
+            return;
+        }
+        o.len = 0;
     }
     m->fmt = NULL;
     m->nconv = 0;
