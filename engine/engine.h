@@ -426,9 +426,11 @@ struct engine_text_memo {
     char text[PLAN_TEXT_MAX];
 };
 /* A plan memo slot's texts by where plan_priced writes them: the five
- * rationale texts, the warning, then the bill lines by their index. */
+ * rationale texts, the warning, the bill lines by their index, then the
+ * pricing's why texts of a tier showing the slot's cluster, by tier. */
 enum { ENGINE_TEXT_R_FLOPS, ENGINE_TEXT_R_DAYS, ENGINE_TEXT_R_SCALE, ENGINE_TEXT_R_DATA, ENGINE_TEXT_R_COST,
-       ENGINE_TEXT_WARN, ENGINE_TEXT_BOM, ENGINE_TEXT_SITES = ENGINE_TEXT_BOM + PLAN_BOM_MAX };
+       ENGINE_TEXT_WARN, ENGINE_TEXT_BOM, ENGINE_TEXT_WHY = ENGINE_TEXT_BOM + PLAN_BOM_MAX,
+       ENGINE_TEXT_SITES = ENGINE_TEXT_WHY + TIER_COUNT };
 
 #define ENGINE_PLAN_MEMO_SLOTS 4
 struct engine_plan_memo {

@@ -718,8 +718,9 @@ static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_
  * completed on the blanked workload and kept in the least recently used
  * slot), then plan_priced for the full workload. The same bytes as
  * plan_from_cand + plan_complete: plan_complete is these two steps. */
-static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, struct blank_ctx *b,
-                          struct engine_recommendation *out, const struct engine_candidate *cd, struct engine_plan *pl)
+static struct engine_text_memo *plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx,
+                                              struct blank_ctx *b, struct engine_recommendation *out,
+                                              const struct engine_candidate *cd, struct engine_plan *pl)
 {
     struct engine_plan_memo *slot = NULL, *victim = &out->plan_memo[0];
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++) {
@@ -760,6 +761,7 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
     slot->used = ++out->plan_memo_tick;
     plan_copy_counted(pl, slot);
     plan_priced(c, ctx, pl, &slot->fx, slot->texts);
+    return slot->texts;
 }
 
 static void plan_empty(struct engine_plan *pl, const char *why)
@@ -1137,23 +1139,34 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     blank.w.budget_usd = 0;
     blank.w.dataset_tb = 0;
     blank.ready = 0;
-    plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
-    if (ishow == imin)
+    /* The why texts below go through the text memos of the slot that
+     * holds the tier's cluster (tm_*), one site per tier. */
+    struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
+    tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
+    if (ishow == imin) {
         *prec = *pmin;
-    else
-        plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
-    if (ifast == imin)
+        tm_rec = tm_min;
+    } else {
+        tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
+    }
+    if (ifast == imin) {
         *pperf = *pmin;
-    else if (ifast == ishow)
+        tm_perf = tm_min;
+    } else if (ifast == ishow) {
         *pperf = *prec;
-    else
-        plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
+        tm_perf = tm_rec;
+    } else {
+        tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
+    }
+    tm_min += ENGINE_TEXT_WHY + TIER_MINIMUM;
+    tm_rec += ENGINE_TEXT_WHY + TIER_RECOMMENDED;
+    tm_perf += ENGINE_TEXT_WHY + TIER_PERFORMANCE;
 
     note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
-        engine_fmt(pmin->why, sizeof pmin->why,
+        engine_fmt_memo(tm_min, pmin->why, sizeof pmin->why,
                  "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
     }
 
@@ -1166,21 +1179,21 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         if (ifast_b >= 0)
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
-            engine_fmt(prec->why, sizeof prec->why,
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
                      "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
                      "within the budget the fastest plan takes %.1f days", deadline, budget,
                      prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
-            engine_fmt(prec->why, sizeof prec->why,
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
                      "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
                      prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
-            engine_fmt(prec->why, sizeof prec->why,
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
                      "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
                      "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
                      prec->need_deadline_days);
         else
-            engine_fmt(prec->why, sizeof prec->why,
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
                      "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
                      deadline, cands[ishow].days, cands[ishow].n);
     }
@@ -1188,7 +1201,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
-        engine_fmt(pperf->why, sizeof pperf->why,
+        engine_fmt_memo(tm_perf, pperf->why, sizeof pperf->why,
                  "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
                  pperf->cost_usd);
     }
