@@ -498,14 +498,14 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         double gpu_usd, rest;
         pl->billed_hours = engine_billed_hours(pl->days * 24.0);
         if (texts)
-            engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
-                     pl->billed_hours);
+            engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)",
+                            g->name, n, pl->billed_hours);
         bom(pl, texts, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
-                             pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
+                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
+                                    pl->storage[i].tier, pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", buf, 1, pl->storage[i].usd,
                     texts ? row[i]->as_of : "");
             }
@@ -528,11 +528,13 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         if (f) {
             if (pl->nics_per_node > 0) {
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name,
+                                    f->gbps);
                 bom(pl, texts, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
             }
             if (texts)
-                engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+                engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix,
+                                pl->topology);
             bom(pl, texts, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
                 f->as_of);
             if (texts)
@@ -542,7 +544,8 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage", pl->storage[i].tier,
+                                    pl->storage[i].kind);
                 bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
                     texts ? row[i]->as_of : "");

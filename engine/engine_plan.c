@@ -24,8 +24,8 @@
  * their conversions are %s, %d, %%, %.Nf and %.Ng, written here directly;
  * any other conversion (widths, flags, a NULL string, a non-finite or large
  * number, %g below 10^-4 or from 2^120, a value near a rounding tie but
- * not exactly on one) hands the whole text to vsnprintf, so every byte is what vsnprintf would
- * write:
+ * not exactly on one) hands the whole text to vsnprintf, so every byte is
+ * what vsnprintf would write:
  * - %.Nf (N <= 9): s = |x| * 10^N is the exact product within half an ulp;
  *   below 2^40 that is under 2^-13, so when s's fraction is more than 2^-12
  *   from one half, the exact value rounds to the same integer as s; nearer,
@@ -1040,9 +1040,11 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
     plan_cost_priced(c, ctx, pl, fx->fabric >= 0 ? &c->fabrics[fx->fabric] : NULL, 1,
                      tm ? &tm[ENGINE_TEXT_BOM] : NULL);
 
-    set_rationale(pl, fx->r_flops, TM(ENGINE_TEXT_R_FLOPS), "%.3g model FLOPs per token x %.4g B tokens = %.3g FLOPs (recompute counted apart: "
+    set_rationale(pl, fx->r_flops, TM(ENGINE_TEXT_R_FLOPS),
+                  "%.3g model FLOPs per token x %.4g B tokens = %.3g FLOPs (recompute counted apart: "
                   "HFU %.2f vs MFU %.2f)", ctx->fpt_model, w->tokens_b, pl->flops_total, pl->hfu, pl->mfu);
-    set_rationale(pl, fx->r_days, TM(ENGINE_TEXT_R_DAYS), "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
+    set_rationale(pl, fx->r_days, TM(ENGINE_TEXT_R_DAYS),
+                  "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
                   "init on %d node%s, loading weights/checkpoint) + tokens / throughput / goodput %.3f (range "
                   "%.3g-%.3g days)", pl->tokens_per_s, pl->days, pl->startup_s / 60.0, nodes, nodes > 1 ? "s" : "",
                   pl->goodput, pl->days_low, pl->days_high);
@@ -1051,23 +1053,27 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         double hot_tb = pl->n_storage > 0 ? pl->storage[0].capacity_tb : 0;
         const char *hot = pl->n_storage > 0 ? pl->storage[0].kind : "no";
         if (ctx->pc.total >= 100e9)
-            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE), "100B+ (%.0fB): 32+ GPUs, 200/400G RDMA, leaf-spine or fat-tree, "
+            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE),
+                          "100B+ (%.0fB): 32+ GPUs, 200/400G RDMA, leaf-spine or fat-tree, "
                           "hot/warm/cold storage; this plan: %d GPUs, %.0f Gb/s per GPU, %s, %d storage tier%s (%s "
                           "hot, %.0f TB)", ctx->pc.total / 1e9, n, rate, pl->topology, pl->n_storage,
                           pl->n_storage == 1 ? "" : "s", hot, hot_tb);
         else if (ctx->pc.total >= 10e9 && w->task != TASK_LORA && w->task != TASK_QLORA)
-            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE), "10B-100B (%.0fB): one 8-GPU NVLink node, 16-32 GPUs for serious runs, "
+            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE),
+                          "10B-100B (%.0fB): one 8-GPU NVLink node, 16-32 GPUs for serious runs, "
                           "RDMA of 100G+ (200G or InfiniBand preferred), shared storage; this plan: %d GPUs in %d "
                           "node%s, %.0f Gb/s %s per GPU, %s hot tier", ctx->pc.total / 1e9, n, nodes,
                           nodes > 1 ? "s" : "", rate, nodes > 1 ? engine_fabric_kind_name(pl->fabric_kind) : "(none)",
                           hot);
         else
-            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE), "up to ~1B or fine-tuning (%.1fB, %s): one 24-32 GB card or 2-4 in a "
+            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE),
+                          "up to ~1B or fine-tuning (%.1fB, %s): one 24-32 GB card or 2-4 in a "
                           "node, 2-10 TB local NVMe, no over-design; this plan: %d GPU%s in %d node%s, %s hot tier "
                           "%.1f TB", ctx->pc.total / 1e9, engine_task_name(w->task), n, n > 1 ? "s" : "", nodes,
                           nodes > 1 ? "s" : "", hot, hot_tb);
     }
-    set_rationale(pl, fx->r_data, TM(ENGINE_TEXT_R_DATA), "dataset %.3g TB (%s); training reads %.3g MB/s cluster-wide (%.4g tokens/s x "
+    set_rationale(pl, fx->r_data, TM(ENGINE_TEXT_R_DATA),
+                  "dataset %.3g TB (%s); training reads %.3g MB/s cluster-wide (%.4g tokens/s x "
                   "4 B x 2 for shuffling); checkpoints write %.3g GB/s; %s hot tier%s", pl->dataset_tb,
                   !isnan(w->dataset_tb) ? "given" : "tokens x 4 B", pl->read_gbs * 1000.0, pl->tokens_per_s,
                   pl->ckpt_write_gbs, pl->n_storage > 0 ? pl->storage[0].kind : "no",
@@ -1082,13 +1088,15 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
             part[k] += pl->bom[i].total_usd;
         }
         if (w->pricing == PRICING_CLOUD)
-            set_rationale(pl, fx->r_cost, TM(ENGINE_TEXT_R_COST), "$%.0f = %d GPUs x %.0f billed h (F4c: whole hours, 1 h minimum) x $%.2f "
+            set_rationale(pl, fx->r_cost, TM(ENGINE_TEXT_R_COST),
+                          "$%.0f = %d GPUs x %.0f billed h (F4c: whole hours, 1 h minimum) x $%.2f "
                           "per GPU-hour ($%.0f; %s price as of %s) + storage $%.0f; the same GPU differs across zones "
                           "and providers: benchmark before committing", pl->cost_usd, n, pl->billed_hours,
                           g->cloud_usd_per_gpu_hour, part[0], engine_price_conf_name(g->cloud_price_conf),
                           g->price_as_of, part[2]);
         else
-            set_rationale(pl, fx->r_cost, TM(ENGINE_TEXT_R_COST), "$%.0f = %d server%s x $%.0f ($%.0f; %s price as of %s) + fabric $%.0f + "
+            set_rationale(pl, fx->r_cost, TM(ENGINE_TEXT_R_COST),
+                          "$%.0f = %d server%s x $%.0f ($%.0f; %s price as of %s) + fabric $%.0f + "
                           "storage $%.0f + electricity $%.0f (%.3g kW for %.1f days at $0.10/kWh)", pl->cost_usd,
                           nodes, nodes > 1 ? "s" : "", g->server_usd * (double)per_node / g->per_node, part[0],
                           engine_price_conf_name(g->server_price_conf), g->price_as_of, part[1], part[2], part[3],
@@ -1101,8 +1109,9 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         int last = pl->n_warnings < PLAN_WARNINGS_MAX ? pl->n_warnings : PLAN_WARNINGS_MAX - 1;
         for (int i = last; i > fx->warn_at; i--)
             memcpy(pl->warnings[i], pl->warnings[i - 1], sizeof pl->warnings[i]);
-        engine_fmt_memo(TM(ENGINE_TEXT_WARN), pl->warnings[fx->warn_at], PLAN_TEXT_MAX, "the run takes %.0f days (%.1f years) on %d GPUs: more "
-                   "GPUs shorten it at a higher cost (F4)", pl->days, pl->days / 365.0, n);
+        engine_fmt_memo(TM(ENGINE_TEXT_WARN), pl->warnings[fx->warn_at], PLAN_TEXT_MAX,
+                        "the run takes %.0f days (%.1f years) on %d GPUs: more GPUs shorten it at a higher cost (F4)",
+                        pl->days, pl->days / 365.0, n);
         pl->n_warnings = last + 1;
     }
 #undef TM

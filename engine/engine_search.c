@@ -1167,7 +1167,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
         engine_fmt_memo(tm_min, pmin->why, sizeof pmin->why,
-                 "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
+                        "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
     }
 
     if (irec >= 0) {
@@ -1180,30 +1180,30 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                     "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
-                     "within the budget the fastest plan takes %.1f days", deadline, budget,
-                     prec->need_budget_usd, prec->need_deadline_days);
+                            "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
+                            "within the budget the fastest plan takes %.1f days", deadline, budget,
+                            prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                     "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
-                     prec->need_budget_usd);
+                            "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget,
+                            deadline, prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                     "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
-                     "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
-                     prec->need_deadline_days);
+                            "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
+                            "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
+                            prec->need_deadline_days);
         else
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                     "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
-                     deadline, cands[ishow].days, cands[ishow].n);
+                            "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
+                            deadline, cands[ishow].days, cands[ishow].n);
     }
 
     if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
         engine_fmt_memo(tm_perf, pperf->why, sizeof pperf->why,
-                 "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
-                 pperf->cost_usd);
+                        "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
+                        pperf->cost_usd);
     }
 
     if (isnan(w->deadline_days))
