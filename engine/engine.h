@@ -398,6 +398,40 @@ struct engine_plan_fixed {
  * catalog must not change in place while recommendation memory priced with
  * it is priced again without a search in between (engine_recommend_search
  * clears this; the server's catalog never changes). Not part of the answer. */
+/* A text the pricing writes again for each request (plan_priced's
+ * rationale, its run-length warning, the bill lines), kept with what its
+ * conversions printed (engine_vfmt_memo, engine_int.h): the next text from
+ * the same format string whose every %d and %s is equal and every number
+ * prints the same digits (its form: rounded digits, decimals, sign,
+ * exponent) is this text, copied instead of formatted. Days and costs move
+ * with tokens_b, but mostly below the digits a text shows. */
+struct engine_num_form {
+    unsigned long long u;             /* the digits, prec of them decimals */
+    int prec, e;                      /* e: %g's exponent in d.ddde+XX, -1 for none */
+    unsigned char neg, trim;          /* sign; trailing fraction zeros dropped (%g) */
+};
+#define ENGINE_TEXT_MEMO_CONV 14
+struct engine_text_memo {
+    const char *fmt;                  /* NULL: empty */
+    size_t n;                         /* the destination's size */
+    int nconv, len;                   /* conversions; the text's length */
+    unsigned char kind[ENGINE_TEXT_MEMO_CONV];   /* 'd', 's', 'f', 'g' */
+    unsigned char prec[ENGINE_TEXT_MEMO_CONV];
+    unsigned short str_at[ENGINE_TEXT_MEMO_CONV];   /* %s: where in strs */
+    unsigned short out_beg[ENGINE_TEXT_MEMO_CONV], out_end[ENGINE_TEXT_MEMO_CONV];   /* its bytes in text */
+    unsigned short strs_len;
+    unsigned long long bits[ENGINE_TEXT_MEMO_CONV];   /* %d: the int; %f, %g: the double's bits */
+    struct engine_num_form form[ENGINE_TEXT_MEMO_CONV];
+    char strs[128];
+    char text[PLAN_TEXT_MAX];
+};
+/* A plan memo slot's texts by where plan_priced writes them: the five
+ * rationale texts, the warning, the bill lines by their index, then the
+ * pricing's why texts of a tier showing the slot's cluster, by tier. */
+enum { ENGINE_TEXT_R_FLOPS, ENGINE_TEXT_R_DAYS, ENGINE_TEXT_R_SCALE, ENGINE_TEXT_R_DATA, ENGINE_TEXT_R_COST,
+       ENGINE_TEXT_WARN, ENGINE_TEXT_BOM, ENGINE_TEXT_WHY = ENGINE_TEXT_BOM + PLAN_BOM_MAX,
+       ENGINE_TEXT_SITES = ENGINE_TEXT_WHY + TIER_COUNT };
+
 #define ENGINE_PLAN_MEMO_SLOTS 4
 struct engine_plan_memo {
     const struct catalog *catalog;    /* NULL: empty */
@@ -408,6 +442,9 @@ struct engine_plan_memo {
     double fabric_gbps;
     struct engine_plan_fixed fx;
     struct engine_plan plan;          /* valid up to its lists' counts */
+    /* strlen of plan's rationale texts, then of its warnings */
+    unsigned short text_len[PLAN_RATIONALE_MAX + PLAN_WARNINGS_MAX];
+    struct engine_text_memo texts[ENGINE_TEXT_SITES];   /* emptied when the slot is refilled */
 };
 
 struct engine_recommendation {
@@ -438,8 +475,8 @@ const char *engine_fabric_kind_name(enum engine_fabric_kind k);
 const char *engine_price_conf_name(enum engine_price_conf p);
 
 /* Three tiers for the workload (already resolved). The recommendation is
- * large (~840 KB: 2,048 candidates, the search's layout memo and the
- * pricing's plan memo): callers heap-allocate it. */
+ * large (~940 KB: 2,048 candidates, the search's layout memo and the
+ * pricing's plan memo with its text memos): callers heap-allocate it. */
 enum status engine_recommend(const struct catalog *c, const struct engine_workload *w,
                              struct engine_recommendation *out, char *err, size_t errlen);
 

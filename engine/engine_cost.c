@@ -425,7 +425,7 @@ void plan_cost(const struct catalog *c, const struct eval_ctx *ctx, struct engin
 void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                   const struct goodput *gp, int texts)
 {
-    plan_cost_priced(c, ctx, pl, plan_cost_fixed(c, ctx, pl, gp, texts), texts);
+    plan_cost_priced(c, ctx, pl, plan_cost_fixed(c, ctx, pl, gp, texts), texts, NULL);
 }
 
 const struct engine_fabric *plan_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx,
@@ -463,7 +463,7 @@ const struct engine_fabric *plan_cost_fixed(const struct catalog *c, const struc
 }
 
 void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                      const struct engine_fabric *f, int texts)
+                      const struct engine_fabric *f, int texts, struct engine_text_memo *bom_memo)
 {
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
@@ -473,6 +473,8 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
     const struct engine_storage *row[PLAN_STORAGE_TIERS_MAX];   /* pl->storage[i]'s catalog row */
 
     buf[0] = '\0';
+    /* A bill line's text through the memo kept for its index (NULL: none). */
+#define BOM_MEMO (bom_memo && pl->n_bom < PLAN_BOM_MAX ? &bom_memo[pl->n_bom] : NULL)
     /* ---- storage (F11, R27-R35) */
     pl->dataset_tb = dataset_tb_of(w);
     pl->n_storage = 0;
@@ -496,14 +498,14 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         double gpu_usd, rest;
         pl->billed_hours = engine_billed_hours(pl->days * 24.0);
         if (texts)
-            engine_fmt(buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)", g->name, n,
-                     pl->billed_hours);
+            engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)",
+                            g->name, n, pl->billed_hours);
         bom(pl, texts, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
                 if (texts)
-                    engine_fmt(buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days", pl->storage[i].tier,
-                             pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
+                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
+                                    pl->storage[i].tier, pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", buf, 1, pl->storage[i].usd,
                     texts ? row[i]->as_of : "");
             }
@@ -521,26 +523,29 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
         pl->billed_hours = 0;
         if (texts)
-            engine_fmt(buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
+            engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
         bom(pl, texts, "servers", buf, nodes, server, as_of);
         if (f) {
             if (pl->nics_per_node > 0) {
                 if (texts)
-                    engine_fmt(buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name, f->gbps);
+                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name,
+                                    f->gbps);
                 bom(pl, texts, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
             }
             if (texts)
-                engine_fmt(buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix, pl->topology);
+                engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix,
+                                pl->topology);
             bom(pl, texts, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
                 f->as_of);
             if (texts)
-                engine_fmt(buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+                engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
             bom(pl, texts, "optics", buf, pl->links, f->cable_usd, f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
                 if (texts)
-                    engine_fmt(buf, sizeof buf, "%s %s storage", pl->storage[i].tier, pl->storage[i].kind);
+                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage", pl->storage[i].tier,
+                                    pl->storage[i].kind);
                 bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
                     texts ? row[i]->as_of : "");
@@ -554,6 +559,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
             pl->cost_high_usd = fixed + (pl->cost_usd - fixed) * pl->days_high / pl->days;
         }
     }
+#undef BOM_MEMO
 }
 
 /* plan_cost_at's cloud bill, summed in the same order from the same rules
@@ -592,6 +598,9 @@ void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog
     double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9, dataset_tb = dataset_tb_of(ctx->w);
     const struct engine_storage *s;
 
+    m->tokens = ctx->w->tokens_b * 1e9;
+    m->big10 = ctx->pc.total >= 10e9;
+    m->big100 = ctx->pc.total >= 100e9;
     /* the hot tier when its bandwidths need no more than its data */
     m->hot_need_tb = hot_need_tb(dataset_tb, 3, ckpt_size_gb);
     for (int k = 0; k < 3; k++) {

@@ -163,6 +163,8 @@ static inline double engine_run_days(const struct eval_ctx *ctx, double startup_
  * candidate's bill from its days (engine_cloud_cost_cand). */
 void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd);
 struct cloud_cost_memo {
+    double tokens;                    /* tokens_b x 1e9, as engine_run_days multiplies it */
+    int big10, big100;                /* the model's size against engine_needs_warm's and _cold's thresholds */
     double hot_need_tb;               /* what the hot tier must hold (F11) */
     double hot_month_usd[3];          /* by hot kind: its capacity for hot_need_tb x monthly price (NaN: none) */
     double warm_month_usd, cold_month_usd;   /* the same for the warm and cold tiers (NaN: none) */
@@ -191,8 +193,8 @@ static inline int engine_needs_cold(const struct eval_ctx *ctx, int n, double da
  * for each of ~340 candidates a request): the GPU-hours, then each tier
  * that costs anything, in storage_needs' order. A missing tier (NaN) is
  * left out as a tier costing nothing is: NaN > 0 is false. */
-static inline double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct eval_ctx *ctx,
-                                            const struct engine_candidate *cd, double days, double usd_per_gpu_hour)
+static inline double engine_cloud_cost_cand(const struct cloud_cost_memo *m, const struct engine_candidate *cd,
+                                            double days, double usd_per_gpu_hour)
 {
     double qty = engine_billed_hours(days * 24.0) * cd->n, total = 0, usd;
     double months = days > 0 ? days / 30.0 : 1.0;   /* storage_usd's rented months */
@@ -209,12 +211,12 @@ static inline double engine_cloud_cost_cand(const struct cloud_cost_memo *m, con
         if (usd > 0)
             total += usd;
     }
-    if (engine_needs_warm(ctx, cd->nodes, days)) {
+    if (cd->nodes > 1 || days >= 1.0 || m->big10) {   /* engine_needs_warm */
         usd = m->warm_month_usd * months;
         if (usd > 0)
             total += usd;
     }
-    if (engine_needs_cold(ctx, cd->n, days)) {
+    if ((m->big100 || cd->n >= 256) && days >= 7.0) {   /* engine_needs_cold */
         usd = m->cold_month_usd * months;
         if (usd > 0)
             total += usd;
@@ -246,7 +248,7 @@ void plan_cost_at(const struct catalog *c, const struct eval_ctx *ctx, struct en
 const struct engine_fabric *plan_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx,
                                             struct engine_plan *pl, const struct goodput *gp, int texts);
 void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                      const struct engine_fabric *f, int texts);
+                      const struct engine_fabric *f, int texts, struct engine_text_memo *bom_memo);
 const struct engine_fabric *engine_fabric_find(const struct catalog *c, enum engine_fabric_kind kind, double gbps);
 const struct engine_fabric *engine_fabric_by_id(const struct catalog *c, const char *id);
 double engine_port_gbps(const struct engine_gpu *g, double gbps_per_gpu);
@@ -271,6 +273,14 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap) __attribute__
  * name is cut, which is fine for descriptions). */
 void engine_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* engine_vfmt through a text memo (struct engine_text_memo, engine.h): the
+ * memo's text when the arguments print what its did, else formatted and
+ * kept (a text vsnprintf writes is not kept). m NULL: engine_vfmt. */
+void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+void engine_fmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                    const struct engine_measured *meas);
 /* plan_complete in two steps (engine_plan.c): everything that reads neither
@@ -282,7 +292,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
 void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                   const struct engine_measured *meas, struct engine_plan_fixed *fx);
 void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                 const struct engine_plan_fixed *fx);
+                 const struct engine_plan_fixed *fx, struct engine_text_memo *tm);
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)

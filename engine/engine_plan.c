@@ -23,17 +23,18 @@
  * written by vsnprintf, whose float printing is exact but slow. Most of
  * their conversions are %s, %d, %%, %.Nf and %.Ng, written here directly;
  * any other conversion (widths, flags, a NULL string, a non-finite or large
- * number, %g below 10^-4 or from 2^120, a value near a rounding tie)
- * hands the whole text to vsnprintf, so every byte is what vsnprintf would
- * write:
+ * number, %g below 10^-4 or from 2^120, a value near a rounding tie but
+ * not exactly on one) hands the whole text to vsnprintf, so every byte is
+ * what vsnprintf would write:
  * - %.Nf (N <= 9): s = |x| * 10^N is the exact product within half an ulp;
  *   below 2^40 that is under 2^-13, so when s's fraction is more than 2^-12
- *   from one half, the exact value rounds to the same integer as s. The
+ *   from one half, the exact value rounds to the same integer as s; nearer,
+ *   only an s that is the exact product is rounded here (ties to even). The
  *   sign is printed whenever it is set, as C does ("-0.0").
  * - %.Ng (1 <= N <= 9) is that same %f at the precision C's rule picks
- *   (out_general), trailing zeros dropped; from 10^-4 to 1 the exponent is
- *   found on scaled values (out_general_small), and from 10^22 to 2^120,
- *   where doubles are integers, on 128-bit integers (out_general_big).
+ *   (form_general), trailing zeros dropped; from 10^-4 to 1 the exponent is
+ *   found on scaled values (form_general_small), and from 10^22 to 2^120,
+ *   where doubles are integers, on 128-bit integers (form_general_big).
  * - the text is cut at n - 1 bytes and always terminated, like vsnprintf. */
 struct fmt_out {
     char *p;
@@ -66,24 +67,50 @@ static int scaled_round(double x, int prec, unsigned long long *u)
         return 0;
     r = (double)(unsigned long long)s;   /* floor: s is in [0, 2^40), truncation is exact */
     f = s - r;                  /* exact below 2^52 */
-    if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096)
-        return 0;
+    if (f > 0.5 - 1.0 / 4096 && f < 0.5 + 1.0 / 4096) {
+        /* Near a tie, s decides only when it is the exact product (or
+         * quotient): its rounding error is a double, which fma finds. Then
+         * an exact tie goes to the even integer, as C's rounding to nearest
+         * does (15005 at %.4g is "1.5e+04"); else vsnprintf decides. */
+        double err = prec >= 0 ? fma(fabs(x), FMT_P10[prec], -s) : fma(s, FMT_P10[-prec], -fabs(x));
+        if (err != 0)
+            return 0;
+        *u = (unsigned long long)r + (f > 0.5 || (f == 0.5 && ((unsigned long long)r & 1)));
+        return 1;
+    }
     *u = (unsigned long long)r + (f > 0.5);
     return 1;
 }
 
-/* u with prec decimals, the sign of x; trim drops trailing fraction zeros
- * and then a bare decimal point, as %g does. */
+/* What a number conversion prints is decided before any byte is written
+ * (struct engine_num_form, engine.h): two numbers with equal forms print the
+ * same bytes, which is what a text memo (engine_vfmt_memo) compares. */
+static int form_eq(const struct engine_num_form *a, const struct engine_num_form *b)
+{
+    return a->u == b->u && a->prec == b->prec && a->e == b->e && a->neg == b->neg && a->trim == b->trim;
+}
+
+static void form_set(struct engine_num_form *f, double x, unsigned long long u, int prec, int trim, int e)
+{
+    f->u = u;
+    f->prec = prec;
+    f->e = e;
+    f->neg = signbit(x) ? 1 : 0;
+    f->trim = (unsigned char)trim;
+}
+
+/* The form's digits, written from the right, two at a time (one division by
+ * 100 instead of two by 10), then e+XX (two digits at least) when it has an
+ * exponent. */
 static const char FMT_PAIRS[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                 "8081828384858687888990919293949596979899";
 
-/* The digits are written from the right, two at a time (one division by
- * 100 instead of two by 10). */
-static void out_digits(struct fmt_out *o, double x, unsigned long long u, int prec, int trim)
+static void out_form(struct fmt_out *o, const struct engine_num_form *f)
 {
-    char tmp[48], *end = tmp + sizeof tmp, *q = end;
-    int i = 0;
+    char tmp[48], *end = tmp + sizeof tmp - 4, *q = end;
+    unsigned long long u = f->u;
+    int i = 0, prec = f->prec;
     for (; i + 2 <= prec; i += 2) {
         q -= 2;
         memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
@@ -106,47 +133,53 @@ static void out_digits(struct fmt_out *o, double x, unsigned long long u, int pr
     } else {
         *--q = (char)('0' + u);
     }
-    if (signbit(x))
+    if (f->neg)
         *--q = '-';
-    if (trim && prec > 0) {
+    if (f->trim && prec > 0) {
         while (end[-1] == '0')
             end--;
         if (end[-1] == '.')
             end--;
     }
+    if (f->e >= 0) {   /* 0 <= e <= 36 */
+        end[0] = 'e';
+        end[1] = '+';
+        end[2] = (char)('0' + f->e / 10);
+        end[3] = (char)('0' + f->e % 10);
+        end += 4;
+    }
     out_put(o, q, (size_t)(end - q));
 }
 
-/* %.Nf of x into o; 0 when x needs vsnprintf. */
-static int out_fixed(struct fmt_out *o, double x, int prec)
+/* %.Nf of x; 0 when x needs vsnprintf. */
+static int form_fixed(struct engine_num_form *f, double x, int prec)
 {
     unsigned long long u;
     if (!scaled_round(x, prec, &u))
         return 0;
-    out_digits(o, x, u, prec, 0);
+    form_set(f, x, u, prec, 0, -1);
     return 1;
 }
 
-/* %.Pg of x into o for 1 <= |x| < 10^22: C takes the exponent X of x
- * rounded to P digits; for X < P it prints %.(P-1-X)f, else the P digits
- * as d.ddd and e+XX; trailing fraction zeros dropped either way. X is found
- * on exact powers of ten, then raised by one when the rounding carries into
- * a new digit (99.96 -> 100). */
-static int out_general_small(struct fmt_out *o, double x, int p);
-static int out_general_big(struct fmt_out *o, double x, int p);
+/* %.Pg of x for 1 <= |x| < 10^22: C takes the exponent X of x rounded to P
+ * digits; for X < P it prints %.(P-1-X)f, else the P digits as d.ddd and
+ * e+XX; trailing fraction zeros dropped either way. X is found on exact
+ * powers of ten, then raised by one when the rounding carries into a new
+ * digit (99.96 -> 100). */
+static int form_general_small(struct engine_num_form *f, double x, int p);
+static int form_general_big(struct engine_num_form *f, double x, int p);
 
-static int out_general(struct fmt_out *o, double x, int p)
+static int form_general(struct engine_num_form *f, double x, int p)
 {
-    char ex[8];
     unsigned long long u;
     double v = fabs(x);
     int e = 0, prec;
     if (!isfinite(x) || p < 1)
         return 0;
     if (v < 1)
-        return out_general_small(o, x, p);
+        return form_general_small(f, x, p);
     if (v >= FMT_P10[22])
-        return out_general_big(o, x, p);
+        return form_general_big(f, x, p);
     while (v >= FMT_P10[e + 1])
         e++;
     prec = p - 1 - e;
@@ -158,17 +191,10 @@ static int out_general(struct fmt_out *o, double x, int p)
         if (e > 22 || !scaled_round(x, prec, &u))
             return 0;
     }
-    if (e < p) {
-        out_digits(o, x, u, prec, 1);
-        return 1;
-    }
-    /* d.ddd: u's P digits with P - 1 decimals, then e+XX (two digits at least) */
-    out_digits(o, x, u, p - 1, 1);
-    ex[0] = 'e';
-    ex[1] = '+';
-    ex[2] = (char)('0' + e / 10);
-    ex[3] = (char)('0' + e % 10);
-    out_put(o, ex, 4);
+    if (e < p)
+        form_set(f, x, u, prec, 1, -1);
+    else   /* d.ddd: u's P digits with P - 1 decimals, then e+XX */
+        form_set(f, x, u, p - 1, 1, e);
     return 1;
 }
 
@@ -182,7 +208,7 @@ static int out_general(struct fmt_out *o, double x, int p)
  * tells: it reaches 10^P when x rounds up to 10^e at P digits (X = e), else
  * X = e - 1 and its digits are those. Below 10^-4 C switches to the e-05
  * form: vsnprintf. */
-static int out_general_small(struct fmt_out *o, double x, int p)
+static int form_general_small(struct engine_num_form *f, double x, int p)
 {
     unsigned long long u, u_next;
     if (p > 9)
@@ -199,11 +225,11 @@ static int out_general_small(struct fmt_out *o, double x, int p)
             if (u_next < (unsigned long long)FMT_P10[p]) {
                 if (e - 1 < -4)
                     return 0;
-                out_digits(o, x, u_next, prec + 1, 1);
+                form_set(f, x, u_next, prec + 1, 1, -1);
                 return 1;
             }
         }
-        out_digits(o, x, u, prec, 1);
+        form_set(f, x, u, prec, 1, -1);
         return 1;
     }
     return 0;
@@ -215,9 +241,8 @@ static int out_general_small(struct fmt_out *o, double x, int p)
  * goes to vsnprintf, as every near-tie does above), then d.ddd and e+XX. */
 __extension__ typedef unsigned __int128 fmt_u128;
 
-static int out_general_big(struct fmt_out *o, double x, int p)
+static int form_general_big(struct engine_num_form *f, double x, int p)
 {
-    char ex[8];
     fmt_u128 v, pow10k = 1, q, r, top = 1;
     int digits = 0, k, e;
     if (fabs(x) >= 0x1p120 || p > 9)
@@ -249,17 +274,67 @@ static int out_general_big(struct fmt_out *o, double x, int p)
         q /= 10;
         e++;
     }
-    out_digits(o, x, (unsigned long long)q, p - 1, 1);
-    ex[0] = 'e';
-    ex[1] = '+';
-    ex[2] = (char)('0' + e / 10);   /* 22 <= e <= 36 */
-    ex[3] = (char)('0' + e % 10);
-    out_put(o, ex, 4);
+    form_set(f, x, (unsigned long long)q, p - 1, 1, e);   /* 22 <= e <= 36 */
     return 1;
 }
 
-/* The fast path; 0 when the text needs vsnprintf. */
-static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap)
+/* A conversion's key into the memo being recorded (m NULL: none); a text
+ * with more conversions or longer strings than the memo holds is not kept
+ * (nconv -1). */
+static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned long long bits,
+                      const struct engine_num_form *f, const char *str, size_t beg, size_t out_len)
+{
+    int k;
+    if (!m || m->nconv < 0)
+        return;
+    k = m->nconv;
+    if (k >= ENGINE_TEXT_MEMO_CONV) {
+        m->nconv = -1;
+        return;
+    }
+    m->kind[k] = (unsigned char)kind;
+    m->prec[k] = (unsigned char)prec;
+    m->out_beg[k] = (unsigned short)beg;   /* below PLAN_TEXT_MAX: n is at most that */
+    m->out_end[k] = (unsigned short)(beg + out_len);
+    m->bits[k] = bits;
+    if (f)
+        m->form[k] = *f;
+    if (str) {
+        size_t len = strlen(str);
+        if (len >= sizeof m->strs - m->strs_len) {
+            m->nconv = -1;
+            return;
+        }
+        memcpy(m->strs + m->strs_len, str, len + 1);
+        m->str_at[k] = (unsigned short)m->strs_len;
+        m->strs_len += (unsigned short)(len + 1);
+    }
+    m->nconv = k + 1;
+}
+
+static unsigned long long double_bits(double x)
+{
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static void out_int(struct fmt_out *o, int v)
+{
+    char tmp[16], *end = tmp + sizeof tmp, *q = end;
+    unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--q = '-';
+    out_put(o, q, (size_t)(end - q));
+}
+
+/* The fast path; 0 when the text needs vsnprintf. Each conversion's key
+ * goes to m when m is not NULL (engine_vfmt_memo). */
+static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engine_text_memo *m)
 {
     const char *lit = fmt;
     for (const char *p = fmt;; p++) {
@@ -279,25 +354,23 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap)
             const char *str = va_arg(ap, const char *);
             if (!str)
                 return 0;
+            size_t beg = o->len;
             out_put(o, str, strlen(str));
+            memo_conv(m, 's', 0, 0, NULL, str, beg, o->len - beg);
         } else if (*p == 'd') {
-            char tmp[16], *end = tmp + sizeof tmp, *q = end;
             int v = va_arg(ap, int);
-            unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
-            do {
-                *--q = (char)('0' + u % 10);
-                u /= 10;
-            } while (u);
-            if (v < 0)
-                *--q = '-';
-            out_put(o, q, (size_t)(end - q));
-        } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && p[2] == 'f') {
-            if (!out_fixed(o, va_arg(ap, double), p[1] - '0'))
+            size_t beg = o->len;
+            out_int(o, v);
+            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL, beg, o->len - beg);
+        } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && (p[2] == 'f' || p[2] == 'g')) {
+            struct engine_num_form f;
+            double x = va_arg(ap, double);
+            int prec = p[1] - '0';
+            if (p[2] == 'f' ? !form_fixed(&f, x, prec) : !form_general(&f, x, prec))
                 return 0;
-            p += 2;
-        } else if (p[0] == '.' && p[1] >= '1' && p[1] <= '9' && p[2] == 'g') {
-            if (!out_general(o, va_arg(ap, double), p[1] - '0'))
-                return 0;
+            size_t beg = o->len;
+            out_form(o, &f);
+            memo_conv(m, p[2], prec, double_bits(x), &f, NULL, beg, o->len - beg);
             p += 2;
         } else {
             return 0;
@@ -313,12 +386,175 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
     if (n == 0)
         return;
     va_copy(ap2, ap);
-    if (fmt_fast(&o, fmt, ap)) {
+    if (fmt_fast(&o, fmt, ap, NULL)) {
         dst[o.len] = '\0';
     } else if (vsnprintf(dst, n, fmt, ap2) < 0) {
         dst[0] = '\0';
     }
     va_end(ap2);
+}
+
+/* The first conversion whose argument prints other bytes than the memo's
+ * (m->nconv when none): every %d and %s equal, every number the same
+ * double or one of the same form (digits, decimals, sign, exponent). The
+ * literals are the format's, which is the memo's. */
+static int memo_match(const struct engine_text_memo *m, va_list ap)
+{
+    for (int k = 0; k < m->nconv; k++) {
+        switch (m->kind[k]) {
+        case 'd':
+            if ((unsigned int)va_arg(ap, int) != m->bits[k])
+                return k;
+            break;
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
+                return k;
+            break;
+        }
+        default: {
+            double x = va_arg(ap, double);
+            struct engine_num_form f;
+            if (double_bits(x) == m->bits[k])
+                break;
+            if (m->kind[k] == 'f' ? !form_fixed(&f, x, m->prec[k]) : !form_general(&f, x, m->prec[k]))
+                return k;
+            if (!form_eq(&f, &m->form[k]))
+                return k;
+            break;
+        }
+        }
+    }
+    return m->nconv;
+}
+
+/* The memo's text with the conversions from `first` on written again from
+ * the arguments where they differ, into o (the literals and the unchanged
+ * conversions are the memo's bytes): what the format gives, for a memo whose
+ * text was not cut (every conversion and literal whole in it). The memo
+ * takes the new keys and spans as it goes; 0 when a string differs or a
+ * number needs vsnprintf (the memo is then rewritten whole). */
+static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first, va_list ap)
+{
+    const char *old = m->text;
+    size_t from;
+    for (int k = 0; k < first; k++) {
+        switch (m->kind[k]) {
+        case 'd': (void)va_arg(ap, int); break;
+        case 's': (void)va_arg(ap, const char *); break;
+        default: (void)va_arg(ap, double); break;
+        }
+    }
+    out_put(o, old, m->out_beg[first]);
+    from = m->out_beg[first];
+    for (int k = first; k < m->nconv; k++) {
+        size_t beg = m->out_beg[k], end = m->out_end[k], at;
+        int same = 1;
+        out_put(o, old + from, beg - from);   /* the literal before it */
+        at = o->len;
+        switch (m->kind[k]) {
+        case 'd': {
+            int v = va_arg(ap, int);
+            if ((unsigned int)v != m->bits[k]) {
+                out_int(o, v);
+                m->bits[k] = (unsigned int)v;
+                same = 0;
+            }
+            break;
+        }
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
+                return 0;
+            break;
+        }
+        default: {
+            double x = va_arg(ap, double);
+            struct engine_num_form f;
+            if (double_bits(x) == m->bits[k])
+                break;
+            if (m->kind[k] == 'f' ? !form_fixed(&f, x, m->prec[k]) : !form_general(&f, x, m->prec[k]))
+                return 0;
+            m->bits[k] = double_bits(x);
+            if (!form_eq(&f, &m->form[k])) {
+                out_form(o, &f);
+                m->form[k] = f;
+                same = 0;
+            }
+            break;
+        }
+        }
+        if (same)
+            out_put(o, old + beg, end - beg);
+        m->out_beg[k] = (unsigned short)at;
+        m->out_end[k] = (unsigned short)o->len;
+        from = end;
+    }
+    out_put(o, old + from, (size_t)m->len - from);
+    return 1;
+}
+
+void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, va_list ap)
+{
+    struct fmt_out o = {dst, n, 0};
+    va_list ap2;
+    if (!m || n == 0 || n > sizeof m->text) {
+        engine_vfmt(dst, n, fmt, ap);
+        return;
+    }
+    if (m->fmt == fmt && m->n == n) {
+        int first, ok = 0;
+        va_copy(ap2, ap);
+        first = memo_match(m, ap2);
+        va_end(ap2);
+        if (first == m->nconv) {
+            memcpy(dst, m->text, (size_t)m->len + 1);
+            return;
+        }
+        /* Some conversions print other bytes: the rest of the text is the
+         * memo's. A cut text (len n - 1) may lack some of it: formatted
+         * whole below. */
+        if ((size_t)m->len < n - 1) {
+            va_copy(ap2, ap);
+            ok = memo_rebuild(m, &o, first, ap2);
+            va_end(ap2);
+        }
+        if (ok) {
+            dst[o.len] = '\0';
+            if (o.len < n - 1) {
+                memcpy(m->text, dst, o.len + 1);
+                m->len = (int)o.len;
+            } else {
+                m->fmt = NULL;
+            }
+            return;
+        }
+        o.len = 0;
+    }
+    m->fmt = NULL;
+    m->nconv = 0;
+    m->strs_len = 0;
+    va_copy(ap2, ap);
+    if (fmt_fast(&o, fmt, ap, m)) {
+        dst[o.len] = '\0';
+        if (m->nconv >= 0) {
+            memcpy(m->text, dst, o.len + 1);
+            m->len = (int)o.len;
+            m->n = n;
+            m->fmt = fmt;
+        }
+    } else if (vsnprintf(dst, n, fmt, ap2) < 0) {
+        dst[0] = '\0';
+    }
+    va_end(ap2);
+}
+
+void engine_fmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    engine_vfmt_memo(m, dst, n, fmt, ap);
+    va_end(ap);
 }
 
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)
@@ -393,7 +629,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
 {
     struct engine_plan_fixed fx;
     plan_cluster(c, ctx, pl, meas, &fx);
-    plan_priced(c, ctx, pl, &fx);
+    plan_priced(c, ctx, pl, &fx, NULL);
 }
 
 /* A rationale entry the priced part writes (plan_priced), kept in its place
@@ -410,14 +646,15 @@ static int reserve_rationale(struct engine_plan *pl, const char *rule)
     return pl->n_rationale++;
 }
 
-static void set_rationale(struct engine_plan *pl, int at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_rationale(struct engine_plan *pl, int at, const char *fmt, ...)
+static void set_rationale(struct engine_plan *pl, int at, struct engine_text_memo *m, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_rationale(struct engine_plan *pl, int at, struct engine_text_memo *m, const char *fmt, ...)
 {
     va_list ap;
     if (at < 0)
         return;
     va_start(ap, fmt);
-    engine_vfmt(pl->rationale[at].text, sizeof pl->rationale[at].text, fmt, ap);
+    engine_vfmt_memo(m, pl->rationale[at].text, sizeof pl->rationale[at].text, fmt, ap);
     va_end(ap);
 }
 
@@ -785,12 +1022,14 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
  * bill of materials and cost (plan_cost_priced), the rationale entries
  * plan_cluster kept for them, and the run-length warning in its place. */
 void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                 const struct engine_plan_fixed *fx)
+                 const struct engine_plan_fixed *fx, struct engine_text_memo *tm)
 {
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
     int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
     double rate = fx->rate;
+    /* Each text through the memo kept for its place (tm NULL: none). */
+#define TM(site) (tm ? &tm[site] : NULL)
 
     pl->flops_total = ctx->fpt_model * w->tokens_b * 1e9;
     /* F4 + F4b: wall time = start-up + tokens / throughput / goodput. */
@@ -798,11 +1037,14 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
     pl->days_low = engine_run_days(ctx, fx->startup_s[1], fx->goodput[1], fx->tokens_per_s[1]);
     pl->days_high = engine_run_days(ctx, fx->startup_s[2], fx->goodput[2], fx->tokens_per_s[2]);
     pl->gpu_hours = pl->days * 24.0 * n;
-    plan_cost_priced(c, ctx, pl, fx->fabric >= 0 ? &c->fabrics[fx->fabric] : NULL, 1);
+    plan_cost_priced(c, ctx, pl, fx->fabric >= 0 ? &c->fabrics[fx->fabric] : NULL, 1,
+                     tm ? &tm[ENGINE_TEXT_BOM] : NULL);
 
-    set_rationale(pl, fx->r_flops, "%.3g model FLOPs per token x %.4g B tokens = %.3g FLOPs (recompute counted apart: "
+    set_rationale(pl, fx->r_flops, TM(ENGINE_TEXT_R_FLOPS),
+                  "%.3g model FLOPs per token x %.4g B tokens = %.3g FLOPs (recompute counted apart: "
                   "HFU %.2f vs MFU %.2f)", ctx->fpt_model, w->tokens_b, pl->flops_total, pl->hfu, pl->mfu);
-    set_rationale(pl, fx->r_days, "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
+    set_rationale(pl, fx->r_days, TM(ENGINE_TEXT_R_DAYS),
+                  "%.4g tokens/s; %.3g days = start-up %.0f min (F4b: provisioning, warm-up, NCCL "
                   "init on %d node%s, loading weights/checkpoint) + tokens / throughput / goodput %.3f (range "
                   "%.3g-%.3g days)", pl->tokens_per_s, pl->days, pl->startup_s / 60.0, nodes, nodes > 1 ? "s" : "",
                   pl->goodput, pl->days_low, pl->days_high);
@@ -811,23 +1053,27 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         double hot_tb = pl->n_storage > 0 ? pl->storage[0].capacity_tb : 0;
         const char *hot = pl->n_storage > 0 ? pl->storage[0].kind : "no";
         if (ctx->pc.total >= 100e9)
-            set_rationale(pl, fx->r_scale, "100B+ (%.0fB): 32+ GPUs, 200/400G RDMA, leaf-spine or fat-tree, "
+            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE),
+                          "100B+ (%.0fB): 32+ GPUs, 200/400G RDMA, leaf-spine or fat-tree, "
                           "hot/warm/cold storage; this plan: %d GPUs, %.0f Gb/s per GPU, %s, %d storage tier%s (%s "
                           "hot, %.0f TB)", ctx->pc.total / 1e9, n, rate, pl->topology, pl->n_storage,
                           pl->n_storage == 1 ? "" : "s", hot, hot_tb);
         else if (ctx->pc.total >= 10e9 && w->task != TASK_LORA && w->task != TASK_QLORA)
-            set_rationale(pl, fx->r_scale, "10B-100B (%.0fB): one 8-GPU NVLink node, 16-32 GPUs for serious runs, "
+            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE),
+                          "10B-100B (%.0fB): one 8-GPU NVLink node, 16-32 GPUs for serious runs, "
                           "RDMA of 100G+ (200G or InfiniBand preferred), shared storage; this plan: %d GPUs in %d "
                           "node%s, %.0f Gb/s %s per GPU, %s hot tier", ctx->pc.total / 1e9, n, nodes,
                           nodes > 1 ? "s" : "", rate, nodes > 1 ? engine_fabric_kind_name(pl->fabric_kind) : "(none)",
                           hot);
         else
-            set_rationale(pl, fx->r_scale, "up to ~1B or fine-tuning (%.1fB, %s): one 24-32 GB card or 2-4 in a "
+            set_rationale(pl, fx->r_scale, TM(ENGINE_TEXT_R_SCALE),
+                          "up to ~1B or fine-tuning (%.1fB, %s): one 24-32 GB card or 2-4 in a "
                           "node, 2-10 TB local NVMe, no over-design; this plan: %d GPU%s in %d node%s, %s hot tier "
                           "%.1f TB", ctx->pc.total / 1e9, engine_task_name(w->task), n, n > 1 ? "s" : "", nodes,
                           nodes > 1 ? "s" : "", hot, hot_tb);
     }
-    set_rationale(pl, fx->r_data, "dataset %.3g TB (%s); training reads %.3g MB/s cluster-wide (%.4g tokens/s x "
+    set_rationale(pl, fx->r_data, TM(ENGINE_TEXT_R_DATA),
+                  "dataset %.3g TB (%s); training reads %.3g MB/s cluster-wide (%.4g tokens/s x "
                   "4 B x 2 for shuffling); checkpoints write %.3g GB/s; %s hot tier%s", pl->dataset_tb,
                   !isnan(w->dataset_tb) ? "given" : "tokens x 4 B", pl->read_gbs * 1000.0, pl->tokens_per_s,
                   pl->ckpt_write_gbs, pl->n_storage > 0 ? pl->storage[0].kind : "no",
@@ -842,13 +1088,15 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
             part[k] += pl->bom[i].total_usd;
         }
         if (w->pricing == PRICING_CLOUD)
-            set_rationale(pl, fx->r_cost, "$%.0f = %d GPUs x %.0f billed h (F4c: whole hours, 1 h minimum) x $%.2f "
+            set_rationale(pl, fx->r_cost, TM(ENGINE_TEXT_R_COST),
+                          "$%.0f = %d GPUs x %.0f billed h (F4c: whole hours, 1 h minimum) x $%.2f "
                           "per GPU-hour ($%.0f; %s price as of %s) + storage $%.0f; the same GPU differs across zones "
                           "and providers: benchmark before committing", pl->cost_usd, n, pl->billed_hours,
                           g->cloud_usd_per_gpu_hour, part[0], engine_price_conf_name(g->cloud_price_conf),
                           g->price_as_of, part[2]);
         else
-            set_rationale(pl, fx->r_cost, "$%.0f = %d server%s x $%.0f ($%.0f; %s price as of %s) + fabric $%.0f + "
+            set_rationale(pl, fx->r_cost, TM(ENGINE_TEXT_R_COST),
+                          "$%.0f = %d server%s x $%.0f ($%.0f; %s price as of %s) + fabric $%.0f + "
                           "storage $%.0f + electricity $%.0f (%.3g kW for %.1f days at $0.10/kWh)", pl->cost_usd,
                           nodes, nodes > 1 ? "s" : "", g->server_usd * (double)per_node / g->per_node, part[0],
                           engine_price_conf_name(g->server_price_conf), g->price_as_of, part[1], part[2], part[3],
@@ -861,10 +1109,12 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         int last = pl->n_warnings < PLAN_WARNINGS_MAX ? pl->n_warnings : PLAN_WARNINGS_MAX - 1;
         for (int i = last; i > fx->warn_at; i--)
             memcpy(pl->warnings[i], pl->warnings[i - 1], sizeof pl->warnings[i]);
-        engine_fmt(pl->warnings[fx->warn_at], PLAN_TEXT_MAX, "the run takes %.0f days (%.1f years) on %d GPUs: more "
-                   "GPUs shorten it at a higher cost (F4)", pl->days, pl->days / 365.0, n);
+        engine_fmt_memo(TM(ENGINE_TEXT_WARN), pl->warnings[fx->warn_at], PLAN_TEXT_MAX,
+                        "the run takes %.0f days (%.1f years) on %d GPUs: more GPUs shorten it at a higher cost (F4)",
+                        pl->days, pl->days / 365.0, n);
         pl->n_warnings = last + 1;
     }
+#undef TM
 }
 
 double engine_plan_days_at(const struct catalog *c, const struct engine_workload *w, const struct engine_plan *plan,

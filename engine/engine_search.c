@@ -603,7 +603,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
 
     if (ctx->w->pricing == PRICING_CLOUD) {
         cd->days = engine_run_days(ctx, cd->startup_s, cd->goodput, cd->tokens_per_s);
-        cd->cost = engine_cloud_cost_cand(memo, ctx, cd, cd->days, g->cloud_usd_per_gpu_hour);
+        cd->cost = engine_cloud_cost_cand(memo, cd, cd->days, g->cloud_usd_per_gpu_hour);
         return;
     }
     rt = engine_run_time(ctx, g, cd->n, cd->nodes, cd->tokens_per_s, 1.0);
@@ -692,19 +692,21 @@ struct blank_ctx {
 };
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
- * moving the unused rest (18 KB a plan; the texts end at their NUL). */
-static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan *src)
+ * moving the unused rest (18 KB a plan; the texts end at their NUL, and
+ * the slot knows their lengths, text_len). */
+static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot)
 {
+    const struct engine_plan *src = &slot->plan;
     memcpy(dst, src, offsetof(struct engine_plan, expectations));
     memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
     dst->n_expectations = src->n_expectations;
     for (int i = 0; i < src->n_rationale; i++) {
         memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
-        engine_copy_str(dst->rationale[i].text, sizeof dst->rationale[i].text, src->rationale[i].text);
+        memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
     }
     dst->n_rationale = src->n_rationale;
     for (int i = 0; i < src->n_warnings; i++)
-        engine_copy_str(dst->warnings[i], sizeof dst->warnings[i], src->warnings[i]);
+        memcpy(dst->warnings[i], src->warnings[i], (size_t)slot->text_len[PLAN_RATIONALE_MAX + i] + 1);
     dst->n_warnings = src->n_warnings;
     dst->n_bom = 0;
     dst->bom_total_usd = 0;
@@ -716,8 +718,9 @@ static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan 
  * completed on the blanked workload and kept in the least recently used
  * slot), then plan_priced for the full workload. The same bytes as
  * plan_from_cand + plan_complete: plan_complete is these two steps. */
-static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, struct blank_ctx *b,
-                          struct engine_recommendation *out, const struct engine_candidate *cd, struct engine_plan *pl)
+static struct engine_text_memo *plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx,
+                                              struct blank_ctx *b, struct engine_recommendation *out,
+                                              const struct engine_candidate *cd, struct engine_plan *pl)
 {
     struct engine_plan_memo *slot = NULL, *victim = &out->plan_memo[0];
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++) {
@@ -740,6 +743,12 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
         }
         plan_from_cand(c, cd, &slot->plan);
         plan_cluster(c, &b->ctx, &slot->plan, NULL, &slot->fx);
+        for (int i = 0; i < ENGINE_TEXT_SITES; i++)
+            slot->texts[i].fmt = NULL;
+        for (int i = 0; i < slot->plan.n_rationale; i++)
+            slot->text_len[i] = (unsigned short)strnlen(slot->plan.rationale[i].text, PLAN_TEXT_MAX - 1);
+        for (int i = 0; i < slot->plan.n_warnings; i++)
+            slot->text_len[PLAN_RATIONALE_MAX + i] = (unsigned short)strnlen(slot->plan.warnings[i], PLAN_TEXT_MAX - 1);
         slot->catalog = c;
         slot->w = b->w;
         slot->gi = cd->gi;
@@ -750,8 +759,9 @@ static void plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx, s
         slot->fabric_gbps = cd->fabric_gbps;
     }
     slot->used = ++out->plan_memo_tick;
-    plan_copy_counted(pl, &slot->plan);
-    plan_priced(c, ctx, pl, &slot->fx);
+    plan_copy_counted(pl, slot);
+    plan_priced(c, ctx, pl, &slot->fx, slot->texts);
+    return slot->texts;
 }
 
 static void plan_empty(struct engine_plan *pl, const char *why)
@@ -990,15 +1000,27 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     struct pick min_all = {-1, 0, 0}, min_short = {-1, 0, 0}, rec = {-1, 0, 0}, cheap_dl = {-1, 0, 0},
                 fast_b = {-1, 0, 0}, fast_all = {-1, 0, 0};
     double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
+    const int cloud = w->pricing == PRICING_CLOUD;
+    const struct cloud_cost_memo mm = memo;   /* a copy no store into a candidate can touch */
     for (int i = 0; i < nc; i++) {
         double d, k;
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
         }
-        cand_cost(c, &ctx, &cands[i], scratch, &memo);
-        d = cands[i].days;
-        k = cands[i].cost;
+        if (cloud) {
+            /* cand_cost's rented branch, with what it reads of the request
+             * in locals (tokens x 1e9 as engine_run_days computes it) */
+            const struct engine_candidate *cd = &cands[i];
+            d = (cd->startup_s + mm.tokens / cd->tokens_per_s / cd->goodput) / 86400.0;
+            k = engine_cloud_cost_cand(&mm, cd, d, c->gpus[cd->gi].cloud_usd_per_gpu_hour);
+            cands[i].days = d;
+            cands[i].cost = k;
+        } else {
+            cand_cost(c, &ctx, &cands[i], scratch, &memo);
+            d = cands[i].days;
+            k = cands[i].cost;
+        }
         if (d <= DAYS_CAP)
             any_short = 1;
         if (cheaper(&min_all, d, k))
@@ -1117,24 +1139,35 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     blank.w.budget_usd = 0;
     blank.w.dataset_tb = 0;
     blank.ready = 0;
-    plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
-    if (ishow == imin)
+    /* The why texts below go through the text memos of the slot that
+     * holds the tier's cluster (tm_*), one site per tier. */
+    struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
+    tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
+    if (ishow == imin) {
         *prec = *pmin;
-    else
-        plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
-    if (ifast == imin)
+        tm_rec = tm_min;
+    } else {
+        tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
+    }
+    if (ifast == imin) {
         *pperf = *pmin;
-    else if (ifast == ishow)
+        tm_perf = tm_min;
+    } else if (ifast == ishow) {
         *pperf = *prec;
-    else
-        plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
+        tm_perf = tm_rec;
+    } else {
+        tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
+    }
+    tm_min += ENGINE_TEXT_WHY + TIER_MINIMUM;
+    tm_rec += ENGINE_TEXT_WHY + TIER_RECOMMENDED;
+    tm_perf += ENGINE_TEXT_WHY + TIER_PERFORMANCE;
 
     note_near_tie(c, pmin, &cands[imin], &cands[imin_cheapest]);
     if (pmin->cost_usd > budget) {
         pmin->feasible = 0;
         pmin->need_budget_usd = pmin->cost_usd;
-        engine_fmt(pmin->why, sizeof pmin->why,
-                 "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
+        engine_fmt_memo(tm_min, pmin->why, sizeof pmin->why,
+                        "the cheapest plan that fits costs $%.0f, over the $%.0f budget", pmin->cost_usd, budget);
     }
 
     if (irec >= 0) {
@@ -1146,31 +1179,31 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         if (ifast_b >= 0)
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
-            engine_fmt(prec->why, sizeof prec->why,
-                     "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
-                     "within the budget the fastest plan takes %.1f days", deadline, budget,
-                     prec->need_budget_usd, prec->need_deadline_days);
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
+                            "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
+                            "within the budget the fastest plan takes %.1f days", deadline, budget,
+                            prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
-            engine_fmt(prec->why, sizeof prec->why,
-                     "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget, deadline,
-                     prec->need_budget_usd);
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
+                            "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget,
+                            deadline, prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
-            engine_fmt(prec->why, sizeof prec->why,
-                     "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
-                     "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
-                     prec->need_deadline_days);
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
+                            "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
+                            "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
+                            prec->need_deadline_days);
         else
-            engine_fmt(prec->why, sizeof prec->why,
-                     "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
-                     deadline, cands[ishow].days, cands[ishow].n);
+            engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
+                            "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
+                            deadline, cands[ishow].days, cands[ishow].n);
     }
 
     if (iperf < 0) {
         pperf->feasible = 0;
         pperf->need_budget_usd = pperf->cost_usd;
-        engine_fmt(pperf->why, sizeof pperf->why,
-                 "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
-                 pperf->cost_usd);
+        engine_fmt_memo(tm_perf, pperf->why, sizeof pperf->why,
+                        "no plan fits within $%.0f; the fastest plan (%.1f days) costs $%.0f", perf_cap, pperf->days,
+                        pperf->cost_usd);
     }
 
     if (isnan(w->deadline_days))

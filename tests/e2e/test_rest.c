@@ -1500,9 +1500,12 @@ START_TEST(an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_co
     ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(cal, "calibrated_cost_usd")));
 
     /* The same block, number for number, as `gpuplan check` prints for the saved plan. */
-    const char *argv[] = {"gpuplan", "check", "--plan", plan_file(plan), write_temp(nccl), NULL};
+    char *pfile = plan_file(plan), *nfile = write_temp(nccl);
+    const char *argv[] = {"gpuplan", "check", "--plan", pfile, nfile, NULL};
     char *out = NULL, *err = NULL;
     ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    unlink(pfile); /* temporary files: not left in /tmp after each run */
+    unlink(nfile);
     cli = cJSON_Parse(out);
     ck_assert_ptr_nonnull(cli);
     ck_assert(cJSON_Compare(cJSON_GetObjectItem(cli, "measured"), m, 1));

@@ -25,6 +25,21 @@
 
 static struct app app;
 static int port;
+static char db_dir[] = "/tmp/gpuplan-fuzz-XXXXXX";
+
+/* At exit (libFuzzer's runs end with exit()): the database directory is
+ * not left in /tmp. The server's threads may still hold the file open;
+ * unlinking it under them is harmless. */
+static void remove_db_dir(void)
+{
+    static const char *const names[] = {"fuzz.db", "fuzz.db-wal", "fuzz.db-shm", "fuzz.db-journal"};
+    char path[64];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", db_dir, names[i]);
+        unlink(path);
+    }
+    rmdir(db_dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,15 +48,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    char dir[] = "/tmp/gpuplan-fuzz-XXXXXX", err[512];
+    char err[512];
     struct db *db = NULL;
 
     signal(SIGPIPE, SIG_IGN);
     log_set_level(LOG_ERROR); /* no access log: millions of lines */
-    if (!mkdtemp(dir))
+    if (!mkdtemp(db_dir))
         abort();
+    atexit(remove_db_dir);
     memset(&app, 0, sizeof app);
-    snprintf(app.db_path, sizeof app.db_path, "%s/fuzz.db", dir);
+    snprintf(app.db_path, sizeof app.db_path, "%s/fuzz.db", db_dir);
     snprintf(app.web_dir, sizeof app.web_dir, "%s", GPUPLAN_WEB_DIR);
     app.json_limit = 64u << 10;
     app.report_limit = 256u << 10;

@@ -1249,12 +1249,112 @@ START_TEST(plan_text_formatter_writes_what_vsnprintf_writes)
         VFMT_G(9);
 #undef VFMT_G
     }
+    /* Exact ties (the decimal value ends in 5 right after the last digit
+     * printed): integers at %.Ng such as tokens_b 15005 at %.4g, and
+     * multiples of 1/2, 1/4, 1/8 at %.0f to %.3f; the same plus or minus an
+     * ulp, which are not ties. */
+    for (int k = 0; k < 40000; k++) {
+        double x, y;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        x = (double)(seed % 2000000) + 0.5 * (double)(k % 2);
+        if (k % 4 >= 2)
+            x = (double)(seed % 200000) / 8.0 + (k % 4 == 3 ? 0.0625 : 0.0);
+        for (int d = -1; d <= 1; d++) {
+            y = d == 0 ? x : nextafter(x, d < 0 ? 0.0 : INFINITY);
+            vfmt_both(fast, slow, sizeof fast, "%.0f|%.1f|%.2f|%.3f|%.1g|%.2g|%.3g|%.4g|%.5g|%.6g", y, y, y, y, y, y,
+                      y, y, y, y);
+            ck_assert_str_eq(fast, slow);
+            vfmt_both(fast, slow, sizeof fast, "%.1f|%.3g|%.4g", -y, -y, y * 1e-3);
+            ck_assert_str_eq(fast, slow);
+        }
+    }
     for (size_t n = 1; n < 40; n++) {
         memset(fast, 'x', sizeof fast);
         memset(slow, 'x', sizeof slow);
         vfmt_both(fast, slow, n, "%s: %.2f days on %d GPUs (%.0f%%)", "H100 SXM", 12.345678, 2048, 93.7);
         ck_assert_mem_eq(fast, slow, sizeof fast);
     }
+}
+END_TEST
+
+/* A text memo (engine_vfmt_memo) gives a text only to arguments that print
+ * it: one memo written again and again from random walks of numbers near
+ * rounding steps (%.0f, %.1f, %.2f, %.3g, a %.4g from 1e22 up), ints, a
+ * string that keeps its address but changes its bytes, and two formats
+ * taking turns; every text equals vsnprintf's, and most came from the memo. */
+static void vfmt_memo_both(struct engine_text_memo *m, char *fast, char *slow, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void vfmt_memo_both(struct engine_text_memo *m, char *fast, char *slow, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    engine_vfmt_memo(m, fast, n, fmt, ap);
+    va_end(ap);
+    va_start(ap, fmt);
+    vsnprintf(slow, n, fmt, ap);
+    va_end(ap);
+}
+
+/* One call site each, so one format address each, as in the planner. */
+static void memo_text_a(struct engine_text_memo *m, char *fast, char *slow, size_t n, const char *name, double cost,
+                        int gpus, double hours, double days, double pct, double flops, const char *tail)
+{
+    vfmt_memo_both(m, fast, slow, n, "%s: $%.0f = %d GPUs x %.1f h; %.3g days, %.2f%% (%.4g FLOPs) %s", name, cost,
+                   gpus, hours, days, pct, flops, tail);
+}
+
+static void memo_text_b(struct engine_text_memo *m, char *fast, char *slow, size_t n, double tb, const char *name,
+                        double minutes)
+{
+    vfmt_memo_both(m, fast, slow, n, "%.3g TB (%s) at %.0f min", tb, name, minutes);
+}
+
+START_TEST(a_text_memo_gives_its_text_only_to_arguments_that_print_it)
+{
+    struct engine_text_memo *m = malloc(sizeof *m);
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX], name[16] = "H100";
+    unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+    double cost = 1e6, hours = 99.5, days = 9.99, pct = 12.345, flops = 9.9985e22, tb = 0.99;
+    int gpus = 64, hits = 0, calls = 0;
+    ck_assert_ptr_nonnull(m);
+    memset(m, 0xa5, sizeof *m);
+    m->fmt = NULL;
+    for (int k = 0; k < 40000; k++) {
+        int r;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        r = (int)(seed % 64);
+        cost += (double)((int)(seed >> 8) % 5 - 2) * 0.13;
+        hours += (double)((int)(seed >> 12) % 5 - 2) * 0.011;
+        days += (double)((int)(seed >> 16) % 5 - 2) * 0.0007;
+        pct += (double)((int)(seed >> 20) % 5 - 2) * 0.0011;
+        flops *= 1.0 + (double)((int)(seed >> 24) % 5 - 2) * 1e-6;
+        tb += (double)((int)(seed >> 28) % 5 - 2) * 0.0003;
+        if (r == 0)
+            gpus = gpus == 64 ? 128 : 64;
+        if (r == 1)
+            name[1] = name[1] == '1' ? '2' : '1';   /* same address, other bytes */
+        if (r == 2)
+            days = -days;
+        if (r < 6) {
+            memo_text_b(m, fast, slow, sizeof fast, tb, name, hours);
+        } else {
+            size_t n = r == 7 ? 20 : sizeof fast;   /* cut short: another size, another memo */
+            memo_text_a(m, fast, slow, n, name, cost, gpus, hours, days, pct, flops, r == 8 ? "x" : "");
+        }
+        ck_assert_str_eq(fast, slow);
+        hits += m->fmt != NULL && strcmp(m->text, fast) == 0;
+        calls++;
+    }
+    ck_assert_int_gt(hits, calls / 2);
+    /* a text vsnprintf writes (%5d) is not kept */
+    vfmt_memo_both(m, fast, slow, sizeof fast, "%5d|%.1f", 7, 1.25);
+    ck_assert_str_eq(fast, slow);
+    ck_assert_ptr_null(m->fmt);
+    free(m);
 }
 END_TEST
 
@@ -1299,6 +1399,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
+    tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);

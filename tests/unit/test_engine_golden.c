@@ -395,6 +395,61 @@ START_TEST(answers_through_the_search_memo_equal_answers_without_it)
 }
 END_TEST
 
+/* The pricing's text memos (engine_text_memo, in the plan memo slots) give a
+ * kept text only to arguments that print it. A team's requests move the
+ * tokens, deadline and budget by small steps, so most texts of an answer
+ * are kept ones, some are rebuilt around a changed number, and a tier now
+ * and then changes cluster or turns infeasible: each shape walked so through
+ * one memory must answer as a plain engine_recommend does, and the memos
+ * must have kept texts (or the walk would prove nothing). */
+START_TEST(answers_priced_with_kept_texts_equal_answers_without_them)
+{
+    enum { NS = MEMO_NS, STEPS = 40 };
+    struct engine_workload base[NS];
+    struct search_memo *memo = search_memo_new();
+    struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
+    unsigned long long st = 0x452821e638d01377ULL;
+    int kept = 0;
+    char err[512] = "";
+
+    ck_assert(memo && direct && viamemo);
+    decode_memo_shapes(base);
+    for (int i = 0; i < NS; i++) {
+        struct engine_workload w = base[i];
+        draw_pricing_inputs(&w, &st);
+        for (int k = 0; k < STEPS; k++) {
+            int hit = -1;
+            char *a, *b;
+            /* small steps, a few rounding steps of the texts apart */
+            w.tokens_b *= 1.0 + 0.002 * (rnd01(&st) - 0.3);
+            if (!isnan(w.deadline_days) && k % 7 == 3)
+                w.deadline_days *= 1.0 + 0.05 * (rnd01(&st) - 0.5);
+            if (!isnan(w.budget_usd) && k % 5 == 2)
+                w.budget_usd *= 1.0 + 0.1 * (rnd01(&st) - 0.5);
+            if (k % 9 == 8)
+                w.tokens_b = floor(w.tokens_b) + 0.5;   /* exact ties in %.0f and %g */
+            ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
+            if (k % 4 == 1)
+                memset(viamemo->tiers, 0xa5, sizeof viamemo->tiers);
+            ck_assert_int_eq(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err), ST_OK);
+            a = dump_one(direct);
+            b = dump_one(viamemo);
+            ck_assert_msg(strcmp(a, b) == 0, "shape %d step %d (tokens %.17g): the answer with kept texts differs", i,
+                          k, w.tokens_b);
+            free(a);
+            free(b);
+        }
+        for (int sl = 0; sl < ENGINE_PLAN_MEMO_SLOTS; sl++)
+            for (int t = 0; t < ENGINE_TEXT_SITES; t++)
+                kept += viamemo->plan_memo[sl].catalog && viamemo->plan_memo[sl].texts[t].fmt != NULL;
+    }
+    ck_assert_int_gt(kept, NS * 8);
+    search_memo_free(memo);
+    free(direct);
+    free(viamemo);
+}
+END_TEST
+
 /* The server writes a memo hit's answer with json_recommendation_text_cached,
  * which splices in text kept from earlier answers for the parts of a tier
  * that depend on its cluster alone. Through the memo and one cache shared by
@@ -589,6 +644,7 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
+    tcase_add_test(t, answers_priced_with_kept_texts_equal_answers_without_them);
     tcase_add_test(t, answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte);
     tcase_add_test(t, a_memo_entry_that_took_an_evicted_entrys_slot_is_not_taken_for_it);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
