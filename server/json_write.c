@@ -626,6 +626,19 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
  * (the writers' literals), numbers by their bits, strings by content;
  * spliced text (jw_raw_members) is always copied from the caller. */
 
+#ifndef NDEBUG
+int jw_rec_key_is(const struct jw *j, const struct jw_ent *e, const char *key, size_t klen)
+{
+    const char *t = j->rec->text + e->at;
+    size_t n = e->out;
+    if (n && *t == ',') {
+        t++;
+        n--;
+    }
+    return n >= klen + 2 && t[0] == '"' && memcmp(t + 1, key, klen) == 0 && t[klen + 1] == '"';
+}
+#endif
+
 /* The entries and the recording (struct jw_ent, struct jw_rec) are in
  * server_int.h, with the inline check of a call against its entry. The
  * bytes of the entries lie in text in the order they were last

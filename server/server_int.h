@@ -6,6 +6,7 @@
 #ifndef GPUPLAN_SERVER_INT_H
 #define GPUPLAN_SERVER_INT_H
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -140,14 +141,23 @@ struct jw_rec {
     int broken;           /* this writing is not kept (memory ran out, a level closed under the part) */
     unsigned long long taken, written;
 };
+#ifndef NDEBUG
+/* Whether e's recorded bytes carry this key's text: debug builds (the
+ * sanitizer runs of the tests) check every key taken by address, so a key
+ * held in a reused, changing buffer is caught instead of copying an old
+ * key's bytes. */
+int jw_rec_key_is(const struct jw *j, const struct jw_ent *e, const char *key, size_t klen);
+#endif
 /* The recorded entry at the replay point when it is of this kind with this
- * key (compared by address and length), else NULL. */
+ * key (compared by address and length, so keys must be constant strings),
+ * else NULL. */
 static inline struct jw_ent *jw_rec_at(struct jw *j, int kind, const char *key, size_t klen)
 {
     struct jw_ent *e = j->cur;
-    if (e >= j->end)
+    if (e >= j->end || e->kk != JW_KK(kind, klen) || e->key != key)
         return NULL;
-    return e->kk == JW_KK(kind, klen) && e->key == key ? e : NULL;
+    assert(!key || jw_rec_key_is(j, e, key, klen));
+    return e;
 }
 /* jw_rec_take when e's bytes do not continue the run (json_write.c): the
  * run is copied first and a new one starts at e. */

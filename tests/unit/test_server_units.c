@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -960,6 +961,34 @@ START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
 }
 END_TEST
 
+#ifndef NDEBUG
+/* Keys in a recorded part are compared by address (they are the writers'
+ * literals). A key held in a buffer whose text changes between writings
+ * would take the old key's bytes; debug builds (the sanitizer runs) check
+ * each key taken against the recorded bytes and abort. Only where asserts
+ * are compiled in. */
+START_TEST(a_recorded_key_whose_text_changed_under_its_address_is_caught)
+{
+    static char key[8];
+    struct jw_rec *rec = jw_rec_new();
+    ck_assert_ptr_nonnull(rec);
+    for (int n = 0; n < 2; n++) {
+        struct jw j;
+        size_t len = 0;
+        snprintf(key, sizeof key, n ? "cost" : "days");   /* same address and length, other text */
+        jw_init(&j);
+        jw_obj(&j, NULL);
+        jw_rec_begin(&j, rec);
+        jw_num(&j, key, 1.0);
+        jw_rec_end(&j);
+        jw_end(&j);
+        free(jw_finish(&j, &len));
+    }
+    jw_rec_free(rec);
+}
+END_TEST
+#endif
+
 START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
 {
     struct catalog *cat = calloc(1, sizeof *cat);
@@ -1057,6 +1086,9 @@ int main(void)
     TCase *wr = tcase_create("json writer");
     tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
+#ifndef NDEBUG
+    tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
+#endif
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
