@@ -897,24 +897,15 @@ static COLD void jw_open_write(struct jw *j, const char *key, size_t klen, char 
     jw_level(j, c);
 }
 
-void jw_obj_k(struct jw *j, const char *key, size_t klen)
+void jw_open_k(struct jw *j, int kind, const char *key, size_t klen)
 {
-    if (rec_same(j, JW_K_OBJ, key, klen, 0)) {
+    char c = kind == JW_K_OBJ ? '{' : '[';
+    if (rec_same(j, kind, key, klen, 0)) {
         j->first[j->depth] = 0;
-        jw_level(j, '{');
+        jw_level(j, c);
         return;
     }
-    jw_open_write(j, key, klen, '{', JW_K_OBJ);
-}
-
-void jw_arr_k(struct jw *j, const char *key, size_t klen)
-{
-    if (rec_same(j, JW_K_ARR, key, klen, 0)) {
-        j->first[j->depth] = 0;
-        jw_level(j, '[');
-        return;
-    }
-    jw_open_write(j, key, klen, '[', JW_K_ARR);
+    jw_open_write(j, key, klen, c, kind);
 }
 
 static COLD void jw_end_write(struct jw *j)

@@ -104,8 +104,8 @@ void jw_close(struct jw *j);
 /* The _k forms take the key's length; the plain ones below are inline so
  * that the length of a literal key is known when compiling the caller
  * (json_plan.c writes ~900 keys an answer). */
-void jw_obj_k(struct jw *j, const char *key, size_t klen);
-void jw_arr_k(struct jw *j, const char *key, size_t klen);
+/* Opens an object (kind JW_K_OBJ) or an array (JW_K_ARR). */
+void jw_open_k(struct jw *j, int kind, const char *key, size_t klen);
 void jw_num_k(struct jw *j, const char *key, size_t klen, double v);
 /* jw_num_k when the recorded call at the replay point (e) is a number with
  * this key and another value (jw_num's check found it). */
@@ -204,24 +204,24 @@ static JW_INLINE void jw_end(struct jw *j)
     }
     jw_close(j);
 }
+/* An object or array level (kind JW_K_OBJ or JW_K_ARR) */
+static JW_INLINE void jw_open(struct jw *j, int kind, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+    if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, kind, key, klen, 0)) {
+        jw_rec_level(j, kind == JW_K_OBJ ? '}' : ']');
+        return;
+    }
+    jw_open_k(j, kind, key, klen);
+}
 /* key NULL in arrays and for the root */
 static JW_INLINE void jw_obj(struct jw *j, const char *key)
 {
-    size_t klen = key ? strlen(key) : 0;
-    if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, JW_K_OBJ, key, klen, 0)) {
-        jw_rec_level(j, '}');
-        return;
-    }
-    jw_obj_k(j, key, klen);
+    jw_open(j, JW_K_OBJ, key);
 }
 static JW_INLINE void jw_arr(struct jw *j, const char *key)
 {
-    size_t klen = key ? strlen(key) : 0;
-    if (j->depth + 1 < JW_DEPTH_MAX && jw_rec_hit(j, JW_K_ARR, key, klen, 0)) {
-        jw_rec_level(j, ']');
-        return;
-    }
-    jw_arr_k(j, key, klen);
+    jw_open(j, JW_K_ARR, key);
 }
 /* NaN/inf: null */
 static JW_INLINE void jw_num(struct jw *j, const char *key, double v)
