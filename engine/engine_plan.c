@@ -281,6 +281,13 @@ static int form_general_big(struct engine_num_form *f, double x, int p)
 /* A conversion's key into the memo being recorded (m NULL: none); a text
  * with more conversions or longer strings than the memo holds is not kept
  * (nconv -1). */
+/* The form %.<prec>f (conv 'f') or %.<prec>g (conv 'g') gives x; 0 when
+ * the fast path cannot say (vsnprintf writes it then). */
+static int form_of(struct engine_num_form *f, char conv, double x, int prec)
+{
+    return conv == 'f' ? form_fixed(f, x, prec) : form_general(f, x, prec);
+}
+
 static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned long long bits,
                       const struct engine_num_form *f, const char *str, size_t beg, size_t out_len)
 {
@@ -366,7 +373,7 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engin
             struct engine_num_form f;
             double x = va_arg(ap, double);
             int prec = p[1] - '0';
-            if (p[2] == 'f' ? !form_fixed(&f, x, prec) : !form_general(&f, x, prec))
+            if (!form_of(&f, p[2], x, prec))
                 return 0;
             size_t beg = o->len;
             out_form(o, &f);
@@ -417,7 +424,7 @@ static int memo_match(const struct engine_text_memo *m, va_list ap)
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
                 break;
-            if (m->kind[k] == 'f' ? !form_fixed(&f, x, m->prec[k]) : !form_general(&f, x, m->prec[k]))
+            if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return k;
             if (!form_eq(&f, &m->form[k]))
                 return k;
@@ -473,7 +480,7 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
                 break;
-            if (m->kind[k] == 'f' ? !form_fixed(&f, x, m->prec[k]) : !form_general(&f, x, m->prec[k]))
+            if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return 0;
             m->bits[k] = double_bits(x);
             if (!form_eq(&f, &m->form[k])) {
