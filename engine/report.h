@@ -408,6 +408,9 @@ struct report_parse_opts {
  * with one thread, in every field; opts NULL takes the defaults. */
 enum status report_parse_opts(const char *text, size_t len, const struct report_parse_opts *opts,
                               struct report **out);
+/* How many chunks (threads) report_parse_opts plans for len bytes; fewer
+ * when the text has fewer line starts than that. */
+size_t report_parse_chunks(size_t len, const struct report_parse_opts *opts);
 
 /* ---- checker ------------------------------------------------------------- */
 

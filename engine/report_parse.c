@@ -607,8 +607,9 @@ static void *chunk_main(void *arg)
 
 /* How many chunks: threads (0: the online CPUs, at most eight) but no more
  * than leave min_chunk bytes (0: 8 MiB) to each, so that inputs below twice
- * that (every upload the server takes) are parsed on the calling thread. */
-static size_t chunk_count(size_t len, const struct report_parse_opts *o)
+ * that (every upload the server takes) are parsed on the calling thread.
+ * (Chunks may end up fewer: each must begin a line.) */
+size_t report_parse_chunks(size_t len, const struct report_parse_opts *o)
 {
     size_t threads = o ? o->threads : 0;
     size_t min_chunk = o && o->min_chunk ? o->min_chunk : DEFAULT_MIN_CHUNK;
@@ -631,7 +632,7 @@ enum status report_parse_opts(const char *text, size_t len, const struct report_
     enum status st = ST_NOMEM;
     if (!p)
         goto out;
-    size_t want = chunk_count(len, opts);
+    size_t want = report_parse_chunks(len, opts);
     if (want > 1)
         ch = calloc(want, sizeof(*ch));
     if (ch) {

@@ -3,7 +3,10 @@
  * expectation id (so every checker branch reads the parsed sections), the
  * measured-value extraction, and report_append(). The input is copied into a
  * buffer of exactly its size, without a NUL, so AddressSanitizer catches any
- * read past the end. */
+ * read past the end. Differential too: each input is also parsed cut into
+ * small chunks on several threads (report_parse_opts, a layout chosen by the
+ * input's first bytes), and the run aborts when that report differs from
+ * the one-thread parse in any counter, section header or JSON fact. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_same.h"
 
 static const struct {
     const char *id;
@@ -64,6 +68,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (report_append(twice, rep) == ST_OK && twice->section_count < rep->section_count)
                 abort();    /* appending never loses sections under the cap */
             report_free(twice);
+        }
+        /* 2..9 chunks of at least 1..64 bytes: boundaries land on many
+         * different lines of the small inputs libFuzzer makes */
+        struct report_parse_opts o = {
+            .threads = 2 + (size > 0 ? data[0] % 8 : 0),
+            .min_chunk = 1 + (size > 1 ? data[1] % 64 : 0),
+        };
+        struct report *chunked = NULL;
+        if (report_parse_opts(text, size, &o, &chunked) == ST_OK) {
+            char why[512];
+            if (!report_same(rep, chunked, why, sizeof(why))) {
+                fprintf(stderr, "fuzz_parse: chunked parse (threads %u, min_chunk %zu) differs: %s\n",
+                        o.threads, o.min_chunk, why);
+                abort();
+            }
+            report_free(chunked);
         }
         report_free(rep);
     }
