@@ -148,6 +148,7 @@ struct parser {
     size_t nev, evcap;
     size_t ev_end;             /* the log holds every event of lines < ev_end */
     size_t nlines;             /* chunk parsers: lines of the chunk */
+    size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
     unsigned short strong_pairs[NSTRONG][3];   /* strong_subs' pair hashes */
 };
@@ -179,13 +180,15 @@ static struct report_section *open_section(struct parser *p, const struct kind_o
     struct report *rep = p->rep;
     struct report_section *sec;
     close_cur(p);
-    if (rep->section_count < REPORT_SECTIONS_MAX) {
+    if (rep->section_count < p->smax) {
         if (rep->section_count == p->cap) {
             /* Eight slots hold most uploads; past them the array goes
              * straight to the cap, so a long log copies its sections once
              * (not at every doubling) and touches no slot it does not use.
              * report_parse gives back what stays unused at the end. */
-            size_t ncap = p->cap ? REPORT_SECTIONS_MAX : 8;
+            size_t ncap = p->cap ? p->smax : 8;
+            if (ncap > p->smax)
+                ncap = p->smax;
             struct report_section *n = realloc(rep->sections, ncap * sizeof(*n));
             if (!n) {
                 p->oom = 1;
@@ -377,7 +380,7 @@ static void feed(struct parser *p, const struct line *l, int lineno)
 #define LINENO_MAX 0x7fffffff
 
 /* A parser with an empty report, or NULL when memory is short. */
-static struct parser *parser_new(void)
+static struct parser *parser_new(size_t smax)
 {
     struct parser *p = calloc(1, sizeof(*p));
     if (!p)
@@ -388,6 +391,7 @@ static struct parser *parser_new(void)
         return NULL;
     }
     p->ev_end = SIZE_MAX;
+    p->smax = smax;
     for (size_t i = 0; i < NSTRONG; i++) {
         /* the pairs line_may_hold tests: first, middle, last */
         const unsigned char *z = (const unsigned char *)strong_subs[i].s;
@@ -509,17 +513,17 @@ static int splice(struct parser *p, const struct parser *q, const struct event *
     size_t ctot = r->section_count + r->sections_dropped;
     size_t te = e->kept + e->dropped;
     size_t tf = qr->section_count + qr->sections_dropped;
-    size_t room = ctot < REPORT_SECTIONS_MAX ? REPORT_SECTIONS_MAX - ctot : 0;
+    size_t room = ctot < p->smax ? p->smax - ctot : 0;
     size_t take = tf - te < room ? tf - te : room;
-    if (te + take > qr->section_count)
+    if (take > 0 && te + take > qr->section_count)
         return 1;
     /* sections are kept in order up to the cap, so below it none was
      * dropped and section_count is ctot */
     size_t kept = r->section_count + take;
-    int open_kept = q->cur && kept < REPORT_SECTIONS_MAX;
+    int open_kept = q->cur && kept < p->smax;
     size_t need = kept + (open_kept ? 1 : 0);
     if (need > p->cap) {
-        size_t ncap = need <= 8 ? 8 : REPORT_SECTIONS_MAX;
+        size_t ncap = need <= 8 && 8 <= p->smax ? 8 : p->smax;
         struct report_section *n = realloc(r->sections, ncap * sizeof(*n));
         if (!n) {
             p->oom = 1;
@@ -623,10 +627,13 @@ size_t report_parse_chunks(size_t len, const struct report_parse_opts *o)
     return k < 1 ? 1 : k < threads ? k : threads;
 }
 
-enum status report_parse_opts(const char *text, size_t len, const struct report_parse_opts *opts,
-                              struct report **out)
+enum status report_parse_capped(const char *text, size_t len,
+                                const struct report_parse_opts *opts, size_t smax,
+                                struct report **out)
 {
-    struct parser *p = parser_new();
+    if (smax > REPORT_SECTIONS_MAX)
+        smax = REPORT_SECTIONS_MAX;
+    struct parser *p = parser_new(smax);
     struct chunk *ch = NULL;
     size_t nch = 1;
     enum status st = ST_NOMEM;
@@ -654,7 +661,7 @@ enum status report_parse_opts(const char *text, size_t len, const struct report_
         ch[nch - 1].end = len;
         for (size_t i = 1; i < nch; i++) {
             ch[i].text = text;
-            ch[i].q = parser_new();
+            ch[i].q = parser_new(smax);
             if (ch[i].q && pthread_create(&ch[i].tid, NULL, chunk_main, &ch[i]) != 0) {
                 parser_free(ch[i].q);
                 ch[i].q = NULL;
@@ -699,9 +706,15 @@ out:
     return st;
 }
 
+enum status report_parse_opts(const char *text, size_t len, const struct report_parse_opts *opts,
+                              struct report **out)
+{
+    return report_parse_capped(text, len, opts, REPORT_SECTIONS_MAX, out);
+}
+
 enum status report_parse(const char *text, size_t len, struct report **out)
 {
-    return report_parse_opts(text, len, NULL, out);
+    return report_parse_capped(text, len, NULL, REPORT_SECTIONS_MAX, out);
 }
 
 void report_free(struct report *rep)

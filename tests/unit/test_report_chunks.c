@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "report.h"
+#include "report_int.h"
 #include "report_same.h"
 
 struct buf {
@@ -148,6 +149,7 @@ static void shuffled_corpus(struct buf *b, unsigned every)
 }
 
 static size_t compared;
+static size_t cap = REPORT_SECTIONS_MAX;   /* sections kept (report_parse_capped) */
 
 /* The chunked parse under opts equals the one-thread parse. */
 static void check_same(const char *text, size_t len, unsigned threads, size_t min_chunk,
@@ -155,12 +157,12 @@ static void check_same(const char *text, size_t len, unsigned threads, size_t mi
 {
     struct report *one = NULL, *many = NULL;
     struct report_parse_opts o1 = {.threads = 1}, o = {.threads = threads, .min_chunk = min_chunk};
-    ck_assert_int_eq(report_parse_opts(text, len, &o1, &one), ST_OK);
-    ck_assert_int_eq(report_parse_opts(text, len, &o, &many), ST_OK);
+    ck_assert_int_eq(report_parse_capped(text, len, &o1, cap, &one), ST_OK);
+    ck_assert_int_eq(report_parse_capped(text, len, &o, cap, &many), ST_OK);
     char why[512];
     int same = report_same(one, many, why, sizeof(why));
-    ck_assert_msg(same, "%s (%zu bytes, threads %u, min_chunk %zu): %s", what, len, threads,
-                  min_chunk, why);
+    ck_assert_msg(same, "%s (%zu bytes, threads %u, min_chunk %zu, cap %zu): %s", what, len,
+                  threads, min_chunk, cap, why);
     report_free(one);
     report_free(many);
     compared++;
@@ -233,6 +235,65 @@ START_TEST(chunked_parse_equals_one_thread_past_the_section_cap)
     /* a boundary just before and just after the cap's last section */
     for (unsigned t = 2; t < 12; t++)
         check_same(b.p, b.len, t, 1, "past the cap");
+    free(b.p);
+}
+END_TEST
+
+START_TEST(chunked_parse_keeps_the_first_sections_under_a_small_cap)
+{
+    /* The cap at a few sections: chunk parsers count it from their own
+     * first section, so the merge must keep the input's first ones, count
+     * the rest as dropped, and parse on itself where a chunk parser
+     * dropped a section the input keeps. */
+    load_fixtures();
+    rng_state = 0x77aa55ull;
+    static const size_t caps[] = {0, 1, 2, 3, 5, 8, 9, 17, 40};
+    for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+        struct buf b = {0};
+        shuffled_corpus(&b, 1 + (unsigned)c % 4);
+        cap = caps[c];
+        check_layouts(b.p, b.len, "small cap");
+        for (unsigned t = 2; t < 10; t++)
+            check_same(b.p, b.len, t, 1, "small cap");
+        cap = REPORT_SECTIONS_MAX;
+        free(b.p);
+    }
+    struct report *rep = NULL;
+    struct buf b = {0};
+    shuffled_corpus(&b, 0);
+    ck_assert_int_eq(report_parse_capped(b.p, b.len, &(struct report_parse_opts){.threads = 5,
+                                         .min_chunk = 1}, 3, &rep), ST_OK);
+    ck_assert_uint_eq(rep->section_count, 3);
+    ck_assert_uint_gt(rep->sections_dropped, 40);
+    report_free(rep);
+    free(b.p);
+}
+END_TEST
+
+START_TEST(chunked_parse_equals_one_thread_when_a_chunk_logs_past_its_event_cap)
+{
+    /* An nccl-tests table, then 200000 lines no kind takes: the table's
+     * section stays open over them (they are counted unrecognized), while
+     * a chunk parser starting among them has none open and logs one event
+     * per line, past its log's cap, before the next tool's banner. */
+    struct buf b = {0};
+    buf_adds(&b, "# nThread 1 nGpus 8 minBytes 8 maxBytes 4294967296 step: 2(factor)\n"
+                 "#       size         count      type   redop    root     time   algbw   busbw "
+                 "#wrong     time   algbw   busbw #wrong\n"
+                 "           8             2     float     sum      -1    10.1   0.00   0.00      0"
+                 "    10.0   0.00   0.00      0\n");
+    for (int i = 0; i < 200000; i++)
+        buf_adds(&b, "hello\n");
+    buf_adds(&b, "NVSMI LOG\n\nDriver Version : 535.54.03\nCUDA Version : 12.2\n");
+    struct report *rep = NULL;
+    ck_assert_int_eq(report_parse_opts(b.p, b.len, &(struct report_parse_opts){.threads = 1}, &rep),
+                     ST_OK);
+    ck_assert_uint_eq(rep->section_count, 2);
+    ck_assert_uint_ge(rep->unrecognized_lines, 200000);
+    report_free(rep);
+    for (unsigned t = 2; t < 6; t++)
+        check_same(b.p, b.len, t, 1, "past the event cap");
+    check_same(b.p, b.len, 64, 1, "past the event cap");
     free(b.p);
 }
 END_TEST
@@ -365,6 +426,8 @@ int main(void)
     tcase_add_test(c, chunked_parse_equals_one_thread_on_shuffled_fixtures_with_noise);
     tcase_add_test(c, chunked_parse_equals_one_thread_on_random_cuts);
     tcase_add_test(c, chunked_parse_equals_one_thread_past_the_section_cap);
+    tcase_add_test(c, chunked_parse_keeps_the_first_sections_under_a_small_cap);
+    tcase_add_test(c, chunked_parse_equals_one_thread_when_a_chunk_logs_past_its_event_cap);
     tcase_add_test(c, chunked_parse_equals_one_thread_with_crlf_nul_and_no_final_newline);
     tcase_add_test(c, chunked_parse_equals_one_thread_on_one_section_across_every_chunk);
     tcase_add_test(c, chunked_parse_equals_one_thread_with_a_boundary_at_every_line);
