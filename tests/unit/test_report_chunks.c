@@ -270,6 +270,27 @@ START_TEST(chunked_parse_keeps_the_first_sections_under_a_small_cap)
 }
 END_TEST
 
+START_TEST(chunked_parse_refuses_a_splice_that_needs_a_section_the_chunk_dropped)
+{
+    /* tests/data/report-chunks/README.md: under a cap of 2 and 3 chunks a
+     * chunk parser meets the one-thread state only after its own count
+     * passed the cap, so it dropped a section the input keeps */
+    FILE *f = fopen(TESTDATA "/report-chunks/gpu-burn-fio-nccl-cut-mix.txt", "rb");
+    ck_assert_ptr_nonnull(f);
+    struct buf b = {0};
+    char chunk[4096];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        buf_add(&b, chunk, r);
+    fclose(f);
+    for (cap = 1; cap <= 4; cap++)
+        for (unsigned t = 2; t <= 8; t++)
+            check_same(b.p, b.len, t, 1, "refused splice");
+    cap = REPORT_SECTIONS_MAX;
+    free(b.p);
+}
+END_TEST
+
 START_TEST(chunked_parse_equals_one_thread_when_a_chunk_logs_past_its_event_cap)
 {
     /* An nccl-tests table, then 200000 lines no kind takes: the table's
@@ -427,6 +448,7 @@ int main(void)
     tcase_add_test(c, chunked_parse_equals_one_thread_on_random_cuts);
     tcase_add_test(c, chunked_parse_equals_one_thread_past_the_section_cap);
     tcase_add_test(c, chunked_parse_keeps_the_first_sections_under_a_small_cap);
+    tcase_add_test(c, chunked_parse_refuses_a_splice_that_needs_a_section_the_chunk_dropped);
     tcase_add_test(c, chunked_parse_equals_one_thread_when_a_chunk_logs_past_its_event_cap);
     tcase_add_test(c, chunked_parse_equals_one_thread_with_crlf_nul_and_no_final_newline);
     tcase_add_test(c, chunked_parse_equals_one_thread_on_one_section_across_every_chunk);
