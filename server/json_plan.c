@@ -11,6 +11,7 @@
  * what the models can justify so the output reads cleanly. Plan answers are
  * written straight to text (jw_*, json_write.c), the server's hot path; the
  * cJSON forms parse that text. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,243 @@ enum status json_parse(const char *text, size_t len, cJSON **out, char *err, siz
     }
     *out = doc;
     return ST_OK;
+}
+
+/* ---- small bodies without cJSON's allocations (json_parse_small)
+ *
+ * A recommend body is ~200 bytes and ~10 values; cJSON_ParseWithLengthOpts
+ * allocates a node and a string per value and cJSON_Delete frees them, ~14k
+ * instructions of a memo hit's ~230k. json_parse_small builds the very
+ * tree cJSON would (same types, keys, strings, doubles, valueint, order,
+ * next/prev/child links) in caller-held nodes, over a copy of the text
+ * whose closing quotes become the strings' NULs, for the plain JSON such
+ * bodies are: it takes only strict JSON with no escapes in strings, no
+ * control bytes, shallow nesting and short numbers, and gives up (0) on
+ * anything else, which then goes through json_parse as before. So every
+ * body either yields the tree cJSON yields for it or goes the old way,
+ * and every error message (always the old path's) is unchanged. Where it
+ * accepts, cJSON accepts the same bytes the same way: its whitespace is
+ * any byte <= 32 (here four of them), its number is the longest run of
+ * [0-9+-eE.] (a strict JSON number is such a run, ended by a separator,
+ * and strtod reads all of it here, so also there: cJSON turns '.' into the
+ * locale's decimal point, and strtod reading a '.' whole means that is
+ * '.'), its strings are copied byte for byte when they hold no backslash,
+ * and json_parse allows only the four whitespace bytes after the value
+ * (or a NUL: then this gives up). test_server_units and fuzz_plan_json
+ * compare the two trees on mutated bodies. */
+
+#define SMALL_DEPTH 8
+
+struct small_in {
+    char *p, *end;
+    cJSON *node;
+    int n, cap;
+};
+
+static void small_ws(struct small_in *m)
+{
+    while (m->p < m->end && (*m->p == ' ' || *m->p == '\n' || *m->p == '\r' || *m->p == '\t'))
+        m->p++;
+}
+
+static cJSON *small_node(struct small_in *m)
+{
+    cJSON *it;
+    if (m->n >= m->cap)
+        return NULL;
+    it = &m->node[m->n++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* At '"': the string's text, NUL-terminated in place; NULL to give up. */
+static char *small_string(struct small_in *m)
+{
+    char *s = ++m->p;
+    while (m->p < m->end) {
+        unsigned char c = (unsigned char)*m->p;
+        if (c == '"') {
+            *m->p++ = '\0';
+            return s;
+        }
+        if (c < 0x20 || c == '\\')
+            return NULL;
+        m->p++;
+    }
+    return NULL;
+}
+
+static int small_digits(struct small_in *m)
+{
+    char *from = m->p;
+    while (m->p < m->end && *m->p >= '0' && *m->p <= '9')
+        m->p++;
+    return m->p > from;
+}
+
+/* A strict JSON number, set as parse_number sets it. */
+static int small_number(struct small_in *m, cJSON *it)
+{
+    char *s = m->p, buf[64], *after = NULL;
+    size_t n;
+    double x;
+    if (*m->p == '-')
+        m->p++;
+    if (m->p < m->end && *m->p == '0')
+        m->p++;
+    else if (!small_digits(m))
+        return 0;
+    if (m->p < m->end && *m->p == '.') {
+        m->p++;
+        if (!small_digits(m))
+            return 0;
+    }
+    if (m->p < m->end && (*m->p == 'e' || *m->p == 'E')) {
+        m->p++;
+        if (m->p < m->end && (*m->p == '+' || *m->p == '-'))
+            m->p++;
+        if (!small_digits(m))
+            return 0;
+    }
+    n = (size_t)(m->p - s);
+    if (n >= sizeof buf)   /* cJSON reads at most 63 bytes of a number */
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    x = strtod(buf, &after);
+    if (after != buf + n)
+        return 0;
+    it->valuedouble = x;
+    if (x >= INT_MAX)
+        it->valueint = INT_MAX;
+    else if (x <= (double)INT_MIN)
+        it->valueint = INT_MIN;
+    else
+        it->valueint = (int)x;
+    it->type = cJSON_Number;
+    return 1;
+}
+
+static int small_value(struct small_in *m, cJSON *it, int depth);
+
+/* An object ('{', keys) or an array ('['): children linked as cJSON links
+ * them (next; prev to the one before, the first's to the last). */
+static int small_list(struct small_in *m, cJSON *it, int depth, int object)
+{
+    cJSON *head = NULL, *cur = NULL;
+    char close = object ? '}' : ']';
+    if (depth >= SMALL_DEPTH)
+        return 0;
+    m->p++;
+    small_ws(m);
+    if (m->p < m->end && *m->p == close) {
+        m->p++;
+        it->type = object ? cJSON_Object : cJSON_Array;
+        return 1;
+    }
+    for (;;) {
+        cJSON *c = small_node(m);
+        char *key = NULL;
+        if (!c)
+            return 0;
+        small_ws(m);
+        if (object) {
+            if (m->p >= m->end || *m->p != '"' || !(key = small_string(m)))
+                return 0;
+            small_ws(m);
+            if (m->p >= m->end || *m->p != ':')
+                return 0;
+            m->p++;
+            small_ws(m);
+        }
+        if (!small_value(m, c, depth + 1))
+            return 0;
+        c->string = key;
+        if (!head) {
+            head = cur = c;
+        } else {
+            cur->next = c;
+            c->prev = cur;
+            cur = c;
+        }
+        small_ws(m);
+        if (m->p < m->end && *m->p == ',') {
+            m->p++;
+            continue;
+        }
+        if (m->p < m->end && *m->p == close) {
+            m->p++;
+            break;
+        }
+        return 0;
+    }
+    head->prev = cur;
+    it->child = head;
+    it->type = object ? cJSON_Object : cJSON_Array;
+    return 1;
+}
+
+static int small_value(struct small_in *m, cJSON *it, int depth)
+{
+    size_t left = (size_t)(m->end - m->p);
+    if (!left)
+        return 0;
+    switch (*m->p) {
+    case '{':
+        return small_list(m, it, depth, 1);
+    case '[':
+        return small_list(m, it, depth, 0);
+    case '"':
+        it->type = cJSON_String;
+        return (it->valuestring = small_string(m)) != NULL;
+    case 't':
+        if (left < 4 || memcmp(m->p, "true", 4) != 0)
+            return 0;
+        m->p += 4;
+        it->type = cJSON_True;
+        it->valueint = 1;
+        return 1;
+    case 'f':
+        if (left < 5 || memcmp(m->p, "false", 5) != 0)
+            return 0;
+        m->p += 5;
+        it->type = cJSON_False;
+        return 1;
+    case 'n':
+        if (left < 4 || memcmp(m->p, "null", 4) != 0)
+            return 0;
+        m->p += 4;
+        it->type = cJSON_NULL;
+        return 1;
+    default:
+        if (*m->p == '-' || (*m->p >= '0' && *m->p <= '9'))
+            return small_number(m, it);
+        return 0;
+    }
+}
+
+int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON **out)
+{
+    struct small_in m;
+    cJSON *root;
+    if (!text || len == 0 || len >= sizeof s->text)
+        return 0;
+    memcpy(s->text, text, len);
+    s->text[len] = '\0';
+    m.p = s->text;
+    m.end = s->text + len;
+    m.node = s->node;
+    m.n = 0;
+    m.cap = JSON_SMALL_NODES;
+    root = small_node(&m);
+    small_ws(&m);
+    if (!small_value(&m, root, 0))
+        return 0;
+    small_ws(&m);
+    if (m.p != m.end)
+        return 0;
+    *out = root;
+    return 1;
 }
 
 /* ------------------------------------------------------------ encoding */

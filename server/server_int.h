@@ -328,6 +328,17 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
                                       size_t *len);
 char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len);
 enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
+#ifdef cJSON__h
+/* A small body's tree in nodes held by the caller (json_plan.c says how):
+ * 1 with *out its root (nothing to free; it points into s), or 0 when the
+ * body is not plain small JSON, which json_parse then reads as ever. */
+#define JSON_SMALL_NODES 64
+struct json_small {
+    cJSON node[JSON_SMALL_NODES];
+    char text[2048];
+};
+int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON **out);
+#endif
 enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
                                  char *err, size_t errlen);
 enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
