@@ -690,6 +690,27 @@ static double sig(double x, int digits)
     jw_str_in((j), (key), (arr),                                                                                       \
               sizeof(arr) + 0 * sizeof(char[1 - 2 * __builtin_types_compatible_p(__typeof__(arr), __typeof__(&(arr)[0]))]))
 
+/* jw_num of rnd(x, digits) and of sig(x, digits), tagged (jw_num_raw_hit):
+ * an x that is the recorded one is taken without rounding it again. The
+ * tag names the function and its digits, so one tag is one f. */
+#define TAG_RND(digits) (64u + 1u + (unsigned)((digits) + 32))
+#define TAG_SIG(digits) (128u + 1u + (unsigned)((digits) + 32))
+static JW_INLINE void num_rnd(struct jw *j, const char *key, double x, int digits)
+{
+    size_t klen = strlen(key);
+    uint64_t kk = JW_KK_TAG(klen, TAG_RND(digits));
+    if (!jw_num_raw_hit(j, key, kk, x))
+        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits));
+}
+
+static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digits)
+{
+    size_t klen = strlen(key);
+    uint64_t kk = JW_KK_TAG(klen, TAG_SIG(digits));
+    if (!jw_num_raw_hit(j, key, kk, x))
+        jw_num_tagged(j, key, klen, kk, x, sig(x, digits));
+}
+
 static void num_or_null(struct jw *j, const char *k, double v)
 {
     if (isnan(v))
@@ -819,20 +840,20 @@ static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs 
     jw_end(j);
 
     jw_obj(j, "memory");
-    jw_num(j, "per_gpu_gib", rnd(k->mem[0], 1));
-    jw_num(j, "capacity_gib", rnd(k->mem[1], 1));
-    jw_num(j, "weights_gib", rnd(k->mem[2], 2));
-    jw_num(j, "gradients_gib", rnd(k->mem[3], 2));
-    jw_num(j, "optimizer_gib", rnd(k->mem[4], 2));
-    jw_num(j, "activations_gib", rnd(k->mem[5], 2));
-    jw_num(j, "other_gib", rnd(k->mem[6], 2));
-    jw_num(j, "host_offload_gib", rnd(k->mem[7], 2));
+    num_rnd(j, "per_gpu_gib", k->mem[0], 1);
+    num_rnd(j, "capacity_gib", k->mem[1], 1);
+    num_rnd(j, "weights_gib", k->mem[2], 2);
+    num_rnd(j, "gradients_gib", k->mem[3], 2);
+    num_rnd(j, "optimizer_gib", k->mem[4], 2);
+    num_rnd(j, "activations_gib", k->mem[5], 2);
+    num_rnd(j, "other_gib", k->mem[6], 2);
+    num_rnd(j, "host_offload_gib", k->mem[7], 2);
     jw_end(j);
 
     jw_obj(j, "interconnect");
     jw_str(j, "intra_node", t->intra_node);
-    jw_num(j, "gpu_gpu_gbs", rnd(k->gpu_gpu_gbs, 1));
-    jw_num(j, "intra_busbw_gbs", rnd(k->intra_busbw_gbs, 1));
+    num_rnd(j, "gpu_gpu_gbs", k->gpu_gpu_gbs, 1);
+    num_rnd(j, "intra_busbw_gbs", k->intra_busbw_gbs, 1);
     jw_end(j);
 
     jw_obj(j, "fabric");
@@ -844,7 +865,7 @@ static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs 
     jw_str(j, "topology", t->topology);
     jw_str(j, "oversubscription", k->oversub);
     jw_bool(j, "lossless", k->lossless);
-    jw_num(j, "inter_busbw_gbs", rnd(k->inter_busbw_gbs, 1));
+    num_rnd(j, "inter_busbw_gbs", k->inter_busbw_gbs, 1);
     jw_obj(j, "switches");
     jw_num(j, "leaf", k->leaf);
     jw_num(j, "spine", k->spine);
@@ -863,9 +884,9 @@ static void write_expectations(struct jw *j, const struct engine_plan *p)
         jw_obj(j, NULL);
         jw_str(j, "id", e->id);
         if (!isnan(e->min))
-            jw_num(j, "min", rnd(e->min, 1));
+            num_rnd(j, "min", e->min, 1);
         if (!isnan(e->max))
-            jw_num(j, "max", rnd(e->max, 1));
+            num_rnd(j, "max", e->max, 1);
         if (e->value[0])
             jw_str(j, "value", e->value);
         if (e->unit[0])
@@ -1088,24 +1109,24 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_obj(j, NULL);
         jw_str_arr(j, "tier", p->storage[i].tier);
         jw_str_arr(j, "kind", p->storage[i].kind);
-        jw_num(j, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
-        jw_num(j, "read_gbs", rnd(p->storage[i].read_gbs, 2));
-        jw_num(j, "write_gbs", rnd(p->storage[i].write_gbs, 2));
-        jw_num(j, "usd", rnd(p->storage[i].usd, 0));
+        num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
+        num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
+        num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
+        num_rnd(j, "usd", p->storage[i].usd, 0);
         jw_end(j);
     }
     jw_end(j);
     jw_obj(j, "checkpoint");
-    jw_num(j, "size_gb", rnd(p->ckpt_size_gb, 1));
-    jw_num(j, "interval_min", rnd(p->ckpt_interval_min, 1));
+    num_rnd(j, "size_gb", p->ckpt_size_gb, 1);
+    num_rnd(j, "interval_min", p->ckpt_interval_min, 1);
     jw_num(j, "keep", p->ckpt_keep);
-    jw_num(j, "write_gbs", rnd(p->ckpt_write_gbs, 2));
-    jw_num(j, "stall_s", rnd(p->ckpt_stall_s, 1));
+    num_rnd(j, "write_gbs", p->ckpt_write_gbs, 2);
+    num_rnd(j, "stall_s", p->ckpt_stall_s, 1);
     jw_bool(j, "async", 1);
     jw_bool(j, "atomic_rename", 1);
     jw_end(j);
-    jw_num(j, "dataset_tb", rnd(p->dataset_tb, 3));
-    jw_num(j, "read_gbs", rnd(p->read_gbs, 3));
+    num_rnd(j, "dataset_tb", p->dataset_tb, 3);
+    num_rnd(j, "read_gbs", p->read_gbs, 3);
     jw_end(j);
 
     jw_obj(j, "host");
@@ -1113,31 +1134,31 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     jw_num(j, "ram_gb_per_node", p->ram_gb_per_node);
     jw_str(j, "cpu_governor", "performance");
     jw_end(j);
-    jw_num(j, "power_kw", rnd(p->power_kw, 1));
+    num_rnd(j, "power_kw", p->power_kw, 1);
 
     jw_obj(j, "time");
-    jw_num(j, "days", rnd(p->days, 2));
-    jw_num(j, "days_low", rnd(p->days_low, 2));
-    jw_num(j, "days_high", rnd(p->days_high, 2));
-    jw_num(j, "hours", sig(p->days * 24.0, 3));
-    jw_num(j, "startup_min", rnd(p->startup_s / 60.0, 1));
-    jw_num(j, "gpu_hours", rnd(p->gpu_hours, 0));
-    jw_num(j, "tokens_per_s", sig(p->tokens_per_s, 5));
-    jw_num(j, "step_time_s", sig(p->step_time_s, 4));
-    jw_num(j, "mfu", rnd(p->mfu, 3));
-    jw_num(j, "hfu", rnd(p->hfu, 3));
-    jw_num(j, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
-    jw_num(j, "comm_fraction", rnd(p->comm_fraction, 3));
-    jw_num(j, "bubble_fraction", rnd(p->bubble_fraction, 3));
-    jw_num(j, "goodput", rnd(p->goodput, 3));
-    jw_num(j, "mtbf_job_h", sig(p->mtbf_job_h, 3));
-    jw_num(j, "flops_total", sig(p->flops_total, 4));
+    num_rnd(j, "days", p->days, 2);
+    num_rnd(j, "days_low", p->days_low, 2);
+    num_rnd(j, "days_high", p->days_high, 2);
+    num_sig(j, "hours", p->days * 24.0, 3);
+    num_rnd(j, "startup_min", p->startup_s / 60.0, 1);
+    num_rnd(j, "gpu_hours", p->gpu_hours, 0);
+    num_sig(j, "tokens_per_s", p->tokens_per_s, 5);
+    num_sig(j, "step_time_s", p->step_time_s, 4);
+    num_rnd(j, "mfu", p->mfu, 3);
+    num_rnd(j, "hfu", p->hfu, 3);
+    num_rnd(j, "achieved_tflops_per_gpu", p->achieved_tflops, 1);
+    num_rnd(j, "comm_fraction", p->comm_fraction, 3);
+    num_rnd(j, "bubble_fraction", p->bubble_fraction, 3);
+    num_rnd(j, "goodput", p->goodput, 3);
+    num_sig(j, "mtbf_job_h", p->mtbf_job_h, 3);
+    num_sig(j, "flops_total", p->flops_total, 4);
     jw_end(j);
 
     jw_obj(j, "cost");
-    jw_num(j, "usd", rnd(p->cost_usd, 0));
-    jw_num(j, "usd_low", rnd(p->cost_low_usd, 0));
-    jw_num(j, "usd_high", rnd(p->cost_high_usd, 0));
+    num_rnd(j, "usd", p->cost_usd, 0);
+    num_rnd(j, "usd_low", p->cost_low_usd, 0);
+    num_rnd(j, "usd_high", p->cost_high_usd, 0);
     jw_str(j, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
     if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
         jw_num(j, "billed_hours_per_gpu", p->billed_hours);
@@ -1165,14 +1186,14 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_obj(j, NULL);
         jw_str_arr(j, "item", b->item);
         jw_str_arr(j, "description", b->description);
-        jw_num(j, "quantity", rnd(b->quantity, 1));
-        jw_num(j, "unit_usd", rnd(b->unit_usd, 2));
-        jw_num(j, "total_usd", rnd(b->total_usd, 0));
+        num_rnd(j, "quantity", b->quantity, 1);
+        num_rnd(j, "unit_usd", b->unit_usd, 2);
+        num_rnd(j, "total_usd", b->total_usd, 0);
         jw_str_arr(j, "as_of", b->as_of);
         jw_end(j);
     }
     jw_end(j);
-    jw_num(j, "bom_total_usd", rnd(p->bom_total_usd, 0));
+    num_rnd(j, "bom_total_usd", p->bom_total_usd, 0);
     jw_rec_end(j);
 }
 
@@ -1182,8 +1203,8 @@ static void write_model(struct jw *j, const struct engine_workload *w, double pa
     jw_obj(j, "model");
     if (w->preset[0])
         jw_str(j, "preset", w->preset);
-    jw_num(j, "params_b", sig(params_b, 4));
-    jw_num(j, "active_params_b", sig(active_b, 4));
+    num_sig(j, "params_b", params_b, 4);
+    num_sig(j, "active_params_b", active_b, 4);
     jw_num(j, "layers", m->layers);
     jw_num(j, "hidden", m->hidden);
     jw_num(j, "heads", m->heads);
@@ -1303,8 +1324,8 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         jw_num(j, "tp", k->par.tp);
         jw_num(j, "pp", k->par.pp);
         jw_num(j, "dp", k->par.dp);
-        jw_num(j, "days", rnd(k->days, 2));
-        jw_num(j, "cost_usd", rnd(k->cost, 0));
+        num_rnd(j, "days", k->days, 2);
+        num_rnd(j, "cost_usd", k->cost, 0);
         jw_end(j);
     }
     jw_end(j);

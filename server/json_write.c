@@ -1012,6 +1012,37 @@ void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, dou
     }
 }
 
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v)
+{
+    struct jw_ent *e = j->cur;
+    uint64_t bits, raw;
+    memcpy(&bits, &v, sizeof bits);
+    memcpy(&raw, &x, sizeof raw);
+    if (j->rec && e < j->end && e->kk == kk && e->key == key) {
+        /* the same call with another x: its bytes are f(x)'s when f(x) is
+         * the recorded value (bits), else written anew in place */
+        assert(!key || jw_rec_key_is(j, e, key, klen));
+        if (e->bits == bits) {
+            e->raw = raw;
+            rec_take(j, e);
+            j->first[j->depth] = 0;
+            return;
+        }
+        if (jw_num_renote(j, e, key, klen, v, bits)) {
+            e->raw = raw;
+            return;
+        }
+    }
+    jw_num_write(j, key, klen, v, bits);
+    /* rec_note left the entry it wrote just before cur (unless nothing is
+     * recorded); it carries the tag and x from now on */
+    if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {
+        e = j->cur - 1;
+        e->kk = kk;
+        e->raw = raw;
+    }
+}
+
 static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)
 {
     size_t mark = j->rec ? rec_mark(j) : 0;

@@ -130,6 +130,7 @@ struct jw_ent {
     size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
     char *s;         /* a string's text (JW_K_STR; otherwise kept for reuse) */
     size_t slen, scap;
+    uint64_t raw;    /* a tagged number's input bits (jw_num_tagged; kk carries the tag) */
 };
 struct jw_rec {
     struct jw_ent *e;
@@ -273,6 +274,27 @@ static JW_INLINE void jw_null(struct jw *j, const char *key)
         return;
     jw_null_k(j, key, klen);
 }
+/* A number written as f(x), f a pure function of x named by a tag (1 to
+ * 2^31: the rounding and its digits, json_plan.c): the entry carries the
+ * tag in kk's upper half and the bits of x in raw, so an unchanged x is
+ * told, and its recorded bytes taken, before f is computed. A tagged entry
+ * is written only from a call with that tag, key and x (jw_num_tagged sets
+ * raw whenever it writes or takes one): its bytes are those of f(x). An
+ * untagged call never matches a tagged entry (kk differs), nor the reverse. */
+#define JW_KK_TAG(klen, tag) (JW_KK(JW_K_NUM, klen) | (uint64_t)(tag) << 32)
+static JW_INLINE int jw_num_raw_hit(struct jw *j, const char *key, uint64_t kk, double x)
+{
+    struct jw_ent *e = j->cur;
+    uint64_t raw;
+    memcpy(&raw, &x, sizeof raw);
+    if (e >= j->end || e->kk != kk || e->key != key || e->raw != raw)
+        return 0;
+    assert(!key || jw_rec_key_is(j, e, key, strlen(key)));
+    return jw_rec_take(j, e);
+}
+/* The call whose x was not the recorded one: v = f(x) is written (or its
+ * recorded bytes taken when v is the recorded value) and the entry tagged. */
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v);
 /* round(x) (halves away from zero, as libm's round) without the call: the
  * plan writers round ~250 values an answer. Below 2^52 the integer part
  * is exact in a long long and the fraction a - t is exact, so comparing
