@@ -943,11 +943,15 @@ struct exp_slot {
  * from the last tier of its cluster, not from another workload's; a
  * cluster the cache cannot hold uses one recording per tier. */
 enum { REC_HEAD, REC_TIER0, REC_TAIL = REC_TIER0 + TIER_COUNT, REC_PARTS };
+struct cand_order;
 
 struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
     int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
+    size_t last_len;         /* the last answer's length: the next one's buffer is sized from it */
+    struct cand_order *order;   /* write_frontier's working array, order_cap entries */
+    int order_cap;
     unsigned long long used, written;
     struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
 };
@@ -991,6 +995,7 @@ void json_plan_cache_free(struct json_plan_cache *cache)
         free(cache->exp[i].f.text);
         jw_rec_free(cache->hw[i].rec);
     }
+    free(cache->order);
     free(cache);
 }
 
@@ -1320,10 +1325,23 @@ static void frontier(const struct engine_recommendation *r, struct cand_order *s
 
 /* The clusters no other cluster beats on both time and cost, fastest first:
  * the trade-off curve the three tiers were picked from. */
-static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
+static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r,
+                           struct json_plan_cache *cache)
 {
-    struct cand_order *order = malloc(sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
-    int kept = 0;
+    int need = r->n_candidates > 0 ? r->n_candidates : 1, kept = 0;
+    struct cand_order *order = NULL, *own = NULL;
+    /* the cache's array (grown to the largest list seen), or one of its own */
+    if (cache && cache->order_cap < need) {
+        struct cand_order *p = realloc(cache->order, sizeof *p * (size_t)need);
+        if (p) {
+            cache->order = p;
+            cache->order_cap = need;
+        }
+    }
+    if (cache && cache->order_cap >= need)
+        order = cache->order;
+    else
+        order = own = malloc(sizeof *order * (size_t)need);
     jw_arr(j, "frontier");
     if (!order) {
         jw_end(j);
@@ -1344,7 +1362,7 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         jw_end(j);
     }
     jw_end(j);
-    free(order);
+    free(own);
 }
 
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
@@ -1358,7 +1376,15 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
                                       size_t *len)
 {
     struct jw j;
-    jw_init(&j);
+    char *text;
+    size_t n = 0;
+    /* The buffer at the last answer's size and some (answers of a workload
+     * differ by a few bytes): one allocation, where starting at 32 KB and
+     * doubling copied a 34 KB answer once on the way. */
+    if (cache && cache->last_len > 0)
+        jw_init_cap(&j, cache->last_len + cache->last_len / 8 + 1024);
+    else
+        jw_init(&j);
     jw_obj(&j, NULL);
     if (cache)
         jw_rec_begin(&j, cache->rec[REC_HEAD]);
@@ -1383,10 +1409,15 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
         jw_str(&j, NULL, r->warnings[i]);
     jw_end(&j);
     jw_num(&j, "configs_evaluated", (double)r->configs_evaluated);
-    write_frontier(&j, c, r);
+    write_frontier(&j, c, r, cache);
     jw_rec_end(&j);
     jw_end(&j);
-    return jw_finish(&j, len);
+    text = jw_finish(&j, &n);
+    if (len)
+        *len = n;
+    if (cache && text)
+        cache->last_len = n;
+    return text;
 }
 
 char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len)

@@ -563,6 +563,13 @@ void jw_init(struct jw *j)
     j->first[0] = 1;
 }
 
+void jw_init_cap(struct jw *j, size_t cap)
+{
+    jw_init(j);
+    if (cap > 0 && (j->b.p = malloc(cap)) != NULL)
+        j->b.cap = cap;
+}
+
 #ifndef NDEBUG
 /* Whether a key needs no escaping (the assertion below). */
 static int key_plain(const char *key, size_t n)
@@ -790,14 +797,17 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
     if (kind == JW_K_STR) {
         size_t n = s ? strlen(s) : 0;
         if (n + 1 > e->scap) {
-            char *p = realloc(e->s, n + 1);
+            /* with room to spare: a text that changes often changes its
+             * length by a few bytes, up and down */
+            size_t cap = n + 1 < 64 ? 64 : n + 1 + n / 2;
+            char *p = realloc(e->s, cap);
             if (!p) {
                 r->n = ri;   /* this entry has no text to compare with */
                 rec_lose(j);
                 return;
             }
             e->s = p;
-            e->scap = n + 1;
+            e->scap = cap;
         }
         memcpy(e->s, s ? s : "", n);
         e->s[n] = '\0';

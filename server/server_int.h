@@ -99,6 +99,9 @@ struct jw {
     unsigned long long taken;
 };
 void jw_init(struct jw *j);
+/* jw_init with the text's buffer allocated at cap bytes (a size known from
+ * the last such document: no growing, no copy on the way). */
+void jw_init_cap(struct jw *j, size_t cap);
 /* Closes the level open (jw_end, inline below, takes recorded bytes first). */
 void jw_close(struct jw *j);
 /* The _k forms take the key's length; the plain ones below are inline so
