@@ -502,6 +502,53 @@ static int small_digits(struct small_in *m)
     return m->p > from;
 }
 
+/* 10^k for 0 <= k <= 22, exact doubles (5^22 < 2^53). */
+static const double SMALL_P10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The double strtod reads from the strict JSON number [s, end), without
+ * strtod, when it is M x 10^e with M of at most 15 digits and |e| <= 22:
+ * M and 10^|e| are exact doubles, and one IEEE multiplication or division
+ * rounds their exact product or quotient (the number's exact value) to
+ * nearest, as strtod rounds it (Clinger's fast path); the sign is the
+ * last step, as rounding to nearest is symmetric ("-0" is -0.0 as well).
+ * 0 for any other number (strtod reads it). */
+static int small_exact(const char *s, const char *end, double *out)
+{
+    unsigned long long m = 0;
+    int digits = 0, scale = 0, neg = 0, e = 0, eneg = 0, edigits = 0;
+    double x;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    for (; s < end && *s >= '0' && *s <= '9'; s++, digits++)
+        m = m * 10 + (unsigned)(*s - '0');
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++, digits++, scale++)
+            m = m * 10 + (unsigned)(*s - '0');
+    if (digits > 15)
+        return 0;
+    if (s < end) {   /* the exponent (the grammar was checked: e or E, a sign, digits) */
+        s++;
+        if (*s == '+' || *s == '-')
+            eneg = *s++ == '-';
+        for (; s < end; s++, edigits++)
+            e = e * 10 + (*s - '0');
+        if (edigits > 3)
+            return 0;
+        if (eneg)
+            e = -e;
+    }
+    e -= scale;
+    if (e < -22 || e > 22)
+        return 0;
+    x = (double)m;
+    x = e >= 0 ? x * SMALL_P10[e] : x / SMALL_P10[-e];
+    *out = neg ? -x : x;
+    return 1;
+}
+
 /* A strict JSON number, set as parse_number sets it. */
 static int small_number(struct small_in *m, cJSON *it)
 {
@@ -529,11 +576,13 @@ static int small_number(struct small_in *m, cJSON *it)
     n = (size_t)(m->p - s);
     if (n >= sizeof buf)   /* cJSON reads at most 63 bytes of a number */
         return 0;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    x = strtod(buf, &after);
-    if (after != buf + n)
-        return 0;
+    if (!small_exact(s, m->p, &x)) {
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        x = strtod(buf, &after);
+        if (after != buf + n)
+            return 0;
+    }
     it->valuedouble = x;
     if (x >= INT_MAX)
         it->valueint = INT_MAX;

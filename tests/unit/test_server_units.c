@@ -779,6 +779,58 @@ static int small_tree_same(const cJSON *a, const cJSON *b)
     return !x && !y;
 }
 
+/* The small reader's numbers are the doubles cJSON reads (strtod), also
+ * where it computes them itself (M x 10^e, M of up to 15 digits, |e| <=
+ * 22): 300,000 random strict JSON numbers (signs, leading and trailing
+ * zeros, 1 to 18 digits, fractions, exponents of either sign and case,
+ * values at 2^53 and beyond, tiny and huge), compared bit for bit. */
+START_TEST(small_body_numbers_are_the_doubles_cjson_reads)
+{
+    unsigned long long rng = 0x2545f4914f6cdd1dULL;
+    static struct json_small sm;
+    for (int it = 0; it < 300000; it++) {
+        char buf[96], err[256];
+        int n = 0, intd, fracd, expd;
+        cJSON *a = NULL, *b = NULL;
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        intd = 1 + (int)(rng % 18);
+        fracd = (int)((rng >> 8) % 4) ? (int)((rng >> 12) % 19) : 0;
+        expd = (int)((rng >> 20) % 3) ? 0 : 1 + (int)((rng >> 24) % 3);
+        buf[n++] = '[';
+        if ((rng >> 28) & 1)
+            buf[n++] = '-';
+        for (int i = 0; i < intd; i++) {
+            unsigned long long r = (rng >> (i % 40)) * 0x9e3779b97f4a7c15ULL >> 40;
+            buf[n++] = (char)('0' + (i == 0 && intd > 1 ? 1 + r % 9 : r % 10));
+        }
+        if (intd == 1 && ((rng >> 40) & 3) == 0)
+            buf[n - 1] = '0';
+        if (fracd) {
+            buf[n++] = '.';
+            for (int i = 0; i < fracd; i++)
+                buf[n++] = (char)('0' + ((rng >> (i % 40)) * 0xbf58476d1ce4e5b9ULL >> 40) % 10);
+        }
+        if (expd) {
+            buf[n++] = (rng >> 45) & 1 ? 'e' : 'E';
+            if ((rng >> 46) % 3 == 1)
+                buf[n++] = '-';
+            else if ((rng >> 46) % 3 == 2)
+                buf[n++] = '+';
+            for (int i = 0; i < expd; i++)
+                buf[n++] = (char)('0' + (rng >> (50 + i * 4)) % 10);
+        }
+        buf[n++] = ']';
+        ck_assert_msg(json_parse_small(buf, (size_t)n, &sm, &a), "not taken: %.*s", n, buf);
+        ck_assert_int_eq(json_parse(buf, (size_t)n, &b, err, sizeof err), ST_OK);
+        ck_assert_msg(small_tree_same(a, b), "%.*s: %.17g instead of %.17g", n, buf, a->child->valuedouble,
+                      b->child->valuedouble);
+        cJSON_Delete(b);
+    }
+}
+END_TEST
+
 /* json_parse_small against json_parse on the workload fixtures and on
  * ~40,000 mutations of them (bytes changed to JSON's own characters,
  * escapes, control bytes and a BOM's first byte, dropped, inserted,
@@ -1237,6 +1289,7 @@ int main(void)
     tcase_add_test(wr, jw_round_rounds_as_libm_round);
     tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
     tcase_add_test(wr, small_bodies_parse_to_the_tree_cjson_builds);
+    tcase_add_test(wr, small_body_numbers_are_the_doubles_cjson_reads);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
