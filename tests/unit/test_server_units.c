@@ -781,14 +781,14 @@ static int small_tree_same(const cJSON *a, const cJSON *b)
 
 /* The small reader's numbers are the doubles cJSON reads (strtod), also
  * where it computes them itself (M x 10^e, M of up to 15 digits, |e| <=
- * 22): 300,000 random strict JSON numbers (signs, leading and trailing
+ * 22): 120,000 random strict JSON numbers (signs, leading and trailing
  * zeros, 1 to 18 digits, fractions, exponents of either sign and case,
  * values at 2^53 and beyond, tiny and huge), compared bit for bit. */
 START_TEST(small_body_numbers_are_the_doubles_cjson_reads)
 {
     unsigned long long rng = 0x2545f4914f6cdd1dULL;
     static struct json_small sm;
-    for (int it = 0; it < 300000; it++) {
+    for (int it = 0; it < 120000; it++) {
         char buf[96], err[256];
         int n = 0, intd, fracd, expd;
         cJSON *a = NULL, *b = NULL;
@@ -832,7 +832,7 @@ START_TEST(small_body_numbers_are_the_doubles_cjson_reads)
 END_TEST
 
 /* json_parse_small against json_parse on the workload fixtures and on
- * ~40,000 mutations of them (bytes changed to JSON's own characters,
+ * 25,000 mutations of them (bytes changed to JSON's own characters,
  * escapes, control bytes and a BOM's first byte, dropped, inserted,
  * repeated, the body cut): wherever the small reader takes a body, cJSON
  * takes it too and builds the same tree, and the workload decoder says
@@ -868,7 +868,7 @@ START_TEST(small_bodies_parse_to_the_tree_cjson_builds)
     }
     closedir(dir);
     ck_assert_int_ge(n_seeds, 10);
-    for (int it = 0; it < 40000 + n_seeds; it++) {
+    for (int it = 0; it < 25000 + n_seeds; it++) {
         char buf[2100], err_a[512] = "", err_b[512] = "", field_a[96] = "", field_b[96] = "";
         size_t len;
         int k = it < n_seeds ? it : (int)((rng >> 33) % (unsigned)n_seeds);
