@@ -101,17 +101,15 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
     /* Sixteen bytes a step where SSE2 is there: the same edge walk on a
      * 16-bit mask. Table rows are long and mostly padding, so the scan is
      * most of the work and the edges are few per step. */
-    const __m128i vsp = _mm_set1_epi8(' '), vctl = _mm_set1_epi8(0x1F);
+    /* The four blank bytes compared for directly: tab-aligned tables
+     * (topo matrices, lscpu) take the same step as space-padded ones. */
+    const __m128i vsp = _mm_set1_epi8(' '), vtab = _mm_set1_epi8('\t');
+    const __m128i vvt = _mm_set1_epi8('\v'), vff = _mm_set1_epi8('\f');
     for (; i + 16 <= len; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        unsigned blank = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vsp));
-        /* bytes below ' ' (min(v, 0x1F) == v): exact per-byte test */
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, vctl), v))) {
-            blank = 0;
-            for (unsigned j = 0; j < 16; j++)
-                if (is_sp(s[i + j]))
-                    blank |= 1u << j;
-        }
+        __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vsp), _mm_cmpeq_epi8(v, vtab)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, vvt), _mm_cmpeq_epi8(v, vff)));
+        unsigned blank = (unsigned)_mm_movemask_epi8(b);
         unsigned word = ~blank & 0xFFFFu;
         unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
         if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
