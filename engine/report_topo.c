@@ -8,6 +8,7 @@
  * read the same way. A GPU pair counts as read if either of its two rows
  * showed it; the summary (worst path, fewest NVLinks) is over pairs read and
  * says how many pairs that was, so a cut matrix never passes as complete. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,7 +110,15 @@ int topo_detect(const struct line *l)
 void topo_init(struct report_section *sec)
 {
     struct report_topo *tp = &sec->u.topo;
-    memset(tp, 0, sizeof(*tp));
+    /* Clear the counts and state, not the 11 kB of names and matrices: a
+     * long log opens thousands of sections and the whole struct cost more
+     * than parsing a small matrix. Every reader stops at cols and rows;
+     * data_row clears each row it adds, and the -p2p matrix (read at any
+     * GPU column pair) is cleared when one begins. Names are written for
+     * every column counted in pend_cols before anything counts them. */
+    memset(tp, 0, offsetof(struct report_topo, col_names));
+    memset(&tp->has_link, 0, offsetof(struct report_topo, pend_names) -
+                                 offsetof(struct report_topo, has_link));
     tp->gpu_count = tp->nic_count = -1;
     tp->nvlink_min = -1;
     text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -m");
@@ -163,11 +172,12 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         }
         if (want == 1) {
             tp->cols = tp->pend_cols;
-            memcpy(tp->col_names, tp->pend_names, sizeof(tp->col_names));
+            memcpy(tp->col_names, tp->pend_names, (size_t)tp->pend_cols * sizeof(tp->col_names[0]));
             tp->has_link = 1;
         } else {
             tp->p2p_cols = tp->pend_cols;
             tp->has_p2p = 1;
+            memset(tp->p2p, 0, sizeof(tp->p2p));
         }
         if (tp->pend_cols == 0) {
             /* No header (cut above): GPU rows come first, so column c is GPUc. */
@@ -194,6 +204,8 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         if (tp->rows >= TOPO_DIM_MAX)
             return;
         int r = tp->rows++;
+        memset(tp->cells[r], 0, sizeof(tp->cells[r]));
+        tp->cpu_affinity[r][0] = tp->numa_affinity[r][0] = '\0';
         span_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
         for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
             tp->cells[r][c] = (unsigned char)codes[c];
