@@ -538,6 +538,9 @@ static inline void span_trim(const char **s, size_t *len)
     *len = n;
 }
 
+/* Split a CSV line at commas into at most max trimmed fields (an empty
+ * line is one empty field). */
+int csv_split(const char *s, size_t len, struct tok *out, int max);
 /* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len);
 /* "key : value" split at the first ':'; both trimmed. 0 when there is no ':'. */
