@@ -14,31 +14,50 @@
 
 #include "report_int.h"
 
+/* Cells are read by the thousand (every row of every matrix): told apart
+ * by length and then by their bytes packed in one word, not by a walk down
+ * every code. */
 static int cell_code(const struct tok *t)
 {
-    const char *s = t->s;
+    const unsigned char *s = (const unsigned char *)t->s;
     size_t n = t->len;
-    if (span_eq(s, n, "X")) return TOPO_CELL_X;
     if (n >= 3 && s[0] == 'N' && s[1] == 'V' && s[2] >= '0' && s[2] <= '9') {
         double v;
-        if (num_parse(s + 2, n - 2, &v) && v >= 1 && v <= 99)
+        if (num_parse(t->s + 2, n - 2, &v) && v >= 1 && v <= 99)
             return (int)v;
         return 0;
     }
-    if (span_eq(s, n, "PIX")) return TOPO_CELL_PIX;
-    if (span_eq(s, n, "PXB")) return TOPO_CELL_PXB;
-    if (span_eq(s, n, "PHB")) return TOPO_CELL_PHB;
-    if (span_eq(s, n, "NODE")) return TOPO_CELL_NODE;
-    if (span_eq(s, n, "SYS") || span_eq(s, n, "SOC")) return TOPO_CELL_SYS;
-    if (span_eq(s, n, "OK")) return TOPO_CELL_P2P_OK;
-    if (span_eq(s, n, "NS")) return TOPO_CELL_P2P_NS;
-    if (span_eq(s, n, "GNS")) return TOPO_CELL_P2P_GNS;
-    if (span_eq(s, n, "CNS")) return TOPO_CELL_P2P_CNS;
-    if (span_eq(s, n, "TNS")) return TOPO_CELL_P2P_TNS;
-    if (span_eq(s, n, "DR")) return TOPO_CELL_P2P_DR;
-    if (span_eq(s, n, "U")) return TOPO_CELL_P2P_U;
-    if (span_eq(s, n, "...")) return TOPO_CELL_OTHER;
-    return 0;
+#define C2(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
+#define C3(a, b, c) ((unsigned)(a) << 16 | (unsigned)(b) << 8 | (unsigned)(c))
+    switch (n) {
+    case 1:
+        return s[0] == 'X' ? TOPO_CELL_X : s[0] == 'U' ? TOPO_CELL_P2P_U : 0;
+    case 2:
+        switch (C2(s[0], s[1])) {
+        case C2('O', 'K'): return TOPO_CELL_P2P_OK;
+        case C2('N', 'S'): return TOPO_CELL_P2P_NS;
+        case C2('D', 'R'): return TOPO_CELL_P2P_DR;
+        default: return 0;
+        }
+    case 3:
+        switch (C3(s[0], s[1], s[2])) {
+        case C3('P', 'I', 'X'): return TOPO_CELL_PIX;
+        case C3('P', 'X', 'B'): return TOPO_CELL_PXB;
+        case C3('P', 'H', 'B'): return TOPO_CELL_PHB;
+        case C3('S', 'Y', 'S'): case C3('S', 'O', 'C'): return TOPO_CELL_SYS;
+        case C3('G', 'N', 'S'): return TOPO_CELL_P2P_GNS;
+        case C3('C', 'N', 'S'): return TOPO_CELL_P2P_CNS;
+        case C3('T', 'N', 'S'): return TOPO_CELL_P2P_TNS;
+        case C3('.', '.', '.'): return TOPO_CELL_OTHER;
+        default: return 0;
+        }
+    case 4:
+        return memcmp(s, "NODE", 4) == 0 ? TOPO_CELL_NODE : 0;
+    default:
+        return 0;
+    }
+#undef C2
+#undef C3
 }
 
 const char *report_topo_cell_str(int cell, char *buf, size_t len)
@@ -241,9 +260,15 @@ enum take topo_line(struct report_section *sec, const struct line *l)
             text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
         return TAKE_YES;
     }
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
-    if (n == 0)
-        return TAKE_YES;
+    /* A line opening with a byte other than a blank holds a token: the
+     * legend's lines (long, and most of a section's text) are told
+     * before the line is tokenized. */
+    int n = -1;
+    if ((unsigned char)l->s[0] <= ' ') {
+        n = tok_split(l->s, l->len, t, TOK_MAX);
+        if (n == 0)
+            return TAKE_YES;
+    }
     if (span_starts(l->s, l->len, "Legend") || span_starts(l->s, l->len, "NIC Legend")) {
         tp->cur_matrix = tp->cur_matrix == 4 ? 4 : 5;   /* 5: in the legend */
         return TAKE_YES;
@@ -255,6 +280,8 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         if (legend_text(l) && !topo_detect(l))
             return TAKE_WEAK;
     }
+    if (n < 0)
+        n = tok_split(l->s, l->len, t, TOK_MAX);
     /* A header: column names, then affinity titles. */
     int hc = header_cols(t, n);
     if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
@@ -326,11 +353,18 @@ void topo_finish(struct report_section *sec)
         text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
 
     /* Rows in the link matrix, by GPU column. */
+    /* (the last row of each name; names hashed once, so the search over
+     * GPUs times rows compares numbers, not strings) */
     int row_of[TOPO_DIM_MAX];
+    unsigned row_hash[TOPO_DIM_MAX];
+    for (int r = 0; r < tp->rows; r++)
+        row_hash[r] = span_hash(tp->row_names[r], strlen(tp->row_names[r]));
     for (int i = 0; i < ngpu; i++) {
+        const char *name = names[gpu_col[i]];
+        unsigned h = span_hash(name, strlen(name));
         row_of[i] = -1;
         for (int r = 0; r < tp->rows; r++)
-            if (strcmp(tp->row_names[r], names[gpu_col[i]]) == 0)
+            if (row_hash[r] == h && strcmp(tp->row_names[r], name) == 0)
                 row_of[i] = r;
     }
     int worst = 0, worst_bad = -1, nvmin = -1;
