@@ -10,6 +10,7 @@
  * with an issue. The "Avg bus bandwidth" footer is kept but never used as the
  * bandwidth: it averages every message size (DOMAIN.md T2). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,7 +121,10 @@ int nccl_detect(const struct line *l)
 void nccl_init(struct report_section *sec)
 {
     struct report_nccl *c = &sec->u.nccl;
-    memset(c, 0, sizeof(*c));
+    /* All but the 7 kB of rows, read only below row_count and written
+     * whole as each is added; a long log opens thousands of sections. */
+    memset(c, 0, offsetof(struct report_nccl, rows));
+    memset(&c->layout_cols, 0, sizeof(*c) - offsetof(struct report_nccl, layout_cols));
     c->ranks = c->nodes = -1;
     c->busbw_peak_gbs = c->busbw_largest_gbs = c->busbw_avg_gbs = NAN;
     c->largest_size_b = c->wrong_total = c->oob_values = NAN;

@@ -7,6 +7,7 @@
  * was printed: perftest's MB/sec is 2^20 bytes per second (its MBS format
  * factor is 0x100000) and its Gb/sec is 10^9 bits per second. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,7 +75,10 @@ int perf_detect(const struct line *l)
 void perf_init(struct report_section *sec)
 {
     struct report_perftest *p = &sec->u.perf;
-    memset(p, 0, sizeof(*p));
+    /* All but the rows, read only below row_count and written whole as
+     * each is added. */
+    memset(p, 0, offsetof(struct report_perftest, rows));
+    memset(p->col_map, 0, sizeof(*p) - offsetof(struct report_perftest, col_map));
     p->bidirectional = -1;
     p->qps = -1;
     p->mtu_b = p->bw_avg_gbps = p->bw_peak_gbps = p->lat_typical_us = p->largest_bytes = NAN;
