@@ -89,6 +89,21 @@ static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uin
     return 0;
 }
 
+#if defined(__SSE2__)
+/* Bit j set for each blank byte p[j] of sixteen: the four blank bytes
+ * compared for directly, so tab-aligned tables (topo matrices, lscpu) take
+ * the same step as space-padded ones. */
+static inline unsigned blank16(const char *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
+                             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\v')),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\f'))));
+    return (unsigned)_mm_movemask_epi8(b);
+}
+#endif
+
 int tok_split(const char *s, size_t len, struct tok *out, int max)
 {
     struct tok_walk w = {0, 0, 0};
@@ -98,22 +113,38 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
     if (max > TOK_MAX)
         max = TOK_MAX;
 #if defined(__SSE2__)
-    /* Sixteen bytes a step where SSE2 is there: the same edge walk on a
-     * 16-bit mask. Table rows are long and mostly padding, so the scan is
-     * most of the work and the edges are few per step. */
-    /* The four blank bytes compared for directly: tab-aligned tables
-     * (topo matrices, lscpu) take the same step as space-padded ones. */
-    const __m128i vsp = _mm_set1_epi8(' '), vtab = _mm_set1_epi8('\t');
-    const __m128i vvt = _mm_set1_epi8('\v'), vff = _mm_set1_epi8('\f');
+    /* With SSE2 the edge walk runs on a 64-bit mask of sixteen-byte
+     * compares: table rows are long and mostly padding, so the scan is most
+     * of the work and the edges are few per step. */
+    for (; i + 64 <= len; i += 64) {
+        uint64_t blank = (uint64_t)blank16(s + i) | (uint64_t)blank16(s + i + 16) << 16 |
+                         (uint64_t)blank16(s + i + 32) << 32 |
+                         (uint64_t)blank16(s + i + 48) << 48;
+        uint64_t word = ~blank;
+        uint64_t prev = (word << 1) | (w.in_tok ? 1u : 0u);
+        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
+            return w.n;
+    }
     for (; i + 16 <= len; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vsp), _mm_cmpeq_epi8(v, vtab)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, vvt), _mm_cmpeq_epi8(v, vff)));
-        unsigned blank = (unsigned)_mm_movemask_epi8(b);
+        unsigned blank = blank16(s + i);
         unsigned word = ~blank & 0xFFFFu;
         unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
         if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
             return w.n;
+    }
+    if (i < len && len >= 16) {
+        /* The last bytes: one window ending at the line's end, its bytes
+         * before i (already walked) masked off. The byte before i is in a
+         * token exactly when w.in_tok says so, so the window's own
+         * neighbour bits give the right edges from i on. */
+        size_t j = len - 16;
+        unsigned blank = blank16(s + j);
+        unsigned word = ~blank & 0xFFFFu;
+        unsigned prev = (word << 1) & 0xFFFFu;
+        unsigned from = ~((1u << (i - j)) - 1u);
+        if (walk_edges(&w, s, j, word & ~prev & from, blank & prev & from, 0, out, max))
+            return w.n;
+        i = len;
     }
 #endif
     for (; i + 8 <= len; i += 8) {
