@@ -38,7 +38,18 @@ static int csv_header_of(const struct line *l)
     struct tok t[GPU_CSV_COLS];
     if (!memchr(l->s, ',', l->len) && !memchr(l->s, '.', l->len))
         return 0;
-    int n = csv_split(l->s, l->len, t, GPU_CSV_COLS);
+    /* The first field alone first: most lines with a comma or a dot are
+     * prose, turned down by it before the rest is split. */
+    int n = csv_split(l->s, l->len, t, 1);
+    size_t f0 = t[0].len;
+    const char *b0 = memchr(t[0].s, '[', f0);
+    if (b0)
+        f0 = (size_t)(b0 - t[0].s);
+    while (f0 && t[0].s[f0 - 1] == ' ')
+        f0--;
+    if (f0 == 0 || !csv_known(t[0].s, f0) || memchr(t[0].s, ' ', f0))
+        return 0;
+    n = csv_split(l->s, l->len, t, GPU_CSV_COLS);
     int dotted = 0;
     for (int i = 0; i < n; i++) {
         size_t fl = t[i].len;
