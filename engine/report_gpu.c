@@ -21,14 +21,16 @@ enum gsub {
 
 static int csv_known(const char *s, size_t n)
 {
-    static const char *const pre[] = {
-        "name", "index", "uuid", "driver_version", "pci.", "pcie.", "clocks", "temperature.",
-        "power.", "memory.", "utilization.", "ecc.", "retired_pages.", "remapped_rows.",
-        "fan.", "pstate", "persistence_mode", "compute_mode", "serial", "vbios_version",
-        "gpu_name", "gpu_bus_id", "gpu_uuid", "count", "enforced.", "mig.", NULL
+    static const struct name pre[] = {
+        NAME("name"), NAME("index"), NAME("uuid"), NAME("driver_version"), NAME("pci."),
+        NAME("pcie."), NAME("clocks"), NAME("temperature."), NAME("power."), NAME("memory."),
+        NAME("utilization."), NAME("ecc."), NAME("retired_pages."), NAME("remapped_rows."),
+        NAME("fan."), NAME("pstate"), NAME("persistence_mode"), NAME("compute_mode"),
+        NAME("serial"), NAME("vbios_version"), NAME("gpu_name"), NAME("gpu_bus_id"),
+        NAME("gpu_uuid"), NAME("count"), NAME("enforced."), NAME("mig."), {NULL, 0}
     };
-    for (int i = 0; pre[i]; i++)
-        if (span_starts_z(s, n, pre[i]))
+    for (int i = 0; pre[i].s; i++)
+        if (span_starts_n(s, n, pre[i].s, pre[i].n))
             return 1;
     return 0;
 }
