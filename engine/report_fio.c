@@ -194,16 +194,21 @@ static void json_line(struct report_section *sec, const struct line *l)
     if (k && f->json_in_jobs && (span_eq(k, kl, "jobname")))
         f->jobs++;
     /* brace depth, ignoring braces inside strings */
-    int in_str = 0;
+    /* (one table load a byte: most bytes are none of the five) */
+    static const unsigned char cls[256] = {['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3};
+    int in_str = 0, depth = f->json_depth;
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '"' && (i == 0 || s[i - 1] != '\\'))
-            in_str = !in_str;
-        else if (!in_str && (c == '{' || c == '['))
-            f->json_depth++;
-        else if (!in_str && (c == '}' || c == ']'))
-            f->json_depth--;
+        unsigned c = cls[(unsigned char)s[i]];
+        if (!c)
+            continue;
+        if (c == 1) {
+            if (i == 0 || s[i - 1] != '\\')
+                in_str = !in_str;
+        } else if (!in_str) {
+            depth += c == 2 ? 1 : -1;
+        }
     }
+    f->json_depth = depth;
     if (f->json_depth < 0)
         f->json_depth = 0;
     if (k && v && f->json_in_jobs && (span_eq(k, kl, "read") || span_eq(k, kl, "write")) &&
