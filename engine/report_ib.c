@@ -8,6 +8,7 @@
  * device declares but that the output does not show are counted apart so a
  * cut listing is never read as a healthy one. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,7 +70,10 @@ int ib_detect(const struct line *l)
 void ib_init(struct report_section *sec)
 {
     struct report_ib_ports *ib = &sec->u.ib;
-    memset(ib, 0, sizeof(*ib));
+    /* All but the ports, read only below port_count; new_port clears
+     * each one it adds. */
+    memset(ib, 0, offsetof(struct report_ib_ports, ports));
+    memset(ib->cur_ca, 0, sizeof(*ib) - offsetof(struct report_ib_ports, cur_ca));
     ib->ports_bad_lid = -1;
     ib->ports_declared = -1;
     text_set(sec->tool, sizeof(sec->tool), "ibstat");
