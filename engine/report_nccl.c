@@ -33,11 +33,6 @@ static const struct name redops[] = {
     WORD("mulsum"), {NULL, 0}
 };
 
-static int in_list(const struct tok *t, const struct name *list)
-{
-    return name_index(t->s, t->len, list) >= 0;
-}
-
 static const struct {
     struct name bin;
     const char *name;
@@ -84,14 +79,26 @@ static int is_warn(const struct line *l)
     return line_find_raw_a(l, "NCCL WARN", 5) != NULL;
 }
 
-/* A data row: size count type ... with at least the out-of-place quartet. */
+/* A data row: size count type ... with at least the out-of-place quartet.
+ * Returns 1 + the type's index in dtypes, 0 for no row. */
 static int row_shape(const struct tok *t, int n, double *size, double *count)
 {
     if (n < 6)
         return 0;
     if (!num_parse(t[0].s, t[0].len, size) || !num_parse(t[1].s, t[1].len, count))
         return 0;
-    return in_list(&t[2], dtypes);
+    return 1 + name_index(t[2].s, t[2].len, dtypes);
+}
+
+/* A word the row's token equals, from its table: the same bytes, copied
+ * whole with its terminator (every table word fits the field), where the
+ * bounded copy of the token went byte by byte. */
+static void word_set(char *dst, size_t dl, const struct name *w)
+{
+    if (w->n < dl)
+        memcpy(dst, w->s, w->n + 1);
+    else
+        span_copy(dst, dl, w->s, w->n);
 }
 
 static int header_shape(const struct tok *t, int n)
@@ -268,7 +275,7 @@ static int has_e(const struct tok *t)
 
 /* size and count: the first two cells, already read by row_shape. */
 static void data_row(struct report_section *sec, const struct tok *t, int n, double size,
-                     double count)
+                     double count, int dtype)
 {
     struct report_nccl *c = &sec->u.nccl;
     struct report_nccl_row r;
@@ -276,10 +283,11 @@ static void data_row(struct report_section *sec, const struct tok *t, int n, dou
     r.root = NAN;
     r.size_b = size;
     r.count = count;
-    span_copy(r.type, sizeof(r.type), t[2].s, t[2].len);
+    word_set(r.type, sizeof(r.type), &dtypes[dtype - 1]);
     int i = 3;
-    if (i < n && in_list(&t[i], redops)) {
-        span_copy(r.redop, sizeof(r.redop), t[i].s, t[i].len);
+    int op = i < n ? name_index(t[i].s, t[i].len, redops) : -1;
+    if (op >= 0) {
+        word_set(r.redop, sizeof(r.redop), &redops[op]);
         i++;
     }
     int rest = n - i;
@@ -344,12 +352,13 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     if (l->s[0] >= '0' && l->s[0] <= '9') {
         int n = tok_split(l->s, l->len, t, TOK_MAX);
         double size, count;
-        if (row_shape(t, n, &size, &count)) {
+        int dtype = row_shape(t, n, &size, &count);
+        if (dtype) {
             /* Message sizes only grow within one run: a smaller one is the
              * next run's table, pasted without its header. */
             if (c->row_count > 0 && size < c->rows[c->row_count - 1].size_b)
                 return TAKE_END;
-            data_row(sec, t, n, size, count);
+            data_row(sec, t, n, size, count, dtype);
             return TAKE_YES;
         }
     }
@@ -418,8 +427,9 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     double size, count;
-    if (row_shape(t, n, &size, &count)) {
-        data_row(sec, t, n, size, count);
+    int dtype = row_shape(t, n, &size, &count);
+    if (dtype) {
+        data_row(sec, t, n, size, count, dtype);
         return TAKE_YES;
     }
     /* A row cut to a bare number (or "...") right after the table. */
