@@ -203,6 +203,17 @@ static void info_line(struct report_nccl *c, const struct line *l)
 }
 
 /* "Rank  0 Group  0 Pid 574629 on MOC-R4PCC04U37 device  0 [0000:06:00] NVIDIA H100 80GB HBM3" */
+#define RANK_TOKENS 9
+
+/* The index of the first "on" from t[2] that a token follows, or -1. */
+static int on_at(const struct tok *t, int n)
+{
+    for (int i = 2; i + 1 < n; i++)
+        if (tok_eq(&t[i], "on"))
+            return i;
+    return -1;
+}
+
 static void rank_line(struct report_nccl *c, const struct tok *t, int n, const struct line *l)
 {
     double r;
@@ -210,16 +221,14 @@ static void rank_line(struct report_nccl *c, const struct tok *t, int n, const s
         return;
     if ((int)r > c->max_rank)
         c->max_rank = (int)r;
-    for (int i = 2; i + 1 < n; i++) {
-        if (tok_eq(&t[i], "on")) {
-            unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
-            int seen = 0;
-            for (int k = 0; k < c->host_count; k++)
-                seen |= c->host_hash[k] == h;
-            if (!seen && c->host_count < 16)
-                c->host_hash[c->host_count++] = h;
-            break;
-        }
+    int i = on_at(t, n);
+    if (i > 0) {
+        unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
+        int seen = 0;
+        for (int k = 0; k < c->host_count; k++)
+            seen |= c->host_hash[k] == h;
+        if (!seen && c->host_count < 16)
+            c->host_hash[c->host_count++] = h;
     }
     const char *b = memchr(l->s, ']', l->len);
     if (b && !c->gpu_name[0]) {
@@ -413,7 +422,21 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     char c0 = l->s[0];
     int may_shape = (unsigned char)c0 <= ' ' || c0 == 'R' || c0 == 's' ||
                     (c0 >= '0' && c0 <= '9') || c0 == '-' || c0 == '+' || c0 == '.';
-    int n = may_shape ? tok_split(l->s, l->len, t, TOK_MAX) : 0;
+    int n = 0;
+    if (c0 == 'R') {
+        /* "Rank N Group N Pid N on HOST device ...": what rank_line reads
+         * (the rank, the first "on" and the host after it) stands in the
+         * first nine tokens, so a rank line is tokenized that far; when
+         * those do not hold it, or the line is no rank line, it is
+         * tokenized whole as below. */
+        n = tok_split(l->s, l->len, t, RANK_TOKENS);
+        if (n >= 2 && tok_eq(&t[0], "Rank") && (n < RANK_TOKENS || on_at(t, n) > 0)) {
+            rank_line(c, t, n, l);
+            return TAKE_YES;
+        }
+    }
+    if (may_shape)
+        n = tok_split(l->s, l->len, t, TOK_MAX);
     if (n >= 2 && tok_eq(&t[0], "Rank")) {
         rank_line(c, t, n, l);
         return TAKE_YES;
