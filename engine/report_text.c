@@ -7,9 +7,10 @@
  * parser is written out by hand because strtod needs a NUL-terminated string
  * and honours the locale. The helpers run on every line of a long log, so
  * the scans take sixteen bytes a step with SSE2 where it is there (the
- * tokenizer, the line's pair set, the case-folded pair test) and eight with
- * plain word arithmetic elsewhere; each has a byte loop giving the same
- * answer, for other machines and for the last bytes. */
+ * tokenizer, in steps of four such compares, the line's pair set, the
+ * case-folded pair test) and eight with plain word arithmetic elsewhere
+ * (the comma splitter); each has a byte loop giving the same answer, for
+ * other machines and for the last bytes. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
