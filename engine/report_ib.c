@@ -27,11 +27,9 @@ static int fmt_of_line(const struct line *l)
     return IBF_NONE;
 }
 
-static int command_of(const struct line *l)
+static int command_in(const struct line *l)
 {
     struct tok t[8];
-    if (l->raw_len > 200 || !line_find_raw_a(l, "ib", 1))
-        return IBF_NONE;
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
         return IBF_NONE;
@@ -56,6 +54,15 @@ static int command_of(const struct line *l)
             return IBF_DEVINFO;
     }
     return IBF_NONE;
+}
+
+/* Asked of every line of these tools, and most hold no "ib": that test
+ * inline, the tokenizing out of line. */
+static inline int command_of(const struct line *l)
+{
+    if (l->raw_len > 200 || !line_find_raw_a(l, "ib", 1))
+        return IBF_NONE;
+    return command_in(l);
 }
 
 int ib_detect(const struct line *l)

@@ -17,7 +17,7 @@
 /* Cells are read by the thousand (every row of every matrix): told apart
  * by length and then by their bytes packed in one word, not by a walk down
  * every code. */
-static int cell_code(const struct tok *t)
+static inline int cell_code(const struct tok *t)
 {
     const unsigned char *s = (const unsigned char *)t->s;
     size_t n = t->len;
