@@ -594,8 +594,14 @@ void nccl_finish(struct report_section *sec);
 /* Nonzero for an NCCL INFO line: 1 + the offset in raw of the ']' that the
  * "NCCL INFO" marker follows. */
 int nccl_is_info(const struct line *l);
-/* The same, b being the first ']' of l->raw. */
-int nccl_info_at(const struct line *l, const char *b);
+/* The same, b being the first ']' of l->raw. Inline: the driver asks it of
+ * every line holding a ']'. */
+static inline int nccl_info_at(const struct line *l, const char *b)
+{
+    /* "host:pid:tid [dev] NCCL INFO ..." */
+    size_t rest = l->raw_len - (size_t)(b - l->raw);
+    return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
+}
 
 int perf_detect(const struct line *l);
 void perf_init(struct report_section *sec);

@@ -60,13 +60,6 @@ static const char *coll_in(const struct line *l)
     return NULL;
 }
 
-int nccl_info_at(const struct line *l, const char *b)
-{
-    /* "host:pid:tid [dev] NCCL INFO ..." */
-    size_t rest = l->raw_len - (size_t)(b - l->raw);
-    return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
-}
-
 int nccl_is_info(const struct line *l)
 {
     const char *b = memchr(l->raw, ']', l->raw_len);
