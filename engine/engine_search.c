@@ -1066,6 +1066,35 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * cluster, never above the cost of a tier they must undercut. */
 #define IN_MIN_POOL(i) (!any_short || cands[i].days <= min_days_cap)
     imin = any_short ? min_short.i : min_all.i;
+    /* The three scans below (recommended's and minimum's near-ties,
+     * performance) each pass over a candidate that costs more than their
+     * cost limit: recommended's near = cost(irec) x (1 + NEAR_TIE); the
+     * performance cap, the budget or else 1.5 x a cost no higher than that
+     * near (the near-tie's pick costs at most near, or is irec) or 1.5 x
+     * cost(imin);
+     * minimum's near, at most cost(imin) x (1 + NEAR_TIE). So they scan, in
+     * the same order, only the candidates costing no more than the largest
+     * of those (and any whose cost is NaN, which the performance scan does
+     * not pass over): the same picks, a few candidates instead of all ~340
+     * three times. A NaN limit (a NaN cost picked) keeps every candidate. */
+    int near_set[ENGINE_CANDIDATES_MAX], n_near = 0;
+    {
+        double near_rec = irec >= 0 ? cands[irec].cost * (1.0 + NEAR_TIE) : -INFINITY;
+        /* recommended after its near-tie costs at most near_rec, or is the
+         * cheapest itself (more only if costs were negative) */
+        double rec_top = irec >= 0 && cands[irec].cost > near_rec ? cands[irec].cost : near_rec;
+        double cap = !isinf(budget) ? budget : 1.5 * (irec >= 0 ? rec_top : cands[imin].cost);
+        double near_min = cands[imin].cost * (1.0 + NEAR_TIE);
+        double limit = near_rec > cap ? near_rec : cap;
+        if (near_min > limit)
+            limit = near_min;
+        if (isnan(near_rec) || isnan(cap) || isnan(near_min) || isnan(budget))
+            limit = INFINITY;
+        for (int i = 0; i < nc; i++) {
+            near_set[n_near] = i;
+            n_near += !(cands[i].cost > limit);
+        }
+    }
     /* ---- recommended: cheapest meeting deadline and budget (irec above). */
     int imin_cheapest = imin, irec_cheapest = -1;
     /* Near-ties (within NEAR_TIE of the cheapest) go to the plan with the
@@ -1075,16 +1104,19 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     irec_cheapest = irec;
     if (irec >= 0) {
         double near = cands[irec].cost * (1.0 + NEAR_TIE);
-        for (int i = 0; i < nc; i++)
+        for (int k = 0; k < n_near; k++) {
+            int i = near_set[k];
             if (cands[i].days <= deadline && cands[i].cost <= budget && cands[i].cost <= near &&
                 simpler(&cands[i], &cands[irec]))
                 irec = i;
+        }
     }
     /* ---- performance: fastest within budget (or 1.5x recommended). */
     double perf_cap = budget;
     if (isinf(perf_cap))
         perf_cap = 1.5 * (irec >= 0 ? cands[irec].cost : cands[imin].cost);
-    for (int i = 0; i < nc; i++) {
+    for (int k = 0; k < n_near; k++) {
+        int i = near_set[k];
         if (cands[i].cost > perf_cap)
             continue;
         if (iperf < 0 || cands[i].days < cands[iperf].days ||
@@ -1101,10 +1133,12 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             near = cands[irec].cost;
         if (iperf >= 0 && cands[iperf].cost < near)
             near = cands[iperf].cost;
-        for (int i = 0; i < nc; i++)
+        for (int k = 0; k < n_near; k++) {
+            int i = near_set[k];
             if (IN_MIN_POOL(i) && cands[i].cost <= near && cands[i].days <= slowest &&
                 simpler(&cands[i], &cands[best]))
                 best = i;
+        }
         imin = best;
     }
 #undef IN_MIN_POOL

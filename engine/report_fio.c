@@ -69,12 +69,13 @@ static int bw_mbs(const char *s, size_t n, int old_units, double *out)
 }
 
 /* The value after "key=" up to the next ',' or ' ' or '('. */
-static int after(const struct line *l, const char *key, const char **v, size_t *vl)
+static int after_n(const struct line *l, const char *key, size_t kn, const char **v,
+                   size_t *vl)
 {
-    const char *k = line_find_z(l, key);
+    const char *k = line_find_n(l, key, kn);
     if (!k)
         return 0;
-    const char *p = k + strlen(key);
+    const char *p = k + kn;
     const char *end = l->s + l->len;
     const char *q = p;
     while (q < end && *q != ',' && *q != ' ' && *q != '(')
@@ -83,6 +84,9 @@ static int after(const struct line *l, const char *key, const char **v, size_t *
     *vl = (size_t)(q - p);
     return q > p;
 }
+
+/* Keys are literals: their lengths are known when compiled. */
+#define after(l, key, v, vl) after_n((l), LIT_N(key), (v), (vl))
 
 static void text_line(struct report_section *sec, const struct line *l)
 {
@@ -190,16 +194,21 @@ static void json_line(struct report_section *sec, const struct line *l)
     if (k && f->json_in_jobs && (span_eq(k, kl, "jobname")))
         f->jobs++;
     /* brace depth, ignoring braces inside strings */
-    int in_str = 0;
+    /* (one table load a byte: most bytes are none of the five) */
+    static const unsigned char cls[256] = {['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3};
+    int in_str = 0, depth = f->json_depth;
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '"' && (i == 0 || s[i - 1] != '\\'))
-            in_str = !in_str;
-        else if (!in_str && (c == '{' || c == '['))
-            f->json_depth++;
-        else if (!in_str && (c == '}' || c == ']'))
-            f->json_depth--;
+        unsigned c = cls[(unsigned char)s[i]];
+        if (!c)
+            continue;
+        if (c == 1) {
+            if (i == 0 || s[i - 1] != '\\')
+                in_str = !in_str;
+        } else if (!in_str) {
+            depth += c == 2 ? 1 : -1;
+        }
     }
+    f->json_depth = depth;
     if (f->json_depth < 0)
         f->json_depth = 0;
     if (k && v && f->json_in_jobs && (span_eq(k, kl, "read") || span_eq(k, kl, "write")) &&
@@ -270,13 +279,15 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     }
     /* The body of a text result: indented stat lines and group summaries. */
     text_line(sec, l);
-    static const char *const body[] = {
-        "read", "write", "trim", "READ:", "WRITE:", "TRIM:", "clat", "slat", "lat", "|", "cpu",
-        "IO depths", "submit", "complete", "issued", "latency", "Run status", "Disk stats",
-        "bw (", "iops", "fsync", "sync", "nvme", "sd", "vd", "dm-", "md", NULL
+    static const struct name body[] = {
+        NAME("read"), NAME("write"), NAME("trim"), NAME("READ:"), NAME("WRITE:"), NAME("TRIM:"),
+        NAME("clat"), NAME("slat"), NAME("lat"), NAME("|"), NAME("cpu"), NAME("IO depths"),
+        NAME("submit"), NAME("complete"), NAME("issued"), NAME("latency"), NAME("Run status"),
+        NAME("Disk stats"), NAME("bw ("), NAME("iops"), NAME("fsync"), NAME("sync"),
+        NAME("nvme"), NAME("sd"), NAME("vd"), NAME("dm-"), NAME("md"), {NULL, 0}
     };
-    for (int i = 0; body[i]; i++)
-        if (span_starts_z(l->s, l->len, body[i]))
+    for (int i = 0; body[i].s; i++)
+        if (span_starts_n(l->s, l->len, body[i].s, body[i].n))
             return TAKE_WEAK;
     return TAKE_NO;
 }

@@ -351,6 +351,10 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
     const char *p;
     if (l->raw_len == 0)
         return TAKE_YES;
+    /* Most lines are asked for half a dozen markers below, and a
+     * progress line holds a ')' per GPU (the anchor of the first search):
+     * the pair set first makes every search that fails a few bit tests. */
+    line_pairs_ensure(l);
     if ((p = line_find_raw_a(l, "gflops)", 6)) != NULL && line_find_raw(l, ": generated")) {
         if (g->tool[0] && !str_is(g->tool, "dcgmproftester"))
             return TAKE_END;

@@ -21,45 +21,37 @@ enum gsub {
 
 static int csv_known(const char *s, size_t n)
 {
-    static const char *const pre[] = {
-        "name", "index", "uuid", "driver_version", "pci.", "pcie.", "clocks", "temperature.",
-        "power.", "memory.", "utilization.", "ecc.", "retired_pages.", "remapped_rows.",
-        "fan.", "pstate", "persistence_mode", "compute_mode", "serial", "vbios_version",
-        "gpu_name", "gpu_bus_id", "gpu_uuid", "count", "enforced.", "mig.", NULL
+    static const struct name pre[] = {
+        NAME("name"), NAME("index"), NAME("uuid"), NAME("driver_version"), NAME("pci."),
+        NAME("pcie."), NAME("clocks"), NAME("temperature."), NAME("power."), NAME("memory."),
+        NAME("utilization."), NAME("ecc."), NAME("retired_pages."), NAME("remapped_rows."),
+        NAME("fan."), NAME("pstate"), NAME("persistence_mode"), NAME("compute_mode"),
+        NAME("serial"), NAME("vbios_version"), NAME("gpu_name"), NAME("gpu_bus_id"),
+        NAME("gpu_uuid"), NAME("count"), NAME("enforced."), NAME("mig."), {NULL, 0}
     };
-    for (int i = 0; pre[i]; i++)
-        if (span_starts_z(s, n, pre[i]))
+    for (int i = 0; pre[i].s; i++)
+        if (span_starts_n(s, n, pre[i].s, pre[i].n))
             return 1;
     return 0;
 }
 
-/* Split a CSV line at commas into at most max trimmed fields. */
-static int csv_split(const char *s, size_t len, struct tok *out, int max)
-{
-    int n = 0;
-    size_t b = 0;
-    for (size_t i = 0; i <= len && n < max; i++) {
-        if (i == len || s[i] == ',') {
-            const char *f = s + b;
-            size_t fl = i - b;
-            span_trim(&f, &fl);
-            out[n].s = f;
-            out[n].len = fl;
-            n++;
-            b = i + 1;
-        }
-    }
-    return n;
-}
-
-static int csv_header(const struct line *l)
+static int csv_header_of(const struct line *l)
 {
     struct tok t[GPU_CSV_COLS];
-    /* Quick refusal first: this runs on many lines of every log. */
-    if (l->len > 2048 || l->len < 4 || l->s[0] < 'a' || l->s[0] > 'z' ||
-        (!memchr(l->s, ',', l->len) && !memchr(l->s, '.', l->len)))
+    if (!memchr(l->s, ',', l->len) && !memchr(l->s, '.', l->len))
         return 0;
-    int n = csv_split(l->s, l->len, t, GPU_CSV_COLS);
+    /* The first field alone first: most lines with a comma or a dot are
+     * prose, turned down by it before the rest is split. */
+    int n = csv_split(l->s, l->len, t, 1);
+    size_t f0 = t[0].len;
+    const char *b0 = memchr(t[0].s, '[', f0);
+    if (b0)
+        f0 = (size_t)(b0 - t[0].s);
+    while (f0 && t[0].s[f0 - 1] == ' ')
+        f0--;
+    if (f0 == 0 || !csv_known(t[0].s, f0) || memchr(t[0].s, ' ', f0))
+        return 0;
+    n = csv_split(l->s, l->len, t, GPU_CSV_COLS);
     int dotted = 0;
     for (int i = 0; i < n; i++) {
         size_t fl = t[i].len;
@@ -74,6 +66,15 @@ static int csv_header(const struct line *l)
             dotted = 1;
     }
     return n >= 2 || dotted;
+}
+
+/* Quick refusal first, inline: this is asked of many lines of every log,
+ * and most open with a byte no CSV header opens with. */
+static inline int csv_header(const struct line *l)
+{
+    if (l->len > 2048 || l->len < 4 || l->s[0] < 'a' || l->s[0] > 'z')
+        return 0;
+    return csv_header_of(l);
 }
 
 int gpu_detect(const struct line *l)
@@ -215,46 +216,76 @@ static void ecc_add(double *acc, double v)
     *acc = isnan(*acc) ? v : *acc + v;
 }
 
+/* -q keys are asked by the ten thousand and most match nothing: the keys
+ * any line may hold are told apart by length, the per-GPU ones by the
+ * subsection they belong to, so a line that matches nothing costs a few
+ * compares instead of a walk down every key. */
 static int q_value(struct report_section *sec, const char *k, size_t kl, const char *v,
                     size_t vl)
 {
     struct report_gpu *g = &sec->u.gpu;
     struct report_gpu_info *gi = cur(g);
     double d;
-    if (span_eq(k, kl, "Driver Version")) {
-        span_copy(g->driver, sizeof(g->driver), v, vl);
-        return 1;
+    size_t end;
+    switch (kl) {
+    case 14:
+        if (span_eq(k, kl, "Driver Version")) {
+            span_copy(g->driver, sizeof(g->driver), v, vl);
+            return 1;
+        }
+        break;
+    case 12:
+        if (span_eq(k, kl, "CUDA Version")) {
+            span_copy(g->cuda, sizeof(g->cuda), v, vl);
+            return 1;
+        }
+        break;
+    case 13:
+        if (span_eq(k, kl, "Attached GPUs")) {
+            g->gpu_count = int_of(v, vl);
+            return 1;
+        }
+        break;
+    case 9:
+        if (span_eq(k, kl, "Timestamp"))
+            return 1;
+        break;
+    default:
+        break;
     }
-    if (span_eq(k, kl, "CUDA Version")) {
-        span_copy(g->cuda, sizeof(g->cuda), v, vl);
-        return 1;
-    }
-    if (span_eq(k, kl, "Attached GPUs")) {
-        g->gpu_count = int_of(v, vl);
-        return 1;
-    }
-    if (span_eq(k, kl, "Timestamp"))
-        return 1;
     if (!gi)
         return 0;
-    int matched = 1;
     if (span_eq(k, kl, "Product Name")) {
         span_copy(gi->name, sizeof(gi->name), v, vl);
-    } else if (span_eq(k, kl, "Performance State")) {
+        return 1;
+    }
+    if (span_eq(k, kl, "Performance State")) {
         span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
-    } else if (span_eq(k, kl, "Replays Since Reset")) {
+        return 1;
+    }
+    if (span_eq(k, kl, "Replays Since Reset")) {
         if (num_parse(v, vl, &d))
             gi->replays = d;
-    } else if (g->sub == GS_PCIE_GEN && span_eq(k, kl, "Max")) {
-        gi->pcie_gen_max = int_of(v, vl);
-    } else if (g->sub == GS_PCIE_GEN && span_eq(k, kl, "Current")) {
-        gi->pcie_gen_current = int_of(v, vl);
-    } else if (g->sub == GS_WIDTH && span_eq(k, kl, "Max")) {
-        gi->pcie_width_max = int_of(v, vl);
-    } else if (g->sub == GS_WIDTH && span_eq(k, kl, "Current")) {
-        gi->pcie_width_current = int_of(v, vl);
-    } else if (g->sub == GS_ECC) {
-        int scope = g->ecc_scope % 10 == 1 ? 1 : g->ecc_scope % 10 == 2 ? 2 : 0;
+        return 1;
+    }
+    switch (g->sub) {
+    case GS_PCIE_GEN:
+        if (span_eq(k, kl, "Max"))
+            gi->pcie_gen_max = int_of(v, vl);
+        else if (span_eq(k, kl, "Current"))
+            gi->pcie_gen_current = int_of(v, vl);
+        else
+            return 0;
+        return 1;
+    case GS_WIDTH:
+        if (span_eq(k, kl, "Max"))
+            gi->pcie_width_max = int_of(v, vl);
+        else if (span_eq(k, kl, "Current"))
+            gi->pcie_width_current = int_of(v, vl);
+        else
+            return 0;
+        return 1;
+    case GS_ECC: {
         int agg = g->ecc_scope == 2 || g->ecc_scope == 12 || g->ecc_scope == 22;
         int counts = 0;
         if (span_find(k, kl, "Uncorrectable") && !span_find(k, kl, "Sources"))
@@ -262,37 +293,55 @@ static int q_value(struct report_section *sec, const char *k, size_t kl, const c
         /* the oldest layout: "Double Bit" then "Total : N" */
         if ((g->ecc_scope == 21 || g->ecc_scope == 22) && span_eq(k, kl, "Total"))
             counts = 1;
-        (void)scope;
         if (counts && num_parse(v, vl, &d))
             ecc_add(agg ? &g->ecc_agg : &g->ecc_vol, d);
-    } else if (g->sub == GS_REMAP && span_eq(k, kl, "Pending")) {
-        gi->remap_pending = yes_no(v, vl);
-    } else if (g->sub == GS_REMAP && span_eq(k, kl, "Remapping Failure Occurred")) {
-        gi->remap_failure = yes_no(v, vl);
-    } else if (g->sub == GS_RETIRED && span_starts(k, kl, "Pending Page")) {
-        int y = yes_no(v, vl);
-        if (y >= 0 && gi->remap_pending != 1)
-            gi->remap_pending = y;
-    } else if (g->sub == GS_FB && span_eq(k, kl, "Total")) {
-        if (int_of(v, vl) >= 0)
-            gi->memory_total_mib = int_of(v, vl);
-    } else if (g->sub == GS_POWER && span_eq(k, kl, "Power Draw")) {
-        size_t end;
-        if (num_scan(v, vl, &d, &end))
-            gi->power_w = d;
-    } else if (g->sub == GS_POWER && (span_eq(k, kl, "Current Power Limit") ||
-                                      span_eq(k, kl, "Power Limit"))) {
-        size_t end;
-        if (num_scan(v, vl, &d, &end))
-            gi->power_cap_w = d;
-    } else if (g->sub == GS_TEMP && span_eq(k, kl, "GPU Current Temp")) {
-        size_t end;
-        if (num_scan(v, vl, &d, &end))
-            gi->temp_c = d;
-    } else {
-        matched = 0;
+        return 1;
     }
-    return matched;
+    case GS_REMAP:
+        if (span_eq(k, kl, "Pending"))
+            gi->remap_pending = yes_no(v, vl);
+        else if (span_eq(k, kl, "Remapping Failure Occurred"))
+            gi->remap_failure = yes_no(v, vl);
+        else
+            return 0;
+        return 1;
+    case GS_RETIRED:
+        if (span_starts(k, kl, "Pending Page")) {
+            int y = yes_no(v, vl);
+            if (y >= 0 && gi->remap_pending != 1)
+                gi->remap_pending = y;
+            return 1;
+        }
+        return 0;
+    case GS_FB:
+        if (span_eq(k, kl, "Total")) {
+            if (int_of(v, vl) >= 0)
+                gi->memory_total_mib = int_of(v, vl);
+            return 1;
+        }
+        return 0;
+    case GS_POWER:
+        if (span_eq(k, kl, "Power Draw")) {
+            if (num_scan(v, vl, &d, &end))
+                gi->power_w = d;
+            return 1;
+        }
+        if (span_eq(k, kl, "Current Power Limit") || span_eq(k, kl, "Power Limit")) {
+            if (num_scan(v, vl, &d, &end))
+                gi->power_cap_w = d;
+            return 1;
+        }
+        return 0;
+    case GS_TEMP:
+        if (span_eq(k, kl, "GPU Current Temp")) {
+            if (num_scan(v, vl, &d, &end))
+                gi->temp_c = d;
+            return 1;
+        }
+        return 0;
+    default:
+        return 0;
+    }
 }
 
 /* "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |     0 |" */
@@ -371,6 +420,17 @@ static int table_row(struct report_section *sec, const struct line *l)
     return 0;
 }
 
+/* The --query-gpu columns a fact is read from, in csv_cols order of
+ * csv_row's actions; any other column is only kept as text. */
+static const struct name csv_facts[] = {
+    NAME("name"), NAME("gpu_name"), NAME("pci.bus_id"), NAME("gpu_bus_id"),
+    NAME("pcie.link.gen.max"), NAME("pcie.link.gen.current"), NAME("pcie.link.width.max"),
+    NAME("pcie.link.width.current"), NAME("ecc.errors.uncorrected.aggregate.total"),
+    NAME("ecc.errors.uncorrected.volatile.total"), NAME("remapped_rows.pending"),
+    NAME("remapped_rows.failure"), NAME("temperature.gpu"), NAME("memory.total"),
+    NAME("power.draw"), NAME("pstate"), {NULL, 0}
+};
+
 static void csv_row(struct report_section *sec, const struct line *l)
 {
     struct report_gpu *g = &sec->u.gpu;
@@ -387,35 +447,44 @@ static void csv_row(struct report_section *sec, const struct line *l)
         span_copy(g->csv_values[row][i], sizeof(g->csv_values[row][i]), v, vl);
         double d;
         size_t end;
-        if (strcmp(name, "name") == 0 || strcmp(name, "gpu_name") == 0)
+        switch (name_index(name, strlen(name), csv_facts)) {
+        case 0: case 1:
             span_copy(gi->name, sizeof(gi->name), v, vl);
-        else if (strcmp(name, "pci.bus_id") == 0 || strcmp(name, "gpu_bus_id") == 0)
+            break;
+        case 2: case 3:
             span_copy(gi->bus_id, sizeof(gi->bus_id), v, vl);
-        else if (strcmp(name, "pcie.link.gen.max") == 0)
-            gi->pcie_gen_max = int_of(v, vl);
-        else if (strcmp(name, "pcie.link.gen.current") == 0)
-            gi->pcie_gen_current = int_of(v, vl);
-        else if (strcmp(name, "pcie.link.width.max") == 0)
-            gi->pcie_width_max = int_of(v, vl);
-        else if (strcmp(name, "pcie.link.width.current") == 0)
-            gi->pcie_width_current = int_of(v, vl);
-        else if (strcmp(name, "ecc.errors.uncorrected.aggregate.total") == 0 ||
-                 strcmp(name, "ecc.errors.uncorrected.volatile.total") == 0) {
-            if (num_parse(v, vl, &d) &&
-                (isnan(gi->ecc_uncorrectable) || strstr(name, "aggregate")))
+            break;
+        case 4: gi->pcie_gen_max = int_of(v, vl); break;
+        case 5: gi->pcie_gen_current = int_of(v, vl); break;
+        case 6: gi->pcie_width_max = int_of(v, vl); break;
+        case 7: gi->pcie_width_current = int_of(v, vl); break;
+        case 8:     /* aggregate: taken over a volatile column read before */
+            if (num_parse(v, vl, &d))
                 gi->ecc_uncorrectable = d;
-        } else if (strcmp(name, "remapped_rows.pending") == 0) {
-            gi->remap_pending = yes_no(v, vl);
-        } else if (strcmp(name, "remapped_rows.failure") == 0) {
-            gi->remap_failure = yes_no(v, vl);
-        } else if (strcmp(name, "temperature.gpu") == 0 && num_scan(v, vl, &d, &end)) {
-            gi->temp_c = d;
-        } else if (strcmp(name, "memory.total") == 0 && num_scan(v, vl, &d, &end)) {
-            gi->memory_total_mib = d;
-        } else if (strcmp(name, "power.draw") == 0 && num_scan(v, vl, &d, &end)) {
-            gi->power_w = d;
-        } else if (strcmp(name, "pstate") == 0) {
+            break;
+        case 9:
+            if (num_parse(v, vl, &d) && isnan(gi->ecc_uncorrectable))
+                gi->ecc_uncorrectable = d;
+            break;
+        case 10: gi->remap_pending = yes_no(v, vl); break;
+        case 11: gi->remap_failure = yes_no(v, vl); break;
+        case 12:
+            if (num_scan(v, vl, &d, &end))
+                gi->temp_c = d;
+            break;
+        case 13:
+            if (num_scan(v, vl, &d, &end))
+                gi->memory_total_mib = d;
+            break;
+        case 14:
+            if (num_scan(v, vl, &d, &end))
+                gi->power_w = d;
+            break;
+        case 15:
             span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
+            break;
+        default:
+            break;
         }
     }
     if (n < g->csv_cols)
@@ -495,14 +564,13 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             return TAKE_YES;
         return TAKE_WEAK;
     }
-    if (span_starts(l->s, l->len, "GPU ") && memchr(l->s, ':', l->len) &&
-        !line_find(l, " : ")) {
+    const char *colon = memchr(l->s, ':', l->len);
+    if (colon && span_starts(l->s, l->len, "GPU ") && !line_find(l, " : ")) {
         struct report_gpu_info *gi = new_gpu(g);
         if (gi)
             span_copy(gi->bus_id, sizeof(gi->bus_id), l->s + 4, l->len - 4);
         return TAKE_YES;
     }
-    const char *colon = memchr(l->s, ':', l->len);
     if (colon) {
         /* -q aligns its colons after padding: "Key      : value"; only
          * those lines are split and trimmed (one search for the colon). */
@@ -517,11 +585,11 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     }
     /* A -q heading: a few words with no value. */
     if (l->len <= 48 && str_is(sec->tool, "nvidia-smi -q")) {
-        for (size_t i = 0; i < l->len; i++) {
-            unsigned char c = (unsigned char)l->s[i];
-            if (c == '|' || c == '=' || c == '#' || c == '$')
+        /* table and prompt bytes: one table load a byte */
+        static const unsigned char stop[256] = {['|'] = 1, ['='] = 1, ['#'] = 1, ['$'] = 1};
+        for (size_t i = 0; i < l->len; i++)
+            if (stop[(unsigned char)l->s[i]])
                 return TAKE_NO;
-        }
         heading(g, l->s, l->len);
         return TAKE_WEAK;
     }

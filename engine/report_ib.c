@@ -8,6 +8,7 @@
  * device declares but that the output does not show are counted apart so a
  * cut listing is never read as a healthy one. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,11 +27,9 @@ static int fmt_of_line(const struct line *l)
     return IBF_NONE;
 }
 
-static int command_of(const struct line *l)
+static int command_in(const struct line *l)
 {
     struct tok t[8];
-    if (l->raw_len > 200 || !line_find_raw_a(l, "ib", 1))
-        return IBF_NONE;
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
         return IBF_NONE;
@@ -57,6 +56,15 @@ static int command_of(const struct line *l)
     return IBF_NONE;
 }
 
+/* Asked of every line of these tools, and most hold no "ib": that test
+ * inline, the tokenizing out of line. */
+static inline int command_of(const struct line *l)
+{
+    if (l->raw_len > 200 || !line_find_raw_a(l, "ib", 1))
+        return IBF_NONE;
+    return command_in(l);
+}
+
 int ib_detect(const struct line *l)
 {
     if (fmt_of_line(l) != IBF_NONE || command_of(l) != IBF_NONE)
@@ -69,7 +77,10 @@ int ib_detect(const struct line *l)
 void ib_init(struct report_section *sec)
 {
     struct report_ib_ports *ib = &sec->u.ib;
-    memset(ib, 0, sizeof(*ib));
+    /* All but the ports, read only below port_count; new_port clears
+     * each one it adds. */
+    memset(ib, 0, offsetof(struct report_ib_ports, ports));
+    memset(ib->cur_ca, 0, sizeof(*ib) - offsetof(struct report_ib_ports, cur_ca));
     ib->ports_bad_lid = -1;
     ib->ports_declared = -1;
     text_set(sec->tool, sizeof(sec->tool), "ibstat");

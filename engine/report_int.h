@@ -538,6 +538,9 @@ static inline void span_trim(const char **s, size_t *len)
     *len = n;
 }
 
+/* Split a CSV line at commas into at most max trimmed fields (an empty
+ * line is one empty field). */
+int csv_split(const char *s, size_t len, struct tok *out, int max);
 /* Copy a span into a fixed buffer, cutting if needed, always NUL-terminated. */
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len);
 /* "key : value" split at the first ':'; both trimmed. 0 when there is no ':'. */
@@ -591,8 +594,14 @@ void nccl_finish(struct report_section *sec);
 /* Nonzero for an NCCL INFO line: 1 + the offset in raw of the ']' that the
  * "NCCL INFO" marker follows. */
 int nccl_is_info(const struct line *l);
-/* The same, b being the first ']' of l->raw. */
-int nccl_info_at(const struct line *l, const char *b);
+/* The same, b being the first ']' of l->raw. Inline: the driver asks it of
+ * every line holding a ']'. */
+static inline int nccl_info_at(const struct line *l, const char *b)
+{
+    /* "host:pid:tid [dev] NCCL INFO ..." */
+    size_t rest = l->raw_len - (size_t)(b - l->raw);
+    return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
+}
 
 int perf_detect(const struct line *l);
 void perf_init(struct report_section *sec);

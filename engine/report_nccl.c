@@ -10,6 +10,7 @@
  * with an issue. The "Avg bus bandwidth" footer is kept but never used as the
  * bandwidth: it averages every message size (DOMAIN.md T2). */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,11 +33,6 @@ static const struct name redops[] = {
     WORD("mulsum"), {NULL, 0}
 };
 
-static int in_list(const struct tok *t, const struct name *list)
-{
-    return name_index(t->s, t->len, list) >= 0;
-}
-
 static const struct {
     struct name bin;
     const char *name;
@@ -50,7 +46,10 @@ static const struct {
 
 static const char *coll_in(const struct line *l)
 {
-    if (!memchr(l->raw, '_', l->raw_len))
+    /* Every name holds "_perf": one search (a few bit tests once the
+     * line's pair set is built, as it is for the detectors) rules all
+     * ten out on most lines. */
+    if (!line_find_raw(l, "_perf"))
         return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
         const char *f = line_find_raw_n(l, colls[i].bin.s, colls[i].bin.n);
@@ -59,13 +58,6 @@ static const char *coll_in(const struct line *l)
             return colls[i].name;
     }
     return NULL;
-}
-
-int nccl_info_at(const struct line *l, const char *b)
-{
-    /* "host:pid:tid [dev] NCCL INFO ..." */
-    size_t rest = l->raw_len - (size_t)(b - l->raw);
-    return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
 }
 
 int nccl_is_info(const struct line *l)
@@ -80,14 +72,26 @@ static int is_warn(const struct line *l)
     return line_find_raw_a(l, "NCCL WARN", 5) != NULL;
 }
 
-/* A data row: size count type ... with at least the out-of-place quartet. */
+/* A data row: size count type ... with at least the out-of-place quartet.
+ * Returns 1 + the type's index in dtypes, 0 for no row. */
 static int row_shape(const struct tok *t, int n, double *size, double *count)
 {
     if (n < 6)
         return 0;
     if (!num_parse(t[0].s, t[0].len, size) || !num_parse(t[1].s, t[1].len, count))
         return 0;
-    return in_list(&t[2], dtypes);
+    return 1 + name_index(t[2].s, t[2].len, dtypes);
+}
+
+/* A word the row's token equals, from its table: the same bytes, copied
+ * whole with its terminator (every table word fits the field), where the
+ * bounded copy of the token went byte by byte. */
+static void word_set(char *dst, size_t dl, const struct name *w)
+{
+    if (w->n < dl)
+        memcpy(dst, w->s, w->n + 1);
+    else
+        span_copy(dst, dl, w->s, w->n);
 }
 
 static int header_shape(const struct tok *t, int n)
@@ -120,7 +124,10 @@ int nccl_detect(const struct line *l)
 void nccl_init(struct report_section *sec)
 {
     struct report_nccl *c = &sec->u.nccl;
-    memset(c, 0, sizeof(*c));
+    /* All but the 7 kB of rows, read only below row_count and written
+     * whole as each is added; a long log opens thousands of sections. */
+    memset(c, 0, offsetof(struct report_nccl, rows));
+    memset(&c->layout_cols, 0, sizeof(*c) - offsetof(struct report_nccl, layout_cols));
     c->ranks = c->nodes = -1;
     c->busbw_peak_gbs = c->busbw_largest_gbs = c->busbw_avg_gbs = NAN;
     c->largest_size_b = c->wrong_total = c->oob_values = NAN;
@@ -189,6 +196,17 @@ static void info_line(struct report_nccl *c, const struct line *l)
 }
 
 /* "Rank  0 Group  0 Pid 574629 on MOC-R4PCC04U37 device  0 [0000:06:00] NVIDIA H100 80GB HBM3" */
+#define RANK_TOKENS 9
+
+/* The index of the first "on" from t[2] that a token follows, or -1. */
+static int on_at(const struct tok *t, int n)
+{
+    for (int i = 2; i + 1 < n; i++)
+        if (tok_eq(&t[i], "on"))
+            return i;
+    return -1;
+}
+
 static void rank_line(struct report_nccl *c, const struct tok *t, int n, const struct line *l)
 {
     double r;
@@ -196,16 +214,14 @@ static void rank_line(struct report_nccl *c, const struct tok *t, int n, const s
         return;
     if ((int)r > c->max_rank)
         c->max_rank = (int)r;
-    for (int i = 2; i + 1 < n; i++) {
-        if (tok_eq(&t[i], "on")) {
-            unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
-            int seen = 0;
-            for (int k = 0; k < c->host_count; k++)
-                seen |= c->host_hash[k] == h;
-            if (!seen && c->host_count < 16)
-                c->host_hash[c->host_count++] = h;
-            break;
-        }
+    int i = on_at(t, n);
+    if (i > 0) {
+        unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
+        int seen = 0;
+        for (int k = 0; k < c->host_count; k++)
+            seen |= c->host_hash[k] == h;
+        if (!seen && c->host_count < 16)
+            c->host_hash[c->host_count++] = h;
     }
     const char *b = memchr(l->s, ']', l->len);
     if (b && !c->gpu_name[0]) {
@@ -261,7 +277,7 @@ static int has_e(const struct tok *t)
 
 /* size and count: the first two cells, already read by row_shape. */
 static void data_row(struct report_section *sec, const struct tok *t, int n, double size,
-                     double count)
+                     double count, int dtype)
 {
     struct report_nccl *c = &sec->u.nccl;
     struct report_nccl_row r;
@@ -269,10 +285,11 @@ static void data_row(struct report_section *sec, const struct tok *t, int n, dou
     r.root = NAN;
     r.size_b = size;
     r.count = count;
-    span_copy(r.type, sizeof(r.type), t[2].s, t[2].len);
+    word_set(r.type, sizeof(r.type), &dtypes[dtype - 1]);
     int i = 3;
-    if (i < n && in_list(&t[i], redops)) {
-        span_copy(r.redop, sizeof(r.redop), t[i].s, t[i].len);
+    int op = i < n ? name_index(t[i].s, t[i].len, redops) : -1;
+    if (op >= 0) {
+        word_set(r.redop, sizeof(r.redop), &redops[op]);
         i++;
     }
     int rest = n - i;
@@ -337,12 +354,13 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     if (l->s[0] >= '0' && l->s[0] <= '9') {
         int n = tok_split(l->s, l->len, t, TOK_MAX);
         double size, count;
-        if (row_shape(t, n, &size, &count)) {
+        int dtype = row_shape(t, n, &size, &count);
+        if (dtype) {
             /* Message sizes only grow within one run: a smaller one is the
              * next run's table, pasted without its header. */
             if (c->row_count > 0 && size < c->rows[c->row_count - 1].size_b)
                 return TAKE_END;
-            data_row(sec, t, n, size, count);
+            data_row(sec, t, n, size, count, dtype);
             return TAKE_YES;
         }
     }
@@ -397,7 +415,21 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     char c0 = l->s[0];
     int may_shape = (unsigned char)c0 <= ' ' || c0 == 'R' || c0 == 's' ||
                     (c0 >= '0' && c0 <= '9') || c0 == '-' || c0 == '+' || c0 == '.';
-    int n = may_shape ? tok_split(l->s, l->len, t, TOK_MAX) : 0;
+    int n = 0;
+    if (c0 == 'R') {
+        /* "Rank N Group N Pid N on HOST device ...": what rank_line reads
+         * (the rank, the first "on" and the host after it) stands in the
+         * first nine tokens, so a rank line is tokenized that far; when
+         * those do not hold it, or the line is no rank line, it is
+         * tokenized whole as below. */
+        n = tok_split(l->s, l->len, t, RANK_TOKENS);
+        if (n >= 2 && tok_eq(&t[0], "Rank") && (n < RANK_TOKENS || on_at(t, n) > 0)) {
+            rank_line(c, t, n, l);
+            return TAKE_YES;
+        }
+    }
+    if (may_shape)
+        n = tok_split(l->s, l->len, t, TOK_MAX);
     if (n >= 2 && tok_eq(&t[0], "Rank")) {
         rank_line(c, t, n, l);
         return TAKE_YES;
@@ -411,8 +443,9 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     }
     double size, count;
-    if (row_shape(t, n, &size, &count)) {
-        data_row(sec, t, n, size, count);
+    int dtype = row_shape(t, n, &size, &count);
+    if (dtype) {
+        data_row(sec, t, n, size, count, dtype);
         return TAKE_YES;
     }
     /* A row cut to a bare number (or "...") right after the table. */

@@ -7,6 +7,7 @@
  * was printed: perftest's MB/sec is 2^20 bytes per second (its MBS format
  * factor is 0x100000) and its Gb/sec is 10^9 bits per second. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,7 +75,10 @@ int perf_detect(const struct line *l)
 void perf_init(struct report_section *sec)
 {
     struct report_perftest *p = &sec->u.perf;
-    memset(p, 0, sizeof(*p));
+    /* All but the rows, read only below row_count and written whole as
+     * each is added. */
+    memset(p, 0, offsetof(struct report_perftest, rows));
+    memset(p->col_map, 0, sizeof(*p) - offsetof(struct report_perftest, col_map));
     p->bidirectional = -1;
     p->qps = -1;
     p->mtu_b = p->bw_avg_gbps = p->bw_peak_gbps = p->lat_typical_us = p->largest_bytes = NAN;
@@ -83,12 +87,12 @@ void perf_init(struct report_section *sec)
 }
 
 /* Value after "Key   : " somewhere in the line, as one token. */
-static int field(const struct line *l, const char *key, struct tok *out)
+static int field_n(const struct line *l, const char *key, size_t kn, struct tok *out)
 {
-    const char *k = line_find_z(l, key);
+    const char *k = line_find_n(l, key, kn);
     if (!k)
         return 0;
-    const char *p = k + strlen(key);
+    const char *p = k + kn;
     const char *end = l->s + l->len;
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
@@ -102,21 +106,25 @@ static int field(const struct line *l, const char *key, struct tok *out)
     return 1;
 }
 
+/* Keys are literals: their lengths are known when compiled. */
+#define field(l, key, out) field_n((l), LIT_N(key), (out))
+
 static void header_row(struct report_perftest *p, const struct line *l)
 {
     static const struct {
-        const char *label;
+        struct name label;
         int col;
     } labels[] = {
-        {"BW peak", PC_PEAK}, {"BW average", PC_AVG}, {"MsgRate", PC_RATE},
-        {"t_min", PC_TMIN}, {"t_max", PC_TMAX}, {"t_typical", PC_TTYP}, {"t_avg", PC_TAVG},
-        {"t_stdev", PC_TSTD}, {"99.9% percentile", PC_P999}, {"99% percentile", PC_P99},
+        {NAME("BW peak"), PC_PEAK}, {NAME("BW average"), PC_AVG}, {NAME("MsgRate"), PC_RATE},
+        {NAME("t_min"), PC_TMIN}, {NAME("t_max"), PC_TMAX}, {NAME("t_typical"), PC_TTYP},
+        {NAME("t_avg"), PC_TAVG}, {NAME("t_stdev"), PC_TSTD},
+        {NAME("99.9% percentile"), PC_P999}, {NAME("99% percentile"), PC_P99},
     };
     const char *pos[12];
     int col[12];
     int n = 0;
     for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]) && n < 10; i++) {
-        const char *f = line_find_z(l, labels[i].label);
+        const char *f = line_find_n(l, labels[i].label.s, labels[i].label.n);
         if (f) {
             pos[n] = f;
             col[n] = labels[i].col;
@@ -284,8 +292,9 @@ enum take perf_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     if (!p->in_table && memchr(l->s, ':', l->len))
         return TAKE_WEAK;
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
-    if (p->in_table && n >= 1) {
+    /* (a row only inside the table: other lines are not tokenized) */
+    int n = p->in_table ? tok_split(l->s, l->len, t, TOK_MAX) : 0;
+    if (n >= 1) {
         double d;
         if (num_parse(t[0].s, t[0].len, &d)) {
             data_row(sec, t, n);

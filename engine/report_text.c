@@ -7,9 +7,10 @@
  * parser is written out by hand because strtod needs a NUL-terminated string
  * and honours the locale. The helpers run on every line of a long log, so
  * the scans take sixteen bytes a step with SSE2 where it is there (the
- * tokenizer, the line's pair set, the case-folded pair test) and eight with
- * plain word arithmetic elsewhere; each has a byte loop giving the same
- * answer, for other machines and for the last bytes. */
+ * tokenizer, in steps of four such compares, the line's pair set, the
+ * case-folded pair test) and eight with plain word arithmetic elsewhere
+ * (the comma splitter); each has a byte loop giving the same answer, for
+ * other machines and for the last bytes. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -89,6 +90,21 @@ static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uin
     return 0;
 }
 
+#if defined(__SSE2__)
+/* Bit j set for each blank byte p[j] of sixteen: the four blank bytes
+ * compared for directly, so tab-aligned tables (topo matrices, lscpu) take
+ * the same step as space-padded ones. */
+static inline unsigned blank16(const char *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
+                             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\v')),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\f'))));
+    return (unsigned)_mm_movemask_epi8(b);
+}
+#endif
+
 int tok_split(const char *s, size_t len, struct tok *out, int max)
 {
     struct tok_walk w = {0, 0, 0};
@@ -98,24 +114,38 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
     if (max > TOK_MAX)
         max = TOK_MAX;
 #if defined(__SSE2__)
-    /* Sixteen bytes a step where SSE2 is there: the same edge walk on a
-     * 16-bit mask. Table rows are long and mostly padding, so the scan is
-     * most of the work and the edges are few per step. */
-    const __m128i vsp = _mm_set1_epi8(' '), vctl = _mm_set1_epi8(0x1F);
+    /* With SSE2 the edge walk runs on a 64-bit mask of sixteen-byte
+     * compares: table rows are long and mostly padding, so the scan is most
+     * of the work and the edges are few per step. */
+    for (; i + 64 <= len; i += 64) {
+        uint64_t blank = (uint64_t)blank16(s + i) | (uint64_t)blank16(s + i + 16) << 16 |
+                         (uint64_t)blank16(s + i + 32) << 32 |
+                         (uint64_t)blank16(s + i + 48) << 48;
+        uint64_t word = ~blank;
+        uint64_t prev = (word << 1) | (w.in_tok ? 1u : 0u);
+        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
+            return w.n;
+    }
     for (; i + 16 <= len; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        unsigned blank = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vsp));
-        /* bytes below ' ' (min(v, 0x1F) == v): exact per-byte test */
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, vctl), v))) {
-            blank = 0;
-            for (unsigned j = 0; j < 16; j++)
-                if (is_sp(s[i + j]))
-                    blank |= 1u << j;
-        }
+        unsigned blank = blank16(s + i);
         unsigned word = ~blank & 0xFFFFu;
         unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
         if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
             return w.n;
+    }
+    if (i < len && len >= 16) {
+        /* The last bytes: one window ending at the line's end, its bytes
+         * before i (already walked) masked off. The byte before i is in a
+         * token exactly when w.in_tok says so, so the window's own
+         * neighbour bits give the right edges from i on. */
+        size_t j = len - 16;
+        unsigned blank = blank16(s + j);
+        unsigned word = ~blank & 0xFFFFu;
+        unsigned prev = (word << 1) & 0xFFFFu;
+        unsigned from = ~((1u << (i - j)) - 1u);
+        if (walk_edges(&w, s, j, word & ~prev & from, blank & prev & from, 0, out, max))
+            return w.n;
+        i = len;
     }
 #endif
     for (; i + 8 <= len; i += 8) {
@@ -386,6 +416,40 @@ void line_pairs_fill(const struct line *l)
 #endif
     for (; i + 1 < n; i++)
         p->seen[pair_hash(s[i], s[i + 1])] = gen;
+}
+
+int csv_split(const char *s, size_t len, struct tok *out, int max)
+{
+    int n = 0;
+    size_t b = 0;
+    while (n < max) {
+        /* the next ',' from b (or len): eight bytes a step while eight
+         * are left, as fields are short and a call costs more */
+        size_t c = b;
+        for (;;) {
+            if (c + 8 > len) {
+                while (c < len && s[c] != ',')
+                    c++;
+                break;
+            }
+            uint64_t m = w_eq(w_load(s + c), W_REP(','));
+            if (m) {
+                c += (size_t)(__builtin_ctzll(m) >> 3);
+                break;
+            }
+            c += 8;
+        }
+        const char *f = s + b;
+        size_t fl = c - b;
+        span_trim(&f, &fl);
+        out[n].s = f;
+        out[n].len = fl;
+        n++;
+        if (c >= len)
+            break;
+        b = c + 1;
+    }
+    return n;
 }
 
 const char *span_find_z(const char *s, size_t len, const char *z)

@@ -8,36 +8,56 @@
  * read the same way. A GPU pair counts as read if either of its two rows
  * showed it; the summary (worst path, fewest NVLinks) is over pairs read and
  * says how many pairs that was, so a cut matrix never passes as complete. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report_int.h"
 
-static int cell_code(const struct tok *t)
+/* Cells are read by the thousand (every row of every matrix): told apart
+ * by length and then by their bytes packed in one word, not by a walk down
+ * every code. */
+static inline int cell_code(const struct tok *t)
 {
-    const char *s = t->s;
+    const unsigned char *s = (const unsigned char *)t->s;
     size_t n = t->len;
-    if (span_eq(s, n, "X")) return TOPO_CELL_X;
     if (n >= 3 && s[0] == 'N' && s[1] == 'V' && s[2] >= '0' && s[2] <= '9') {
         double v;
-        if (num_parse(s + 2, n - 2, &v) && v >= 1 && v <= 99)
+        if (num_parse(t->s + 2, n - 2, &v) && v >= 1 && v <= 99)
             return (int)v;
         return 0;
     }
-    if (span_eq(s, n, "PIX")) return TOPO_CELL_PIX;
-    if (span_eq(s, n, "PXB")) return TOPO_CELL_PXB;
-    if (span_eq(s, n, "PHB")) return TOPO_CELL_PHB;
-    if (span_eq(s, n, "NODE")) return TOPO_CELL_NODE;
-    if (span_eq(s, n, "SYS") || span_eq(s, n, "SOC")) return TOPO_CELL_SYS;
-    if (span_eq(s, n, "OK")) return TOPO_CELL_P2P_OK;
-    if (span_eq(s, n, "NS")) return TOPO_CELL_P2P_NS;
-    if (span_eq(s, n, "GNS")) return TOPO_CELL_P2P_GNS;
-    if (span_eq(s, n, "CNS")) return TOPO_CELL_P2P_CNS;
-    if (span_eq(s, n, "TNS")) return TOPO_CELL_P2P_TNS;
-    if (span_eq(s, n, "DR")) return TOPO_CELL_P2P_DR;
-    if (span_eq(s, n, "U")) return TOPO_CELL_P2P_U;
-    if (span_eq(s, n, "...")) return TOPO_CELL_OTHER;
-    return 0;
+#define C2(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
+#define C3(a, b, c) ((unsigned)(a) << 16 | (unsigned)(b) << 8 | (unsigned)(c))
+    switch (n) {
+    case 1:
+        return s[0] == 'X' ? TOPO_CELL_X : s[0] == 'U' ? TOPO_CELL_P2P_U : 0;
+    case 2:
+        switch (C2(s[0], s[1])) {
+        case C2('O', 'K'): return TOPO_CELL_P2P_OK;
+        case C2('N', 'S'): return TOPO_CELL_P2P_NS;
+        case C2('D', 'R'): return TOPO_CELL_P2P_DR;
+        default: return 0;
+        }
+    case 3:
+        switch (C3(s[0], s[1], s[2])) {
+        case C3('P', 'I', 'X'): return TOPO_CELL_PIX;
+        case C3('P', 'X', 'B'): return TOPO_CELL_PXB;
+        case C3('P', 'H', 'B'): return TOPO_CELL_PHB;
+        case C3('S', 'Y', 'S'): case C3('S', 'O', 'C'): return TOPO_CELL_SYS;
+        case C3('G', 'N', 'S'): return TOPO_CELL_P2P_GNS;
+        case C3('C', 'N', 'S'): return TOPO_CELL_P2P_CNS;
+        case C3('T', 'N', 'S'): return TOPO_CELL_P2P_TNS;
+        case C3('.', '.', '.'): return TOPO_CELL_OTHER;
+        default: return 0;
+        }
+    case 4:
+        return memcmp(s, "NODE", 4) == 0 ? TOPO_CELL_NODE : 0;
+    default:
+        return 0;
+    }
+#undef C2
+#undef C3
 }
 
 const char *report_topo_cell_str(int cell, char *buf, size_t len)
@@ -109,7 +129,15 @@ int topo_detect(const struct line *l)
 void topo_init(struct report_section *sec)
 {
     struct report_topo *tp = &sec->u.topo;
-    memset(tp, 0, sizeof(*tp));
+    /* Clear the counts and state, not the 11 kB of names and matrices: a
+     * long log opens thousands of sections and the whole struct cost more
+     * than parsing a small matrix. Every reader stops at cols and rows;
+     * data_row clears each row it adds, and the -p2p matrix (read at any
+     * GPU column pair) is cleared when one begins. Names are written for
+     * every column counted in pend_cols before anything counts them. */
+    memset(tp, 0, offsetof(struct report_topo, col_names));
+    memset(&tp->has_link, 0, offsetof(struct report_topo, pend_names) -
+                                 offsetof(struct report_topo, has_link));
     tp->gpu_count = tp->nic_count = -1;
     tp->nvlink_min = -1;
     text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -m");
@@ -163,11 +191,12 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         }
         if (want == 1) {
             tp->cols = tp->pend_cols;
-            memcpy(tp->col_names, tp->pend_names, sizeof(tp->col_names));
+            memcpy(tp->col_names, tp->pend_names, (size_t)tp->pend_cols * sizeof(tp->col_names[0]));
             tp->has_link = 1;
         } else {
             tp->p2p_cols = tp->pend_cols;
             tp->has_p2p = 1;
+            memset(tp->p2p, 0, sizeof(tp->p2p));
         }
         if (tp->pend_cols == 0) {
             /* No header (cut above): GPU rows come first, so column c is GPUc. */
@@ -194,6 +223,8 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         if (tp->rows >= TOPO_DIM_MAX)
             return;
         int r = tp->rows++;
+        memset(tp->cells[r], 0, sizeof(tp->cells[r]));
+        tp->cpu_affinity[r][0] = tp->numa_affinity[r][0] = '\0';
         span_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
         for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
             tp->cells[r][c] = (unsigned char)codes[c];
@@ -229,9 +260,15 @@ enum take topo_line(struct report_section *sec, const struct line *l)
             text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
         return TAKE_YES;
     }
-    int n = tok_split(l->s, l->len, t, TOK_MAX);
-    if (n == 0)
-        return TAKE_YES;
+    /* A line opening with a byte other than a blank holds a token: the
+     * legend's lines (long, and most of a section's text) are told
+     * before the line is tokenized. */
+    int n = -1;
+    if ((unsigned char)l->s[0] <= ' ') {
+        n = tok_split(l->s, l->len, t, TOK_MAX);
+        if (n == 0)
+            return TAKE_YES;
+    }
     if (span_starts(l->s, l->len, "Legend") || span_starts(l->s, l->len, "NIC Legend")) {
         tp->cur_matrix = tp->cur_matrix == 4 ? 4 : 5;   /* 5: in the legend */
         return TAKE_YES;
@@ -243,6 +280,8 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         if (legend_text(l) && !topo_detect(l))
             return TAKE_WEAK;
     }
+    if (n < 0)
+        n = tok_split(l->s, l->len, t, TOK_MAX);
     /* A header: column names, then affinity titles. */
     int hc = header_cols(t, n);
     if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
@@ -314,11 +353,18 @@ void topo_finish(struct report_section *sec)
         text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
 
     /* Rows in the link matrix, by GPU column. */
+    /* (the last row of each name; names hashed once, so the search over
+     * GPUs times rows compares numbers, not strings) */
     int row_of[TOPO_DIM_MAX];
+    unsigned row_hash[TOPO_DIM_MAX];
+    for (int r = 0; r < tp->rows; r++)
+        row_hash[r] = span_hash(tp->row_names[r], strlen(tp->row_names[r]));
     for (int i = 0; i < ngpu; i++) {
+        const char *name = names[gpu_col[i]];
+        unsigned h = span_hash(name, strlen(name));
         row_of[i] = -1;
         for (int r = 0; r < tp->rows; r++)
-            if (strcmp(tp->row_names[r], names[gpu_col[i]]) == 0)
+            if (row_hash[r] == h && strcmp(tp->row_names[r], name) == 0)
                 row_of[i] = r;
     }
     int worst = 0, worst_bad = -1, nvmin = -1;

@@ -172,7 +172,8 @@ static void scratch_put(struct rec_pool *p, struct thread_scratch *s)
 int http_recommend(struct http_req *req)
 {
     const struct catalog *cat = req->app->catalog;
-    cJSON *doc = NULL;
+    cJSON *doc = NULL, *owned = NULL;   /* owned: a tree cJSON allocated */
+    struct json_small small;
     struct engine_workload w;
     struct engine_recommendation *rec = NULL;
     struct thread_scratch *scratch;
@@ -189,14 +190,19 @@ int http_recommend(struct http_req *req)
     resp_cache_key("recommend", req->body, req->body_len, &key);
     if (reply_cached(req, &key))
         return 0;
-    if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
-        return bad_input(req, "body", err);
+    /* A plain small body is read into nodes on the stack (the tree cJSON
+     * would build, without its allocations); any other goes to cJSON. */
+    if (!json_parse_small(req->body, req->body_len, &small, &doc)) {
+        if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
+            return bad_input(req, "body", err);
+        owned = doc;
+    }
     if (json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) != ST_OK ||
         engine_workload_resolve(&w, cat, err, sizeof err) != ST_OK) {
-        cJSON_Delete(doc);
+        cJSON_Delete(owned);
         return bad_input(req, field, err);
     }
-    cJSON_Delete(doc);
+    cJSON_Delete(owned);
     scratch = scratch_get(req->app->rec_pool);
     rec = scratch ? scratch->rec : NULL;
     if (!rec) {

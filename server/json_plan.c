@@ -11,6 +11,7 @@
  * what the models can justify so the output reads cleanly. Plan answers are
  * written straight to text (jw_*, json_write.c), the server's hot path; the
  * cJSON forms parse that text. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,21 @@ static const char *path_of(char path[96], const char *prefix, const char *key)
     return path;
 }
 
+/* cJSON_GetObjectItemCaseSensitive, step for step (the first child whose
+ * key is name; a child without a key ends the search), inline and with
+ * the first bytes compared before strcmp: a body's ~15 lookups each walked
+ * its ~10 keys through a library call and strcmp. */
+static inline const cJSON *item_of(const cJSON *obj, const char *name)
+{
+    const cJSON *it;
+    if (!obj || !name)
+        return NULL;
+    for (it = obj->child; it && it->string; it = it->next)
+        if (it->string[0] == name[0] && strcmp(name, it->string) == 0)
+            return it;
+    return NULL;
+}
+
 /* Refuses keys outside `known` and duplicate keys. */
 static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefix, const char *const *known)
 {
@@ -63,12 +79,12 @@ static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefi
     for (const cJSON *it = obj->child; it; it = it->next) {
         int ok = 0;
         for (const char *const *k = known; *k && !ok; k++)
-            if (it->string && strcmp(it->string, *k) == 0)
+            if (it->string && it->string[0] == (*k)[0] && strcmp(it->string, *k) == 0)
                 ok = 1;
         if (!ok)
             return fail(d, path_of(path, prefix, it->string ? it->string : "?"), "unknown field");
         for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
-            if (prev->string && it->string && strcmp(prev->string, it->string) == 0)
+            if (prev->string && it->string && prev->string[0] == it->string[0] && strcmp(prev->string, it->string) == 0)
                 return fail(d, path_of(path, prefix, it->string), "duplicate field");
     }
     return ST_OK;
@@ -78,7 +94,7 @@ static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefi
 static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, const char *key, double lo,
                            double hi, double *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = item_of(obj, key);
     char path[96];
     if (!v)
         return ST_OK;
@@ -109,7 +125,7 @@ static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, 
 static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, const char *key, char *out,
                            size_t outlen, int *present)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = item_of(obj, key);
     char path[96];
     size_t n;
     if (present)
@@ -165,7 +181,7 @@ static enum status decode_model(struct dec *d, const cJSON *m, struct engine_wor
             return fail(d, "model", "give either a preset or an explicit shape, not both");
         return ST_OK;
     }
-    if (!cJSON_GetObjectItemCaseSensitive(m, "params_b"))
+    if (!item_of(m, "params_b"))
         return fail(d, "model.params_b", "required when no preset is given");
     {
         int gated = -1, tied = 0;
@@ -184,8 +200,8 @@ static enum status decode_model(struct dec *d, const cJSON *m, struct engine_wor
             (st = get_int(d, m, "model.", "dense_layers", 0, 2000, &x->dense_layers)) != ST_OK)
             return st;
         {
-            const cJSON *g = cJSON_GetObjectItemCaseSensitive(m, "gated");
-            const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "tied_embeddings");
+            const cJSON *g = item_of(m, "gated");
+            const cJSON *t = item_of(m, "tied_embeddings");
             if (g && !cJSON_IsBool(g))
                 return fail(d, "model.gated", "must be true or false");
             if (t && !cJSON_IsBool(t))
@@ -223,14 +239,14 @@ static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct 
 {
     enum status st;
     int e;
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
+    const cJSON *m = item_of(o, "model");
     const cJSON *ga;
 
     if (!m)
         return fail(d, "model", "required");
     if ((st = decode_model(d, m, w)) != ST_OK)
         return st;
-    if (!cJSON_GetObjectItemCaseSensitive(o, "tokens_b"))
+    if (!item_of(o, "tokens_b"))
         return fail(d, "tokens_b", "required (training tokens in billions)");
     e = w->task;
     if ((st = get_enum(d, o, "", "task", TASKS, &e)) != ST_OK)
@@ -261,7 +277,7 @@ static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct 
         (st = get_int(d, o, "", "max_gpus", 1, 1000000, &w->max_gpus)) != ST_OK ||
         (st = get_int(d, o, "", "lora_rank", 1, 4096, &w->lora_rank)) != ST_OK)
         return st;
-    ga = cJSON_GetObjectItemCaseSensitive(o, "gpus_allowed");
+    ga = item_of(o, "gpus_allowed");
     if (ga) {
         int i = 0;
         const cJSON *it;
@@ -320,7 +336,7 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
         return fail(&d, "estimate", "must be a JSON object");
     if ((st = check_keys(&d, o, "", known)) != ST_OK || (st = decode_workload_fields(&d, o, &r->workload)) != ST_OK)
         return st;
-    c = cJSON_GetObjectItemCaseSensitive(o, "cluster");
+    c = item_of(o, "cluster");
     if (!c)
         return fail(&d, "cluster", "required: {\"gpu\", \"count\", \"per_node\", \"fabric_gbps_per_gpu\"}");
     if (!cJSON_IsObject(c))
@@ -330,7 +346,7 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
         return st;
     if (!present)
         return fail(&d, "cluster.gpu", "required");
-    if (!cJSON_GetObjectItemCaseSensitive(c, "count"))
+    if (!item_of(c, "count"))
         return fail(&d, "cluster.count", "required");
     e = 0;
     if ((st = get_int(&d, c, "cluster.", "count", 1, 1000000, &r->cluster.count)) != ST_OK ||
@@ -340,7 +356,7 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
         return st;
     r->cluster.fabric_kind = (enum engine_fabric_kind)e;
 
-    p = cJSON_GetObjectItemCaseSensitive(o, "parallel");
+    p = item_of(o, "parallel");
     if (p) {
         const cJSON *off;
         if (!cJSON_IsObject(p))
@@ -360,12 +376,12 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
         if ((st = get_enum(&d, p, "parallel.", "recompute", RECOMPUTES, &e)) != ST_OK)
             return st;
         r->parallel.recompute = e;
-        off = cJSON_GetObjectItemCaseSensitive(p, "offload");
+        off = item_of(p, "offload");
         if (off && !cJSON_IsBool(off))
             return fail(&d, "parallel.offload", "must be true or false");
         r->parallel.offload = off ? cJSON_IsTrue(off) : 0;
     }
-    m = cJSON_GetObjectItemCaseSensitive(o, "measured");
+    m = item_of(o, "measured");
     if (m) {
         if (!cJSON_IsObject(m))
             return fail(&d, "measured", "must be an object");
@@ -414,6 +430,292 @@ enum status json_parse(const char *text, size_t len, cJSON **out, char *err, siz
     return ST_OK;
 }
 
+/* ---- small bodies without cJSON's allocations (json_parse_small)
+ *
+ * A recommend body is ~200 bytes and ~10 values; cJSON_ParseWithLengthOpts
+ * allocates a node and a string per value and cJSON_Delete frees them, ~14k
+ * instructions of a memo hit's ~230k. json_parse_small builds the very
+ * tree cJSON would (same types, keys, strings, doubles, valueint, order,
+ * next/prev/child links) in caller-held nodes, over a copy of the text
+ * whose closing quotes become the strings' NULs, for the plain JSON such
+ * bodies are: it takes only strict JSON with no escapes in strings, no
+ * control bytes, shallow nesting and short numbers, and gives up (0) on
+ * anything else, which then goes through json_parse as before. So every
+ * body either yields the tree cJSON yields for it or goes the old way,
+ * and every error message (always the old path's) is unchanged. Where it
+ * accepts, cJSON accepts the same bytes the same way: its whitespace is
+ * any byte <= 32 (here four of them), its number is the longest run of
+ * [0-9+-eE.] (a strict JSON number is such a run, ended by a separator,
+ * and strtod reads all of it here, so also there: cJSON turns '.' into the
+ * locale's decimal point, and strtod reading a '.' whole means that is
+ * '.'), its strings are copied byte for byte when they hold no backslash,
+ * and json_parse allows only the four whitespace bytes after the value
+ * (or a NUL: then this gives up). test_server_units and fuzz_plan_json
+ * compare the two trees on mutated bodies. */
+
+#define SMALL_DEPTH 8
+
+struct small_in {
+    char *p, *end;
+    cJSON *node;
+    int n, cap;
+};
+
+static void small_ws(struct small_in *m)
+{
+    while (m->p < m->end && (*m->p == ' ' || *m->p == '\n' || *m->p == '\r' || *m->p == '\t'))
+        m->p++;
+}
+
+static cJSON *small_node(struct small_in *m)
+{
+    cJSON *it;
+    if (m->n >= m->cap)
+        return NULL;
+    it = &m->node[m->n++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* At '"': the string's text, NUL-terminated in place; NULL to give up. */
+static char *small_string(struct small_in *m)
+{
+    char *s = ++m->p;
+    while (m->p < m->end) {
+        unsigned char c = (unsigned char)*m->p;
+        if (c == '"') {
+            *m->p++ = '\0';
+            return s;
+        }
+        if (c < 0x20 || c == '\\')
+            return NULL;
+        m->p++;
+    }
+    return NULL;
+}
+
+static int small_digits(struct small_in *m)
+{
+    char *from = m->p;
+    while (m->p < m->end && *m->p >= '0' && *m->p <= '9')
+        m->p++;
+    return m->p > from;
+}
+
+/* 10^k for 0 <= k <= 22, exact doubles (5^22 < 2^53). */
+static const double SMALL_P10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The double strtod reads from the strict JSON number [s, end), without
+ * strtod, when it is M x 10^e with M of at most 15 digits and |e| <= 22:
+ * M and 10^|e| are exact doubles, and one IEEE multiplication or division
+ * rounds their exact product or quotient (the number's exact value) to
+ * nearest, as strtod rounds it (Clinger's fast path); the sign is the
+ * last step, as rounding to nearest is symmetric ("-0" is -0.0 as well).
+ * 0 for any other number (strtod reads it). */
+static int small_exact(const char *s, const char *end, double *out)
+{
+    unsigned long long m = 0;
+    int digits = 0, scale = 0, neg = 0, e = 0, eneg = 0, edigits = 0;
+    double x;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    for (; s < end && *s >= '0' && *s <= '9'; s++, digits++)
+        m = m * 10 + (unsigned)(*s - '0');
+    if (s < end && *s == '.')
+        for (s++; s < end && *s >= '0' && *s <= '9'; s++, digits++, scale++)
+            m = m * 10 + (unsigned)(*s - '0');
+    if (digits > 15)
+        return 0;
+    if (s < end) {   /* the exponent (the grammar was checked: e or E, a sign, digits) */
+        s++;
+        if (*s == '+' || *s == '-')
+            eneg = *s++ == '-';
+        for (; s < end; s++, edigits++)
+            e = e * 10 + (*s - '0');
+        if (edigits > 3)
+            return 0;
+        if (eneg)
+            e = -e;
+    }
+    e -= scale;
+    if (e < -22 || e > 22)
+        return 0;
+    x = (double)m;
+    x = e >= 0 ? x * SMALL_P10[e] : x / SMALL_P10[-e];
+    *out = neg ? -x : x;
+    return 1;
+}
+
+/* A strict JSON number, set as parse_number sets it. */
+static int small_number(struct small_in *m, cJSON *it)
+{
+    char *s = m->p, buf[64], *after = NULL;
+    size_t n;
+    double x;
+    if (*m->p == '-')
+        m->p++;
+    if (m->p < m->end && *m->p == '0')
+        m->p++;
+    else if (!small_digits(m))
+        return 0;
+    if (m->p < m->end && *m->p == '.') {
+        m->p++;
+        if (!small_digits(m))
+            return 0;
+    }
+    if (m->p < m->end && (*m->p == 'e' || *m->p == 'E')) {
+        m->p++;
+        if (m->p < m->end && (*m->p == '+' || *m->p == '-'))
+            m->p++;
+        if (!small_digits(m))
+            return 0;
+    }
+    n = (size_t)(m->p - s);
+    if (n >= sizeof buf)   /* cJSON reads at most 63 bytes of a number */
+        return 0;
+    if (!small_exact(s, m->p, &x)) {
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        x = strtod(buf, &after);
+        if (after != buf + n)
+            return 0;
+    }
+    it->valuedouble = x;
+    if (x >= INT_MAX)
+        it->valueint = INT_MAX;
+    else if (x <= (double)INT_MIN)
+        it->valueint = INT_MIN;
+    else
+        it->valueint = (int)x;
+    it->type = cJSON_Number;
+    return 1;
+}
+
+static int small_value(struct small_in *m, cJSON *it, int depth);
+
+/* An object ('{', keys) or an array ('['): children linked as cJSON links
+ * them (next; prev to the one before, the first's to the last). */
+static int small_list(struct small_in *m, cJSON *it, int depth, int object)
+{
+    cJSON *head = NULL, *cur = NULL;
+    char close = object ? '}' : ']';
+    if (depth >= SMALL_DEPTH)
+        return 0;
+    m->p++;
+    small_ws(m);
+    if (m->p < m->end && *m->p == close) {
+        m->p++;
+        it->type = object ? cJSON_Object : cJSON_Array;
+        return 1;
+    }
+    for (;;) {
+        cJSON *c = small_node(m);
+        char *key = NULL;
+        if (!c)
+            return 0;
+        small_ws(m);
+        if (object) {
+            if (m->p >= m->end || *m->p != '"' || !(key = small_string(m)))
+                return 0;
+            small_ws(m);
+            if (m->p >= m->end || *m->p != ':')
+                return 0;
+            m->p++;
+            small_ws(m);
+        }
+        if (!small_value(m, c, depth + 1))
+            return 0;
+        c->string = key;
+        if (!head) {
+            head = cur = c;
+        } else {
+            cur->next = c;
+            c->prev = cur;
+            cur = c;
+        }
+        small_ws(m);
+        if (m->p < m->end && *m->p == ',') {
+            m->p++;
+            continue;
+        }
+        if (m->p < m->end && *m->p == close) {
+            m->p++;
+            break;
+        }
+        return 0;
+    }
+    head->prev = cur;
+    it->child = head;
+    it->type = object ? cJSON_Object : cJSON_Array;
+    return 1;
+}
+
+static int small_value(struct small_in *m, cJSON *it, int depth)
+{
+    size_t left = (size_t)(m->end - m->p);
+    if (!left)
+        return 0;
+    switch (*m->p) {
+    case '{':
+        return small_list(m, it, depth, 1);
+    case '[':
+        return small_list(m, it, depth, 0);
+    case '"':
+        it->type = cJSON_String;
+        return (it->valuestring = small_string(m)) != NULL;
+    case 't':
+        if (left < 4 || memcmp(m->p, "true", 4) != 0)
+            return 0;
+        m->p += 4;
+        it->type = cJSON_True;
+        it->valueint = 1;
+        return 1;
+    case 'f':
+        if (left < 5 || memcmp(m->p, "false", 5) != 0)
+            return 0;
+        m->p += 5;
+        it->type = cJSON_False;
+        return 1;
+    case 'n':
+        if (left < 4 || memcmp(m->p, "null", 4) != 0)
+            return 0;
+        m->p += 4;
+        it->type = cJSON_NULL;
+        return 1;
+    default:
+        if (*m->p == '-' || (*m->p >= '0' && *m->p <= '9'))
+            return small_number(m, it);
+        return 0;
+    }
+}
+
+int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON **out)
+{
+    struct small_in m;
+    cJSON *root;
+    if (!text || len == 0 || len >= sizeof s->text)
+        return 0;
+    memcpy(s->text, text, len);
+    s->text[len] = '\0';
+    m.p = s->text;
+    m.end = s->text + len;
+    m.node = s->node;
+    m.n = 0;
+    m.cap = JSON_SMALL_NODES;
+    root = small_node(&m);
+    small_ws(&m);
+    if (!small_value(&m, root, 0))
+        return 0;
+    small_ws(&m);
+    if (m.p != m.end)
+        return 0;
+    *out = root;
+    return 1;
+}
+
 /* ------------------------------------------------------------ encoding */
 
 /* 10^k for 0 <= k <= 22: exact doubles (5^22 < 2^53). pow(10, k) gives
@@ -451,6 +753,27 @@ static double sig(double x, int digits)
 #define jw_str_arr(j, key, arr)                                                                                        \
     jw_str_in((j), (key), (arr),                                                                                       \
               sizeof(arr) + 0 * sizeof(char[1 - 2 * __builtin_types_compatible_p(__typeof__(arr), __typeof__(&(arr)[0]))]))
+
+/* jw_num of rnd(x, digits) and of sig(x, digits), tagged (jw_num_raw_hit):
+ * an x that is the recorded one is taken without rounding it again. The
+ * tag names the function and its digits, so one tag is one f. */
+#define TAG_RND(digits) (64u + 1u + (unsigned)((digits) + 32))
+#define TAG_SIG(digits) (128u + 1u + (unsigned)((digits) + 32))
+static JW_INLINE void num_rnd(struct jw *j, const char *key, double x, int digits)
+{
+    size_t klen = strlen(key);
+    uint64_t kk = JW_KK_TAG(klen, TAG_RND(digits));
+    if (!jw_num_raw_hit(j, key, kk, x))
+        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits));
+}
+
+static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digits)
+{
+    size_t klen = strlen(key);
+    uint64_t kk = JW_KK_TAG(klen, TAG_SIG(digits));
+    if (!jw_num_raw_hit(j, key, kk, x))
+        jw_num_tagged(j, key, klen, kk, x, sig(x, digits));
+}
 
 static void num_or_null(struct jw *j, const char *k, double v)
 {
@@ -581,20 +904,20 @@ static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs 
     jw_end(j);
 
     jw_obj(j, "memory");
-    jw_num(j, "per_gpu_gib", rnd(k->mem[0], 1));
-    jw_num(j, "capacity_gib", rnd(k->mem[1], 1));
-    jw_num(j, "weights_gib", rnd(k->mem[2], 2));
-    jw_num(j, "gradients_gib", rnd(k->mem[3], 2));
-    jw_num(j, "optimizer_gib", rnd(k->mem[4], 2));
-    jw_num(j, "activations_gib", rnd(k->mem[5], 2));
-    jw_num(j, "other_gib", rnd(k->mem[6], 2));
-    jw_num(j, "host_offload_gib", rnd(k->mem[7], 2));
+    num_rnd(j, "per_gpu_gib", k->mem[0], 1);
+    num_rnd(j, "capacity_gib", k->mem[1], 1);
+    num_rnd(j, "weights_gib", k->mem[2], 2);
+    num_rnd(j, "gradients_gib", k->mem[3], 2);
+    num_rnd(j, "optimizer_gib", k->mem[4], 2);
+    num_rnd(j, "activations_gib", k->mem[5], 2);
+    num_rnd(j, "other_gib", k->mem[6], 2);
+    num_rnd(j, "host_offload_gib", k->mem[7], 2);
     jw_end(j);
 
     jw_obj(j, "interconnect");
     jw_str(j, "intra_node", t->intra_node);
-    jw_num(j, "gpu_gpu_gbs", rnd(k->gpu_gpu_gbs, 1));
-    jw_num(j, "intra_busbw_gbs", rnd(k->intra_busbw_gbs, 1));
+    num_rnd(j, "gpu_gpu_gbs", k->gpu_gpu_gbs, 1);
+    num_rnd(j, "intra_busbw_gbs", k->intra_busbw_gbs, 1);
     jw_end(j);
 
     jw_obj(j, "fabric");
@@ -606,7 +929,7 @@ static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs 
     jw_str(j, "topology", t->topology);
     jw_str(j, "oversubscription", k->oversub);
     jw_bool(j, "lossless", k->lossless);
-    jw_num(j, "inter_busbw_gbs", rnd(k->inter_busbw_gbs, 1));
+    num_rnd(j, "inter_busbw_gbs", k->inter_busbw_gbs, 1);
     jw_obj(j, "switches");
     jw_num(j, "leaf", k->leaf);
     jw_num(j, "spine", k->spine);
@@ -625,9 +948,9 @@ static void write_expectations(struct jw *j, const struct engine_plan *p)
         jw_obj(j, NULL);
         jw_str(j, "id", e->id);
         if (!isnan(e->min))
-            jw_num(j, "min", rnd(e->min, 1));
+            num_rnd(j, "min", e->min, 1);
         if (!isnan(e->max))
-            jw_num(j, "max", rnd(e->max, 1));
+            num_rnd(j, "max", e->max, 1);
         if (e->value[0])
             jw_str(j, "value", e->value);
         if (e->unit[0])
@@ -669,11 +992,15 @@ struct exp_slot {
  * from the last tier of its cluster, not from another workload's; a
  * cluster the cache cannot hold uses one recording per tier. */
 enum { REC_HEAD, REC_TIER0, REC_TAIL = REC_TIER0 + TIER_COUNT, REC_PARTS };
+struct cand_order;
 
 struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
     int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
+    size_t last_len;         /* the last answer's length: the next one's buffer is sized from it */
+    struct cand_order *order;   /* write_frontier's working array, order_cap entries */
+    int order_cap;
     unsigned long long used, written;
     struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
 };
@@ -717,6 +1044,7 @@ void json_plan_cache_free(struct json_plan_cache *cache)
         free(cache->exp[i].f.text);
         jw_rec_free(cache->hw[i].rec);
     }
+    free(cache->order);
     free(cache);
 }
 
@@ -850,24 +1178,24 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_obj(j, NULL);
         jw_str_arr(j, "tier", p->storage[i].tier);
         jw_str_arr(j, "kind", p->storage[i].kind);
-        jw_num(j, "capacity_tb", rnd(p->storage[i].capacity_tb, 2));
-        jw_num(j, "read_gbs", rnd(p->storage[i].read_gbs, 2));
-        jw_num(j, "write_gbs", rnd(p->storage[i].write_gbs, 2));
-        jw_num(j, "usd", rnd(p->storage[i].usd, 0));
+        num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
+        num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
+        num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
+        num_rnd(j, "usd", p->storage[i].usd, 0);
         jw_end(j);
     }
     jw_end(j);
     jw_obj(j, "checkpoint");
-    jw_num(j, "size_gb", rnd(p->ckpt_size_gb, 1));
-    jw_num(j, "interval_min", rnd(p->ckpt_interval_min, 1));
+    num_rnd(j, "size_gb", p->ckpt_size_gb, 1);
+    num_rnd(j, "interval_min", p->ckpt_interval_min, 1);
     jw_num(j, "keep", p->ckpt_keep);
-    jw_num(j, "write_gbs", rnd(p->ckpt_write_gbs, 2));
-    jw_num(j, "stall_s", rnd(p->ckpt_stall_s, 1));
+    num_rnd(j, "write_gbs", p->ckpt_write_gbs, 2);
+    num_rnd(j, "stall_s", p->ckpt_stall_s, 1);
     jw_bool(j, "async", 1);
     jw_bool(j, "atomic_rename", 1);
     jw_end(j);
-    jw_num(j, "dataset_tb", rnd(p->dataset_tb, 3));
-    jw_num(j, "read_gbs", rnd(p->read_gbs, 3));
+    num_rnd(j, "dataset_tb", p->dataset_tb, 3);
+    num_rnd(j, "read_gbs", p->read_gbs, 3);
     jw_end(j);
 
     jw_obj(j, "host");
@@ -875,31 +1203,31 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     jw_num(j, "ram_gb_per_node", p->ram_gb_per_node);
     jw_str(j, "cpu_governor", "performance");
     jw_end(j);
-    jw_num(j, "power_kw", rnd(p->power_kw, 1));
+    num_rnd(j, "power_kw", p->power_kw, 1);
 
     jw_obj(j, "time");
-    jw_num(j, "days", rnd(p->days, 2));
-    jw_num(j, "days_low", rnd(p->days_low, 2));
-    jw_num(j, "days_high", rnd(p->days_high, 2));
-    jw_num(j, "hours", sig(p->days * 24.0, 3));
-    jw_num(j, "startup_min", rnd(p->startup_s / 60.0, 1));
-    jw_num(j, "gpu_hours", rnd(p->gpu_hours, 0));
-    jw_num(j, "tokens_per_s", sig(p->tokens_per_s, 5));
-    jw_num(j, "step_time_s", sig(p->step_time_s, 4));
-    jw_num(j, "mfu", rnd(p->mfu, 3));
-    jw_num(j, "hfu", rnd(p->hfu, 3));
-    jw_num(j, "achieved_tflops_per_gpu", rnd(p->achieved_tflops, 1));
-    jw_num(j, "comm_fraction", rnd(p->comm_fraction, 3));
-    jw_num(j, "bubble_fraction", rnd(p->bubble_fraction, 3));
-    jw_num(j, "goodput", rnd(p->goodput, 3));
-    jw_num(j, "mtbf_job_h", sig(p->mtbf_job_h, 3));
-    jw_num(j, "flops_total", sig(p->flops_total, 4));
+    num_rnd(j, "days", p->days, 2);
+    num_rnd(j, "days_low", p->days_low, 2);
+    num_rnd(j, "days_high", p->days_high, 2);
+    num_sig(j, "hours", p->days * 24.0, 3);
+    num_rnd(j, "startup_min", p->startup_s / 60.0, 1);
+    num_rnd(j, "gpu_hours", p->gpu_hours, 0);
+    num_sig(j, "tokens_per_s", p->tokens_per_s, 5);
+    num_sig(j, "step_time_s", p->step_time_s, 4);
+    num_rnd(j, "mfu", p->mfu, 3);
+    num_rnd(j, "hfu", p->hfu, 3);
+    num_rnd(j, "achieved_tflops_per_gpu", p->achieved_tflops, 1);
+    num_rnd(j, "comm_fraction", p->comm_fraction, 3);
+    num_rnd(j, "bubble_fraction", p->bubble_fraction, 3);
+    num_rnd(j, "goodput", p->goodput, 3);
+    num_sig(j, "mtbf_job_h", p->mtbf_job_h, 3);
+    num_sig(j, "flops_total", p->flops_total, 4);
     jw_end(j);
 
     jw_obj(j, "cost");
-    jw_num(j, "usd", rnd(p->cost_usd, 0));
-    jw_num(j, "usd_low", rnd(p->cost_low_usd, 0));
-    jw_num(j, "usd_high", rnd(p->cost_high_usd, 0));
+    num_rnd(j, "usd", p->cost_usd, 0);
+    num_rnd(j, "usd_low", p->cost_low_usd, 0);
+    num_rnd(j, "usd_high", p->cost_high_usd, 0);
     jw_str(j, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
     if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
         jw_num(j, "billed_hours_per_gpu", p->billed_hours);
@@ -927,14 +1255,14 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_obj(j, NULL);
         jw_str_arr(j, "item", b->item);
         jw_str_arr(j, "description", b->description);
-        jw_num(j, "quantity", rnd(b->quantity, 1));
-        jw_num(j, "unit_usd", rnd(b->unit_usd, 2));
-        jw_num(j, "total_usd", rnd(b->total_usd, 0));
+        num_rnd(j, "quantity", b->quantity, 1);
+        num_rnd(j, "unit_usd", b->unit_usd, 2);
+        num_rnd(j, "total_usd", b->total_usd, 0);
         jw_str_arr(j, "as_of", b->as_of);
         jw_end(j);
     }
     jw_end(j);
-    jw_num(j, "bom_total_usd", rnd(p->bom_total_usd, 0));
+    num_rnd(j, "bom_total_usd", p->bom_total_usd, 0);
     jw_rec_end(j);
 }
 
@@ -944,8 +1272,8 @@ static void write_model(struct jw *j, const struct engine_workload *w, double pa
     jw_obj(j, "model");
     if (w->preset[0])
         jw_str(j, "preset", w->preset);
-    jw_num(j, "params_b", sig(params_b, 4));
-    jw_num(j, "active_params_b", sig(active_b, 4));
+    num_sig(j, "params_b", params_b, 4);
+    num_sig(j, "active_params_b", active_b, 4);
     jw_num(j, "layers", m->layers);
     jw_num(j, "hidden", m->hidden);
     jw_num(j, "heads", m->heads);
@@ -1046,10 +1374,23 @@ static void frontier(const struct engine_recommendation *r, struct cand_order *s
 
 /* The clusters no other cluster beats on both time and cost, fastest first:
  * the trade-off curve the three tiers were picked from. */
-static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r)
+static void write_frontier(struct jw *j, const struct catalog *c, const struct engine_recommendation *r,
+                           struct json_plan_cache *cache)
 {
-    struct cand_order *order = malloc(sizeof *order * (size_t)(r->n_candidates > 0 ? r->n_candidates : 1));
-    int kept = 0;
+    int need = r->n_candidates > 0 ? r->n_candidates : 1, kept = 0;
+    struct cand_order *order = NULL, *own = NULL;
+    /* the cache's array (grown to the largest list seen), or one of its own */
+    if (cache && cache->order_cap < need) {
+        struct cand_order *p = realloc(cache->order, sizeof *p * (size_t)need);
+        if (p) {
+            cache->order = p;
+            cache->order_cap = need;
+        }
+    }
+    if (cache && cache->order_cap >= need)
+        order = cache->order;
+    else
+        order = own = malloc(sizeof *order * (size_t)need);
     jw_arr(j, "frontier");
     if (!order) {
         jw_end(j);
@@ -1065,12 +1406,12 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         jw_num(j, "tp", k->par.tp);
         jw_num(j, "pp", k->par.pp);
         jw_num(j, "dp", k->par.dp);
-        jw_num(j, "days", rnd(k->days, 2));
-        jw_num(j, "cost_usd", rnd(k->cost, 0));
+        num_rnd(j, "days", k->days, 2);
+        num_rnd(j, "cost_usd", k->cost, 0);
         jw_end(j);
     }
     jw_end(j);
-    free(order);
+    free(own);
 }
 
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
@@ -1084,7 +1425,15 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
                                       size_t *len)
 {
     struct jw j;
-    jw_init(&j);
+    char *text;
+    size_t n = 0;
+    /* The buffer at the last answer's size and some (answers of a workload
+     * differ by a few bytes): one allocation, where starting at 32 KB and
+     * doubling copied a 34 KB answer once on the way. */
+    if (cache && cache->last_len > 0)
+        jw_init_cap(&j, cache->last_len + cache->last_len / 8 + 1024);
+    else
+        jw_init(&j);
     jw_obj(&j, NULL);
     if (cache)
         jw_rec_begin(&j, cache->rec[REC_HEAD]);
@@ -1109,10 +1458,15 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
         jw_str(&j, NULL, r->warnings[i]);
     jw_end(&j);
     jw_num(&j, "configs_evaluated", (double)r->configs_evaluated);
-    write_frontier(&j, c, r);
+    write_frontier(&j, c, r, cache);
     jw_rec_end(&j);
     jw_end(&j);
-    return jw_finish(&j, len);
+    text = jw_finish(&j, &n);
+    if (len)
+        *len = n;
+    if (cache && text)
+        cache->last_len = n;
+    return text;
 }
 
 char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len)

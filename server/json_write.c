@@ -563,6 +563,13 @@ void jw_init(struct jw *j)
     j->first[0] = 1;
 }
 
+void jw_init_cap(struct jw *j, size_t cap)
+{
+    jw_init(j);
+    if (cap > 0 && (j->b.p = malloc(cap)) != NULL)
+        j->b.cap = cap;
+}
+
 #ifndef NDEBUG
 /* Whether a key needs no escaping (the assertion below). */
 static int key_plain(const char *key, size_t n)
@@ -790,14 +797,17 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
     if (kind == JW_K_STR) {
         size_t n = s ? strlen(s) : 0;
         if (n + 1 > e->scap) {
-            char *p = realloc(e->s, n + 1);
+            /* with room to spare: a text that changes often changes its
+             * length by a few bytes, up and down */
+            size_t cap = n + 1 < 64 ? 64 : n + 1 + n / 2;
+            char *p = realloc(e->s, cap);
             if (!p) {
                 r->n = ri;   /* this entry has no text to compare with */
                 rec_lose(j);
                 return;
             }
             e->s = p;
-            e->scap = n + 1;
+            e->scap = cap;
         }
         memcpy(e->s, s ? s : "", n);
         e->s[n] = '\0';
@@ -1009,6 +1019,37 @@ void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, dou
         j->first[j->depth] = 0;
     } else if (!jw_num_renote(j, e, key, klen, v, bits)) {
         jw_num_write(j, key, klen, v, bits);
+    }
+}
+
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v)
+{
+    struct jw_ent *e = j->cur;
+    uint64_t bits, raw;
+    memcpy(&bits, &v, sizeof bits);
+    memcpy(&raw, &x, sizeof raw);
+    if (j->rec && e < j->end && e->kk == kk && e->key == key) {
+        /* the same call with another x: its bytes are f(x)'s when f(x) is
+         * the recorded value (bits), else written anew in place */
+        assert(!key || jw_rec_key_is(j, e, key, klen));
+        if (e->bits == bits) {
+            e->raw = raw;
+            rec_take(j, e);
+            j->first[j->depth] = 0;
+            return;
+        }
+        if (jw_num_renote(j, e, key, klen, v, bits)) {
+            e->raw = raw;
+            return;
+        }
+    }
+    jw_num_write(j, key, klen, v, bits);
+    /* rec_note left the entry it wrote just before cur (unless nothing is
+     * recorded); it carries the tag and x from now on */
+    if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {
+        e = j->cur - 1;
+        e->kk = kk;
+        e->raw = raw;
     }
 }
 

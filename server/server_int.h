@@ -99,6 +99,9 @@ struct jw {
     unsigned long long taken;
 };
 void jw_init(struct jw *j);
+/* jw_init with the text's buffer allocated at cap bytes (a size known from
+ * the last such document: no growing, no copy on the way). */
+void jw_init_cap(struct jw *j, size_t cap);
 /* Closes the level open (jw_end, inline below, takes recorded bytes first). */
 void jw_close(struct jw *j);
 /* The _k forms take the key's length; the plain ones below are inline so
@@ -130,6 +133,7 @@ struct jw_ent {
     size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
     char *s;         /* a string's text (JW_K_STR; otherwise kept for reuse) */
     size_t slen, scap;
+    uint64_t raw;    /* a tagged number's input bits (jw_num_tagged; kk carries the tag) */
 };
 struct jw_rec {
     struct jw_ent *e;
@@ -273,6 +277,27 @@ static JW_INLINE void jw_null(struct jw *j, const char *key)
         return;
     jw_null_k(j, key, klen);
 }
+/* A number written as f(x), f a pure function of x named by a tag (1 to
+ * 2^31: the rounding and its digits, json_plan.c): the entry carries the
+ * tag in kk's upper half and the bits of x in raw, so an unchanged x is
+ * told, and its recorded bytes taken, before f is computed. A tagged entry
+ * is written only from a call with that tag, key and x (jw_num_tagged sets
+ * raw whenever it writes or takes one): its bytes are those of f(x). An
+ * untagged call never matches a tagged entry (kk differs), nor the reverse. */
+#define JW_KK_TAG(klen, tag) (JW_KK(JW_K_NUM, klen) | (uint64_t)(tag) << 32)
+static JW_INLINE int jw_num_raw_hit(struct jw *j, const char *key, uint64_t kk, double x)
+{
+    struct jw_ent *e = j->cur;
+    uint64_t raw;
+    memcpy(&raw, &x, sizeof raw);
+    if (e >= j->end || e->kk != kk || e->key != key || e->raw != raw)
+        return 0;
+    assert(!key || jw_rec_key_is(j, e, key, strlen(key)));
+    return jw_rec_take(j, e);
+}
+/* The call whose x was not the recorded one: v = f(x) is written (or its
+ * recorded bytes taken when v is the recorded value) and the entry tagged. */
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v);
 /* round(x) (halves away from zero, as libm's round) without the call: the
  * plan writers round ~250 values an answer. Below 2^52 the integer part
  * is exact in a long long and the fraction a - t is exact, so comparing
@@ -328,6 +353,17 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
                                       size_t *len);
 char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len);
 enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
+#ifdef cJSON__h
+/* A small body's tree in nodes held by the caller (json_plan.c says how):
+ * 1 with *out its root (nothing to free; it points into s), or 0 when the
+ * body is not plain small JSON, which json_parse then reads as ever. */
+#define JSON_SMALL_NODES 64
+struct json_small {
+    cJSON node[JSON_SMALL_NODES];
+    char text[2048];
+};
+int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON **out);
+#endif
 enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
                                  char *err, size_t errlen);
 enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,

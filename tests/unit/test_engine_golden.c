@@ -516,6 +516,145 @@ START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answe
 }
 END_TEST
 
+/* A workload that walks: each step changes ONE of its fields, drawn at
+ * random (model preset, task, tokens, sequence length, precision, deadline,
+ * budget, pricing, dataset, max_gpus, global batch, optimizer, attention,
+ * lora_rank, gpus_allowed; set, changed or left out), written as a request
+ * body and read as the server reads it (json_parse_small, else json_parse).
+ * Each answer through the search memo, the kept plan parts and one writer
+ * cache shared by every step (what a server thread reuses) must be, byte
+ * for byte, the plain engine_recommend's answer through the plain writer:
+ * whatever the writer or the pricing takes from an earlier answer must be
+ * proven equal by the values it is written from, whichever field changed. */
+START_TEST(a_workload_changing_one_random_field_a_step_is_answered_as_a_fresh_one)
+{
+    enum { STEPS = 260, NF = 15 };
+    static const char *const presets[] = {"llama-3-70b", "llama-3.1-8b", "mixtral-8x7b", "llama-2-7b", "qwen2.5-7b"};
+    static const char *const tasks[] = {"pretrain", "finetune", "lora", "qlora"};
+    static const char *const precs[] = {"bf16", "fp8", "fp16"};
+    static const char *const gpus[] = {"", "\"h100-sxm-80gb\", \"a100-sxm-80gb\"", "\"l40s-pcie-48gb\", \"a100-pcie-80gb\"",
+                                       "\"h100-sxm-80gb\""};
+    /* the fields' texts ("" = left out), changed one at a time */
+    char f[NF][160];
+    struct search_memo *memo = search_memo_new();
+    struct json_plan_cache *cache = json_plan_cache_new();
+    struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
+    static struct json_small small;
+    unsigned long long st = 0x452821e638d01377ULL, used = 0, written = 0;
+    int answered = 0, memo_hits = 0;
+
+    ck_assert(memo && cache && direct && viamemo);
+    memset(f, 0, sizeof f);
+    snprintf(f[0], sizeof f[0], "\"model\": {\"preset\": \"llama-3-70b\"}");
+    snprintf(f[2], sizeof f[2], "\"tokens_b\": 15000");
+    for (int step = 0; step < STEPS; step++) {
+        char body[2048], err[512] = "", field[96] = "";
+        int k = step == 0 ? 2 : (int)(rnd01(&st) * NF), hit = -1, n = 0;
+        double u = rnd01(&st);
+        int leave_out = u < 0.2;
+        cJSON *doc = NULL, *owned = NULL;
+        struct engine_workload w;
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        switch (k) {
+        case 0:
+            snprintf(f[0], sizeof f[0], "\"model\": {\"preset\": \"%s\"}", presets[(int)(u * 5)]);
+            break;
+        case 1:
+            snprintf(f[1], sizeof f[1], leave_out ? "" : "\"task\": \"%s\"", tasks[(int)(u * 4)]);
+            break;
+        case 2:
+            snprintf(f[2], sizeof f[2], "\"tokens_b\": %.6g", pow(10.0, -1.0 + 5.0 * u));
+            break;
+        case 3:
+            snprintf(f[3], sizeof f[3], leave_out ? "" : "\"seq_len\": %d", 1024 << (int)(u * 4));
+            break;
+        case 4:
+            snprintf(f[4], sizeof f[4], leave_out ? "" : "\"precision\": \"%s\"", precs[(int)(u * 3)]);
+            break;
+        case 5:
+            snprintf(f[5], sizeof f[5], leave_out ? "" : "\"deadline_days\": %.4g", 0.5 + 300.0 * rnd01(&st));
+            break;
+        case 6:
+            snprintf(f[6], sizeof f[6], leave_out ? "" : "\"budget_usd\": %.5g", pow(10.0, 3.0 + 6.0 * rnd01(&st)));
+            break;
+        case 7:
+            snprintf(f[7], sizeof f[7], leave_out ? "" : "\"pricing\": \"%s\"", u < 0.6 ? "buy" : "cloud");
+            break;
+        case 8:
+            snprintf(f[8], sizeof f[8], leave_out ? "" : "\"dataset_tb\": %.4g", 200.0 * rnd01(&st));
+            break;
+        case 9:
+            snprintf(f[9], sizeof f[9], leave_out ? "" : "\"max_gpus\": %d", 8 << (int)(rnd01(&st) * 9));
+            break;
+        case 10:
+            snprintf(f[10], sizeof f[10], leave_out ? "" : "\"global_batch_tokens\": %d", 262144 << (int)(rnd01(&st) * 4));
+            break;
+        case 11:
+            snprintf(f[11], sizeof f[11], leave_out ? "" : "\"optimizer\": \"%s\"", u < 0.6 ? "adamw-8bit" : "adamw");
+            break;
+        case 12:
+            snprintf(f[12], sizeof f[12], leave_out ? "" : "\"attention\": \"%s\"", u < 0.6 ? "standard" : "flash");
+            break;
+        case 13:
+            snprintf(f[13], sizeof f[13], leave_out ? "" : "\"lora_rank\": %d", 4 << (int)(rnd01(&st) * 6));
+            break;
+        default:
+            k = (int)(u * 4);
+            snprintf(f[14], sizeof f[14], k ? "\"gpus_allowed\": [%s]" : "%s", gpus[k]);
+            break;
+        }
+        n = snprintf(body, sizeof body, "{");
+        for (int i = 0; i < NF; i++)
+            if (f[i][0])
+                n += snprintf(body + n, sizeof body - (size_t)n, "%s%s", n > 1 ? ", " : "", f[i]);
+        n += snprintf(body + n, sizeof body - (size_t)n, "}");
+        ck_assert_int_lt(n, (int)sizeof body);
+        if (!json_parse_small(body, (size_t)n, &small, &doc)) {
+            ck_assert_msg(json_parse(body, (size_t)n, &doc, err, sizeof err) == ST_OK, "%s: %s", body, err);
+            owned = doc;
+        }
+        if (json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) != ST_OK ||
+            engine_workload_resolve(&w, cat, err, sizeof err) != ST_OK ||
+            engine_recommend(cat, &w, direct, err, sizeof err) != ST_OK) {
+            /* a refused workload (a task or limit the model rejects): the
+             * memo must refuse it the same way */
+            char err2[512] = "";
+            cJSON_Delete(owned);
+            if (engine_workload_resolve(&w, cat, err2, sizeof err2) == ST_OK)
+                ck_assert_int_ne(search_memo_recommend(memo, cat, &w, viamemo, &hit, err2, sizeof err2), ST_OK);
+            continue;
+        }
+        cJSON_Delete(owned);
+        ck_assert_msg(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err) == ST_OK, "%s", err);
+        memo_hits += hit;
+        a = json_recommendation_text(cat, &w, direct, &la);
+        b = json_recommendation_text_cached(cat, &w, viamemo, cache, &lb);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        if (la != lb || memcmp(a, b, la) != 0) {
+            size_t at = 0;
+            while (at < la && at < lb && a[at] == b[at])
+                at++;
+            ck_abort_msg("step %d (field %d changed, %s): the answer differs at byte %zu: ...%.60s... instead of "
+                         "...%.60s...", step, k, body, at, b + (at > 20 ? at - 20 : 0), a + (at > 20 ? at - 20 : 0));
+        }
+        answered++;
+        free(a);
+        free(b);
+    }
+    ck_assert_int_ge(answered, STEPS / 2);
+    ck_assert_int_ge(memo_hits, STEPS / 8);
+    json_plan_cache_replay_stats(cache, &used, &written);
+    ck_assert_msg(used >= 20000, "the recorded parts were barely replayed: %llu calls copied, %llu written", used,
+                  written);
+    json_plan_cache_free(cache);
+    search_memo_free(memo);
+    free(direct);
+    free(viamemo);
+}
+END_TEST
+
 /* search_memo_get leaves the candidates in place when the recommendation's
  * memory already holds the entry's (candidates_from names it). One memory
  * asks a shape twice (the second time nothing is copied); 64 other shapes,
@@ -646,6 +785,7 @@ int main(void)
     tcase_add_test(t, answers_through_the_search_memo_equal_answers_without_it);
     tcase_add_test(t, answers_priced_with_kept_texts_equal_answers_without_them);
     tcase_add_test(t, answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte);
+    tcase_add_test(t, a_workload_changing_one_random_field_a_step_is_answered_as_a_fresh_one);
     tcase_add_test(t, a_memo_entry_that_took_an_evicted_entrys_slot_is_not_taken_for_it);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
     tcase_add_test(t, recommend_answers_are_written_as_the_same_json_document);

@@ -886,6 +886,52 @@ START_TEST(tok_split_matches_a_byte_loop_on_random_text)
 }
 END_TEST
 
+/* The comma splitter it replaced: one byte at a time. */
+static int ref_csv_split(const char *s, size_t len, struct tok *out, int max)
+{
+    int n = 0;
+    size_t b = 0;
+    for (size_t i = 0; i <= len && n < max; i++) {
+        if (i == len || s[i] == ',') {
+            const char *f = s + b;
+            size_t fl = i - b;
+            span_trim(&f, &fl);
+            out[n].s = f;
+            out[n].len = fl;
+            n++;
+            b = i + 1;
+        }
+    }
+    return n;
+}
+
+START_TEST(csv_split_matches_a_byte_loop_on_random_text)
+{
+    /* commas dense and sparse, padding around fields, in lines that cross
+     * the 8-byte steps; the text ends a heap block (sanitizer builds) */
+    static const char alpha[] = "ab.7 ,,\t\r";
+    static const char sparse[] = "aaaaaaaaaaaaaaaaaaaaaa   ,";
+    char buf[120];
+    char *block = malloc(sizeof(buf));
+    struct tok a[GPU_CSV_COLS], b[GPU_CSV_COLS];
+    uint64_t st = 0x6A09E667F3BCC909ull;
+    for (int k = 0; k < 1000000; k++) {
+        size_t len = (k & 1) ? draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1)
+                             : draw_text(&st, buf, sizeof(buf), sparse, sizeof(sparse) - 1);
+        int max = 1 + (int)(draw(&st) % GPU_CSV_COLS);
+        char *heap = block + sizeof(buf) - len;
+        memcpy(heap, buf, len);
+        int na = csv_split(heap, len, a, max), nb = ref_csv_split(heap, len, b, max);
+        int same = na == nb;
+        for (int i = 0; same && i < na; i++)
+            same = a[i].s == b[i].s && a[i].len == b[i].len;
+        if (!same)
+            ck_abort_msg("csv_split(\"%.*s\", %d) differs", (int)len, heap, max);
+    }
+    free(block);
+}
+END_TEST
+
 START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 {
     /* num_parse_suffix reads a token with the general prefix reader and
@@ -1143,6 +1189,7 @@ static Suite *suite(void)
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, span_has_pair_ci_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, tok_split_matches_a_byte_loop_on_random_text);
+    tcase_add_test(x, csv_split_matches_a_byte_loop_on_random_text);
     suite_add_tcase(s, x);
     TCase *c = tcase_create("check");
     tcase_add_test(c, check_fails_a_pcie_path_where_nvswitch_is_planned);

@@ -752,6 +752,200 @@ START_TEST(powers_of_ten_from_pow_are_the_exact_literals)
 }
 END_TEST
 
+/* Whether two cJSON trees are the same in every member a reader can see:
+ * type, valueint, valuedouble's bits, key and string text, and the links
+ * (next, and prev as cJSON sets it: the one before, the first's the last). */
+static int small_tree_same(const cJSON *a, const cJSON *b)
+{
+    const cJSON *x, *y;
+    if (a->type != b->type || a->valueint != b->valueint ||
+        memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) != 0)
+        return 0;
+    if ((a->string == NULL) != (b->string == NULL) || (a->string && strcmp(a->string, b->string) != 0))
+        return 0;
+    if ((a->valuestring == NULL) != (b->valuestring == NULL) ||
+        (a->valuestring && strcmp(a->valuestring, b->valuestring) != 0))
+        return 0;
+    if ((a->child == NULL) != (b->child == NULL))
+        return 0;
+    for (x = a->child, y = b->child; x && y; x = x->next, y = y->next) {
+        if (!small_tree_same(x, y))
+            return 0;
+        if ((x->next == NULL) != (y->next == NULL) || (x->next && (x->next->prev != x || y->next->prev != y)))
+            return 0;
+        if (!x->next && (a->child->prev != x || b->child->prev != y))
+            return 0;
+    }
+    return !x && !y;
+}
+
+/* The small reader's numbers are the doubles cJSON reads (strtod), also
+ * where it computes them itself (M x 10^e, M of up to 15 digits, |e| <=
+ * 22): 120,000 random strict JSON numbers (signs, leading and trailing
+ * zeros, 1 to 18 digits, fractions, exponents of either sign and case,
+ * values at 2^53 and beyond, tiny and huge), compared bit for bit. */
+START_TEST(small_body_numbers_are_the_doubles_cjson_reads)
+{
+    unsigned long long rng = 0x2545f4914f6cdd1dULL;
+    static struct json_small sm;
+    for (int it = 0; it < 120000; it++) {
+        char buf[96], err[256];
+        int n = 0, intd, fracd, expd;
+        cJSON *a = NULL, *b = NULL;
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        intd = 1 + (int)(rng % 18);
+        fracd = (int)((rng >> 8) % 4) ? (int)((rng >> 12) % 19) : 0;
+        expd = (int)((rng >> 20) % 3) ? 0 : 1 + (int)((rng >> 24) % 3);
+        buf[n++] = '[';
+        if ((rng >> 28) & 1)
+            buf[n++] = '-';
+        for (int i = 0; i < intd; i++) {
+            unsigned long long r = (rng >> (i % 40)) * 0x9e3779b97f4a7c15ULL >> 40;
+            buf[n++] = (char)('0' + (i == 0 && intd > 1 ? 1 + r % 9 : r % 10));
+        }
+        if (intd == 1 && ((rng >> 40) & 3) == 0)
+            buf[n - 1] = '0';
+        if (fracd) {
+            buf[n++] = '.';
+            for (int i = 0; i < fracd; i++)
+                buf[n++] = (char)('0' + ((rng >> (i % 40)) * 0xbf58476d1ce4e5b9ULL >> 40) % 10);
+        }
+        if (expd) {
+            buf[n++] = (rng >> 45) & 1 ? 'e' : 'E';
+            if ((rng >> 46) % 3 == 1)
+                buf[n++] = '-';
+            else if ((rng >> 46) % 3 == 2)
+                buf[n++] = '+';
+            for (int i = 0; i < expd; i++)
+                buf[n++] = (char)('0' + (rng >> (50 + i * 4)) % 10);
+        }
+        buf[n++] = ']';
+        ck_assert_msg(json_parse_small(buf, (size_t)n, &sm, &a), "not taken: %.*s", n, buf);
+        ck_assert_int_eq(json_parse(buf, (size_t)n, &b, err, sizeof err), ST_OK);
+        ck_assert_msg(small_tree_same(a, b), "%.*s: %.17g instead of %.17g", n, buf, a->child->valuedouble,
+                      b->child->valuedouble);
+        cJSON_Delete(b);
+    }
+}
+END_TEST
+
+/* json_parse_small against json_parse on the workload fixtures and on
+ * 25,000 mutations of them (bytes changed to JSON's own characters,
+ * escapes, control bytes and a BOM's first byte, dropped, inserted,
+ * repeated, the body cut): wherever the small reader takes a body, cJSON
+ * takes it too and builds the same tree, and the workload decoder says
+ * the same of both (status, field, message). Every fixture but the ones
+ * that are not JSON, and a good share of the mutations, must be taken, so
+ * the comparison is not empty. */
+START_TEST(small_bodies_parse_to_the_tree_cjson_builds)
+{
+    static const char charset[] = "{}[],:\"\\ \t\n\r0123456789.eE+-truefalsnl\x01\x1f\xef\x80xA";
+    char seeds[40][2048];
+    size_t seed_len[40];
+    int n_seeds = 0, taken = 0, tried = 0, refused = 0;
+    unsigned long long rng = 88172645463325252ULL;
+    DIR *dir = opendir(TESTDATA "/workloads");
+    struct dirent *de;
+    static struct json_small sm;
+
+    ck_assert_ptr_nonnull(dir);
+    while ((de = readdir(dir)) != NULL && n_seeds < 40) {
+        char path[512];
+        size_t nlen = strlen(de->d_name), got;
+        FILE *f;
+        if (nlen < 6 || strcmp(de->d_name + nlen - 5, ".json") != 0 || strstr(de->d_name, ".expected."))
+            continue;
+        snprintf(path, sizeof path, "%s/workloads/%s", TESTDATA, de->d_name);
+        f = fopen(path, "rb");
+        ck_assert_ptr_nonnull(f);
+        got = fread(seeds[n_seeds], 1, sizeof seeds[0] - 1, f);
+        fclose(f);
+        if (got == 0 || got >= sizeof sm.text - 64)
+            continue;
+        seed_len[n_seeds++] = got;
+    }
+    closedir(dir);
+    ck_assert_int_ge(n_seeds, 10);
+    for (int it = 0; it < 25000 + n_seeds; it++) {
+        char buf[2100], err_a[512] = "", err_b[512] = "", field_a[96] = "", field_b[96] = "";
+        size_t len;
+        int k = it < n_seeds ? it : (int)((rng >> 33) % (unsigned)n_seeds);
+        cJSON *a = NULL, *b = NULL;
+        struct engine_workload wa, wb;
+        enum status sa, sb;
+        memcpy(buf, seeds[k], seed_len[k]);
+        len = seed_len[k];
+        for (int m = it < n_seeds ? 0 : 1 + (int)((rng >> 20) % 3); m > 0; m--) {
+            size_t at;
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            at = len ? (size_t)(rng >> 35) % len : 0;
+            switch ((rng >> 29) % 6) {
+            case 0:
+            case 1:   /* a byte becomes one of JSON's characters (or a stray) */
+                if (len)
+                    buf[at] = charset[(rng >> 13) % (sizeof charset - 1)];
+                break;
+            case 2:   /* a digit changes: mostly still valid */
+                while (at < len && !(buf[at] >= '0' && buf[at] <= '9'))
+                    at++;
+                if (at < len)
+                    buf[at] = (char)('0' + (rng >> 7) % 10);
+                break;
+            case 3:   /* a byte goes */
+                if (len) {
+                    memmove(buf + at, buf + at + 1, len - at - 1);
+                    len--;
+                }
+                break;
+            case 4:   /* a byte comes in */
+                if (len + 1 < sizeof buf) {
+                    memmove(buf + at + 1, buf + at, len - at);
+                    buf[at] = charset[(rng >> 13) % (sizeof charset - 1)];
+                    len++;
+                }
+                break;
+            default:   /* cut, or a run repeated */
+                if ((rng >> 9) & 1) {
+                    len = at;
+                } else {
+                    size_t n = (rng >> 40) % 16;
+                    if (at + n <= len && len + n < sizeof buf) {
+                        memmove(buf + at + n, buf + at, len - at);
+                        len += n;
+                    }
+                }
+                break;
+            }
+        }
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        tried++;
+        if (!json_parse_small(buf, len, &sm, &a)) {
+            /* a fixture is left to cJSON only when it is not JSON at all */
+            if (it < n_seeds) {
+                ck_assert_msg(json_parse(buf, len, &b, err_b, sizeof err_b) != ST_OK,
+                              "fixture %d not taken by the small reader", it);
+                refused++;
+            }
+            continue;
+        }
+        taken++;
+        ck_assert_msg(json_parse(buf, len, &b, err_b, sizeof err_b) == ST_OK, "cJSON refuses what the small reader took: %.*s",
+                      (int)len, buf);
+        ck_assert_msg(small_tree_same(a, b), "trees differ for %.*s", (int)len, buf);
+        sa = json_workload_decode(a, &wa, field_a, sizeof field_a, err_a, sizeof err_a);
+        sb = json_workload_decode(b, &wb, field_b, sizeof field_b, err_b, sizeof err_b);
+        ck_assert_int_eq(sa, sb);
+        ck_assert_str_eq(err_a, err_b);
+        ck_assert_str_eq(field_a, field_b);
+        cJSON_Delete(b);
+    }
+    ck_assert_int_le(refused, 2);
+    ck_assert_int_ge(taken, tried / 10);
+}
+END_TEST
+
 /* The plan cache keeps each answer under its route and the body itself
  * (or the SHA-256 of a body over RESP_BODY_KEEP) and compares them byte
  * for byte: a body that differs in one byte, the same body on the other
@@ -1094,6 +1288,8 @@ int main(void)
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
     tcase_add_test(wr, jw_round_rounds_as_libm_round);
     tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
+    tcase_add_test(wr, small_bodies_parse_to_the_tree_cjson_builds);
+    tcase_add_test(wr, small_body_numbers_are_the_doubles_cjson_reads);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
