@@ -393,6 +393,25 @@ void report_free(struct report *rep);
  * dropped. ST_NOMEM leaves dst as it was. */
 enum status report_append(struct report *dst, const struct report *src);
 
+/* How report_parse_opts may use threads. Zero fields take the defaults,
+ * which report_parse uses: threads = the online CPUs (at most 8), min_chunk
+ * = 8 MiB, so that only inputs of 16 MiB and more are cut into chunks. */
+#define REPORT_PARSE_THREADS_MAX 256
+struct report_parse_opts {
+    unsigned threads;          /* chunks parsed at once at most (1: one thread;
+                                  REPORT_PARSE_THREADS_MAX at most) */
+    size_t min_chunk;          /* bytes each chunk holds at least */
+};
+/* report_parse with the input cut into up to opts->threads chunks at line
+ * starts, parsed on that many threads (the caller's and opts->threads - 1
+ * POSIX threads) and merged. The report is the one report_parse(..) gives
+ * with one thread, in every field; opts NULL takes the defaults. */
+enum status report_parse_opts(const char *text, size_t len, const struct report_parse_opts *opts,
+                              struct report **out);
+/* How many chunks (threads) report_parse_opts plans for len bytes; fewer
+ * when the text has fewer line starts than that. */
+size_t report_parse_chunks(size_t len, const struct report_parse_opts *opts);
+
 /* ---- checker ------------------------------------------------------------- */
 
 enum report_severity {

@@ -648,4 +648,11 @@ void gemm_init(struct report_section *sec);
 enum take gemm_line(struct report_section *sec, const struct line *l);
 void gemm_finish(struct report_section *sec);
 
+/* report_parse_opts keeping at most sections_max sections (clamped to
+ * REPORT_SECTIONS_MAX), the rest counted as dropped: the cap's rules at a
+ * size a test can pass with a few fixtures, chunked or not. */
+enum status report_parse_capped(const char *text, size_t len,
+                                const struct report_parse_opts *opts, size_t sections_max,
+                                struct report **out);
+
 #endif

@@ -7,9 +7,11 @@
  * preflight log looks. Figures: MB/s of report_parse() on the file's bytes
  * already in memory, MB/s of the file read, MB/s of `LC_ALL=C grep -c` over
  * the file (its own process, file in the page cache after our read), and the
- * process's peak RSS against the input size. Parse and grep alternate, REPS
- * runs each; best and median are printed with their ratio. usage:
- * bench_parse [MB] */
+ * process's peak RSS against the input size. report_parse is timed twice
+ * per round: on one thread (report_parse_opts, threads = 1) and with its
+ * default threads (the online CPUs, at most eight, by chunks of 8 MiB or
+ * more); parses and grep alternate, REPS rounds; best and median are
+ * printed with their ratios to grep. usage: bench_parse [MB] */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,58 +151,82 @@ int main(int argc, char **argv)
     fclose(f);
     double t_read = now() - t0;
 
-    /* Parse and grep take turns, REPS times each, so that both see the same
-     * machine load (other processes, frequency changes); each figure is the
-     * best run (the machine's capability) and the median (what one run
-     * should expect). grep reads the file from the page cache, warm from
-     * our read above; its time includes starting the process (about 1 ms). */
+    /* Parse and grep take turns, REPS times each, so that all see the same
+     * machine load (other processes, frequency changes): each round runs
+     * report_parse on one thread, grep, and report_parse with its default
+     * threads; each figure is the best run (the machine's capability) and
+     * the median (what one run should expect), and each parse is paired
+     * with the grep run beside it. grep reads the file from the page cache,
+     * warm from our read above; its time includes starting the process
+     * (about 1 ms). */
     char cmd[512];
     snprintf(cmd, sizeof(cmd), "LC_ALL=C grep -c 'NCCL INFO' %s", path);
-    double tp[REPS], tg[REPS], ratio[REPS];
+    double tp1[REPS], tpn[REPS], tg[REPS], ratio1[REPS], ration[REPS];
     long matches = -1;
     size_t sections = 0, unrec = 0, lines = 0;
+    const struct report_parse_opts one = {.threads = 1};
     for (int i = 0; i < REPS; i++) {
-        struct report *rep = NULL;
-        t0 = now();
-        if (report_parse(text, len, &rep) != ST_OK) {
-            fprintf(stderr, "bench_parse: out of memory\n");
-            return 1;
-        }
-        tp[i] = now() - t0;
-        sections = rep->section_count + rep->sections_dropped;
-        unrec = rep->unrecognized_lines;
-        lines = rep->lines;
-        report_free(rep);
+        for (int pass = 0; pass < 2; pass++) {
+            struct report *rep = NULL;
+            t0 = now();
+            if (report_parse_opts(text, len, pass == 0 ? &one : NULL, &rep) != ST_OK) {
+                fprintf(stderr, "bench_parse: out of memory\n");
+                return 1;
+            }
+            (pass == 0 ? tp1 : tpn)[i] = now() - t0;
+            size_t s = rep->section_count + rep->sections_dropped;
+            if (pass == 1 && (s != sections || rep->unrecognized_lines != unrec ||
+                              rep->lines != lines)) {
+                fprintf(stderr, "bench_parse: the threaded parse differs from the one-thread parse\n");
+                return 1;
+            }
+            sections = s;
+            unrec = rep->unrecognized_lines;
+            lines = rep->lines;
+            report_free(rep);
+            if (pass == 1)
+                break;
 
-        t0 = now();
-        FILE *g = popen(cmd, "r");
-        if (!g || fscanf(g, "%ld", &matches) != 1) {
-            fprintf(stderr, "bench_parse: grep failed\n");
-            return 1;
+            t0 = now();
+            FILE *g = popen(cmd, "r");
+            if (!g || fscanf(g, "%ld", &matches) != 1) {
+                fprintf(stderr, "bench_parse: grep failed\n");
+                return 1;
+            }
+            pclose(g);
+            tg[i] = now() - t0;
         }
-        pclose(g);
-        tg[i] = now() - t0;
-        ratio[i] = tg[i] / tp[i];
+        ratio1[i] = tg[i] / tp1[i];
+        ration[i] = tg[i] / tpn[i];
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double mb = (double)len / 1e6;
-    qsort(tp, REPS, sizeof(double), cmp_double);
+    qsort(tp1, REPS, sizeof(double), cmp_double);
+    qsort(tpn, REPS, sizeof(double), cmp_double);
     qsort(tg, REPS, sizeof(double), cmp_double);
-    qsort(ratio, REPS, sizeof(double), cmp_double);
+    qsort(ratio1, REPS, sizeof(double), cmp_double);
+    qsort(ration, REPS, sizeof(double), cmp_double);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     printf("input: %.1f MB, %zu lines, %zu sections (%zu kept), %zu unrecognized lines\n", mb, lines,
            sections, sections > REPORT_SECTIONS_MAX ? (size_t)REPORT_SECTIONS_MAX : sections, unrec);
-    printf("report_parse: best %.0f MB/s, median %.0f MB/s (%d runs)\n", mb / tp[0],
-           mb / tp[REPS / 2], REPS);
+    printf("machine: %ld online CPUs; report_parse's default here: %zu threads\n", cpus,
+           report_parse_chunks(len, NULL));
     printf("grep -c 'NCCL INFO': best %.0f MB/s, median %.0f MB/s (%ld matches, incl. process "
            "start)\n", mb / tg[0], mb / tg[REPS / 2], matches);
-    printf("parse / grep: best/best %.2f, median of paired runs %.2f, worst pair %.2f "
-           "(goal >= 0.5)\n", tg[0] / tp[0], ratio[REPS / 2], ratio[0]);
+    printf("report_parse, 1 thread:  best %.0f MB/s, median %.0f MB/s (%d runs)\n", mb / tp1[0],
+           mb / tp1[REPS / 2], REPS);
+    printf("  / grep: best/best %.2f, median of paired runs %.2f, worst pair %.2f (goal >= 0.5)\n",
+           tg[0] / tp1[0], ratio1[REPS / 2], ratio1[0]);
+    printf("report_parse, %zu threads: best %.0f MB/s, median %.0f MB/s (%d runs)\n",
+           report_parse_chunks(len, NULL), mb / tpn[0], mb / tpn[REPS / 2], REPS);
+    printf("  / grep: best/best %.2f, median of paired runs %.2f, worst pair %.2f (goal >= 0.5)\n",
+           tg[0] / tpn[0], ration[REPS / 2], ration[0]);
     /* grep's figure includes reading the file from the page cache; ours
      * parses a buffer already in memory. For the strictest comparison, the
      * one read into a fresh buffer (page faults included) plus the best parse. */
-    printf("file read: %.3f s  %.0f MB/s; read + best parse: %.0f MB/s = %.2f x best grep\n",
-           t_read, mb / t_read, mb / (t_read + tp[0]), tg[0] / (t_read + tp[0]));
+    printf("file read: %.3f s  %.0f MB/s; read + best parse (default threads): %.0f MB/s = %.2f x "
+           "best grep\n", t_read, mb / t_read, mb / (t_read + tpn[0]), tg[0] / (t_read + tpn[0]));
     printf("peak RSS: %.1f MB = %.2f x input (goal <= 2; the input buffer itself is 1.00)\n",
            (double)ru.ru_maxrss / 1024.0, (double)ru.ru_maxrss * 1024.0 / (double)len);
     free(text);

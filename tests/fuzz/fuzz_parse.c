@@ -3,7 +3,11 @@
  * expectation id (so every checker branch reads the parsed sections), the
  * measured-value extraction, and report_append(). The input is copied into a
  * buffer of exactly its size, without a NUL, so AddressSanitizer catches any
- * read past the end. */
+ * read past the end. Differential too: each input is also parsed cut into
+ * small chunks on 2..4 threads (report_parse_opts, a layout chosen by the
+ * input's first bytes; for a quarter of them under a cap of a few sections),
+ * and the run aborts when that report differs from the one-thread parse in
+ * any counter, section header or JSON fact. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +15,8 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_int.h"
+#include "report_same.h"
 
 static const struct {
     const char *id;
@@ -65,6 +71,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();    /* appending never loses sections under the cap */
             report_free(twice);
         }
+        /* 2..4 chunks of at least 1..64 bytes: boundaries land on many
+         * different lines of the small inputs libFuzzer makes (more chunks
+         * an input cost more in thread starts than they found) */
+        struct report_parse_opts o = {
+            .threads = 2 + (size > 0 ? data[0] % 3 : 0),
+            .min_chunk = 1 + (size > 1 ? data[1] % 64 : 0),
+        };
+        /* a quarter of the inputs under a cap of 1..4 sections, where
+         * chunk parsers pass the cap long before the whole input does */
+        size_t cap = size > 2 && (data[2] & 3) == 0 ? 1 + (size_t)(data[2] >> 2) % 4
+                                                    : REPORT_SECTIONS_MAX;
+        struct report *chunked = NULL, *one = NULL;
+        const struct report_parse_opts o1 = {.threads = 1};
+        if (cap != REPORT_SECTIONS_MAX && report_parse_capped(text, size, &o1, cap, &one) != ST_OK)
+            one = NULL;
+        const struct report *base = cap == REPORT_SECTIONS_MAX ? rep : one;
+        if (base && report_parse_capped(text, size, &o, cap, &chunked) == ST_OK) {
+            char why[512];
+            if (!report_same(base, chunked, why, sizeof(why))) {
+                fprintf(stderr,
+                        "fuzz_parse: chunked parse (threads %u, min_chunk %zu, cap %zu) differs: %s\n",
+                        o.threads, o.min_chunk, cap, why);
+                abort();
+            }
+            report_free(chunked);
+        }
+        report_free(one);
         report_free(rep);
     }
     free(text);
