@@ -349,8 +349,11 @@ int http_body(struct http_req *req, size_t limit)
     }
     for (;;) {
         if (len == cap) {
-            if (cap > limit) /* already holds limit+1 bytes */
-                break;
+            /* A declared length is all civetweb reads (mg_read gives 0
+             * after it): stop there, where doubling the buffer and asking
+             * again cost every request a realloc and a read call. */
+            if (cap > limit || (declared > 0 && len == (size_t)declared))
+                break; /* (or it already holds limit+1 bytes) */
             size_t ncap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
             char *nb = realloc(buf, ncap + 1);
             if (!nb) {
