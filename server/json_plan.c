@@ -533,8 +533,10 @@ static int small_exact(const char *s, const char *end, double *out)
         s++;
         if (*s == '+' || *s == '-')
             eneg = *s++ == '-';
+        /* digits past the fourth are only counted: e would overflow */
         for (; s < end; s++, edigits++)
-            e = e * 10 + (*s - '0');
+            if (edigits < 4)
+                e = e * 10 + (*s - '0');
         if (edigits > 3)
             return 0;
         if (eneg)
