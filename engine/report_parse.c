@@ -258,7 +258,7 @@ static inline int strong_lead(const struct line *l)
     return n && s[0] >= 'a' && s[0] <= 'z' && (memchr(s, ',', n) || memchr(s, '.', n));
 }
 
-static int strong_possible(const struct line *l)
+static inline __attribute__((always_inline)) int strong_possible(const struct line *l)
 {
     if (strong_lead(l))
         return 1;
