@@ -459,6 +459,18 @@ END_TEST
  * writer give, for random tokens, deadlines, budgets and dataset sizes: a
  * kept text that no longer matches its tier shows here as a differing byte.
  * The cache must also have been used, or the comparison would prove nothing. */
+/* "differs at byte N: ...got... instead of ...want...": where the text got
+ * (b) first leaves the text wanted (a), with 20 bytes before it. */
+static const char *text_difference(const char *a, size_t la, const char *b, size_t lb, char *out, size_t n)
+{
+    size_t at = 0;
+    while (at < la && at < lb && a[at] == b[at])
+        at++;
+    snprintf(out, n, "differs at byte %zu: ...%.60s... instead of ...%.60s...", at, b + (at > 20 ? at - 20 : 0),
+             a + (at > 20 ? at - 20 : 0));
+    return out;
+}
+
 START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte)
 {
     enum { NS = MEMO_NS, ROUNDS = 16 };
@@ -467,7 +479,7 @@ START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answe
     struct json_plan_cache *cache = json_plan_cache_new();
     struct engine_recommendation *direct = calloc(1, sizeof *direct), *viamemo = calloc(1, sizeof *viamemo);
     unsigned long long st = 0x243f6a8885a308d3ULL, used = 0, written = 0;
-    char err[512] = "";
+    char err[512] = "", diff[256];
 
     ck_assert(memo && cache && direct && viamemo);
     decode_memo_shapes(base);
@@ -489,14 +501,9 @@ START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answe
             b = json_recommendation_text_cached(cat, &w, viamemo, cache, &lb);
             ck_assert_ptr_nonnull(a);
             ck_assert_ptr_nonnull(b);
-            if (la != lb || memcmp(a, b, la) != 0) {
-                size_t at = 0;
-                while (at < la && at < lb && a[at] == b[at])
-                    at++;
-                ck_abort_msg("shape %d round %d (tokens %g): the cached answer differs at byte %zu: ...%.60s... "
-                             "instead of ...%.60s...", i, r, w.tokens_b, at, b + (at > 20 ? at - 20 : 0),
-                             a + (at > 20 ? at - 20 : 0));
-            }
+            if (la != lb || memcmp(a, b, la) != 0)
+                ck_abort_msg("shape %d round %d (tokens %g): the cached answer %s", i, r, w.tokens_b,
+                             text_difference(a, la, b, lb, diff, sizeof diff));
             free(a);
             free(b);
         }
@@ -548,7 +555,7 @@ START_TEST(a_workload_changing_one_random_field_a_step_is_answered_as_a_fresh_on
     snprintf(f[0], sizeof f[0], "\"model\": {\"preset\": \"llama-3-70b\"}");
     snprintf(f[2], sizeof f[2], "\"tokens_b\": 15000");
     for (int step = 0; step < STEPS; step++) {
-        char body[2048], err[512] = "", field[96] = "";
+        char body[2048], err[512] = "", field[96] = "", diff[256];
         int k = step == 0 ? 2 : (int)(rnd01(&st) * NF), hit = -1, n = 0;
         double u = rnd01(&st);
         int leave_out = u < 0.2;
@@ -632,13 +639,9 @@ START_TEST(a_workload_changing_one_random_field_a_step_is_answered_as_a_fresh_on
         b = json_recommendation_text_cached(cat, &w, viamemo, cache, &lb);
         ck_assert_ptr_nonnull(a);
         ck_assert_ptr_nonnull(b);
-        if (la != lb || memcmp(a, b, la) != 0) {
-            size_t at = 0;
-            while (at < la && at < lb && a[at] == b[at])
-                at++;
-            ck_abort_msg("step %d (field %d changed, %s): the answer differs at byte %zu: ...%.60s... instead of "
-                         "...%.60s...", step, k, body, at, b + (at > 20 ? at - 20 : 0), a + (at > 20 ? at - 20 : 0));
-        }
+        if (la != lb || memcmp(a, b, la) != 0)
+            ck_abort_msg("step %d (field %d changed, %s): the answer %s", step, k, body,
+                         text_difference(a, la, b, lb, diff, sizeof diff));
         answered++;
         free(a);
         free(b);
