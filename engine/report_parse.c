@@ -271,7 +271,7 @@ static inline __attribute__((always_inline)) int strong_possible(const struct li
      * three times that a substring (callgrind). STRONG_SUBS lists the same
      * substrings as strong_subs; the unit test checks this against the
      * table's loop. */
-#define HAS_PAIR(a, b) (lp->seen[(((unsigned)(unsigned char)(a) << 3) ^ (unsigned char)(b)) & 511u] == gen)
+#define HAS_PAIR(a, b) (lp->seen[pair_hash((unsigned char)(a), (unsigned char)(b))] == gen)
 #define SUB(lit)                                                                      \
     if (HAS_PAIR(lit[0], lit[1]) && HAS_PAIR(lit[(sizeof(lit) - 1) / 2 - 1],          \
                                              lit[(sizeof(lit) - 1) / 2]) &&           \
