@@ -648,6 +648,13 @@ void gemm_init(struct report_section *sec);
 enum take gemm_line(struct report_section *sec, const struct line *l);
 void gemm_finish(struct report_section *sec);
 
+/* Whether a strong start marker of any kind can be in line l (l->pairs
+ * set): report_parse's filter before asking the detectors, and the same
+ * test written as a loop over its table of substrings (the reference the
+ * unit test holds the fast one to). */
+int report_strong_possible(const struct line *l);
+int report_strong_possible_ref(const struct line *l);
+
 /* report_parse_opts keeping at most sections_max sections (clamped to
  * REPORT_SECTIONS_MAX), the rest counted as dropped: the cap's rules at a
  * size a test can pass with a few fixtures, chunked or not. */

@@ -108,21 +108,21 @@ static int is_decoration(const struct line *l)
 /* Substrings one of which every strong start marker holds unless it opens
  * the line with a byte strong_possible() lets through: a necessary
  * condition, kept in step with each kind's detect(). */
+#define STRONG_SUBS(X)                                                                   \
+    X("NCCL WARN") X("_perf") X(" Test") X("ib_") X("Waiting for client to connect")      \
+    X("nvidia-smi") X("NVSMI LOG") X("NVIDIA-SMI ") X("Successfully ran diagnostic")      \
+    X("dcgmi diag") X("Diagnostic\"") X("nvbandwidth") X(": (g") X("\"fio version\"")    \
+    X("cpupower frequency-info") X("lscpu") X("ethtool -") X("ibstat") X("ibv_devinfo")  \
+    /* gemm: "gflops)" and "Gflop/s)" both hold "flop", "gpu_burn" and               \
+     * "gpu-burn" both "burn"; "Skipping ... since DCGM validation" opens            \
+     * with 'S' below */                                                               \
+    X("flop") X("burn") X("dcgmproftester")
+#define SUB_ENTRY(lit) {LIT_N(lit)},
 static const struct {
     const char *s;
     size_t n;
-} strong_subs[] = {
-    {LIT_N("NCCL WARN")}, {LIT_N("_perf")}, {LIT_N(" Test")}, {LIT_N("ib_")},
-    {LIT_N("Waiting for client to connect")}, {LIT_N("nvidia-smi")}, {LIT_N("NVSMI LOG")},
-    {LIT_N("NVIDIA-SMI ")}, {LIT_N("Successfully ran diagnostic")}, {LIT_N("dcgmi diag")},
-    {LIT_N("Diagnostic\"")}, {LIT_N("nvbandwidth")}, {LIT_N(": (g")},
-    {LIT_N("\"fio version\"")}, {LIT_N("cpupower frequency-info")}, {LIT_N("lscpu")},
-    {LIT_N("ethtool -")}, {LIT_N("ibstat")}, {LIT_N("ibv_devinfo")},
-    /* gemm: "gflops)" and "Gflop/s)" both hold "flop", "gpu_burn" and
-     * "gpu-burn" both "burn"; "Skipping ... since DCGM validation" opens
-     * with 'S' below */
-    {LIT_N("flop")}, {LIT_N("burn")}, {LIT_N("dcgmproftester")},
-};
+} strong_subs[] = {STRONG_SUBS(SUB_ENTRY)};
+#undef SUB_ENTRY
 #define NSTRONG (sizeof(strong_subs) / sizeof(strong_subs[0]))
 
 /* A chunk parser's state after `line` of its chunk's lines (0: before the
@@ -154,7 +154,6 @@ struct parser {
     size_t nlines;             /* chunk parsers: lines of the chunk */
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
-    unsigned short strong_pairs[NSTRONG][3];   /* strong_subs' pair hashes */
 };
 
 static void close_cur(struct parser *p)
@@ -226,7 +225,7 @@ static struct report_section *open_section(struct parser *p, const struct kind_o
  * a few bit tests each (the same test as line_may_hold). The generic lines
  * that get here (table borders, headings, JSON, "key: value" banners) mostly
  * fail both, and are spared asking ten detectors. */
-static int strong_possible(const struct parser *p, const struct line *l)
+static inline int strong_lead(const struct line *l)
 {
     const char *s = l->s;
     size_t n = l->len;
@@ -256,21 +255,57 @@ static int strong_possible(const struct parser *p, const struct line *l)
     if (lead)
         return 1;
     /* nvidia-smi --query-gpu's CSV header: lower case, ',' or '.' */
-    if (n && s[0] >= 'a' && s[0] <= 'z' && (memchr(s, ',', n) || memchr(s, '.', n)))
+    return n && s[0] >= 'a' && s[0] <= 'z' && (memchr(s, ',', n) || memchr(s, '.', n));
+}
+
+static inline __attribute__((always_inline)) int strong_possible(const struct line *l)
+{
+    if (strong_lead(l))
         return 1;
     line_pairs_ensure(l);
     const struct line_pairs *lp = l->pairs;
     unsigned short gen = lp->gen;
+    /* Written out per substring: the literals' pair hashes fold to
+     * constants, so a substring whose first pair is absent (most) costs a
+     * compare and a branch, where the loop over a table of hashes cost
+     * three times that a substring (callgrind). STRONG_SUBS lists the same
+     * substrings as strong_subs; the unit test checks this against the
+     * table's loop. */
+#define HAS_PAIR(a, b) (lp->seen[pair_hash((unsigned char)(a), (unsigned char)(b))] == gen)
+#define SUB(lit)                                                                      \
+    if (HAS_PAIR(lit[0], lit[1]) && HAS_PAIR(lit[(sizeof(lit) - 1) / 2 - 1],          \
+                                             lit[(sizeof(lit) - 1) / 2]) &&           \
+        HAS_PAIR(lit[sizeof(lit) - 3], lit[sizeof(lit) - 2]))                         \
+        return 1;
+    STRONG_SUBS(SUB)
+#undef SUB
+#undef HAS_PAIR
+    return 0;
+}
+
+int report_strong_possible(const struct line *l)
+{
+    return strong_possible(l);
+}
+
+int report_strong_possible_ref(const struct line *l)
+{
+    if (strong_lead(l))
+        return 1;
+    line_pairs_ensure(l);
+    const struct line_pairs *lp = l->pairs;
     for (size_t i = 0; i < NSTRONG; i++) {
-        const unsigned short *h = p->strong_pairs[i];
-        if (lp->seen[h[0]] == gen && lp->seen[h[1]] == gen && lp->seen[h[2]] == gen)
+        const unsigned char *z = (const unsigned char *)strong_subs[i].s;
+        size_t n = strong_subs[i].n, m = n / 2;
+        if (pairs_has(lp, z[0], z[1]) && pairs_has(lp, z[m - 1], z[m]) &&
+            pairs_has(lp, z[n - 2], z[n - 1]))
             return 1;
     }
     return 0;
 }
 
 /* The kind whose start marker this line is, at least of strength min. */
-static const struct kind_ops *detect_kind(const struct parser *p, const struct line *l, int min,
+static const struct kind_ops *detect_kind(const struct line *l, int min,
                                           int skip_kind)
 {
     /* Braces and table borders start many lines of JSON and boxed tables;
@@ -279,7 +314,7 @@ static const struct kind_ops *detect_kind(const struct parser *p, const struct l
     char c1 = l->len > 1 ? l->s[1] : '\0';
     if (c0 == '{' || c0 == '}' || c0 == ']')
         return NULL;
-    if (min >= DETECT_STRONG && !strong_possible(p, l))
+    if (min >= DETECT_STRONG && !strong_possible(l))
         return NULL;
     /* "[host ~]# cmd" and "+ cmd" (shell trace) are command lines; a '+'
      * followed by '-' or '=' is a table border. */
@@ -359,7 +394,7 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
              * marker begins with a digit, which spares table rows. */
             const struct kind_ops *ops = NULL;
             if (!(l->s[0] >= '0' && l->s[0] <= '9'))
-                ops = detect_kind(p, l, DETECT_STRONG, (int)p->cur_ops->kind);
+                ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
             if (ops)
                 start(p, ops, l, lineno);
             else
@@ -373,7 +408,7 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
      * they hold no measurement, and a long log is full of them. */
     if (blank || info)
         return;
-    const struct kind_ops *ops = detect_kind(p, l, DETECT_WEAK, -1);
+    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
     if (ops) {
         start(p, ops, l, lineno);
         return;
@@ -397,14 +432,6 @@ static struct parser *parser_new(size_t smax)
     }
     p->ev_end = SIZE_MAX;
     p->smax = smax;
-    for (size_t i = 0; i < NSTRONG; i++) {
-        /* the pairs line_may_hold tests: first, middle, last */
-        const unsigned char *z = (const unsigned char *)strong_subs[i].s;
-        size_t n = strong_subs[i].n, m = n / 2;
-        p->strong_pairs[i][0] = (unsigned short)pair_hash(z[0], z[1]);
-        p->strong_pairs[i][1] = (unsigned short)pair_hash(z[m - 1], z[m]);
-        p->strong_pairs[i][2] = (unsigned short)pair_hash(z[n - 2], z[n - 1]);
-    }
     return p;
 }
 

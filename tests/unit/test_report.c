@@ -759,6 +759,54 @@ START_TEST(line_clean_matches_byte_tests_on_random_lines)
 }
 END_TEST
 
+START_TEST(strong_possible_matches_its_table_loop_on_random_lines)
+{
+    /* whole strong substrings, pieces of them (a pair short), the first
+     * bytes of lead markers and filler, so that both answers are common */
+    static const char *const pieces[] = {
+        "NCCL WARN", "NCCL WAR", "_perf", "_per", " Test", "Test", "ib_", "ib", "Waiting for client",
+        " to connect", "nvidia-smi", "nvidia-sm", "NVSMI LOG", "NVSMI LO", "NVIDIA-SMI ",
+        "Successfully ran diagnostic", "Successfully ran diag", "dcgmi diag", "dcgmi dia",
+        "Diagnostic\"", "Diagnostic", "nvbandwidth", "nvbandwidt", ": (g", ": (", "\"fio version\"",
+        "\"fio version", "cpupower frequency-info", "cpupower frequency", "lscpu", "lscp",
+        "ethtool -", "ethtool ", "ibstat", "ibsta", "ibv_devinfo", "ibv_devinf", "flop", "flo",
+        "burn", "bur", "dcgmproftester", "dcgmproftest", "size", "GPU0", "x", "a,b", "q.r", " ",
+        "  ", "|", "-", "W", "N", "S", "\v",
+    };
+    char buf[120];
+    struct line_pairs pairs;
+    memset(&pairs, 0, sizeof(pairs));
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    int seen[2] = {0, 0};
+    for (int k = 0; k < 400000; k++) {
+        size_t len = 0, want = (size_t)(draw(&st) % 5);
+        for (size_t i = 0; i < want; i++) {
+            const char *pc = pieces[draw(&st) % (sizeof(pieces) / sizeof(pieces[0]))];
+            size_t n = strlen(pc);
+            if (len + n > sizeof(buf))
+                break;
+            memcpy(buf + len, pc, n);
+            len += n;
+        }
+        struct line l;
+        memset(&l, 0, sizeof(l));
+        line_clean(buf, len, &l);
+        l.pairs = &pairs;
+        pairs.searches = 0;
+        int got = report_strong_possible(&l);
+        pairs.searches = 0;
+        int ref = report_strong_possible_ref(&l);
+        if (got != ref)
+            ck_abort_msg("strong_possible %d, its table loop %d on \"%.*s\"", got, ref, (int)len,
+                         buf);
+        seen[ref != 0]++;
+    }
+    /* both answers drawn often: the test can tell a substring left out */
+    ck_assert_int_gt(seen[0], 50000);
+    ck_assert_int_gt(seen[1], 50000);
+}
+END_TEST
+
 static const char *ref_find(const char *s, size_t len, const char *lit, size_t n)
 {
     for (size_t i = 0; i + n <= len; i++)
@@ -1185,6 +1233,7 @@ static Suite *suite(void)
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
+    tcase_add_test(x, strong_possible_matches_its_table_loop_on_random_lines);
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, span_has_pair_ci_matches_a_byte_loop_on_random_text);
