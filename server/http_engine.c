@@ -24,30 +24,32 @@ static int reply_cached(struct http_req *req, const struct resp_key *key)
 {
     char *body = NULL;
     size_t len = 0;
-    if (!resp_cache_get(req->app->plan_cache, key, &body, &len))
+    if (!resp_cache_get_room(req->app->plan_cache, key, HTTP_HEAD_ROOM, &body, &len))
         return 0;
-    http_send(req, 200, "application/json", "Cache-Control: no-store\r\nX-Gpuplan-Cache: hit\r\n", body, len);
-    free(body);
+    http_send_room(req, 200, "application/json", "Cache-Control: no-store\r\nX-Gpuplan-Cache: hit\r\n", body, len,
+                   HTTP_HEAD_ROOM);
+    free(body - HTTP_HEAD_ROOM);
     return 1;
 }
 
 /* Sends the answer text with the given headers, then hands it to the
  * answer cache under key (json_*_text: written directly, no cJSON tree;
- * the cache frees it). */
+ * the cache frees it). room: the free bytes in front of text in its
+ * allocation, where the head is written (http_send_room). */
 static void reply_and_keep_h(struct http_req *req, const struct resp_key *key, char *text, size_t len,
-                             const char *headers)
+                             size_t room, const char *headers)
 {
     if (!text) {
         http_problem(req, 500, NULL, "cannot encode the response");
         return;
     }
-    http_send(req, 200, "application/json", headers, text, len);
-    resp_cache_put(req->app->plan_cache, key, text, len);
+    http_send_room(req, 200, "application/json", headers, text, len, room);
+    resp_cache_put_room(req->app->plan_cache, key, text, len, room);
 }
 
 static void reply_and_keep(struct http_req *req, const struct resp_key *key, char *text, size_t len)
 {
-    reply_and_keep_h(req, key, text, len, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
+    reply_and_keep_h(req, key, text, len, 0, "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\n");
 }
 
 static int no_catalog(struct http_req *req)
@@ -215,9 +217,9 @@ int http_recommend(struct http_req *req)
         scratch_put(req->app->rec_pool, scratch);
         return bad_input(req, NULL, err);
     }
-    text = json_recommendation_text_cached(cat, &w, rec, scratch->cache, &len);
+    text = json_recommendation_text_room(cat, &w, rec, scratch->cache, HTTP_HEAD_ROOM, &len);
     scratch_put(req->app->rec_pool, scratch);
-    reply_and_keep_h(req, &key, text, len,
+    reply_and_keep_h(req, &key, text, len, HTTP_HEAD_ROOM,
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");
     return 0;

@@ -533,8 +533,10 @@ static int small_exact(const char *s, const char *end, double *out)
         s++;
         if (*s == '+' || *s == '-')
             eneg = *s++ == '-';
+        /* digits past the fourth are only counted: e would overflow */
         for (; s < end; s++, edigits++)
-            e = e * 10 + (*s - '0');
+            if (edigits < 4)
+                e = e * 10 + (*s - '0');
         if (edigits > 3)
             return 0;
         if (eneg)
@@ -1424,16 +1426,22 @@ char *json_recommendation_text_cached(const struct catalog *c, const struct engi
                                       const struct engine_recommendation *r, struct json_plan_cache *cache,
                                       size_t *len)
 {
+    return json_recommendation_text_room(c, w, r, cache, 0, len);
+}
+
+char *json_recommendation_text_room(const struct catalog *c, const struct engine_workload *w,
+                                    const struct engine_recommendation *r, struct json_plan_cache *cache,
+                                    size_t room, size_t *len)
+{
     struct jw j;
     char *text;
     size_t n = 0;
     /* The buffer at the last answer's size and some (answers of a workload
      * differ by a few bytes): one allocation, where starting at 32 KB and
-     * doubling copied a 34 KB answer once on the way. */
-    if (cache && cache->last_len > 0)
-        jw_init_cap(&j, cache->last_len + cache->last_len / 8 + 1024);
-    else
-        jw_init(&j);
+     * doubling copied a 34 KB answer once on the way. The room in front is
+     * for the server's HTTP head: the answer then leaves in one write
+     * without being copied beside it (http_send_room). */
+    jw_init_room(&j, room, cache && cache->last_len > 0 ? cache->last_len + cache->last_len / 8 + 1024 : 0);
     jw_obj(&j, NULL);
     if (cache)
         jw_rec_begin(&j, cache->rec[REC_HEAD]);

@@ -58,12 +58,13 @@ static int grow(struct json_buf *b, size_t need)
     cap = b->cap ? b->cap : 32768;   /* a plan answer is ~26 KB: one allocation */
     while (cap < b->len + need + 1)
         cap *= 2;
-    np = realloc(b->p, cap);
+    /* the room in front (jw_init_room) moves with the text */
+    np = realloc(b->p ? b->p - b->room : NULL, b->room + cap);
     if (!np) {
         b->failed = 1;
         return 0;
     }
-    b->p = np;
+    b->p = np + b->room;
     b->cap = cap;
     return 1;
 }
@@ -565,9 +566,18 @@ void jw_init(struct jw *j)
 
 void jw_init_cap(struct jw *j, size_t cap)
 {
+    jw_init_room(j, 0, cap);
+}
+
+void jw_init_room(struct jw *j, size_t room, size_t cap)
+{
+    char *p;
     jw_init(j);
-    if (cap > 0 && (j->b.p = malloc(cap)) != NULL)
+    j->b.room = room;
+    if (cap > 0 && (p = malloc(room + cap)) != NULL) {
+        j->b.p = p + room;
         j->b.cap = cap;
+    }
 }
 
 #ifndef NDEBUG
@@ -1134,7 +1144,7 @@ char *jw_finish(struct jw *j, size_t *len)
     j->rec = NULL;   /* a part left open: jw_rec_begin starts its recording again */
     j->cur = j->end = NULL;
     if (b->failed || j->depth != 0 || !grow(b, 0)) {
-        free(b->p);
+        free(b->p ? b->p - b->room : NULL);
         memset(j, 0, sizeof *j);
         return NULL;
     }

@@ -30,6 +30,7 @@ struct cache_slot {
     size_t id_len;
     char *body;          /* the answer, owned (resp_cache_put); NULL when the slot is empty */
     size_t len;
+    size_t room;         /* body - room is its allocation (resp_cache_put_room) */
     unsigned long long used; /* tick of the last hit, for LRU */
 };
 
@@ -55,7 +56,8 @@ void resp_cache_free(struct resp_cache *c)
     if (!c)
         return;
     for (int i = 0; i < CACHE_SLOTS; i++) {
-        free(c->slots[i].body);
+        if (c->slots[i].body)
+            free(c->slots[i].body - c->slots[i].room);
         free(c->slots[i].id);
     }
     pthread_mutex_destroy(&c->mu);
@@ -110,6 +112,15 @@ static inline __attribute__((always_inline)) int same_id(const struct cache_slot
 
 int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body, size_t *len)
 {
+    return resp_cache_get_room(c, key, 0, body, len);
+}
+
+/* The copy has room bytes in front so that the hit leaves with its head in
+ * one write and no second copy (http_send_room): the answer is copied once,
+ * under the lock, because a slot may be evicted and freed the moment it is
+ * released. */
+int resp_cache_get_room(struct resp_cache *c, const struct resp_key *key, size_t room, char **body, size_t *len)
+{
     int found = 0;
     if (!c)
         return 0;
@@ -117,8 +128,9 @@ int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body
     for (int i = 0; i < CACHE_SLOTS; i++) {
         struct cache_slot *s = &c->slots[i];
         if (same_id(s, key)) {
-            char *copy = malloc(s->len + 1);
+            char *copy = malloc(room + s->len + 1);
             if (copy) {
+                copy += room;
                 memcpy(copy, s->body, s->len);
                 copy[s->len] = '\0';
                 *body = copy;
@@ -142,10 +154,18 @@ int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body
  * every new body (POST /api/v1/recommend with a body never seen before). */
 void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body, size_t len)
 {
+    resp_cache_put_room(c, key, body, len, 0);
+}
+
+/* The recommend answer is written with the HTTP head's room in front
+ * (json_recommendation_text_room) and sent from there, then kept here as it
+ * is: the slot keeps the offset so it frees what malloc gave. */
+void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char *body, size_t len, size_t room)
+{
     size_t rl = key->route_len, id_len = rl + 2 + key->id_len;
     unsigned char *id;
     if (!c || len > CACHE_BODY_MAX || !(id = malloc(id_len))) {
-        free(body);
+        free(body ? body - room : NULL);
         return;
     }
     memcpy(id, key->route, rl);
@@ -167,16 +187,18 @@ void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body
         if (s->used < victim->used)
             victim = s;
     }
-    char *drop = body;   /* freed outside the lock: the evicted answer, or this one when not kept */
+    /* freed outside the lock: the evicted answer, or this one when not kept */
+    char *drop = body ? body - room : NULL;
     unsigned char *drop_id = id;
     if (victim) {
-        drop = victim->body;
+        drop = victim->body ? victim->body - victim->room : NULL;
         drop_id = victim->id;
         victim->hash = key->hash;
         victim->id = id;
         victim->id_len = id_len;
         victim->body = body;
         victim->len = len;
+        victim->room = room;
         victim->used = ++c->tick;
     }
     pthread_mutex_unlock(&c->mu);

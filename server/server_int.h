@@ -75,6 +75,7 @@ void json_write_number(char out[32], double d);
 struct json_buf {
     char *p;
     size_t len, cap;
+    size_t room;   /* bytes of the allocation in front of p (jw_init_room); 0 for others */
     int failed;
 };
 #define JW_DEPTH_MAX 32
@@ -102,6 +103,10 @@ void jw_init(struct jw *j);
 /* jw_init with the text's buffer allocated at cap bytes (a size known from
  * the last such document: no growing, no copy on the way). */
 void jw_init_cap(struct jw *j, size_t cap);
+/* jw_init_cap with room free bytes kept in front of the text: jw_finish's
+ * text is then text - room's allocation (free(text - room)), and a sender
+ * may write an HTTP head there (http_send_room). */
+void jw_init_room(struct jw *j, size_t room, size_t cap);
 /* Closes the level open (jw_end, inline below, takes recorded bytes first). */
 void jw_close(struct jw *j);
 /* The _k forms take the key's length; the plain ones below are inline so
@@ -351,6 +356,12 @@ void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned 
 char *json_recommendation_text_cached(const struct catalog *c, const struct engine_workload *w,
                                       const struct engine_recommendation *r, struct json_plan_cache *cache,
                                       size_t *len);
+/* The same text with room free bytes in front of it in its allocation
+ * (free(text - room)): the server writes the HTTP head there and sends
+ * both in one write without copying the answer (http_send_room). */
+char *json_recommendation_text_room(const struct catalog *c, const struct engine_workload *w,
+                                    const struct engine_recommendation *r, struct json_plan_cache *cache,
+                                    size_t room, size_t *len);
 char *json_estimate_text(const struct engine_workload *w, const struct engine_plan *p, size_t *len);
 enum status json_parse(const char *text, size_t len, struct cJSON **out, char *err, size_t errlen);
 #ifdef cJSON__h
@@ -466,9 +477,15 @@ struct resp_key {
 void resp_cache_key(const char *route, const char *body, size_t len, struct resp_key *key);
 /* 1 and a heap copy of the body (caller frees with free()) on a hit; 0 on a miss. */
 int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body, size_t *len);
+/* resp_cache_get with room free bytes in front of the copy in its
+ * allocation (the caller frees *body - room): for http_send_room. */
+int resp_cache_get_room(struct resp_cache *c, const struct resp_key *key, size_t room, char **body, size_t *len);
 /* Keeps body (heap, from malloc) under key and takes it: the cache frees it
  * (at once when it is not kept). The caller must not touch it afterwards. */
 void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body, size_t len);
+/* resp_cache_put of a body that starts room bytes into its allocation
+ * (body - room is what malloc gave: json_recommendation_text_room). */
+void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char *body, size_t len, size_t room);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
 
 /* ---- layout-search memo: search_memo.h ---- */
@@ -527,6 +544,15 @@ const char *http_query(struct http_req *req, const char *name, char *buf, size_t
  * extra_headers: NULL or CRLF-terminated header lines. */
 void http_send(struct http_req *req, int status, const char *content_type, const char *extra_headers,
                const void *body, size_t len);
+/* Bytes an answer keeps free in front of its text for the HTTP head (the
+ * head with the security headers is ~600 bytes). */
+#define HTTP_HEAD_ROOM 1024
+/* http_send of a body with room writable bytes in front of it (its own
+ * allocation's): the head is written there and head and body leave in one
+ * write, no copy of the body. The body's bytes are unchanged; the room's
+ * are not kept. */
+void http_send_room(struct http_req *req, int status, const char *content_type, const char *extra_headers,
+                    char *body, size_t len, size_t room);
 /* Sends doc as JSON and frees it (cJSON_Delete). A NULL doc is a 500. */
 void http_json(struct http_req *req, int status, struct cJSON *doc);
 /* Sends an RFC 9457 problem+json. field (or NULL) names the offending input. */

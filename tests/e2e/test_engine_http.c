@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "e2e.h"
 
@@ -191,6 +194,68 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
 }
 END_TEST
 
+/* Every byte the server sends for one raw request (Connection: close),
+ * read until it closes: what a client on a kept-alive connection would
+ * have to take as the next answer if a HEAD reply carried body bytes. */
+static size_t raw_exchange(const char *method, const char *path, char *buf, size_t cap)
+{
+    char req[512];
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), n;
+    size_t got = 0;
+    ck_assert_int_ge(fd, 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)srv.port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", method, path);
+    ck_assert_int_eq((int)write(fd, req, (size_t)n), n);
+    for (ssize_t r; got < cap - 1 && (r = read(fd, buf + got, cap - 1 - got)) > 0;)
+        got += (size_t)r;
+    buf[got] = '\0';
+    close(fd);
+    return got;
+}
+
+/* A head's Content-Length (-1 when absent) and where its body starts. */
+static long head_length(const char *reply, size_t *body_at)
+{
+    const char *end = strstr(reply, "\r\n\r\n"), *cl = strstr(reply, "\r\nContent-Length: ");
+    ck_assert_ptr_nonnull(end);
+    *body_at = (size_t)(end + 4 - reply);
+    return cl && cl < end ? strtol(cl + 18, NULL, 10) : -1;
+}
+
+/* HEAD answers with GET's head (its Content-Length included) and not one
+ * byte of body, for a small answer (assembled beside its head) and for
+ * large ones (copied beside it, or written in two). */
+START_TEST(head_requests_get_the_get_head_and_no_body_bytes)
+{
+    static const char *const paths[] = {"/healthz", "/api/v1/catalog", "/openapi.json"};
+    enum { CAP = 1 << 21 };
+    char *get = malloc(CAP), *head = malloc(CAP);
+    int large = 0;
+    ck_assert(get && head);
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        size_t gn = raw_exchange("GET", paths[i], get, CAP), hn = raw_exchange("HEAD", paths[i], head, CAP);
+        size_t gat = 0, hat = 0;
+        long glen = head_length(get, &gat), hlen = head_length(head, &hat);
+        ck_assert_msg(strncmp(get, "HTTP/1.1 200 ", 13) == 0, "%s: %.40s", paths[i], get);
+        ck_assert_msg(strncmp(head, "HTTP/1.1 200 ", 13) == 0, "%s: %.40s", paths[i], head);
+        ck_assert_int_eq(glen, (long)(gn - gat));   /* GET: the whole body, as declared */
+        ck_assert_int_eq(hlen, glen);              /* HEAD: the same length declared */
+        ck_assert_msg(hn == hat, "%s: HEAD sent %zu bytes after its head", paths[i], hn - hat);
+        ck_assert_uint_eq(hat, gat);               /* and the same head */
+        ck_assert_int_eq(memcmp(get, head, gat), 0);
+        large += glen > 8192;
+    }
+    ck_assert_int_ge(large, 1);
+    free(get);
+    free(head);
+}
+END_TEST
+
 /* Memo hits answered at once by several workers: each worker keeps its own
  * text cache of answer parts (server/json_plan.c) across the requests it
  * serves. Every answer must be the plan the CLI (plain engine_recommend,
@@ -284,6 +349,7 @@ int main(void)
     tcase_add_test(tc, cli_and_api_give_the_same_plan);
     tcase_add_test(tc, repeated_bodies_are_answered_from_the_plan_cache);
     tcase_add_test(tc, concurrent_memo_hits_answer_the_plans_the_cli_gives);
+    tcase_add_test(tc, head_requests_get_the_get_head_and_no_body_bytes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -831,6 +831,31 @@ START_TEST(small_body_numbers_are_the_doubles_cjson_reads)
 }
 END_TEST
 
+/* Exponents of many digits (leading zeros, or far out of range) are left
+ * to strtod, read without overflowing the exponent on the way: the
+ * sanitizer build fails on the overflow (fuzz_plan_json found
+ * "11111111111111E1111111111..."). */
+START_TEST(small_body_numbers_with_long_exponents_are_read_as_cjson_reads_them)
+{
+    static const char *const bodies[] = {
+        "[11111111111111E1111111111111111]", "[1e-0000000000000000000001]", "[2E0000000000000000000003]",
+        "[-5e+99999999999999999999]",        "[1E2147483648]",
+    };
+    struct json_small sm;
+    cJSON *a = NULL, *b = NULL;
+    char err[256];
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        size_t n = strlen(bodies[i]);
+        if (!json_parse_small(bodies[i], n, &sm, &a))
+            continue; /* left to cJSON whole */
+        ck_assert_int_eq(json_parse(bodies[i], n, &b, err, sizeof err), ST_OK);
+        ck_assert_msg(small_tree_same(a, b), "%s: %.17g instead of %.17g", bodies[i], a->child->valuedouble,
+                      b->child->valuedouble);
+        cJSON_Delete(b);
+    }
+}
+END_TEST
+
 /* json_parse_small against json_parse on the workload fixtures and on
  * 25,000 mutations of them (bytes changed to JSON's own characters,
  * escapes, control bytes and a BOM's first byte, dropped, inserted,
@@ -1290,6 +1315,7 @@ int main(void)
     tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
     tcase_add_test(wr, small_bodies_parse_to_the_tree_cjson_builds);
     tcase_add_test(wr, small_body_numbers_are_the_doubles_cjson_reads);
+    tcase_add_test(wr, small_body_numbers_with_long_exponents_are_read_as_cjson_reads_them);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
