@@ -908,6 +908,17 @@ static int ref_tok_split(const char *s, size_t len, struct tok *out, int max)
     return n;
 }
 
+/* Two splits agree: as many tokens, each at the same address and length. */
+static int same_toks(const struct tok *a, int na, const struct tok *b, int nb)
+{
+    if (na != nb)
+        return 0;
+    for (int i = 0; i < na; i++)
+        if (a[i].s != b[i].s || a[i].len != b[i].len)
+            return 0;
+    return 1;
+}
+
 START_TEST(tok_split_matches_a_byte_loop_on_random_text)
 {
     /* blanks of every kind, other control bytes (\n, \r, \x01) that are
@@ -924,10 +935,7 @@ START_TEST(tok_split_matches_a_byte_loop_on_random_text)
         char *heap = block + sizeof(buf) - len;
         memcpy(heap, buf, len);
         int na = tok_split(heap, len, a, max), nb = ref_tok_split(heap, len, b, max);
-        int same = na == nb;
-        for (int i = 0; same && i < na; i++)
-            same = a[i].s == b[i].s && a[i].len == b[i].len;
-        if (!same)
+        if (!same_toks(a, na, b, nb))
             ck_abort_msg("tok_split(\"%.*s\", %d) differs", (int)len, heap, max);
     }
     free(block);
@@ -970,10 +978,7 @@ START_TEST(csv_split_matches_a_byte_loop_on_random_text)
         char *heap = block + sizeof(buf) - len;
         memcpy(heap, buf, len);
         int na = csv_split(heap, len, a, max), nb = ref_csv_split(heap, len, b, max);
-        int same = na == nb;
-        for (int i = 0; same && i < na; i++)
-            same = a[i].s == b[i].s && a[i].len == b[i].len;
-        if (!same)
+        if (!same_toks(a, na, b, nb))
             ck_abort_msg("csv_split(\"%.*s\", %d) differs", (int)len, heap, max);
     }
     free(block);
