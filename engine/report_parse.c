@@ -653,14 +653,16 @@ size_t report_parse_chunks(size_t len, const struct report_parse_opts *o)
 {
     size_t threads = o ? o->threads : 0;
     size_t min_chunk = o && o->min_chunk ? o->min_chunk : DEFAULT_MIN_CHUNK;
+    size_t k = len / min_chunk;
+    if (k <= 1)
+        return 1; /* before asking for the CPUs: glibc reads a /sys file for them */
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : n > DEFAULT_THREADS_MAX ? DEFAULT_THREADS_MAX : (size_t)n;
     }
     if (threads > REPORT_PARSE_THREADS_MAX)
         threads = REPORT_PARSE_THREADS_MAX;
-    size_t k = len / min_chunk;
-    return k < 1 ? 1 : k < threads ? k : threads;
+    return k < threads ? k : threads;
 }
 
 enum status report_parse_capped(const char *text, size_t len,
