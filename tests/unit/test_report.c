@@ -625,6 +625,16 @@ static size_t draw_text(uint64_t *st, char *buf, size_t cap, const char *alpha, 
     return len;
 }
 
+/* buf's len bytes copied to the end of block (cap bytes, from malloc), so
+ * that a read past the text is a read past the heap block (caught by the
+ * sanitizer builds). */
+static char *at_block_end(char *block, size_t cap, const char *buf, size_t len)
+{
+    char *heap = block + cap - len;
+    memcpy(heap, buf, len);
+    return heap;
+}
+
 static size_t ref_line_scan(const char *s, size_t avail, size_t *rb)
 {
     size_t i = 0;
@@ -744,8 +754,7 @@ START_TEST(line_clean_matches_byte_tests_on_random_lines)
             memcpy(buf + len, pc, n);
             len += n;
         }
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         struct line a, b;
         memset(&a, 0, sizeof(a));
         memset(&b, 0, sizeof(b));
@@ -827,8 +836,7 @@ START_TEST(span_find_matches_a_naive_search_on_random_text)
         size_t n = 1 + (size_t)(draw(&st) % (sizeof(lit) - 1));
         for (size_t i = 0; i < n; i++)
             lit[i] = alpha[draw(&st) % (sizeof(alpha) - 1)];
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         const char *got = span_find_n(heap, len, lit, n), *want = ref_find(heap, len, lit, n);
         if (got != want)
             ck_abort_msg("span_find_n(\"%.*s\", \"%.*s\") differs", (int)len, heap, (int)n, lit);
@@ -845,8 +853,7 @@ START_TEST(span_trim_matches_a_byte_loop_on_random_text)
     uint64_t st = 0x94D049BB133111EBull;
     for (int k = 0; k < 2000000; k++) {
         size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         const char *a = heap, *b = heap;
         size_t al = len, bl = len;
         span_trim(&a, &al);
@@ -874,8 +881,7 @@ START_TEST(span_has_pair_ci_matches_a_byte_loop_on_random_text)
     uint64_t st = 0xBF58476D1CE4E5B9ull;
     for (int k = 0; k < 2000000; k++) {
         size_t len = draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1);
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         int want = 0;
         for (size_t i = 0; i + 1 < len && !want; i++)
             want = (heap[i] | 0x20) == 's' && (heap[i + 1] | 0x20) == 'm';
@@ -932,8 +938,7 @@ START_TEST(tok_split_matches_a_byte_loop_on_random_text)
         size_t len = draw_text(&st, buf, sizeof(buf), alpha,
                                (k & 1) ? 10 : sizeof(alpha) - 1);   /* spaces and words only */
         int max = 1 + (int)(draw(&st) % 70);
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         int na = tok_split(heap, len, a, max), nb = ref_tok_split(heap, len, b, max);
         if (!same_toks(a, na, b, nb))
             ck_abort_msg("tok_split(\"%.*s\", %d) differs", (int)len, heap, max);
@@ -975,8 +980,7 @@ START_TEST(csv_split_matches_a_byte_loop_on_random_text)
         size_t len = (k & 1) ? draw_text(&st, buf, sizeof(buf), alpha, sizeof(alpha) - 1)
                              : draw_text(&st, buf, sizeof(buf), sparse, sizeof(sparse) - 1);
         int max = 1 + (int)(draw(&st) % GPU_CSV_COLS);
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         int na = csv_split(heap, len, a, max), nb = ref_csv_split(heap, len, b, max);
         if (!same_toks(a, na, b, nb))
             ck_abort_msg("csv_split(\"%.*s\", %d) differs", (int)len, heap, max);
@@ -997,8 +1001,7 @@ START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
     char *block = malloc(sizeof(buf));
     for (int k = 0; k < 3000000; k++) {
         size_t len = draw_text(&st, buf, (k & 1) ? 8 : sizeof(buf), alpha, sizeof(alpha) - 1);
-        char *heap = block + sizeof(buf) - len;
-        memcpy(heap, buf, len);
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
         double v = -7, r = -7;
         int got = num_parse(heap, len, &v);
         int want = len > 0 && !strchr("kKmMgG", heap[len - 1]) && num_parse_suffix(heap, len, &r);
