@@ -168,11 +168,11 @@ static void field_precision(struct report_gemm *g)
 }
 
 /* "[Worker 0:0[1004]: ]TensorEngineActive: generated ???, dcgm ... (N gflops)[.]" */
-static int dcgmpt_rate(struct report_section *sec, const struct line *l, const char *gf)
+static int dcgmpt_rate(struct report_section *sec, const struct line *l, const char *gf,
+                       const char *gen)
 {
     struct report_gemm *g = &sec->u.gemm;
     const char *s = l->s;
-    const char *gen = span_find(s, l->len, ": generated");
     if (!gen || gf <= s)
         return 0;
     /* the rate: the number between the last '(' before "gflops)" and it */
@@ -355,13 +355,21 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
      * progress line holds a ')' per GPU (the anchor of the first search):
      * the pair set first makes every search that fails a few bit tests. */
     line_pairs_ensure(l);
-    if ((p = line_find_raw_a(l, "gflops)", 6)) != NULL && line_find_raw(l, ": generated")) {
+    const char *gen;
+    if ((p = line_find_raw_a(l, "gflops)", 6)) != NULL &&
+        (gen = line_find_raw(l, ": generated")) != NULL) {
         if (g->tool[0] && !str_is(g->tool, "dcgmproftester"))
             return TAKE_END;
         set_tool(sec, "dcgmproftester");
-        p = span_find(s, n, "gflops)");
+        /* l->s is the tail of l->raw: a first match in raw that lies in
+         * l->s is the first in l->s too, so only a match in the part cut
+         * off ('#' and blanks, never these markers) is searched again */
+        if (p < s)
+            p = span_find(s, n, "gflops)");
+        if (gen < s)
+            gen = span_find(s, n, ": generated");
         if (p)
-            dcgmpt_rate(sec, l, p);
+            dcgmpt_rate(sec, l, p, gen);
         return TAKE_YES;
     }
     if ((p = line_find_a(l, "proc'd:", 4)) != NULL && line_find(l, "Gflop/s")) {
