@@ -19,20 +19,32 @@ enum gsub {
     GS_OTHER
 };
 
+/* Whether a CSV header field starts with a --query-gpu property name or
+ * group. Asked of the first field of many prose lines (gpu_detect), so the
+ * names are grouped by their first byte: a field is compared only with the
+ * few names it could start with, not walked down all twenty-six. */
 static int csv_known(const char *s, size_t n)
 {
-    static const struct name pre[] = {
-        NAME("name"), NAME("index"), NAME("uuid"), NAME("driver_version"), NAME("pci."),
-        NAME("pcie."), NAME("clocks"), NAME("temperature."), NAME("power."), NAME("memory."),
-        NAME("utilization."), NAME("ecc."), NAME("retired_pages."), NAME("remapped_rows."),
-        NAME("fan."), NAME("pstate"), NAME("persistence_mode"), NAME("compute_mode"),
-        NAME("serial"), NAME("vbios_version"), NAME("gpu_name"), NAME("gpu_bus_id"),
-        NAME("gpu_uuid"), NAME("count"), NAME("enforced."), NAME("mig."), {NULL, 0}
-    };
-    for (int i = 0; pre[i].s; i++)
-        if (span_starts_n(s, n, pre[i].s, pre[i].n))
-            return 1;
-    return 0;
+#define P(lit) span_starts(s, n, lit)
+    switch (n ? s[0] : '\0') {
+    case 'c': return P("clocks") || P("compute_mode") || P("count");
+    case 'd': return P("driver_version");
+    case 'e': return P("ecc.") || P("enforced.");
+    case 'f': return P("fan.");
+    case 'g': return P("gpu_name") || P("gpu_bus_id") || P("gpu_uuid");
+    case 'i': return P("index");
+    case 'm': return P("memory.") || P("mig.");
+    case 'n': return P("name");
+    case 'p':
+        return P("pci.") || P("pcie.") || P("power.") || P("pstate") || P("persistence_mode");
+    case 'r': return P("retired_pages.") || P("remapped_rows.");
+    case 's': return P("serial");
+    case 't': return P("temperature.");
+    case 'u': return P("uuid") || P("utilization.");
+    case 'v': return P("vbios_version");
+    default: return 0;
+    }
+#undef P
 }
 
 static int csv_header_of(const struct line *l)
