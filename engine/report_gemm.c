@@ -504,11 +504,39 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* v ascending, as qsort with cmp_double sorts it. A section's rows hold a
+ * few samples each, and glibc's qsort (a merge sort through a scratch
+ * buffer) cost more than the rest of gemm_finish: a short list is sorted
+ * in place by insertion. Both sorts are stable, and two stable sorts by the
+ * same order give the same array (-0.0 and 0.0 keep their places); a NaN
+ * makes cmp_double no order at all, so a list holding one, like a long
+ * list, still goes to qsort. */
+static void sort_doubles(double *v, int n)
+{
+    int small = n <= 32;
+    for (int i = 0; small && i < n; i++)
+        if (isnan(v[i]))
+            small = 0;
+    if (!small) {
+        qsort(v, (size_t)n, sizeof(*v), cmp_double);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
 static double median(double *v, int n)
 {
     if (n <= 0)
         return NAN;
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    sort_doubles(v, n);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
