@@ -157,6 +157,23 @@ static void norm_phys(char *dst, size_t dl, const char *v, size_t vl)
         span_copy(dst, dl, v, vl);
 }
 
+/* Whether key k equals lit (lower case, as long as k: the caller's switch
+ * on the length said so) ignoring ASCII case. Forced inline: with the
+ * literal's length a constant the compare unrolls, where span_starts_ci
+ * left out of line measured each literal per call. */
+static inline __attribute__((always_inline)) int key_ci(const char *k, const char *lit, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != lit[i])
+            return 0;
+    }
+    return 1;
+}
+#define key_is_ci(k, lit) key_ci((k), LIT_N(lit))
+
 /* Numbers here may be hex ("0x0" in ibstatus) or decimal. */
 static int lid_value(const char *v, size_t vl, double *out)
 {
@@ -271,55 +288,78 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         vl = 0;
     struct report_ib_port *p = cur_port(ib);
     double d;
+    size_t end;
     /* "Port 1:" (ibstat) and "port: 1" (ibv_devinfo) open a port. */
     double num = -1;
     if (kl > 5 && span_starts(k, kl, "Port ") && vl == 0 && num_parse(k + 5, kl - 5, &num)) {
         new_port(ib, num >= 0 && num < 1e4 ? (int)num : -1);
         return TAKE_YES;
     }
-    if (span_eq(k, kl, "port")) {
-        if (num_parse(v, vl, &num) && num >= 0 && num < 1e4)
-            new_port(ib, (int)num);
-        else
-            new_port(ib, -1);
-        return TAKE_YES;
-    }
-    if (span_eq(k, kl, "Number of ports") || span_eq(k, kl, "phys_port_cnt")) {
-        if (num_parse(v, vl, &d) && d >= 0 && d < 1e4)
-            ib->ports_declared = (ib->ports_declared < 0 ? 0 : ib->ports_declared) + (int)d;
-        return TAKE_YES;
-    }
-    if (span_eq(k, kl, "Firmware version") || span_eq(k, kl, "fw_ver")) {
-        span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
-        return TAKE_YES;
-    }
-    if (p) {
-        if (kl == 5 && span_starts_ci(k, kl, "state")) {
-            norm_state(p->state, sizeof(p->state), v, vl);
+    /* The keys told apart by length first: every line of these tools is
+     * asked, and a walk down every key cost more than reading the value.
+     * No two keys of one length can both match (the port keys only with a
+     * port open), so the order inside a length is free. Besides the keys
+     * read, each length lists the keys known to carry nothing we keep
+     * (ibstat's GUIDs, LMC, masks): they still belong to the section. */
+    switch (kl) {
+    case 3:
+        if (span_eq(k, kl, "LMC"))
+            return TAKE_YES;
+        break;
+    case 4:
+        if (span_eq(k, kl, "port")) {
+            if (num_parse(v, vl, &num) && num >= 0 && num < 1e4)
+                new_port(ib, (int)num);
+            else
+                new_port(ib, -1);
             return TAKE_YES;
         }
-        if ((kl == 14 && span_starts_ci(k, kl, "physical state")) ||
-            (kl == 10 && span_starts_ci(k, kl, "phys state")) || span_eq(k, kl, "phys_state")) {
-            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
-            return TAKE_YES;
-        }
-        if (kl == 4 && span_starts_ci(k, kl, "rate")) {
-            size_t end;
+        if (p && key_is_ci(k, "rate")) {
             if (num_scan(v, vl, &d, &end))
                 p->rate_gbps = d;
             return TAKE_YES;
         }
-        if ((kl == 8 && span_starts_ci(k, kl, "base lid")) || span_eq(k, kl, "port_lid")) {
-            if (lid_value(v, vl, &d))
-                p->base_lid = d;
+        break;
+    case 5:
+        if (p && key_is_ci(k, "state")) {
+            norm_state(p->state, sizeof(p->state), v, vl);
             return TAKE_YES;
         }
-        if ((kl == 6 && span_starts_ci(k, kl, "sm lid")) || span_eq(k, kl, "sm_lid")) {
+        break;
+    case 6:
+        if (span_eq(k, kl, "fw_ver")) {
+            span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
+            return TAKE_YES;
+        }
+        if (p && (key_is_ci(k, "sm lid") || span_eq(k, kl, "sm_lid"))) {
             if (lid_value(v, vl, &d))
                 p->sm_lid = d;
             return TAKE_YES;
         }
-        if ((kl == 10 && span_starts_ci(k, kl, "link layer")) || span_eq(k, kl, "link_layer")) {
+        break;
+    case 7:
+        if (span_eq(k, kl, "CA type"))
+            return TAKE_YES;
+        break;
+    case 8:
+        if (p && (key_is_ci(k, "base lid") || span_eq(k, kl, "port_lid"))) {
+            if (lid_value(v, vl, &d))
+                p->base_lid = d;
+            return TAKE_YES;
+        }
+        break;
+    case 9:
+        if (span_eq(k, kl, "Node GUID") || span_eq(k, kl, "Port GUID"))
+            return TAKE_YES;
+        break;
+    case 10:
+        if (!p)
+            break;
+        if (key_is_ci(k, "phys state") || span_eq(k, kl, "phys_state")) {
+            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
+            return TAKE_YES;
+        }
+        if (key_is_ci(k, "link layer") || span_eq(k, kl, "link_layer")) {
             if (has_ci(v, vl, "infiniband"))
                 text_set(p->link_layer, sizeof(p->link_layer), "InfiniBand");
             else if (has_ci(v, vl, "ethernet"))
@@ -329,40 +369,74 @@ enum take ib_line(struct report_section *sec, const struct line *l)
             return TAKE_YES;
         }
         if (span_eq(k, kl, "active_mtu")) {
-            size_t end;
             if (num_scan(v, vl, &d, &end))
                 p->active_mtu = d;
             return TAKE_YES;
         }
+        break;
+    case 11:
+        if (span_eq(k, kl, "default gid"))
+            return TAKE_YES;
+        break;
+    case 12:
+        if (!p)
+            break;
         /* ibv_devinfo -v: rate = lanes x per-lane speed. */
         if (span_eq(k, kl, "active_width")) {
-            size_t end;
             if (num_scan(v, vl, &d, &end))
                 ib->width_x = d;
             return TAKE_YES;
         }
         if (span_eq(k, kl, "active_speed")) {
-            size_t end;
             if (num_scan(v, vl, &d, &end) && !isnan(ib->width_x) && isnan(p->rate_gbps))
                 p->rate_gbps = d * ib->width_x;
             return TAKE_YES;
         }
+        break;
+    case 13:
+        if (span_eq(k, kl, "phys_port_cnt"))
+            goto ports;
+        break;
+    case 14:
+        if (p && key_is_ci(k, "physical state")) {
+            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
+            return TAKE_YES;
+        }
+        break;
+    case 15:
+        if (span_eq(k, kl, "Number of ports"))
+            goto ports;
+        if (span_eq(k, kl, "Capability mask"))
+            return TAKE_YES;
+        break;
+    case 16:
+        if (span_eq(k, kl, "Firmware version")) {
+            span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
+            return TAKE_YES;
+        }
+        if (span_eq(k, kl, "Hardware version"))
+            return TAKE_YES;
+        break;
+    case 17:
+        if (span_eq(k, kl, "System image GUID"))
+            return TAKE_YES;
+        break;
+    default:
+        break;
     }
-    /* Other lines of these tools (GUIDs, LMC, masks, capabilities): ibstat's
-     * known keys, or ibv_devinfo's lower-case snake_case keys. Anything else
-     * may be the next tool's output. */
-    static const struct name known[] = {
-        NAME("CA type"), NAME("Hardware version"), NAME("Node GUID"), NAME("System image GUID"),
-        NAME("LMC"), NAME("Capability mask"), NAME("Port GUID"), NAME("default gid"), {NULL, 0}
-    };
-    if (name_index(k, kl, known) >= 0)
-        return TAKE_YES;
+    /* Other lines of these tools: ibv_devinfo's lower-case snake_case keys.
+     * Anything else may be the next tool's output. */
     if (kl == 0 || kl > 40 || cur_fmt != IBF_DEVINFO)
         return TAKE_NO;
     for (size_t i = 0; i < kl; i++)
         if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
             return TAKE_NO;
     return TAKE_WEAK;
+ports:
+    /* "Number of ports" (ibstat) or "phys_port_cnt" (ibv_devinfo) */
+    if (num_parse(v, vl, &d) && d >= 0 && d < 1e4)
+        ib->ports_declared = (ib->ports_declared < 0 ? 0 : ib->ports_declared) + (int)d;
+    return TAKE_YES;
 }
 
 void ib_finish(struct report_section *sec)
