@@ -351,13 +351,12 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
     const char *p;
     if (l->raw_len == 0)
         return TAKE_YES;
-    /* Most lines are asked for half a dozen markers below, and a
-     * progress line holds a ')' per GPU (the anchor of the first search):
-     * the pair set first makes every search that fails a few bit tests. */
-    line_pairs_ensure(l);
+    /* dcgmproftester's rate lines, most of its output, are told by two
+     * searches that both succeed: made directly (the answers line_find_raw
+     * would give), they cost less than the line's pair set. */
     const char *gen;
-    if ((p = line_find_raw_a(l, "gflops)", 6)) != NULL &&
-        (gen = line_find_raw(l, ": generated")) != NULL) {
+    if ((p = span_find_at(l->raw, l->raw_len, LIT_N("gflops)"), 6)) != NULL &&
+        (gen = span_find(l->raw, l->raw_len, ": generated")) != NULL) {
         if (g->tool[0] && !str_is(g->tool, "dcgmproftester"))
             return TAKE_END;
         set_tool(sec, "dcgmproftester");
@@ -372,6 +371,10 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
             dcgmpt_rate(sec, l, p, gen);
         return TAKE_YES;
     }
+    /* Every other line is asked for half a dozen markers below, and a
+     * progress line holds a ')' per GPU: the pair set makes every search
+     * that fails a few bit tests. */
+    line_pairs_ensure(l);
     if ((p = line_find_a(l, "proc'd:", 4)) != NULL && line_find(l, "Gflop/s")) {
         if (g->tool[0] && !str_is(g->tool, "gpu_burn"))
             return TAKE_END;
