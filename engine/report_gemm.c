@@ -312,6 +312,11 @@ static void burn_progress(struct report_section *sec, const struct line *l, cons
  * names several loads, so it gives no single id. */
 static void command_test_id(struct report_gemm *g, const char *s, size_t n)
 {
+    /* both options open with '-': lines without one (dcgmproftester's
+     * "Skipping ... since DCGM validation" lines, asked until an id is
+     * known) are not split into tokens at all */
+    if (!memchr(s, '-', n))
+        return;
     struct tok t[TOK_MAX];
     int k = tok_split(s, n, t, TOK_MAX);
     for (int i = 0; i + 1 < k; i++) {
