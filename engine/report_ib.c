@@ -27,8 +27,24 @@ static int fmt_of_line(const struct line *l)
     return IBF_NONE;
 }
 
+/* Whether s holds "ibs" or "ibv", as every tool name command_in accepts
+ * does: "ib" alone is in every "Infiniband" of ibstatus and "lib" of a
+ * library path, lines not worth splitting into tokens. */
+static int ib_tool_bytes(const char *s, size_t n)
+{
+    const char *e = s + n;
+    const char *b = s;
+    while (b + 1 < e && (b = memchr(b + 1, 'b', (size_t)(e - b - 1))) != NULL) {
+        if (b[-1] == 'i' && b + 1 < e && (b[1] == 's' || b[1] == 'v'))
+            return 1;
+    }
+    return 0;
+}
+
 static int command_in(const struct line *l)
 {
+    if (!ib_tool_bytes(l->raw, l->raw_len))
+        return IBF_NONE;
     struct tok t[8];
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
