@@ -239,16 +239,20 @@ static int q_value(struct report_section *sec, const char *k, size_t kl, const c
     struct report_gpu_info *gi = cur(g);
     double d;
     size_t end;
+    /* The keys any GPU's block may hold, by length: most keys are none
+     * of them, and one jump says so. */
     switch (kl) {
-    case 14:
-        if (span_eq(k, kl, "Driver Version")) {
-            span_copy(g->driver, sizeof(g->driver), v, vl);
+    case 9:
+        if (span_eq(k, kl, "Timestamp"))
             return 1;
-        }
         break;
     case 12:
         if (span_eq(k, kl, "CUDA Version")) {
             span_copy(g->cuda, sizeof(g->cuda), v, vl);
+            return 1;
+        }
+        if (gi && span_eq(k, kl, "Product Name")) {
+            span_copy(gi->name, sizeof(gi->name), v, vl);
             return 1;
         }
         break;
@@ -258,28 +262,30 @@ static int q_value(struct report_section *sec, const char *k, size_t kl, const c
             return 1;
         }
         break;
-    case 9:
-        if (span_eq(k, kl, "Timestamp"))
+    case 14:
+        if (span_eq(k, kl, "Driver Version")) {
+            span_copy(g->driver, sizeof(g->driver), v, vl);
             return 1;
+        }
+        break;
+    case 17:
+        if (gi && span_eq(k, kl, "Performance State")) {
+            span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
+            return 1;
+        }
+        break;
+    case 19:
+        if (gi && span_eq(k, kl, "Replays Since Reset")) {
+            if (num_parse(v, vl, &d))
+                gi->replays = d;
+            return 1;
+        }
         break;
     default:
         break;
     }
     if (!gi)
         return 0;
-    if (span_eq(k, kl, "Product Name")) {
-        span_copy(gi->name, sizeof(gi->name), v, vl);
-        return 1;
-    }
-    if (span_eq(k, kl, "Performance State")) {
-        span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
-        return 1;
-    }
-    if (span_eq(k, kl, "Replays Since Reset")) {
-        if (num_parse(v, vl, &d))
-            gi->replays = d;
-        return 1;
-    }
     switch (g->sub) {
     case GS_PCIE_GEN:
         if (span_eq(k, kl, "Max"))
