@@ -599,8 +599,8 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t')) {
             const char *k = l->s, *v = colon + 1;
             size_t kl = (size_t)(colon - l->s), vl = l->len - kl - 1;
-            span_trim(&k, &kl);
-            span_trim(&v, &vl);
+            span_trim_nz(&k, &kl);
+            span_trim_nz(&v, &vl);
             return q_value(sec, k, kl, v, vl) || (kl > 0 && k[0] != '"') ? TAKE_YES : TAKE_WEAK;
         }
         return TAKE_NO;
