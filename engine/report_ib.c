@@ -285,7 +285,8 @@ enum take ib_line(struct report_section *sec, const struct line *l)
 
     const char *k, *v;
     size_t kl, vl;
-    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+    /* kv_split_nz: an empty key or value is only read through its length */
+    if (!kv_split_nz(l->s, l->len, &k, &kl, &v, &vl)) {
         /* ibv_devinfo -v lists capability flags one per line. */
         if (cur_fmt == IBF_DEVINFO && ib->cur_ca[0] && l->len < 48) {
             for (size_t i = 0; i < l->len; i++) {

@@ -554,8 +554,9 @@ static inline void span_trim(const char **s, size_t *len)
  * all blanks comes out as span_trim leaves it (both drop every blank at
  * both ends); an all-blank one comes out empty, but not at the same
  * address. nvidia-smi -q pads its keys with twenty to thirty spaces: those
- * go sixteen at a time from the end, then any blank (is_sp_cr) at either
- * end a byte at a time, where span_trim's word steps from both ends cost
+ * go sixteen at a time from the end (and a value's front padding sixteen
+ * at a time from the front), then any blank (is_sp_cr) at either end a
+ * byte at a time, where span_trim's word steps from both ends cost
  * twice as many instructions on the short keys and values of most tools. */
 static inline void span_trim_nz(const char **s, size_t *len)
 {
@@ -572,6 +573,14 @@ static inline void span_trim_nz(const char **s, size_t *len)
             break;
         }
         n -= 16;
+    }
+    /* lscpu pads its values in front the same way */
+    while (n >= 16 && *p == ' ') {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), sp));
+        size_t k = m != 0xFFFFu ? (size_t)__builtin_ctz(~m) : 16;
+        p += k;
+        n -= k;
     }
 #endif
     while (n && is_sp_cr(p[n - 1]))

@@ -85,7 +85,8 @@ enum take nic_line(struct report_section *sec, const struct line *l)
         return TAKE_WEAK;
     const char *k, *v;
     size_t kl, vl;
-    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl))
+    /* kv_split_nz: an empty key or value is only read through its length */
+    if (!kv_split_nz(l->s, l->len, &k, &kl, &v, &vl))
         return TAKE_NO;
     static const struct {
         struct name key;
