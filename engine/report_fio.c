@@ -162,6 +162,35 @@ static void job_header(struct report_fio *f, const struct line *l)
     }
 }
 
+/* Whether s holds a brace or bracket: a line without one leaves the JSON
+ * depth as it was, whatever its quotes, and most lines ("min" : 0,) have
+ * none. ORing 0x20 folds '[' onto '{' and ']' onto '}' (and nothing
+ * else onto either), so a window is two compares. */
+static int has_brace(const char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i fold = _mm_set1_epi8(0x20), lb = _mm_set1_epi8('{'), rb = _mm_set1_epi8('}');
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lb), _mm_cmpeq_epi8(x, rb))))
+            return 1;
+    }
+    if (i < n && n >= 16) {
+        /* the last bytes: a window ending at the end, overlapping */
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)),
+                                 fold);
+        return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lb), _mm_cmpeq_epi8(x, rb))) != 0;
+    }
+#endif
+    for (; i < n; i++) {
+        char c = (char)(s[i] | 0x20);
+        if (c == '{' || c == '}')
+            return 1;
+    }
+    return 0;
+}
+
 /* JSON, one line at a time: "key" : value with a running brace depth. */
 static void json_line(struct report_section *sec, const struct line *l)
 {
@@ -197,7 +226,8 @@ static void json_line(struct report_section *sec, const struct line *l)
     /* (one table load a byte: most bytes are none of the five) */
     static const unsigned char cls[256] = {['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3};
     int in_str = 0, depth = f->json_depth;
-    for (size_t i = 0; i < n; i++) {
+    size_t scan = has_brace(s, n) ? n : 0;    /* no brace: no change */
+    for (size_t i = 0; i < scan; i++) {
         unsigned c = cls[(unsigned char)s[i]];
         if (!c)
             continue;
