@@ -382,17 +382,18 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
             dcgmpt_rate(sec, l, p, gen);
         return TAKE_YES;
     }
-    /* Every other line is asked for half a dozen markers below, and a
-     * progress line holds a ')' per GPU: the pair set makes every search
-     * that fails a few bit tests. */
-    line_pairs_ensure(l);
-    if ((p = line_find_a(l, "proc'd:", 4)) != NULL && line_find(l, "Gflop/s")) {
+    /* gpu_burn's progress lines (long: a column per GPU) likewise: its
+     * marker's anchor, the quote, is rare elsewhere. */
+    if ((p = span_find_at(s, n, LIT_N("proc'd:"), 4)) != NULL && span_find(s, n, "Gflop/s")) {
         if (g->tool[0] && !str_is(g->tool, "gpu_burn"))
             return TAKE_END;
         set_tool(sec, "gpu_burn");
         burn_progress(sec, l, p);
         return TAKE_YES;
     }
+    /* Every other line is asked for half a dozen markers below: the pair
+     * set makes every search that fails a few bit tests. */
+    line_pairs_ensure(l);
     if (line_find_raw_a(l, "since DCGM validation is disabled", 6) ||
         line_find_raw_a(l, "dcgmproftester", 0)) {
         if (g->tool[0] && !str_is(g->tool, "dcgmproftester"))
