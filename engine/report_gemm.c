@@ -118,7 +118,7 @@ static struct report_gemm_row *row_new(struct report_gemm *g)
     return r;
 }
 
-static struct report_gemm_row *row_gpu(struct report_gemm *g, int gpu)
+static inline struct report_gemm_row *row_gpu(struct report_gemm *g, int gpu)
 {
     /* gpu_burn's columns make rows 0, 1, 2, ... in order, so GPU n's row
      * is most often row n: looked at first, it spares a walk per GPU per
