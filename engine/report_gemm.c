@@ -391,11 +391,15 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
         burn_progress(sec, l, p);
         return TAKE_YES;
     }
-    /* Every other line is asked for half a dozen markers below: the pair
-     * set makes every search that fails a few bit tests. */
-    line_pairs_ensure(l);
-    if (line_find_raw_a(l, "since DCGM validation is disabled", 6) ||
-        line_find_raw_a(l, "dcgmproftester", 0)) {
+    /* Every other line is asked for four markers, searched directly and
+     * anchored on bytes rare in these tools' lines ('v' and 'f'; "burn"
+     * before either spelling of gpu_burn): on short lines that costs less
+     * than building the pair set. The searches further down come only
+     * after a line's opening words matched. */
+    const char *raw = l->raw;
+    size_t rl = l->raw_len;
+    if (span_find_at(raw, rl, LIT_N("since DCGM validation is disabled"), 11) ||
+        span_find_at(raw, rl, LIT_N("dcgmproftester"), 7)) {
         if (g->tool[0] && !str_is(g->tool, "dcgmproftester"))
             return TAKE_END;
         /* a new run after this one's rates: its own section */
@@ -417,7 +421,9 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
             return TAKE_YES;
         }
     }
-    if (line_find_raw_a(l, "gpu_burn", 3) || line_find_raw_a(l, "gpu-burn", 3)) {
+    if (span_find_at(raw, rl, LIT_N("burn"), 0) &&
+        (span_find_at(raw, rl, LIT_N("gpu_burn"), 3) ||
+         span_find_at(raw, rl, LIT_N("gpu-burn"), 3))) {
         if (g->tool[0] && !str_is(g->tool, "gpu_burn"))
             return TAKE_END;
         if (g->row_count > 0)
