@@ -186,10 +186,12 @@ static void norm_phys(char *dst, size_t dl, const char *v, size_t vl)
 static inline __attribute__((always_inline)) int key_ci(const char *k, const char *lit, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        char c = k[i];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != lit[i])
+        /* for a lower-case letter w, c folds to it exactly when c | 0x20
+         * is w (c is w or its upper case); other bytes must be equal */
+        char c = k[i], w = lit[i];
+        if (w >= 'a' && w <= 'z')
+            c = (char)(c | 0x20);
+        if (c != w)
             return 0;
     }
     return 1;
