@@ -134,14 +134,30 @@ static struct report_ib_port *cur_port(struct report_ib_ports *ib)
     return ib->port_count > 0 ? &ib->ports[ib->port_count - 1] : NULL;
 }
 
-static int has_ci(const char *s, size_t n, const char *lit)
+/* Whether s holds lit ignoring ASCII case. Inline with the literal's
+ * length: values are asked for a handful of words each. A byte matches a
+ * letter of lit when the two are equal with 0x20 set in both (that is,
+ * equal ignoring case), any other byte when equal. */
+static inline __attribute__((always_inline)) int has_ci_n(const char *s, size_t n,
+                                                          const char *lit, size_t m)
 {
-    size_t m = strlen(lit);
-    for (size_t i = 0; i + m <= n; i++)
-        if (span_starts_ci(s + i, n - i, lit))
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t j = 0;
+        for (; j < m; j++) {
+            char w = lit[j], c = s[i + j];
+            if ((w >= 'a' && w <= 'z') || (w >= 'A' && w <= 'Z')) {
+                w = (char)(w | 0x20);
+                c = (char)(c | 0x20);
+            }
+            if (c != w)
+                break;
+        }
+        if (j == m)
             return 1;
+    }
     return 0;
 }
+#define has_ci(s, n, lit) has_ci_n((s), (n), LIT_N(lit))
 
 static void norm_state(char *dst, size_t dl, const char *v, size_t vl)
 {
