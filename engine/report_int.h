@@ -583,9 +583,11 @@ static inline void span_trim_nz(const char **s, size_t *len)
         n -= k;
     }
 #endif
-    while (n && is_sp_cr(p[n - 1]))
+    /* (most ends are no blank at all: one compare says so before the
+     * blank test) */
+    while (n && (unsigned char)p[n - 1] <= ' ' && is_sp_cr(p[n - 1]))
         n--;
-    while (n && is_sp_cr(*p)) {
+    while (n && (unsigned char)*p <= ' ' && is_sp_cr(*p)) {
         p++;
         n--;
     }
