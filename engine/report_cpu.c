@@ -116,7 +116,8 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     const char *k, *v;
     size_t kl, vl;
-    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+    /* kv_split_nz: an empty key or value is only read through its length */
+    if (!kv_split_nz(l->s, l->len, &k, &kl, &v, &vl)) {
         /* the wrapped tail of lscpu's Flags line */
         if (!is_cpupower && c->threads >= 0 && l->indent >= 16 && !memchr(l->s, ':', l->len))
             return TAKE_WEAK;
