@@ -516,6 +516,40 @@ static void csv_row(struct report_section *sec, const struct line *l)
         section_issue(sec, "a CSV row has fewer fields than the header");
 }
 
+/* Whether s holds a table or prompt byte ('|', '=', '#', '$'), which no
+ * -q heading does: sixteen bytes a step (the last step a window ending at
+ * the end), or one table load a byte for a line shorter than that. */
+static int stop_byte(const char *s, size_t n)
+{
+    static const unsigned char stop[256] = {['|'] = 1, ['='] = 1, ['#'] = 1, ['$'] = 1};
+    if (n < 16) {
+        for (size_t i = 0; i < n; i++)
+            if (stop[(unsigned char)s[i]])
+                return 1;
+        return 0;
+    }
+#if defined(__SSE2__)
+    for (size_t i = 0;; i += 16) {
+        if (i + 16 > n)
+            i = n - 16;
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('|')),
+                                              _mm_cmpeq_epi8(x, _mm_set1_epi8('='))),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('#')),
+                                              _mm_cmpeq_epi8(x, _mm_set1_epi8('$'))));
+        if (_mm_movemask_epi8(m))
+            return 1;
+        if (i + 16 >= n)
+            return 0;
+    }
+#else
+    for (size_t i = 0; i < n; i++)
+        if (stop[(unsigned char)s[i]])
+            return 1;
+    return 0;
+#endif
+}
+
 enum take gpu_line(struct report_section *sec, const struct line *l)
 {
     struct report_gpu *g = &sec->u.gpu;
@@ -610,11 +644,8 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     }
     /* A -q heading: a few words with no value. */
     if (l->len <= 48 && str_is(sec->tool, "nvidia-smi -q")) {
-        /* table and prompt bytes: one table load a byte */
-        static const unsigned char stop[256] = {['|'] = 1, ['='] = 1, ['#'] = 1, ['$'] = 1};
-        for (size_t i = 0; i < l->len; i++)
-            if (stop[(unsigned char)l->s[i]])
-                return TAKE_NO;
+        if (stop_byte(l->s, l->len))
+            return TAKE_NO;
         heading(g, l->s, l->len);
         return TAKE_WEAK;
     }
