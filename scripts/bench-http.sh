@@ -100,7 +100,10 @@ else
 fi
 
 # Report upload: a team, an API token and a plan, then uploads with the token.
-report=$(ls "$root"/tests/data/reports/*nccl*.txt 2>/dev/null | head -1)
+# A real nccl-tests output (a healthy 2-node A100 all_reduce run, 5.8 KB);
+# the fixtures live in one folder per tool.
+report=$root/tests/data/reports/nccl-tests/oci-oke-2node-a100-busbw238.txt
+[ -f "$report" ] || report=$(ls "$root"/tests/data/reports/nccl-tests/*.txt 2>/dev/null | head -1)
 if [ -z "$report" ]; then
   report=$tmp/report.txt
   { echo "#       size    count      type   redop    root     time   algbw   busbw #wrong"
