@@ -113,6 +113,14 @@ static const char *fmt_name(int f)
     return f == IBF_IBSTATUS ? "ibstatus" : f == IBF_DEVINFO ? "ibv_devinfo" : "ibstat";
 }
 
+/* The format the section's tool prints, read off its name: asked only
+ * where a line's meaning depends on it, not of every line. */
+static int cur_fmt(const struct report_section *sec)
+{
+    return str_is(sec->tool, "ibstatus") ? IBF_IBSTATUS :
+           str_is(sec->tool, "ibv_devinfo") ? IBF_DEVINFO : IBF_IBSTAT;
+}
+
 static struct report_ib_port *new_port(struct report_ib_ports *ib, int num)
 {
     if (ib->port_count >= IB_PORTS_MAX) {
@@ -257,17 +265,15 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     int fmt = fmt_of_line(l);
     int cmd = command_of(l);
-    int cur_fmt = str_is(sec->tool, "ibstatus") ? IBF_IBSTATUS :
-                  str_is(sec->tool, "ibv_devinfo") ? IBF_DEVINFO : IBF_IBSTAT;
     int started = ib->port_count > 0 || ib->cur_ca[0];
     if (cmd != IBF_NONE) {
-        if ((started && cmd != cur_fmt) || ib->port_count > 0)
+        if ((started && cmd != cur_fmt(sec)) || ib->port_count > 0)
             return TAKE_END;
         text_set(sec->tool, sizeof(sec->tool), fmt_name(cmd));
         return TAKE_YES;
     }
     if (fmt != IBF_NONE) {
-        if (started && fmt != cur_fmt)
+        if (started && fmt != cur_fmt(sec))
             return TAKE_END;
         text_set(sec->tool, sizeof(sec->tool), fmt_name(fmt));
         if (fmt == IBF_IBSTATUS) {
@@ -314,7 +320,7 @@ enum take ib_line(struct report_section *sec, const struct line *l)
     /* kv_split_nz: an empty key or value is only read through its length */
     if (!kv_split_nz(l->s, l->len, &k, &kl, &v, &vl)) {
         /* ibv_devinfo -v lists capability flags one per line. */
-        if (cur_fmt == IBF_DEVINFO && ib->cur_ca[0] && l->len < 48) {
+        if (cur_fmt(sec) == IBF_DEVINFO && ib->cur_ca[0] && l->len < 48) {
             for (size_t i = 0; i < l->len; i++) {
                 char c = l->s[i];
                 if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
@@ -469,7 +475,7 @@ enum take ib_line(struct report_section *sec, const struct line *l)
     }
     /* Other lines of these tools: ibv_devinfo's lower-case snake_case keys.
      * Anything else may be the next tool's output. */
-    if (kl == 0 || kl > 40 || cur_fmt != IBF_DEVINFO)
+    if (kl == 0 || kl > 40 || cur_fmt(sec) != IBF_DEVINFO)
         return TAKE_NO;
     for (size_t i = 0; i < kl; i++)
         if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
