@@ -64,10 +64,72 @@ static void add(double *acc, double v)
     *acc = isnan(*acc) ? v : *acc + v;
 }
 
-/* Whether the key holds lit. A counter line's key is asked for up to a
- * dozen words: the line's pair set (a key is part of the line) rules most
- * out in a few bit tests, where each search was a library call. */
-#define has(k, kl, lit) (line_may_hold(l, LIT_N(lit)) && span_find((k), (kl), lit) != NULL)
+/* The words a counter's class is read from, one bit each. */
+enum {
+    KW_RX = 1 << 0, KW_TX = 1 << 1, KW_PAUSE = 1 << 2, KW_DURATION = 1 << 3,
+    KW_TRANSITION = 1 << 4, KW_STORM = 1 << 5, KW_ERR = 1 << 6, KW_CRC = 1 << 7,
+    KW_FCS = 1 << 8, KW_DISCARD = 1 << 9, KW_OUT_OF_BUFFER = 1 << 10
+};
+
+/* Which of the words ("_rx", "_tx", "pause", ...) the key holds anywhere:
+ * the answers a search for each would give, found in one walk over the
+ * key, where a dozen searches (through the line's pair set, built for
+ * them) cost twice as much on every counter line. A word can start only
+ * at its first byte, so each byte is compared with the words that open
+ * with it. */
+static unsigned key_words(const char *k, size_t kl)
+{
+    unsigned w = 0;
+    for (size_t i = 0; i < kl; i++) {
+        const char *p = k + i;
+        size_t n = kl - i;
+        switch (*p) {
+        case '_':
+            if (span_starts(p, n, "_rx"))
+                w |= KW_RX;
+            else if (span_starts(p, n, "_tx"))
+                w |= KW_TX;
+            break;
+        case 'p':
+            if (span_starts(p, n, "pause"))
+                w |= KW_PAUSE;
+            break;
+        case 'd':
+            if (span_starts(p, n, "duration"))
+                w |= KW_DURATION;
+            else if (span_starts(p, n, "discard"))
+                w |= KW_DISCARD;
+            break;
+        case 't':
+            if (span_starts(p, n, "transition"))
+                w |= KW_TRANSITION;
+            break;
+        case 's':
+            if (span_starts(p, n, "storm"))
+                w |= KW_STORM;
+            break;
+        case 'e':
+            if (span_starts(p, n, "err"))
+                w |= KW_ERR;
+            break;
+        case 'c':
+            if (span_starts(p, n, "crc"))
+                w |= KW_CRC;
+            break;
+        case 'f':
+            if (span_starts(p, n, "fcs"))
+                w |= KW_FCS;
+            break;
+        case 'o':
+            if (span_starts(p, n, "out_of_buffer"))
+                w |= KW_OUT_OF_BUFFER;
+            break;
+        default:
+            break;
+        }
+    }
+    return w;
+}
 
 enum take nic_line(struct report_section *sec, const struct line *l)
 {
@@ -116,10 +178,10 @@ enum take nic_line(struct report_section *sec, const struct line *l)
     if (!counter_key(k, kl) || !num_parse(v, vl, &d))
         return TAKE_NO;
     n->counters++;
-    int rx = span_starts(k, kl, "rx") || has(k, kl, "_rx");
-    int tx = span_starts(k, kl, "tx") || has(k, kl, "_tx");
-    if (has(k, kl, "pause") && !has(k, kl, "duration") && !has(k, kl, "transition") &&
-        !has(k, kl, "storm")) {
+    unsigned w = key_words(k, kl);
+    int rx = span_starts(k, kl, "rx") || (w & KW_RX);
+    int tx = span_starts(k, kl, "tx") || (w & KW_TX);
+    if ((w & (KW_PAUSE | KW_DURATION | KW_TRANSITION | KW_STORM)) == KW_PAUSE) {
         if (span_eq(k, kl, "rx_pause_ctrl_phy")) {
             n->rx_pause_phy = d;
             n->have_rx_pause_phy = 1;
@@ -131,9 +193,9 @@ enum take nic_line(struct report_section *sec, const struct line *l)
         } else if (tx) {
             add(&n->tx_pause, d);
         }
-    } else if (has(k, kl, "err") || has(k, kl, "crc") || has(k, kl, "fcs")) {
+    } else if (w & (KW_ERR | KW_CRC | KW_FCS)) {
         add(&n->errors, d);
-    } else if (has(k, kl, "discard") || has(k, kl, "out_of_buffer")) {
+    } else if (w & (KW_DISCARD | KW_OUT_OF_BUFFER)) {
         add(&n->discards, d);
     }
     return TAKE_YES;
