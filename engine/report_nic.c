@@ -77,6 +77,14 @@ enum {
  * them) cost twice as much on every counter line. A word can start only
  * at its first byte, so each byte is compared with the words that open
  * with it. */
+/* Whether the word w (wn >= 3 bytes) starts at p, whose first byte the
+ * caller matched: the second byte first, as most bytes that open a word
+ * ("packets", "bytes") go on differently. */
+static inline int word_at(const char *p, size_t n, const char *w, size_t wn)
+{
+    return n >= wn && p[1] == w[1] && memcmp(p + 2, w + 2, wn - 2) == 0;
+}
+
 static unsigned key_words(const char *k, size_t kl)
 {
     unsigned w = 0;
@@ -85,43 +93,43 @@ static unsigned key_words(const char *k, size_t kl)
         size_t n = kl - i;
         switch (*p) {
         case '_':
-            if (span_starts(p, n, "_rx"))
+            if (word_at(p, n, LIT_N("_rx")))
                 w |= KW_RX;
-            else if (span_starts(p, n, "_tx"))
+            else if (word_at(p, n, LIT_N("_tx")))
                 w |= KW_TX;
             break;
         case 'p':
-            if (span_starts(p, n, "pause"))
+            if (word_at(p, n, LIT_N("pause")))
                 w |= KW_PAUSE;
             break;
         case 'd':
-            if (span_starts(p, n, "duration"))
+            if (word_at(p, n, LIT_N("duration")))
                 w |= KW_DURATION;
-            else if (span_starts(p, n, "discard"))
+            else if (word_at(p, n, LIT_N("discard")))
                 w |= KW_DISCARD;
             break;
         case 't':
-            if (span_starts(p, n, "transition"))
+            if (word_at(p, n, LIT_N("transition")))
                 w |= KW_TRANSITION;
             break;
         case 's':
-            if (span_starts(p, n, "storm"))
+            if (word_at(p, n, LIT_N("storm")))
                 w |= KW_STORM;
             break;
         case 'e':
-            if (span_starts(p, n, "err"))
+            if (word_at(p, n, LIT_N("err")))
                 w |= KW_ERR;
             break;
         case 'c':
-            if (span_starts(p, n, "crc"))
+            if (word_at(p, n, LIT_N("crc")))
                 w |= KW_CRC;
             break;
         case 'f':
-            if (span_starts(p, n, "fcs"))
+            if (word_at(p, n, LIT_N("fcs")))
                 w |= KW_FCS;
             break;
         case 'o':
-            if (span_starts(p, n, "out_of_buffer"))
+            if (word_at(p, n, LIT_N("out_of_buffer")))
                 w |= KW_OUT_OF_BUFFER;
             break;
         default:
