@@ -14,31 +14,6 @@
 
 #include "report_int.h"
 
-static int counter_key(const char *k, size_t kl)
-{
-    /* the bytes of a counter name (letters, digits, "_.-[]"): one table
-     * load a byte instead of a chain of ranges (every counter line asks) */
-    static const unsigned char ok[256] = {
-        ['_'] = 1, ['.'] = 1, ['-'] = 1, ['['] = 1, [']'] = 1,
-        ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
-        ['8'] = 1, ['9'] = 1,
-        ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
-        ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
-        ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-        ['y'] = 1, ['z'] = 1,
-        ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
-        ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
-        ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-        ['Y'] = 1, ['Z'] = 1,
-    };
-    if (kl == 0 || kl > 64)
-        return 0;
-    for (size_t i = 0; i < kl; i++)
-        if (!ok[(unsigned char)k[i]])
-            return 0;
-    return 1;
-}
-
 int nic_detect(const struct line *l)
 {
     if (span_starts(l->s, l->len, "NIC statistics:") || line_find_raw(l, "ethtool -S") ||
@@ -71,12 +46,6 @@ enum {
     KW_FCS = 1 << 8, KW_DISCARD = 1 << 9, KW_OUT_OF_BUFFER = 1 << 10
 };
 
-/* Which of the words ("_rx", "_tx", "pause", ...) the key holds anywhere:
- * the answers a search for each would give, found in one walk over the
- * key, where a dozen searches (through the line's pair set, built for
- * them) cost twice as much on every counter line. A word can start only
- * at its first byte, so each byte is compared with the words that open
- * with it. */
 /* Whether the word w (wn >= 3 bytes) starts at p, whose first byte the
  * caller matched: the second byte first, as most bytes that open a word
  * ("packets", "bytes") go on differently. */
@@ -85,50 +54,77 @@ static inline int word_at(const char *p, size_t n, const char *w, size_t wn)
     return n >= wn && p[1] == w[1] && memcmp(p + 2, w + 2, wn - 2) == 0;
 }
 
-static unsigned key_words(const char *k, size_t kl)
+/* Whether k is a counter name (1 to 64 letters, digits or "_.-[]") and,
+ * in *words, which of the words ("_rx", "_tx", "pause", ...) it holds
+ * anywhere: the answers a search for each would give, found in the same
+ * walk over the key that checks its bytes, where a dozen searches
+ * (through the line's pair set, built for them) cost twice as much on
+ * every counter line. A byte's class says whether it is allowed and
+ * which words it opens; a word can start only at its first byte. */
+static int counter_key(const char *k, size_t kl, unsigned *words)
 {
+    enum { BAD = 0, OK, U, P, D, T, S, E, C, F, O };
+    static const unsigned char cls[256] = {
+        ['_'] = U, ['.'] = OK, ['-'] = OK, ['['] = OK, [']'] = OK,
+        ['0'] = OK, ['1'] = OK, ['2'] = OK, ['3'] = OK, ['4'] = OK, ['5'] = OK, ['6'] = OK,
+        ['7'] = OK, ['8'] = OK, ['9'] = OK,
+        ['a'] = OK, ['b'] = OK, ['c'] = C, ['d'] = D, ['e'] = E, ['f'] = F, ['g'] = OK,
+        ['h'] = OK, ['i'] = OK, ['j'] = OK, ['k'] = OK, ['l'] = OK, ['m'] = OK, ['n'] = OK,
+        ['o'] = O, ['p'] = P, ['q'] = OK, ['r'] = OK, ['s'] = S, ['t'] = T, ['u'] = OK,
+        ['v'] = OK, ['w'] = OK, ['x'] = OK, ['y'] = OK, ['z'] = OK,
+        ['A'] = OK, ['B'] = OK, ['C'] = OK, ['D'] = OK, ['E'] = OK, ['F'] = OK, ['G'] = OK,
+        ['H'] = OK, ['I'] = OK, ['J'] = OK, ['K'] = OK, ['L'] = OK, ['M'] = OK, ['N'] = OK,
+        ['O'] = OK, ['P'] = OK, ['Q'] = OK, ['R'] = OK, ['S'] = OK, ['T'] = OK, ['U'] = OK,
+        ['V'] = OK, ['W'] = OK, ['X'] = OK, ['Y'] = OK, ['Z'] = OK,
+    };
     unsigned w = 0;
+    if (kl == 0 || kl > 64)
+        return 0;
     for (size_t i = 0; i < kl; i++) {
         const char *p = k + i;
         size_t n = kl - i;
-        switch (*p) {
-        case '_':
+        switch (cls[(unsigned char)*p]) {
+        case BAD:
+            return 0;
+        case OK:
+            break;
+        case U:
             if (word_at(p, n, LIT_N("_rx")))
                 w |= KW_RX;
             else if (word_at(p, n, LIT_N("_tx")))
                 w |= KW_TX;
             break;
-        case 'p':
+        case P:
             if (word_at(p, n, LIT_N("pause")))
                 w |= KW_PAUSE;
             break;
-        case 'd':
+        case D:
             if (word_at(p, n, LIT_N("duration")))
                 w |= KW_DURATION;
             else if (word_at(p, n, LIT_N("discard")))
                 w |= KW_DISCARD;
             break;
-        case 't':
+        case T:
             if (word_at(p, n, LIT_N("transition")))
                 w |= KW_TRANSITION;
             break;
-        case 's':
+        case S:
             if (word_at(p, n, LIT_N("storm")))
                 w |= KW_STORM;
             break;
-        case 'e':
+        case E:
             if (word_at(p, n, LIT_N("err")))
                 w |= KW_ERR;
             break;
-        case 'c':
+        case C:
             if (word_at(p, n, LIT_N("crc")))
                 w |= KW_CRC;
             break;
-        case 'f':
+        case F:
             if (word_at(p, n, LIT_N("fcs")))
                 w |= KW_FCS;
             break;
-        case 'o':
+        case O:
             if (word_at(p, n, LIT_N("out_of_buffer")))
                 w |= KW_OUT_OF_BUFFER;
             break;
@@ -136,7 +132,8 @@ static unsigned key_words(const char *k, size_t kl)
             break;
         }
     }
-    return w;
+    *words = w;
+    return 1;
 }
 
 enum take nic_line(struct report_section *sec, const struct line *l)
@@ -183,10 +180,10 @@ enum take nic_line(struct report_section *sec, const struct line *l)
     if (span_eq(k, kl, "expansion-rom-version") || span_starts(k, kl, "supports-"))
         return TAKE_YES;
     double d;
-    if (!counter_key(k, kl) || !num_parse(v, vl, &d))
+    unsigned w;
+    if (!counter_key(k, kl, &w) || !num_parse(v, vl, &d))
         return TAKE_NO;
     n->counters++;
-    unsigned w = key_words(k, kl);
     int rx = span_starts(k, kl, "rx") || (w & KW_RX);
     int tx = span_starts(k, kl, "tx") || (w & KW_TX);
     if ((w & (KW_PAUSE | KW_DURATION | KW_TRANSITION | KW_STORM)) == KW_PAUSE) {
