@@ -456,11 +456,10 @@ static const struct name csv_facts[] = {
     NAME("power.draw"), NAME("pstate"), {NULL, 0}
 };
 
-static void csv_row(struct report_section *sec, const struct line *l)
+/* One --query-gpu row, already split at its commas (f, n) by the caller. */
+static void csv_row(struct report_section *sec, const struct tok *f, int n)
 {
     struct report_gpu *g = &sec->u.gpu;
-    struct tok f[GPU_CSV_COLS];
-    int n = csv_split(l->s, l->len, f, GPU_CSV_COLS);
     struct report_gpu_info *gi = new_gpu(g);
     if (!gi)
         return;
@@ -599,7 +598,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         int single_ok = g->csv_cols == 1 && n == 1 && !memchr(l->s, ':', l->len) &&
                         !memchr(l->s, ' ', l->len);
         if ((g->csv_cols > 1 && n > 1 && n <= g->csv_cols) || single_ok) {
-            csv_row(sec, l);
+            csv_row(sec, f, n);
             return TAKE_YES;
         }
         return TAKE_NO;
