@@ -215,9 +215,11 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         NAME("Thread(s) per core"), NAME("Dispatching mode"), NAME("Book(s) per drawer"),
         {NULL, 0}
     };
-    if (name_index(k, kl, lkeys) >= 0)
-        return TAKE_YES;
+    /* (the per-node and per-flaw keys first: both tests answer the same,
+     * and "NUMA nodeN CPU(s)" lines are the most frequent here) */
     if (span_starts(k, kl, "NUMA node") || span_starts(k, kl, "Vulnerability "))
+        return TAKE_YES;
+    if (name_index(k, kl, lkeys) >= 0)
         return TAKE_YES;
     return TAKE_NO;
 }
