@@ -267,6 +267,37 @@ static void json_line(struct report_section *sec, const struct line *l)
         f->json_dir = -1;
 }
 
+/* Whether a text line opens like a line of fio's result body: stat lines,
+ * group summaries, disk stats. The openings are grouped by first byte, so
+ * a line is compared only with the few it could be. */
+static int body_line(const char *s, size_t n)
+{
+#define P(lit) span_starts(s, n, lit)
+    switch (n ? s[0] : '\0') {
+    case 'r': return P("read");
+    case 'w': return P("write");
+    case 't': return P("trim");
+    case 'R': return P("READ:") || P("Run status");
+    case 'W': return P("WRITE:");
+    case 'T': return P("TRIM:");
+    case 'c': return P("clat") || P("cpu") || P("complete");
+    case 's': return P("slat") || P("submit") || P("sync") || P("sd");
+    case 'l': return P("lat") || P("latency");
+    case '|': return 1;
+    case 'I': return P("IO depths");
+    case 'i': return P("issued") || P("iops");
+    case 'D': return P("Disk stats");
+    case 'b': return P("bw (");
+    case 'f': return P("fsync");
+    case 'n': return P("nvme");
+    case 'v': return P("vd");
+    case 'd': return P("dm-");
+    case 'm': return P("md");
+    default: return 0;
+    }
+#undef P
+}
+
 enum take fio_line(struct report_section *sec, const struct line *l)
 {
     struct report_fio *f = &sec->u.fio;
@@ -312,17 +343,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     }
     /* The body of a text result: indented stat lines and group summaries. */
     text_line(sec, l);
-    static const struct name body[] = {
-        NAME("read"), NAME("write"), NAME("trim"), NAME("READ:"), NAME("WRITE:"), NAME("TRIM:"),
-        NAME("clat"), NAME("slat"), NAME("lat"), NAME("|"), NAME("cpu"), NAME("IO depths"),
-        NAME("submit"), NAME("complete"), NAME("issued"), NAME("latency"), NAME("Run status"),
-        NAME("Disk stats"), NAME("bw ("), NAME("iops"), NAME("fsync"), NAME("sync"),
-        NAME("nvme"), NAME("sd"), NAME("vd"), NAME("dm-"), NAME("md"), {NULL, 0}
-    };
-    for (int i = 0; body[i].s; i++)
-        if (span_starts_n(l->s, l->len, body[i].s, body[i].n))
-            return TAKE_WEAK;
-    return TAKE_NO;
+    return body_line(l->s, l->len) ? TAKE_WEAK : TAKE_NO;
 }
 
 void fio_finish(struct report_section *sec)
