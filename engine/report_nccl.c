@@ -11,6 +11,7 @@
  * bandwidth: it averages every message size (DOMAIN.md T2). */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -148,6 +149,85 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
     c->nccl_warnings++;
 }
 
+/* Where the keys info_line reads stand in an INFO line: the first of each
+ * in the whole raw line (NULL: absent), as a search per key finds them. */
+struct info_keys {
+    const char *nnodes, *nranks_lc, *nranks, *algo, *net;
+};
+
+#define KEY_ALGO "NCCL_ALGO set by environment to "
+#define KEY_NET "Using network "
+
+/* Whether the key candidate at s[i] (s[i], s[i+1] one of the anchor pairs
+ * " n", "_A", "Us") opens one of the keys, recording the first of each.
+ * The three " n" keys are eight bytes: one word compare each. */
+static inline void info_key_at(const char *s, size_t n, size_t i, struct info_keys *k)
+{
+    if (s[i] == ' ') {
+        if (i + 8 > n)
+            return;
+        uint64_t w = w_load(s + i);
+        if (!k->nnodes && w == w_load(" nNodes "))
+            k->nnodes = s + i;
+        else if (!k->nranks_lc && w == w_load(" nranks "))
+            k->nranks_lc = s + i;
+        else if (!k->nranks && w == w_load(" nRanks "))
+            k->nranks = s + i;
+    } else if (s[i] == '_') {
+        /* '_' is byte 4 of KEY_ALGO */
+        if (!k->algo && i >= 4 && i - 4 + sizeof(KEY_ALGO) - 1 <= n &&
+            memcmp(s + i - 4, KEY_ALGO, sizeof(KEY_ALGO) - 1) == 0)
+            k->algo = s + i - 4;
+    } else if (!k->net && i + sizeof(KEY_NET) - 1 <= n &&
+               memcmp(s + i, KEY_NET, sizeof(KEY_NET) - 1) == 0) {
+        k->net = s + i;
+    }
+}
+
+#if defined(__SSE2__)
+/* Bit j set where p[j], p[j+1] is an anchor pair of the keys. */
+static inline unsigned info_anchor16(const char *p)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+    __m128i m = _mm_or_si128(
+        _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(' ')),
+                                   _mm_cmpeq_epi8(b, _mm_set1_epi8('n'))),
+                     _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('_')),
+                                   _mm_cmpeq_epi8(b, _mm_set1_epi8('A')))),
+        _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('U')), _mm_cmpeq_epi8(b, _mm_set1_epi8('s'))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/* The five keys in one pass over the line, where a search per key (with the
+ * pair set it needs built) cost "comm" lines, a third of a debug log's INFO
+ * lines, about 850 instructions each. Candidates are the keys' anchor
+ * pairs, taken in the order of the line, so the first match of a key is its
+ * first occurrence. */
+static void info_keys_find(const char *s, size_t n, struct info_keys *k)
+{
+    size_t i = 0;
+    memset(k, 0, sizeof(*k));
+#if defined(__SSE2__)
+    for (; i + 17 <= n; i += 16)
+        for (unsigned m = info_anchor16(s + i); m; m &= m - 1)
+            info_key_at(s, n, i + (unsigned)__builtin_ctz(m), k);
+    if (n >= 17 && i + 1 < n) {
+        /* the last pairs: one window ending at the line's end, its pairs
+         * before i (already taken) masked off */
+        size_t j = n - 17;
+        for (unsigned m = info_anchor16(s + j) & ~((1u << (i - j)) - 1u); m; m &= m - 1)
+            info_key_at(s, n, j + (unsigned)__builtin_ctz(m), k);
+        return;
+    }
+#endif
+    for (; i + 1 < n; i++)
+        if ((s[i] == ' ' && s[i + 1] == 'n') || (s[i] == '_' && s[i + 1] == 'A') ||
+            (s[i] == 'U' && s[i + 1] == 's'))
+            info_key_at(s, n, i, k);
+}
+
 static void info_line(struct report_nccl *c, const struct line *l)
 {
     /* Only a few INFO messages carry facts; most lines stop here. The
@@ -164,29 +244,30 @@ static void info_line(struct report_nccl *c, const struct line *l)
     if (!span_starts(msg, ml, "comm ") && !span_starts(msg, ml, "NCCL_ALGO") &&
         !span_starts(msg, ml, "Using network"))
         return;
+    struct info_keys k;
     const char *p;
     double v;
     size_t end;
     size_t rest;
-    if ((p = line_find_raw(l, " nNodes ")) != NULL) {
+    info_keys_find(l->raw, l->raw_len, &k);
+    if ((p = k.nnodes) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
         if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e6)
             c->nnodes_info = (int)v;
     }
-    if ((p = line_find_raw(l, " nranks ")) != NULL ||
-        (p = line_find_raw(l, " nRanks ")) != NULL) {
+    if ((p = k.nranks_lc) != NULL || (p = k.nranks) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
         if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e7)
             c->nranks_info = (int)v;
     }
-    if ((p = line_find_raw(l, "NCCL_ALGO set by environment to ")) != NULL) {
+    if ((p = k.algo) != NULL) {
         p += 32;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
         if (tok_split(p, rest, t, 1) == 1)
             span_copy(c->algo, sizeof(c->algo), t[0].s, t[0].len);
     }
-    if ((p = line_find_raw(l, "Using network ")) != NULL) {
+    if ((p = k.net) != NULL) {
         p += 14;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
