@@ -9,6 +9,7 @@
  * showed it; the summary (worst path, fewest NVLinks) is over pairs read and
  * says how many pairs that was, so a cut matrix never passes as complete. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -312,6 +313,40 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     return TAKE_NO;
 }
 
+/* A name of a row or column (NUL-terminated within its 12 bytes) as two
+ * words holding its bytes up to the NUL and zeros after: equal exactly
+ * when the names are. Only the name's own bytes are read. */
+struct name_key {
+    uint64_t lo, hi;
+};
+
+static struct name_key name_key(const char *z)
+{
+    struct name_key k = {0, 0};
+    for (unsigned i = 0; i < 12 && z[i]; i++) {
+        uint64_t b = (uint64_t)(unsigned char)z[i] << (8 * (i & 7));
+        if (i < 8)
+            k.lo |= b;
+        else
+            k.hi |= b;
+    }
+    return k;
+}
+
+/* The decimal digits of v at p; returns the end (no NUL). */
+static char *put_uint(char *p, unsigned v)
+{
+    char d[10];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = d[--n];
+    return p;
+}
+
 static int badness(int c)
 {
     if (c >= 1 && c <= 99)
@@ -338,9 +373,12 @@ void topo_finish(struct report_section *sec)
     int gpu_col[TOPO_DIM_MAX];
     int ngpu = 0, nnic = 0, elided = 0;
     for (int c = 0; c < cols; c++) {
-        if (is_gpu_name(names[c], strlen(names[c])))
+        const char *z = names[c];
+        /* is_gpu_name and strcmp with "..." on the NUL-terminated name,
+         * byte by byte up to its NUL (no strlen a column) */
+        if (z[0] == 'G' && z[1] == 'P' && z[2] == 'U' && z[3] >= '0' && z[3] <= '9')
             gpu_col[ngpu++] = c;
-        else if (strcmp(names[c], "...") == 0)
+        else if (z[0] == '.' && z[1] == '.' && z[2] == '.' && z[3] == '\0')
             elided = 1;
         else
             nnic++;
@@ -353,18 +391,18 @@ void topo_finish(struct report_section *sec)
         text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
 
     /* Rows in the link matrix, by GPU column. */
-    /* (the last row of each name; names hashed once, so the search over
-     * GPUs times rows compares numbers, not strings) */
+    /* (the last row of each name; names packed once into keys equal
+     * exactly when the names are, so the search over GPUs times rows
+     * compares numbers, not strings) */
     int row_of[TOPO_DIM_MAX];
-    unsigned row_hash[TOPO_DIM_MAX];
+    struct name_key row_key[TOPO_DIM_MAX];
     for (int r = 0; r < tp->rows; r++)
-        row_hash[r] = span_hash(tp->row_names[r], strlen(tp->row_names[r]));
+        row_key[r] = name_key(tp->row_names[r]);
     for (int i = 0; i < ngpu; i++) {
-        const char *name = names[gpu_col[i]];
-        unsigned h = span_hash(name, strlen(name));
+        struct name_key k = name_key(names[gpu_col[i]]);
         row_of[i] = -1;
         for (int r = 0; r < tp->rows; r++)
-            if (row_hash[r] == h && strcmp(tp->row_names[r], name) == 0)
+            if (row_key[r].lo == k.lo && row_key[r].hi == k.hi)
                 row_of[i] = r;
     }
     int worst = 0, worst_bad = -1, nvmin = -1;
@@ -413,9 +451,14 @@ void topo_finish(struct report_section *sec)
     tp->nvlink_min = nvmin;
     tp->p2p_worst = p2p_worst;
     if (tp->has_link && tp->pairs_read < tp->pairs_total) {
+        /* "%d of %d GPU pairs are not shown (output cut)", put together
+         * by hand: snprintf cost more than the rest of the summary */
         char msg[REPORT_ISSUE_LEN];
-        snprintf(msg, sizeof(msg), "%d of %d GPU pairs are not shown (output cut)",
-                 tp->pairs_total - tp->pairs_read, tp->pairs_total);
+        static const char tail[] = " GPU pairs are not shown (output cut)";
+        char *m = put_uint(msg, (unsigned)(tp->pairs_total - tp->pairs_read));
+        memcpy(m, " of ", 4);
+        m = put_uint(m + 4, (unsigned)tp->pairs_total);
+        memcpy(m, tail, sizeof(tail));
         section_issue(sec, msg);
     }
 }
