@@ -23,6 +23,14 @@ static inline int cell_code(const struct tok *t)
     const unsigned char *s = (const unsigned char *)t->s;
     size_t n = t->len;
     if (n >= 3 && s[0] == 'N' && s[1] == 'V' && s[2] >= '0' && s[2] <= '9') {
+        /* "NV18": one or two digits are the number num_parse reads
+         * (1..99 counts, "NV0" is no code), without the call */
+        if (n == 3)
+            return s[2] - '0';
+        if (n == 4 && s[3] >= '0' && s[3] <= '9') {
+            int v = (s[2] - '0') * 10 + (s[3] - '0');
+            return v >= 1 ? v : 0;
+        }
         double v;
         if (num_parse(t->s + 2, n - 2, &v) && v >= 1 && v <= 99)
             return (int)v;
