@@ -90,6 +90,23 @@ const char *report_topo_cell_str(int cell, char *buf, size_t len)
     return buf;
 }
 
+/* span_copy for a token that fits (the names and affinities of a matrix
+ * almost always do): the same bytes, control bytes as blanks, inline, where
+ * the call and its general cases cost more than the few bytes copied (every
+ * row copies three tokens). A token that does not fit goes to span_copy. */
+static inline void tok_copy(char *dst, size_t dl, const char *s, size_t len)
+{
+    if (len >= dl) {
+        span_copy(dst, dl, s, len);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+    }
+    dst[len] = '\0';
+}
+
 static int is_gpu_name(const char *s, size_t n)
 {
     return n >= 4 && memcmp(s, "GPU", 3) == 0 && s[3] >= '0' && s[3] <= '9';
@@ -234,13 +251,13 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         int r = tp->rows++;
         memset(tp->cells[r], 0, sizeof(tp->cells[r]));
         tp->cpu_affinity[r][0] = tp->numa_affinity[r][0] = '\0';
-        span_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
+        tok_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
         for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
             tp->cells[r][c] = (unsigned char)codes[c];
         if (aff < n)
-            span_copy(tp->cpu_affinity[r], sizeof(tp->cpu_affinity[r]), t[aff].s, t[aff].len);
+            tok_copy(tp->cpu_affinity[r], sizeof(tp->cpu_affinity[r]), t[aff].s, t[aff].len);
         if (aff + 1 < n)
-            span_copy(tp->numa_affinity[r], sizeof(tp->numa_affinity[r]), t[aff + 1].s,
+            tok_copy(tp->numa_affinity[r], sizeof(tp->numa_affinity[r]), t[aff + 1].s,
                       t[aff + 1].len);
         if (ncell < tp->cols && (aff >= n))
             section_issue(sec, "the matrix is cut: a row ends early");
@@ -305,7 +322,7 @@ enum take topo_line(struct report_section *sec, const struct line *l)
             return TAKE_END;
         tp->pend_cols = hc;
         for (int i = 0; i < hc; i++)
-            span_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
+            tok_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
         tp->cur_matrix = 3;
         return TAKE_YES;
     }
