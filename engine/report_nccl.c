@@ -22,17 +22,24 @@
  * is read. */
 #define WORD(x) NAME(x)
 
-static const struct name dtypes[] = {
-    WORD("float"), WORD("double"), WORD("half"), WORD("bfloat16"), WORD("int8"),
-    WORD("uint8"), WORD("int32"), WORD("uint32"), WORD("int64"), WORD("uint64"),
-    WORD("fp8_e4m3"), WORD("fp8_e5m2"), WORD("f8e4m3"), WORD("f8e5m2"), WORD("int"),
-    WORD("char"), WORD("float32"), WORD("float16"), WORD("float64"), {NULL, 0}
-};
+#define DTYPE_WORDS(X)                                                                   \
+    X("float") X("double") X("half") X("bfloat16") X("int8") X("uint8") X("int32")        \
+    X("uint32") X("int64") X("uint64") X("fp8_e4m3") X("fp8_e5m2") X("f8e4m3") X("f8e5m2") \
+    X("int") X("char") X("float32") X("float16") X("float64")
+#define REDOP_WORDS(X) X("sum") X("prod") X("max") X("min") X("avg") X("none") X("mulsum")
+#define WORD_ITEM(x) WORD(x),
+#define TEXT_ITEM(x) x,
 
-static const struct name redops[] = {
-    WORD("sum"), WORD("prod"), WORD("max"), WORD("min"), WORD("avg"), WORD("none"),
-    WORD("mulsum"), {NULL, 0}
-};
+static const struct name dtypes[] = {DTYPE_WORDS(WORD_ITEM){NULL, 0}};
+static const struct name redops[] = {REDOP_WORDS(WORD_ITEM){NULL, 0}};
+
+/* The same words NUL-padded to the row's fields, in the same order: a row
+ * takes its type and redop as one fixed-size copy each (a word too long
+ * for its field would not compile). */
+static const char dtype_text[][sizeof(((struct report_nccl_row *)0)->type)] = {
+    DTYPE_WORDS(TEXT_ITEM)};
+static const char redop_text[][sizeof(((struct report_nccl_row *)0)->redop)] = {
+    REDOP_WORDS(TEXT_ITEM)};
 
 static const struct {
     struct name bin;
@@ -82,17 +89,6 @@ static int row_shape(const struct tok *t, int n, double *size, double *count)
     if (!num_parse(t[0].s, t[0].len, size) || !num_parse(t[1].s, t[1].len, count))
         return 0;
     return 1 + name_index(t[2].s, t[2].len, dtypes);
-}
-
-/* A word the row's token equals, from its table: the same bytes, copied
- * whole with its terminator (every table word fits the field), where the
- * bounded copy of the token went byte by byte. */
-static void word_set(char *dst, size_t dl, const struct name *w)
-{
-    if (w->n < dl)
-        memcpy(dst, w->s, w->n + 1);
-    else
-        span_copy(dst, dl, w->s, w->n);
 }
 
 static int header_shape(const struct tok *t, int n)
@@ -366,11 +362,11 @@ static void data_row(struct report_section *sec, const struct tok *t, int n, dou
     r.root = NAN;
     r.size_b = size;
     r.count = count;
-    word_set(r.type, sizeof(r.type), &dtypes[dtype - 1]);
+    memcpy(r.type, dtype_text[dtype - 1], sizeof(r.type));
     int i = 3;
     int op = i < n ? name_index(t[i].s, t[i].len, redops) : -1;
     if (op >= 0) {
-        word_set(r.redop, sizeof(r.redop), &redops[op]);
+        memcpy(r.redop, redop_text[op], sizeof(r.redop));
         i++;
     }
     int rest = n - i;
