@@ -99,8 +99,11 @@ static int header_shape(const struct tok *t, int n)
 int nccl_detect(const struct line *l)
 {
     struct tok t[TOK_MAX];
+    /* (coll_in's first search asked here: a few bit tests with the pair
+     * set the driver built, where most lines are spared the call) */
     if (span_starts(l->s, l->len, "nThread ") || is_warn(l) ||
-        span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l) ||
+        span_starts(l->raw, l->raw_len, "NCCL version") ||
+        (line_find_raw(l, "_perf") && coll_in(l)) ||
         span_starts(l->s, l->len, "out-of-place"))
         return DETECT_STRONG;
     if (l->info || span_starts(l->s, l->len, "Out of bounds values") ||
