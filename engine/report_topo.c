@@ -193,7 +193,10 @@ static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
 static void data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_topo *tp = &sec->u.topo;
-    int codes[TOPO_DIM_MAX];
+    /* Cell codes fit a byte (report.h): kept as the matrix row they
+     * become, zeros past the cells, so a link row is one fixed copy. */
+    unsigned char codes[TOPO_DIM_MAX] = {0};
+    _Static_assert(sizeof(codes) == sizeof(tp->cells[0]), "a row of codes is a matrix row");
     int ncell = 0, p2p_seen = 0;
     int cols = tp->cur_matrix == 2 ? tp->p2p_cols : tp->cur_matrix == 1 ? tp->cols : tp->pend_cols;
     if (cols == 0)
@@ -204,7 +207,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             break;
         if (c >= TOPO_CELL_P2P_OK && c <= TOPO_CELL_P2P_U)
             p2p_seen = 1;
-        codes[ncell++] = c;
+        codes[ncell++] = (unsigned char)c;
     }
     int aff = 1 + ncell;
     if (tp->cur_matrix == 3 || tp->cur_matrix == 0) {
@@ -249,11 +252,9 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         if (tp->rows >= TOPO_DIM_MAX)
             return;
         int r = tp->rows++;
-        memset(tp->cells[r], 0, sizeof(tp->cells[r]));
+        memcpy(tp->cells[r], codes, sizeof(tp->cells[r]));
         tp->cpu_affinity[r][0] = tp->numa_affinity[r][0] = '\0';
         tok_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
-        for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
-            tp->cells[r][c] = (unsigned char)codes[c];
         if (aff < n)
             tok_copy(tp->cpu_affinity[r], sizeof(tp->cpu_affinity[r]), t[aff].s, t[aff].len);
         if (aff + 1 < n)
@@ -269,7 +270,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             r = tp->p2p_rows;
         tp->p2p_rows++;
         for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
-            tp->p2p[r][c] = (unsigned char)codes[c];
+            tp->p2p[r][c] = codes[c];
     }
 }
 
@@ -326,12 +327,13 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         tp->cur_matrix = 3;
         return TAKE_YES;
     }
-    if (n >= 2 && col_token(&t[0]) && cell_code(&t[1])) {
+    /* (hc >= 1: t[0] names a column, as header_cols found) */
+    if (n >= 2 && hc >= 1 && cell_code(&t[1])) {
         data_row(sec, t, n);
         return TAKE_YES;
     }
     /* A row cut right after its name ("GPU4") */
-    if (n == 1 && col_token(&t[0]) && (tp->cur_matrix == 1 || tp->cur_matrix == 2)) {
+    if (n == 1 && hc >= 1 && (tp->cur_matrix == 1 || tp->cur_matrix == 2)) {
         section_issue(sec, "the matrix is cut: a row ends early");
         return TAKE_YES;
     }
