@@ -266,6 +266,25 @@ static void info_keys_find(const char *s, size_t n, struct info_keys *k)
             info_key_at(s, n, i, k);
 }
 
+/* num_scan's answer for the count after a key ("nNodes 8 ..."): when the
+ * text opens with at most 18 digits followed by its end or a byte that is
+ * no '.', 'e' or 'E', the number num_scan reads is those digits; other
+ * text is given to num_scan. */
+static int count_after(const char *s, size_t len, double *v)
+{
+    size_t j = 0;
+    unsigned long long m = 0;
+    while (j < len && j < 18 && (unsigned)(unsigned char)s[j] - '0' <= 9)
+        m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
+    if (j == 0 || (j < len && (s[j] == '.' || s[j] == 'e' || s[j] == 'E' ||
+                               (unsigned)(unsigned char)s[j] - '0' <= 9))) {
+        size_t end;
+        return num_scan(s, len, v, &end);
+    }
+    *v = (double)m;
+    return 1;
+}
+
 static void info_line(struct report_nccl *c, const struct line *l)
 {
     /* Only a few INFO messages carry facts; most lines stop here. The
@@ -285,17 +304,16 @@ static void info_line(struct report_nccl *c, const struct line *l)
     struct info_keys k;
     const char *p;
     double v;
-    size_t end;
     size_t rest;
     info_keys_find(l->raw, l->raw_len, &k);
     if ((p = k.nnodes) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
-        if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e6)
+        if (count_after(p + 8, rest - 8, &v) && v >= 1 && v < 1e6)
             c->nnodes_info = (int)v;
     }
     if ((p = k.nranks_lc) != NULL || (p = k.nranks) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
-        if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e7)
+        if (count_after(p + 8, rest - 8, &v) && v >= 1 && v < 1e7)
             c->nranks_info = (int)v;
     }
     if ((p = k.algo) != NULL) {
