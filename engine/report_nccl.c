@@ -360,8 +360,9 @@ static void rank_line(struct report_nccl *c, const struct tok *t, int n, const s
         if (!seen && c->host_count < 16)
             c->host_hash[c->host_count++] = h;
     }
-    const char *b = memchr(l->s, ']', l->len);
-    if (b && !c->gpu_name[0]) {
+    /* the GPU name is taken from the first rank line that shows one */
+    const char *b = c->gpu_name[0] ? NULL : memchr(l->s, ']', l->len);
+    if (b) {
         const char *g = b + 1;
         size_t gl = l->len - (size_t)(g - l->s);
         span_trim(&g, &gl);
