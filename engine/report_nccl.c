@@ -53,13 +53,12 @@ static const struct {
     {NAME("scatter_perf"), "scatter"}, {NAME("reduce_perf"), "reduce"},
 };
 
-static const char *coll_in(const struct line *l)
+/* The collective whose binary a line holding "_perf" names, or NULL.
+ * Every name holds "_perf": callers ask that first (a few bit tests once
+ * the line's pair set is built, as it is for the detectors), which rules
+ * all ten out on most lines. */
+static const char *coll_named(const struct line *l)
 {
-    /* Every name holds "_perf": one search (a few bit tests once the
-     * line's pair set is built, as it is for the detectors) rules all
-     * ten out on most lines. */
-    if (!line_find_raw(l, "_perf"))
-        return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
         const char *f = line_find_raw_n(l, colls[i].bin.s, colls[i].bin.n);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
@@ -138,11 +137,11 @@ static int header_shape(const struct tok *t, int n)
 int nccl_detect(const struct line *l)
 {
     struct tok t[TOK_MAX];
-    /* (coll_in's first search asked here: a few bit tests with the pair
-     * set the driver built, where most lines are spared the call) */
+    /* (coll_named's precondition asked first: a few bit tests with the
+     * pair set the driver built, where most lines are spared the call) */
     if (span_starts(l->s, l->len, "nThread ") || is_warn(l) ||
         span_starts(l->raw, l->raw_len, "NCCL version") ||
-        (line_find_raw(l, "_perf") && coll_in(l)) ||
+        (line_find_raw(l, "_perf") && coll_named(l)) ||
         span_starts(l->s, l->len, "out-of-place"))
         return DETECT_STRONG;
     if (l->info || span_starts(l->s, l->len, "Out of bounds values") ||
@@ -510,7 +509,8 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         info_line(c, l);
         return TAKE_YES;
     }
-    const char *coll = coll_in(l);
+    /* (coll_named's precondition first, inline: most lines fail it) */
+    const char *coll = line_find_raw(l, "_perf") ? coll_named(l) : NULL;
     if (coll) {
         /* A second benchmark command starts a new run. */
         if (c->row_count > 0 || (c->collective[0] && strcmp(c->collective, coll) != 0))
