@@ -43,33 +43,40 @@ static const struct name binaries[] = {
     {NULL, 0}
 };
 
-static int title_of(const struct line *l)
+/* The title a line holding " Test" shows, or -1. */
+static int title_named(const struct line *l)
 {
-    if (!line_find(l, " Test"))
-        return -1;
     for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
         if (line_find_n(l, titles[i].title.s, titles[i].title.n))
             return (int)i;
     return -1;
 }
 
-static const char *binary_of(const struct line *l)
+/* The binary a line holding "ib_" names, or NULL. */
+static const char *binary_named(const struct line *l)
 {
-    if (!line_find_raw_a(l, "ib_", 2))
-        return NULL;
     for (int i = 0; binaries[i].s; i++)
         if (line_find_raw_n(l, binaries[i].s, binaries[i].n))
             return binaries[i].s;
     return NULL;
 }
 
+/* Every title holds " Test" and every binary "ib_": asked first, inline
+ * (bit tests once the pair set is built), they spare most lines the
+ * walks down the tables and the calls. */
+static inline int title_of(const struct line *l)
+{
+    return line_find(l, " Test") ? title_named(l) : -1;
+}
+
+static inline const char *binary_of(const struct line *l)
+{
+    return line_find_raw_a(l, "ib_", 2) ? binary_named(l) : NULL;
+}
+
 int perf_detect(const struct line *l)
 {
-    /* title_of's and binary_of's first searches asked here, where the
-     * line's pair set makes each a few bit tests: most lines fail them,
-     * and are spared the two calls */
-    if ((line_find(l, " Test") && title_of(l) >= 0) ||
-        (line_find_raw_a(l, "ib_", 2) && binary_of(l)) ||
+    if (title_of(l) >= 0 || binary_of(l) ||
         span_starts(l->s, l->len, "WARNING: BW peak won't be measured") ||
         line_find(l, "Waiting for client to connect"))
         return DETECT_STRONG;
