@@ -343,14 +343,16 @@ static int on_at(const struct tok *t, int n)
     return -1;
 }
 
-static void rank_line(struct report_nccl *c, const struct tok *t, int n, const struct line *l)
+/* on: on_at(t, n), which the caller has asked already */
+static void rank_line(struct report_nccl *c, const struct tok *t, int n, int on,
+                      const struct line *l)
 {
     double r;
     if (n < 2 || !num_parse(t[1].s, t[1].len, &r) || r < 0 || r > 1e7)
         return;
     if ((int)r > c->max_rank)
         c->max_rank = (int)r;
-    int i = on_at(t, n);
+    int i = on;
     if (i > 0) {
         unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
         int seen = 0;
@@ -561,15 +563,18 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
          * those do not hold it, or the line is no rank line, it is
          * tokenized whole as below. */
         n = tok_split(l->s, l->len, t, RANK_TOKENS);
-        if (n >= 2 && tok_eq(&t[0], "Rank") && (n < RANK_TOKENS || on_at(t, n) > 0)) {
-            rank_line(c, t, n, l);
-            return TAKE_YES;
+        if (n >= 2 && tok_eq(&t[0], "Rank")) {
+            int on = on_at(t, n);
+            if (n < RANK_TOKENS || on > 0) {
+                rank_line(c, t, n, on, l);
+                return TAKE_YES;
+            }
         }
     }
     if (may_shape)
         n = tok_split(l->s, l->len, t, TOK_MAX);
     if (n >= 2 && tok_eq(&t[0], "Rank")) {
-        rank_line(c, t, n, l);
+        rank_line(c, t, n, on_at(t, n), l);
         return TAKE_YES;
     }
     if (header_shape(t, n)) {
