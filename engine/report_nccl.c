@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -232,7 +231,8 @@ static inline unsigned info_anchor16(const char *p)
                                    _mm_cmpeq_epi8(b, _mm_set1_epi8('n'))),
                      _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('_')),
                                    _mm_cmpeq_epi8(b, _mm_set1_epi8('A')))),
-        _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('U')), _mm_cmpeq_epi8(b, _mm_set1_epi8('s'))));
+        _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('U')),
+                      _mm_cmpeq_epi8(b, _mm_set1_epi8('s'))));
     return (unsigned)_mm_movemask_epi8(m);
 }
 #endif

@@ -101,7 +101,8 @@ void perf_init(struct report_section *sec)
  * each banner line is asked for four keys, mostly absent, and with the key
  * a literal the pair-set test folds to three constant slots (a call took
  * some 50 instructions a key). */
-static inline __attribute__((always_inline)) int field_n(const struct line *l, const char *key, size_t kn, struct tok *out)
+static inline __attribute__((always_inline)) int field_n(const struct line *l, const char *key,
+                                                         size_t kn, struct tok *out)
 {
     const char *k = line_find_n(l, key, kn);
     if (!k)
