@@ -63,6 +63,39 @@ static int int_val(const char *v, size_t vl)
     return (int)d;
 }
 
+/* Whether k is one of lscpu's keys read for nothing (words, parentheses,
+ * digits, dashes), grouped by first byte: a key is compared only with the
+ * few it could be, where a walk compared it with all thirty-five. */
+static int lscpu_other_key(const char *k, size_t kl)
+{
+#define E(lit) span_eq(k, kl, lit)
+    switch (kl ? k[0] : '\0') {
+    case 'A': return E("Architecture") || E("Address sizes");
+    case 'B':
+        return E("Byte Order") || E("BIOS Vendor ID") || E("BIOS Model name") || E("BogoMIPS") ||
+               E("Book(s) per drawer");
+    case 'C':
+        return E("CPU op-mode(s)") || E("CPU family") || E("CPU(s) scaling MHz") ||
+               E("Caches (sum of all)");
+    case 'D': return E("Dispatching mode");
+    case 'F': return E("Frequency boost") || E("Flags") || E("Family");
+    case 'H': return E("Hypervisor vendor");
+    case 'L':
+        return E("L1d cache") || E("L1i cache") || E("L2 cache") || E("L3 cache") || E("L1d") ||
+               E("L1i") || E("L2") || E("L3");
+    case 'M': return E("Model");
+    case 'N': return E("NUMA");
+    case 'O': return E("On-line CPU(s) list") || E("Off-line CPU(s) list");
+    case 'S': return E("Stepping");
+    case 'T': return E("Thread(s) per core");
+    case 'V':
+        return E("Vendor ID") || E("Virtualization") || E("Vulnerabilities") ||
+               E("Virtualization type") || E("Virtualization features");
+    default: return 0;
+    }
+#undef E
+}
+
 enum take cpu_line(struct report_section *sec, const struct line *l)
 {
     struct report_cpu *c = &sec->u.cpu;
@@ -116,7 +149,8 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     const char *k, *v;
     size_t kl, vl;
-    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+    /* kv_split_nz: an empty key or value is only read through its length */
+    if (!kv_split_nz(l->s, l->len, &k, &kl, &v, &vl)) {
         /* the wrapped tail of lscpu's Flags line */
         if (!is_cpupower && c->threads >= 0 && l->indent >= 16 && !memchr(l->s, ':', l->len))
             return TAKE_WEAK;
@@ -201,22 +235,11 @@ enum take cpu_line(struct report_section *sec, const struct line *l)
             c->current_mhz = d;
         return TAKE_YES;
     }
-    /* lscpu's other keys: words, parentheses, digits, dashes. */
-    static const struct name lkeys[] = {
-        NAME("Architecture"), NAME("CPU op-mode(s)"), NAME("Address sizes"), NAME("Byte Order"),
-        NAME("On-line CPU(s) list"), NAME("Off-line CPU(s) list"), NAME("Vendor ID"),
-        NAME("BIOS Vendor ID"), NAME("CPU family"), NAME("Model"), NAME("BIOS Model name"),
-        NAME("Stepping"), NAME("Frequency boost"), NAME("CPU(s) scaling MHz"), NAME("BogoMIPS"),
-        NAME("Virtualization"), NAME("Flags"), NAME("L1d cache"), NAME("L1i cache"),
-        NAME("L2 cache"), NAME("L3 cache"), NAME("Caches (sum of all)"), NAME("L1d"), NAME("L1i"),
-        NAME("L2"), NAME("L3"), NAME("NUMA"), NAME("Vulnerabilities"), NAME("Hypervisor vendor"),
-        NAME("Virtualization type"), NAME("Virtualization features"), NAME("Family"),
-        NAME("Thread(s) per core"), NAME("Dispatching mode"), NAME("Book(s) per drawer"),
-        {NULL, 0}
-    };
-    if (name_index(k, kl, lkeys) >= 0)
-        return TAKE_YES;
+    /* lscpu's other keys (the per-node and per-flaw ones first: both tests
+     * answer the same, and "NUMA nodeN CPU(s)" lines are the most frequent) */
     if (span_starts(k, kl, "NUMA node") || span_starts(k, kl, "Vulnerability "))
+        return TAKE_YES;
+    if (lscpu_other_key(k, kl))
         return TAKE_YES;
     return TAKE_NO;
 }

@@ -68,16 +68,30 @@ static void result(struct report_dcgm *d, const char *v, size_t vl)
     }
 }
 
+/* Whether v opens with Pass, Fail, Warn or Skip in any case, followed by
+ * its end, ' ', '-', or an 'i' or 'e' ("Passed", "Skipped"). The four
+ * words differ in their first letter, so that letter picks the one word
+ * to compare: asked of every table row. */
 static int is_result(const char *v, size_t vl)
 {
-    static const char *const words[] = {"Pass", "Fail", "Warn", "Skip", NULL};
-    for (int i = 0; words[i]; i++) {
-        size_t n = strlen(words[i]);
-        if (span_starts_ci(v, vl, words[i]) &&
-            (vl == n || v[n] == ' ' || v[n] == '-' || (vl > n && (v[n] == 'i' || v[n] == 'e'))))
-            return 1;
+    if (vl < 4)
+        return 0;
+    const char *w;
+    switch (v[0]) {
+    case 'P': case 'p': w = "pass"; break;
+    case 'F': case 'f': w = "fail"; break;
+    case 'W': case 'w': w = "warn"; break;
+    case 'S': case 's': w = "skip"; break;
+    default: return 0;
     }
-    return 0;
+    for (int i = 1; i < 4; i++) {
+        char c = v[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != w[i])
+            return 0;
+    }
+    return vl == 4 || v[4] == ' ' || v[4] == '-' || v[4] == 'i' || v[4] == 'e';
 }
 
 static void json_line(struct report_section *sec, const struct line *l)
@@ -173,8 +187,10 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
     size_t vl = l->len - (size_t)(v - l->s);
     if (vl && v[vl - 1] == '|')
         vl--;
-    span_trim(&k, &kl);
-    span_trim(&v, &vl);
+    /* span_trim_nz: an empty cell is only read through its length (the
+     * result cell's padding is forty-odd spaces) */
+    span_trim_nz(&k, &kl);
+    span_trim_nz(&v, &vl);
     if (span_eq(k, kl, "Diagnostic") && span_eq(v, vl, "Result"))
         return TAKE_YES;
     if (span_eq(k, kl, "DCGM Version")) {

@@ -162,6 +162,35 @@ static void job_header(struct report_fio *f, const struct line *l)
     }
 }
 
+/* Whether s holds a brace or bracket: a line without one leaves the JSON
+ * depth as it was, whatever its quotes, and most lines ("min" : 0,) have
+ * none. ORing 0x20 folds '[' onto '{' and ']' onto '}' (and nothing
+ * else onto either), so a window is two compares. */
+static int has_brace(const char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i fold = _mm_set1_epi8(0x20), lb = _mm_set1_epi8('{'), rb = _mm_set1_epi8('}');
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), fold);
+        if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lb), _mm_cmpeq_epi8(x, rb))))
+            return 1;
+    }
+    if (i < n && n >= 16) {
+        /* the last bytes: a window ending at the end, overlapping */
+        __m128i x = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)),
+                                 fold);
+        return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lb), _mm_cmpeq_epi8(x, rb))) != 0;
+    }
+#endif
+    for (; i < n; i++) {
+        char c = (char)(s[i] | 0x20);
+        if (c == '{' || c == '}')
+            return 1;
+    }
+    return 0;
+}
+
 /* JSON, one line at a time: "key" : value with a running brace depth. */
 static void json_line(struct report_section *sec, const struct line *l)
 {
@@ -197,7 +226,8 @@ static void json_line(struct report_section *sec, const struct line *l)
     /* (one table load a byte: most bytes are none of the five) */
     static const unsigned char cls[256] = {['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3};
     int in_str = 0, depth = f->json_depth;
-    for (size_t i = 0; i < n; i++) {
+    size_t scan = has_brace(s, n) ? n : 0;    /* no brace: no change */
+    for (size_t i = 0; i < scan; i++) {
         unsigned c = cls[(unsigned char)s[i]];
         if (!c)
             continue;
@@ -237,12 +267,46 @@ static void json_line(struct report_section *sec, const struct line *l)
         f->json_dir = -1;
 }
 
+/* Whether a text line opens like a line of fio's result body: stat lines,
+ * group summaries, disk stats. The openings are grouped by first byte, so
+ * a line is compared only with the few it could be. */
+static int body_line(const char *s, size_t n)
+{
+#define P(lit) span_starts(s, n, lit)
+    switch (n ? s[0] : '\0') {
+    case 'r': return P("read");
+    case 'w': return P("write");
+    case 't': return P("trim");
+    case 'R': return P("READ:") || P("Run status");
+    case 'W': return P("WRITE:");
+    case 'T': return P("TRIM:");
+    case 'c': return P("clat") || P("cpu") || P("complete");
+    case 's': return P("slat") || P("submit") || P("sync") || P("sd");
+    case 'l': return P("lat") || P("latency");
+    case '|': return 1;
+    case 'I': return P("IO depths");
+    case 'i': return P("issued") || P("iops");
+    case 'D': return P("Disk stats");
+    case 'b': return P("bw (");
+    case 'f': return P("fsync");
+    case 'n': return P("nvme");
+    case 'v': return P("vd");
+    case 'd': return P("dm-");
+    case 'm': return P("md");
+    default: return 0;
+    }
+#undef P
+}
+
 enum take fio_line(struct report_section *sec, const struct line *l)
 {
     struct report_fio *f = &sec->u.fio;
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_a(l, ": (g=", 2) && line_find(l, "rw=")) {
+    /* The markers of this function searched directly, not through the
+     * line's pair set: most lines (JSON, percentile rows) are asked three
+     * at most, and the set cost more than the searches. */
+    if (span_find_at(l->s, l->len, LIT_N(": (g="), 2) && span_find(l->s, l->len, "rw=")) {
         if (str_is(f->format, "json") || !isnan(f->job_read_bw) || !isnan(f->job_write_bw) ||
             !isnan(f->grp_read_bw) || !isnan(f->grp_write_bw))
             return TAKE_END;
@@ -260,7 +324,7 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         for (int i = 0; i < 2; i++)
             f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
     }
-    if (str_is(f->format, "json") || line_find(l, "\"fio version\"")) {
+    if (str_is(f->format, "json") || span_find_at(l->s, l->len, LIT_N("\"fio version\""), 5)) {
         if (!str_is(f->format, "json")) {
             text_set(f->format, sizeof(f->format), "json");
             f->jobs = 0;
@@ -274,22 +338,12 @@ enum take fio_line(struct report_section *sec, const struct line *l)
     if (span_eq(l->s, l->len, "...") || span_starts(l->s, l->len, "Starting ") ||
         span_starts(l->s, l->len, "Jobs:"))
         return TAKE_WEAK;
-    if (line_find_a(l, ": (groupid=", 2)) {
+    if (span_find_at(l->s, l->len, LIT_N(": (groupid="), 2)) {
         return TAKE_YES;
     }
     /* The body of a text result: indented stat lines and group summaries. */
     text_line(sec, l);
-    static const struct name body[] = {
-        NAME("read"), NAME("write"), NAME("trim"), NAME("READ:"), NAME("WRITE:"), NAME("TRIM:"),
-        NAME("clat"), NAME("slat"), NAME("lat"), NAME("|"), NAME("cpu"), NAME("IO depths"),
-        NAME("submit"), NAME("complete"), NAME("issued"), NAME("latency"), NAME("Run status"),
-        NAME("Disk stats"), NAME("bw ("), NAME("iops"), NAME("fsync"), NAME("sync"),
-        NAME("nvme"), NAME("sd"), NAME("vd"), NAME("dm-"), NAME("md"), {NULL, 0}
-    };
-    for (int i = 0; body[i].s; i++)
-        if (span_starts_n(l->s, l->len, body[i].s, body[i].n))
-            return TAKE_WEAK;
-    return TAKE_NO;
+    return body_line(l->s, l->len) ? TAKE_WEAK : TAKE_NO;
 }
 
 void fio_finish(struct report_section *sec)

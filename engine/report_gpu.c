@@ -19,20 +19,32 @@ enum gsub {
     GS_OTHER
 };
 
+/* Whether a CSV header field starts with a --query-gpu property name or
+ * group. Asked of the first field of many prose lines (gpu_detect), so the
+ * names are grouped by their first byte: a field is compared only with the
+ * few names it could start with, not walked down all twenty-six. */
 static int csv_known(const char *s, size_t n)
 {
-    static const struct name pre[] = {
-        NAME("name"), NAME("index"), NAME("uuid"), NAME("driver_version"), NAME("pci."),
-        NAME("pcie."), NAME("clocks"), NAME("temperature."), NAME("power."), NAME("memory."),
-        NAME("utilization."), NAME("ecc."), NAME("retired_pages."), NAME("remapped_rows."),
-        NAME("fan."), NAME("pstate"), NAME("persistence_mode"), NAME("compute_mode"),
-        NAME("serial"), NAME("vbios_version"), NAME("gpu_name"), NAME("gpu_bus_id"),
-        NAME("gpu_uuid"), NAME("count"), NAME("enforced."), NAME("mig."), {NULL, 0}
-    };
-    for (int i = 0; pre[i].s; i++)
-        if (span_starts_n(s, n, pre[i].s, pre[i].n))
-            return 1;
-    return 0;
+#define P(lit) span_starts(s, n, lit)
+    switch (n ? s[0] : '\0') {
+    case 'c': return P("clocks") || P("compute_mode") || P("count");
+    case 'd': return P("driver_version");
+    case 'e': return P("ecc.") || P("enforced.");
+    case 'f': return P("fan.");
+    case 'g': return P("gpu_name") || P("gpu_bus_id") || P("gpu_uuid");
+    case 'i': return P("index");
+    case 'm': return P("memory.") || P("mig.");
+    case 'n': return P("name");
+    case 'p':
+        return P("pci.") || P("pcie.") || P("power.") || P("pstate") || P("persistence_mode");
+    case 'r': return P("retired_pages.") || P("remapped_rows.");
+    case 's': return P("serial");
+    case 't': return P("temperature.");
+    case 'u': return P("uuid") || P("utilization.");
+    case 'v': return P("vbios_version");
+    default: return 0;
+    }
+#undef P
 }
 
 static int csv_header_of(const struct line *l)
@@ -219,24 +231,31 @@ static void ecc_add(double *acc, double v)
 /* -q keys are asked by the ten thousand and most match nothing: the keys
  * any line may hold are told apart by length, the per-GPU ones by the
  * subsection they belong to, so a line that matches nothing costs a few
- * compares instead of a walk down every key. */
-static int q_value(struct report_section *sec, const char *k, size_t kl, const char *v,
-                    size_t vl)
+ * compares instead of a walk down every key. Forced inline into its one
+ * caller: as a call, saving and restoring registers cost a third of a
+ * line that matches nothing. */
+static inline __attribute__((always_inline)) int q_value(struct report_section *sec,
+                                                         const char *k, size_t kl,
+                                                         const char *v, size_t vl)
 {
     struct report_gpu *g = &sec->u.gpu;
     struct report_gpu_info *gi = cur(g);
     double d;
     size_t end;
+    /* The keys any GPU's block may hold, by length: most keys are none
+     * of them, and one jump says so. */
     switch (kl) {
-    case 14:
-        if (span_eq(k, kl, "Driver Version")) {
-            span_copy(g->driver, sizeof(g->driver), v, vl);
+    case 9:
+        if (span_eq(k, kl, "Timestamp"))
             return 1;
-        }
         break;
     case 12:
         if (span_eq(k, kl, "CUDA Version")) {
             span_copy(g->cuda, sizeof(g->cuda), v, vl);
+            return 1;
+        }
+        if (gi && span_eq(k, kl, "Product Name")) {
+            span_copy(gi->name, sizeof(gi->name), v, vl);
             return 1;
         }
         break;
@@ -246,28 +265,30 @@ static int q_value(struct report_section *sec, const char *k, size_t kl, const c
             return 1;
         }
         break;
-    case 9:
-        if (span_eq(k, kl, "Timestamp"))
+    case 14:
+        if (span_eq(k, kl, "Driver Version")) {
+            span_copy(g->driver, sizeof(g->driver), v, vl);
             return 1;
+        }
+        break;
+    case 17:
+        if (gi && span_eq(k, kl, "Performance State")) {
+            span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
+            return 1;
+        }
+        break;
+    case 19:
+        if (gi && span_eq(k, kl, "Replays Since Reset")) {
+            if (num_parse(v, vl, &d))
+                gi->replays = d;
+            return 1;
+        }
         break;
     default:
         break;
     }
     if (!gi)
         return 0;
-    if (span_eq(k, kl, "Product Name")) {
-        span_copy(gi->name, sizeof(gi->name), v, vl);
-        return 1;
-    }
-    if (span_eq(k, kl, "Performance State")) {
-        span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
-        return 1;
-    }
-    if (span_eq(k, kl, "Replays Since Reset")) {
-        if (num_parse(v, vl, &d))
-            gi->replays = d;
-        return 1;
-    }
     switch (g->sub) {
     case GS_PCIE_GEN:
         if (span_eq(k, kl, "Max"))
@@ -351,16 +372,20 @@ static int table_row(struct report_section *sec, const struct line *l)
     struct tok cell[8];
     int nc = 0;
     size_t b = 1;
-    for (size_t i = 1; i <= l->len && nc < 8; i++) {
-        if (i == l->len || l->s[i] == '|') {
-            const char *f = l->s + b;
-            size_t fl = i - b;
-            span_trim(&f, &fl);
-            cell[nc].s = f;
-            cell[nc].len = fl;
-            nc++;
-            b = i + 1;
-        }
+    /* A cell ends at the next '|' or at the line's end: one memchr a cell
+     * instead of a test a byte (rows are ~90 bytes of mostly padding). */
+    while (nc < 8) {
+        const char *bar = b < l->len ? memchr(l->s + b, '|', l->len - b) : NULL;
+        size_t i = bar ? (size_t)(bar - l->s) : l->len;
+        const char *f = l->s + b;
+        size_t fl = i - b;
+        span_trim(&f, &fl);
+        cell[nc].s = f;
+        cell[nc].len = fl;
+        nc++;
+        if (!bar)
+            break;
+        b = i + 1;
     }
     if (nc < 1)
         return 0;
@@ -431,11 +456,10 @@ static const struct name csv_facts[] = {
     NAME("power.draw"), NAME("pstate"), {NULL, 0}
 };
 
-static void csv_row(struct report_section *sec, const struct line *l)
+/* One --query-gpu row, already split at its commas (f, n) by the caller. */
+static void csv_row(struct report_section *sec, const struct tok *f, int n)
 {
     struct report_gpu *g = &sec->u.gpu;
-    struct tok f[GPU_CSV_COLS];
-    int n = csv_split(l->s, l->len, f, GPU_CSV_COLS);
     struct report_gpu_info *gi = new_gpu(g);
     if (!gi)
         return;
@@ -491,6 +515,40 @@ static void csv_row(struct report_section *sec, const struct line *l)
         section_issue(sec, "a CSV row has fewer fields than the header");
 }
 
+/* Whether s holds a table or prompt byte ('|', '=', '#', '$'), which no
+ * -q heading does: sixteen bytes a step (the last step a window ending at
+ * the end), or one table load a byte for a line shorter than that. */
+static int stop_byte(const char *s, size_t n)
+{
+    static const unsigned char stop[256] = {['|'] = 1, ['='] = 1, ['#'] = 1, ['$'] = 1};
+    if (n < 16) {
+        for (size_t i = 0; i < n; i++)
+            if (stop[(unsigned char)s[i]])
+                return 1;
+        return 0;
+    }
+#if defined(__SSE2__)
+    for (size_t i = 0;; i += 16) {
+        if (i + 16 > n)
+            i = n - 16;
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('|')),
+                                              _mm_cmpeq_epi8(x, _mm_set1_epi8('='))),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('#')),
+                                              _mm_cmpeq_epi8(x, _mm_set1_epi8('$'))));
+        if (_mm_movemask_epi8(m))
+            return 1;
+        if (i + 16 >= n)
+            return 0;
+    }
+#else
+    for (size_t i = 0; i < n; i++)
+        if (stop[(unsigned char)s[i]])
+            return 1;
+    return 0;
+#endif
+}
+
 enum take gpu_line(struct report_section *sec, const struct line *l)
 {
     struct report_gpu *g = &sec->u.gpu;
@@ -540,7 +598,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         int single_ok = g->csv_cols == 1 && n == 1 && !memchr(l->s, ':', l->len) &&
                         !memchr(l->s, ' ', l->len);
         if ((g->csv_cols > 1 && n > 1 && n <= g->csv_cols) || single_ok) {
-            csv_row(sec, l);
+            csv_row(sec, f, n);
             return TAKE_YES;
         }
         return TAKE_NO;
@@ -577,19 +635,16 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
         if (colon > l->s && (colon[-1] == ' ' || colon[-1] == '\t')) {
             const char *k = l->s, *v = colon + 1;
             size_t kl = (size_t)(colon - l->s), vl = l->len - kl - 1;
-            span_trim(&k, &kl);
-            span_trim(&v, &vl);
+            span_trim_nz(&k, &kl);
+            span_trim_nz(&v, &vl);
             return q_value(sec, k, kl, v, vl) || (kl > 0 && k[0] != '"') ? TAKE_YES : TAKE_WEAK;
         }
         return TAKE_NO;
     }
     /* A -q heading: a few words with no value. */
     if (l->len <= 48 && str_is(sec->tool, "nvidia-smi -q")) {
-        /* table and prompt bytes: one table load a byte */
-        static const unsigned char stop[256] = {['|'] = 1, ['='] = 1, ['#'] = 1, ['$'] = 1};
-        for (size_t i = 0; i < l->len; i++)
-            if (stop[(unsigned char)l->s[i]])
-                return TAKE_NO;
+        if (stop_byte(l->s, l->len))
+            return TAKE_NO;
         heading(g, l->s, l->len);
         return TAKE_WEAK;
     }

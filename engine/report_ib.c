@@ -16,19 +16,41 @@
 
 enum ib_fmt { IBF_NONE = 0, IBF_IBSTAT, IBF_IBSTATUS, IBF_DEVINFO };
 
-static int fmt_of_line(const struct line *l)
+/* Forced inline: asked of every line of these tools, and as a call its
+ * overhead was most of its cost; the first byte picks the one banner a
+ * line can open with. */
+static inline __attribute__((always_inline)) int fmt_of_line(const struct line *l)
 {
-    if (span_starts(l->s, l->len, "CA '"))
-        return IBF_IBSTAT;
-    if (span_starts(l->s, l->len, "Infiniband device '"))
-        return IBF_IBSTATUS;
-    if (span_starts(l->s, l->len, "hca_id:"))
-        return IBF_DEVINFO;
-    return IBF_NONE;
+    switch (l->len ? l->s[0] : '\0') {
+    case 'C':
+        return span_starts(l->s, l->len, "CA '") ? IBF_IBSTAT : IBF_NONE;
+    case 'I':
+        return span_starts(l->s, l->len, "Infiniband device '") ? IBF_IBSTATUS : IBF_NONE;
+    case 'h':
+        return span_starts(l->s, l->len, "hca_id:") ? IBF_DEVINFO : IBF_NONE;
+    default:
+        return IBF_NONE;
+    }
+}
+
+/* Whether s holds "ibs" or "ibv", as every tool name command_in accepts
+ * does: "ib" alone is in every "Infiniband" of ibstatus and "lib" of a
+ * library path, lines not worth splitting into tokens. */
+static int ib_tool_bytes(const char *s, size_t n)
+{
+    const char *e = s + n;
+    const char *b = s;
+    while (b + 1 < e && (b = memchr(b + 1, 'b', (size_t)(e - b - 1))) != NULL) {
+        if (b[-1] == 'i' && b + 1 < e && (b[1] == 's' || b[1] == 'v'))
+            return 1;
+    }
+    return 0;
 }
 
 static int command_in(const struct line *l)
 {
+    if (!ib_tool_bytes(l->raw, l->raw_len))
+        return IBF_NONE;
     struct tok t[8];
     int n = tok_split(l->raw, l->raw_len, t, 8);
     if (n == 0 || n > 6)
@@ -91,6 +113,14 @@ static const char *fmt_name(int f)
     return f == IBF_IBSTATUS ? "ibstatus" : f == IBF_DEVINFO ? "ibv_devinfo" : "ibstat";
 }
 
+/* The format the section's tool prints, read off its name: asked only
+ * where a line's meaning depends on it, not of every line. */
+static int cur_fmt(const struct report_section *sec)
+{
+    return str_is(sec->tool, "ibstatus") ? IBF_IBSTATUS :
+           str_is(sec->tool, "ibv_devinfo") ? IBF_DEVINFO : IBF_IBSTAT;
+}
+
 static struct report_ib_port *new_port(struct report_ib_ports *ib, int num)
 {
     if (ib->port_count >= IB_PORTS_MAX) {
@@ -112,14 +142,30 @@ static struct report_ib_port *cur_port(struct report_ib_ports *ib)
     return ib->port_count > 0 ? &ib->ports[ib->port_count - 1] : NULL;
 }
 
-static int has_ci(const char *s, size_t n, const char *lit)
+/* Whether s holds lit ignoring ASCII case. Inline with the literal's
+ * length: values are asked for a handful of words each. A byte matches a
+ * letter of lit when the two are equal with 0x20 set in both (that is,
+ * equal ignoring case), any other byte when equal. */
+static inline __attribute__((always_inline)) int has_ci_n(const char *s, size_t n,
+                                                          const char *lit, size_t m)
 {
-    size_t m = strlen(lit);
-    for (size_t i = 0; i + m <= n; i++)
-        if (span_starts_ci(s + i, n - i, lit))
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t j = 0;
+        for (; j < m; j++) {
+            char w = lit[j], c = s[i + j];
+            if ((w >= 'a' && w <= 'z') || (w >= 'A' && w <= 'Z')) {
+                w = (char)(w | 0x20);
+                c = (char)(c | 0x20);
+            }
+            if (c != w)
+                break;
+        }
+        if (j == m)
             return 1;
+    }
     return 0;
 }
+#define has_ci(s, n, lit) has_ci_n((s), (n), LIT_N(lit))
 
 static void norm_state(char *dst, size_t dl, const char *v, size_t vl)
 {
@@ -156,6 +202,25 @@ static void norm_phys(char *dst, size_t dl, const char *v, size_t vl)
     else
         span_copy(dst, dl, v, vl);
 }
+
+/* Whether key k equals lit (lower case, as long as k: the caller's switch
+ * on the length said so) ignoring ASCII case. Forced inline: with the
+ * literal's length a constant the compare unrolls, where span_starts_ci
+ * left out of line measured each literal per call. */
+static inline __attribute__((always_inline)) int key_ci(const char *k, const char *lit, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        /* for a lower-case letter w, c folds to it exactly when c | 0x20
+         * is w (c is w or its upper case); other bytes must be equal */
+        char c = k[i], w = lit[i];
+        if (w >= 'a' && w <= 'z')
+            c = (char)(c | 0x20);
+        if (c != w)
+            return 0;
+    }
+    return 1;
+}
+#define key_is_ci(k, lit) key_ci((k), LIT_N(lit))
 
 /* Numbers here may be hex ("0x0" in ibstatus) or decimal. */
 static int lid_value(const char *v, size_t vl, double *out)
@@ -200,17 +265,15 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         return TAKE_YES;
     int fmt = fmt_of_line(l);
     int cmd = command_of(l);
-    int cur_fmt = str_is(sec->tool, "ibstatus") ? IBF_IBSTATUS :
-                  str_is(sec->tool, "ibv_devinfo") ? IBF_DEVINFO : IBF_IBSTAT;
     int started = ib->port_count > 0 || ib->cur_ca[0];
     if (cmd != IBF_NONE) {
-        if ((started && cmd != cur_fmt) || ib->port_count > 0)
+        if ((started && cmd != cur_fmt(sec)) || ib->port_count > 0)
             return TAKE_END;
         text_set(sec->tool, sizeof(sec->tool), fmt_name(cmd));
         return TAKE_YES;
     }
     if (fmt != IBF_NONE) {
-        if (started && fmt != cur_fmt)
+        if (started && fmt != cur_fmt(sec))
             return TAKE_END;
         text_set(sec->tool, sizeof(sec->tool), fmt_name(fmt));
         if (fmt == IBF_IBSTATUS) {
@@ -236,7 +299,9 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         }
         return TAKE_YES;
     }
-    if (span_starts(l->s, l->len, "ibpanic:")) {
+    /* (the next three lines open with 'i' or '.'; most lines neither) */
+    char c0 = l->s[0];
+    if (c0 == 'i' && span_starts(l->s, l->len, "ibpanic:")) {
         char msg[REPORT_ISSUE_LEN];
         char dev[24] = "?";
         quoted_name(l, dev, sizeof(dev));
@@ -245,16 +310,17 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         ib->panics++;
         return TAKE_YES;
     }
-    if (span_starts(l->s, l->len, "ibwarn:"))
+    if (c0 == 'i' && span_starts(l->s, l->len, "ibwarn:"))
         return TAKE_YES;
-    if (span_eq(l->s, l->len, "..."))
+    if (c0 == '.' && span_eq(l->s, l->len, "..."))
         return TAKE_WEAK;
 
     const char *k, *v;
     size_t kl, vl;
-    if (!kv_split(l->s, l->len, &k, &kl, &v, &vl)) {
+    /* kv_split_nz: an empty key or value is only read through its length */
+    if (!kv_split_nz(l->s, l->len, &k, &kl, &v, &vl)) {
         /* ibv_devinfo -v lists capability flags one per line. */
-        if (cur_fmt == IBF_DEVINFO && ib->cur_ca[0] && l->len < 48) {
+        if (cur_fmt(sec) == IBF_DEVINFO && ib->cur_ca[0] && l->len < 48) {
             for (size_t i = 0; i < l->len; i++) {
                 char c = l->s[i];
                 if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
@@ -271,55 +337,78 @@ enum take ib_line(struct report_section *sec, const struct line *l)
         vl = 0;
     struct report_ib_port *p = cur_port(ib);
     double d;
+    size_t end;
     /* "Port 1:" (ibstat) and "port: 1" (ibv_devinfo) open a port. */
     double num = -1;
     if (kl > 5 && span_starts(k, kl, "Port ") && vl == 0 && num_parse(k + 5, kl - 5, &num)) {
         new_port(ib, num >= 0 && num < 1e4 ? (int)num : -1);
         return TAKE_YES;
     }
-    if (span_eq(k, kl, "port")) {
-        if (num_parse(v, vl, &num) && num >= 0 && num < 1e4)
-            new_port(ib, (int)num);
-        else
-            new_port(ib, -1);
-        return TAKE_YES;
-    }
-    if (span_eq(k, kl, "Number of ports") || span_eq(k, kl, "phys_port_cnt")) {
-        if (num_parse(v, vl, &d) && d >= 0 && d < 1e4)
-            ib->ports_declared = (ib->ports_declared < 0 ? 0 : ib->ports_declared) + (int)d;
-        return TAKE_YES;
-    }
-    if (span_eq(k, kl, "Firmware version") || span_eq(k, kl, "fw_ver")) {
-        span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
-        return TAKE_YES;
-    }
-    if (p) {
-        if (kl == 5 && span_starts_ci(k, kl, "state")) {
-            norm_state(p->state, sizeof(p->state), v, vl);
+    /* The keys told apart by length first: every line of these tools is
+     * asked, and a walk down every key cost more than reading the value.
+     * No two keys of one length can both match (the port keys only with a
+     * port open), so the order inside a length is free. Besides the keys
+     * read, each length lists the keys known to carry nothing we keep
+     * (ibstat's GUIDs, LMC, masks): they still belong to the section. */
+    switch (kl) {
+    case 3:
+        if (span_eq(k, kl, "LMC"))
+            return TAKE_YES;
+        break;
+    case 4:
+        if (span_eq(k, kl, "port")) {
+            if (num_parse(v, vl, &num) && num >= 0 && num < 1e4)
+                new_port(ib, (int)num);
+            else
+                new_port(ib, -1);
             return TAKE_YES;
         }
-        if ((kl == 14 && span_starts_ci(k, kl, "physical state")) ||
-            (kl == 10 && span_starts_ci(k, kl, "phys state")) || span_eq(k, kl, "phys_state")) {
-            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
-            return TAKE_YES;
-        }
-        if (kl == 4 && span_starts_ci(k, kl, "rate")) {
-            size_t end;
+        if (p && key_is_ci(k, "rate")) {
             if (num_scan(v, vl, &d, &end))
                 p->rate_gbps = d;
             return TAKE_YES;
         }
-        if ((kl == 8 && span_starts_ci(k, kl, "base lid")) || span_eq(k, kl, "port_lid")) {
-            if (lid_value(v, vl, &d))
-                p->base_lid = d;
+        break;
+    case 5:
+        if (p && key_is_ci(k, "state")) {
+            norm_state(p->state, sizeof(p->state), v, vl);
             return TAKE_YES;
         }
-        if ((kl == 6 && span_starts_ci(k, kl, "sm lid")) || span_eq(k, kl, "sm_lid")) {
+        break;
+    case 6:
+        if (span_eq(k, kl, "fw_ver")) {
+            span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
+            return TAKE_YES;
+        }
+        if (p && (key_is_ci(k, "sm lid") || span_eq(k, kl, "sm_lid"))) {
             if (lid_value(v, vl, &d))
                 p->sm_lid = d;
             return TAKE_YES;
         }
-        if ((kl == 10 && span_starts_ci(k, kl, "link layer")) || span_eq(k, kl, "link_layer")) {
+        break;
+    case 7:
+        if (span_eq(k, kl, "CA type"))
+            return TAKE_YES;
+        break;
+    case 8:
+        if (p && (key_is_ci(k, "base lid") || span_eq(k, kl, "port_lid"))) {
+            if (lid_value(v, vl, &d))
+                p->base_lid = d;
+            return TAKE_YES;
+        }
+        break;
+    case 9:
+        if (span_eq(k, kl, "Node GUID") || span_eq(k, kl, "Port GUID"))
+            return TAKE_YES;
+        break;
+    case 10:
+        if (!p)
+            break;
+        if (key_is_ci(k, "phys state") || span_eq(k, kl, "phys_state")) {
+            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
+            return TAKE_YES;
+        }
+        if (key_is_ci(k, "link layer") || span_eq(k, kl, "link_layer")) {
             if (has_ci(v, vl, "infiniband"))
                 text_set(p->link_layer, sizeof(p->link_layer), "InfiniBand");
             else if (has_ci(v, vl, "ethernet"))
@@ -329,40 +418,74 @@ enum take ib_line(struct report_section *sec, const struct line *l)
             return TAKE_YES;
         }
         if (span_eq(k, kl, "active_mtu")) {
-            size_t end;
             if (num_scan(v, vl, &d, &end))
                 p->active_mtu = d;
             return TAKE_YES;
         }
+        break;
+    case 11:
+        if (span_eq(k, kl, "default gid"))
+            return TAKE_YES;
+        break;
+    case 12:
+        if (!p)
+            break;
         /* ibv_devinfo -v: rate = lanes x per-lane speed. */
         if (span_eq(k, kl, "active_width")) {
-            size_t end;
             if (num_scan(v, vl, &d, &end))
                 ib->width_x = d;
             return TAKE_YES;
         }
         if (span_eq(k, kl, "active_speed")) {
-            size_t end;
             if (num_scan(v, vl, &d, &end) && !isnan(ib->width_x) && isnan(p->rate_gbps))
                 p->rate_gbps = d * ib->width_x;
             return TAKE_YES;
         }
+        break;
+    case 13:
+        if (span_eq(k, kl, "phys_port_cnt"))
+            goto ports;
+        break;
+    case 14:
+        if (p && key_is_ci(k, "physical state")) {
+            norm_phys(p->phys_state, sizeof(p->phys_state), v, vl);
+            return TAKE_YES;
+        }
+        break;
+    case 15:
+        if (span_eq(k, kl, "Number of ports"))
+            goto ports;
+        if (span_eq(k, kl, "Capability mask"))
+            return TAKE_YES;
+        break;
+    case 16:
+        if (span_eq(k, kl, "Firmware version")) {
+            span_copy(ib->cur_fw, sizeof(ib->cur_fw), v, vl);
+            return TAKE_YES;
+        }
+        if (span_eq(k, kl, "Hardware version"))
+            return TAKE_YES;
+        break;
+    case 17:
+        if (span_eq(k, kl, "System image GUID"))
+            return TAKE_YES;
+        break;
+    default:
+        break;
     }
-    /* Other lines of these tools (GUIDs, LMC, masks, capabilities): ibstat's
-     * known keys, or ibv_devinfo's lower-case snake_case keys. Anything else
-     * may be the next tool's output. */
-    static const struct name known[] = {
-        NAME("CA type"), NAME("Hardware version"), NAME("Node GUID"), NAME("System image GUID"),
-        NAME("LMC"), NAME("Capability mask"), NAME("Port GUID"), NAME("default gid"), {NULL, 0}
-    };
-    if (name_index(k, kl, known) >= 0)
-        return TAKE_YES;
-    if (kl == 0 || kl > 40 || cur_fmt != IBF_DEVINFO)
+    /* Other lines of these tools: ibv_devinfo's lower-case snake_case keys.
+     * Anything else may be the next tool's output. */
+    if (kl == 0 || kl > 40 || cur_fmt(sec) != IBF_DEVINFO)
         return TAKE_NO;
     for (size_t i = 0; i < kl; i++)
         if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
             return TAKE_NO;
     return TAKE_WEAK;
+ports:
+    /* "Number of ports" (ibstat) or "phys_port_cnt" (ibv_devinfo) */
+    if (num_parse(v, vl, &d) && d >= 0 && d < 1e4)
+        ib->ports_declared = (ib->ports_declared < 0 ? 0 : ib->ports_declared) + (int)d;
+    return TAKE_YES;
 }
 
 void ib_finish(struct report_section *sec)
