@@ -1167,11 +1167,18 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             cand_cost(c, &ctx, &cands[i], scratch, &memo);
         }
     }
+    /* The cheapest and the fastest overall take the first candidate
+     * whatever it is (no pick yet), so it is given to them before the loop,
+     * which then compares with a pick that is always there. */
+    if (nc > 0) {
+        pick(&min_all, 0, cands[0].days, cands[0].cost);
+        pick(&fast_all, 0, cands[0].days, cands[0].cost);   /* as `ifast = 0` then i = 1.. did */
+    }
     for (int i = 0; i < nc; i++) {
         double d = cands[i].days, k = cands[i].cost;
         if (d <= DAYS_CAP)
             any_short = 1;
-        if (cheaper(&min_all, d, k))
+        if (k < min_all.cost || (k == min_all.cost && d < min_all.days))   /* cheaper(), a pick there */
             pick(&min_all, i, d, k);
         if (d <= min_days_cap && cheaper(&min_short, d, k))
             pick(&min_short, i, d, k);
@@ -1181,7 +1188,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             pick(&cheap_dl, i, d, k);
         if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
             pick(&fast_b, i, d, k);
-        if (fast_all.i < 0 || d < fast_all.days)   /* from the first on, as `ifast = 0` then i = 1.. did */
+        if (d < fast_all.days)
             pick(&fast_all, i, d, k);
     }
     irec = rec.i;
