@@ -477,22 +477,24 @@ struct engine_recommendation {
         unsigned long long from;        /* candidates_from the columns were made for; 0: none */
         const struct catalog *catalog;
         int n;
-        /* ENGINE_PRICE_COLS entries each, 16-byte aligned: pairs load whole */
-#define ENGINE_PRICE_COLS (ENGINE_CANDIDATES_MAX + 2)
-        _Alignas(16) double startup_s[ENGINE_PRICE_COLS];
-        _Alignas(16) double tokens_per_s[ENGINE_PRICE_COLS];
-        _Alignas(16) double goodput[ENGINE_PRICE_COLS];
-        _Alignas(16) double gpus[ENGINE_PRICE_COLS];
-        _Alignas(16) double usd_per_gpu_hour[ENGINE_PRICE_COLS];
-        _Alignas(16) double hot_bw_tb[ENGINE_PRICE_COLS];
-        _Alignas(16) double hot_bw_month_usd[ENGINE_PRICE_COLS];
-        _Alignas(16) double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
+        /* ENGINE_PRICE_COLS entries each, an even count, so that every
+         * column is 16-byte aligned at the same index (0 or 1): candidate i
+         * is at that index + i, then a copy of the last (an odd one's pair) */
+#define ENGINE_PRICE_COLS (ENGINE_CANDIDATES_MAX + 4)
+        double startup_s[ENGINE_PRICE_COLS];
+        double tokens_per_s[ENGINE_PRICE_COLS];
+        double goodput[ENGINE_PRICE_COLS];
+        double gpus[ENGINE_PRICE_COLS];
+        double usd_per_gpu_hour[ENGINE_PRICE_COLS];
+        double hot_bw_tb[ENGINE_PRICE_COLS];
+        double hot_bw_month_usd[ENGINE_PRICE_COLS];
+        double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
         /* all ones or 0: hot_kind is k (0..2); is any of them; more than
          * one node; 256 GPUs or more */
-        _Alignas(16) unsigned long long hot_kind_is[3][ENGINE_PRICE_COLS];
-        _Alignas(16) unsigned long long hot_known[ENGINE_PRICE_COLS];
-        _Alignas(16) unsigned long long multi_node[ENGINE_PRICE_COLS];
-        _Alignas(16) unsigned long long gpus_256[ENGINE_PRICE_COLS];
+        unsigned long long hot_kind_is[3][ENGINE_PRICE_COLS];
+        unsigned long long hot_known[ENGINE_PRICE_COLS];
+        unsigned long long multi_node[ENGINE_PRICE_COLS];
+        unsigned long long gpus_256[ENGINE_PRICE_COLS];
     } price_cols;
 };
 

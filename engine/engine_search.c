@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -626,13 +627,14 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
 
 #ifdef __SSE2__
 /* The columns price_cloud reads (struct engine_price_cols), from the
- * candidates and the catalog; the entry after the last is a copy of it
- * (the pair of an odd one). 0 when a candidate's GPU is not in the catalog. */
+ * candidates and the catalog, candidate i at index base + i; the entry
+ * after the last is a copy of it (the pair of an odd one). 0 when a
+ * candidate's GPU is not in the catalog. */
 static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc,
-                           struct engine_price_cols *pc)
+                           struct engine_price_cols *pc, int base)
 {
-    for (int i = 0; i <= nc; i++) {
-        const struct engine_candidate *cd = &cands[i < nc ? i : nc - 1];
+    for (int i = base; i <= base + nc; i++) {
+        const struct engine_candidate *cd = &cands[i - base < nc ? i - base : nc - 1];
         if (cd->gi < 0 || cd->gi >= c->n_gpus)
             return 0;
         pc->startup_s[i] = cd->startup_s;
@@ -689,17 +691,22 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d big10 = m->big10 ? _mm_cmpeq_pd(zero, zero) : zero;
     const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
 
+    /* the index where the columns are 16-byte aligned (the same for all:
+     * their sizes are multiples of 16 bytes) */
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
+
     if (nc <= 0)
         return 1;
     if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc)) {
         pc->from = 0;
-        if (!price_cols_fill(c, cands, nc, pc))
+        if (!price_cols_fill(c, cands, nc, pc, base))
             return 0;
         pc->from = out->candidates_from;
         pc->catalog = c;
         pc->n = nc;
     }
-    for (int j = 0; j < nc; j += 2) {
+    for (int i = 0; i < nc; i += 2) {
+        const int j = base + i;   /* the pair's column index */
         __m128d d, x, r, h, qty, months, total, u, over, hot;
         d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
         d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
@@ -707,8 +714,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, zero), _mm_cmplt_pd(x, big))) != 3) {
             double dl[2];
             _mm_storeu_pd(dl, d);
-            for (int l = 0; l < 2 && j + l < nc; l++) {
-                struct engine_candidate *cd = &cands[j + l];
+            for (int l = 0; l < 2 && i + l < nc; l++) {
+                struct engine_candidate *cd = &cands[i + l];
                 cd->days = dl[l];
                 cd->cost = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
             }
@@ -743,11 +750,11 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
                                                                        _mm_cmpge_pd(d, week)),
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
-        _mm_storel_pd(&cands[j].days, d);
-        _mm_storel_pd(&cands[j].cost, total);
-        if (j + 1 < nc) {
-            _mm_storeh_pd(&cands[j + 1].days, d);
-            _mm_storeh_pd(&cands[j + 1].cost, total);
+        _mm_storel_pd(&cands[i].days, d);
+        _mm_storel_pd(&cands[i].cost, total);
+        if (i + 1 < nc) {
+            _mm_storeh_pd(&cands[i + 1].days, d);
+            _mm_storeh_pd(&cands[i + 1].cost, total);
         }
     }
     return 1;
