@@ -11,6 +11,7 @@
  * bandwidth: it averages every message size (DOMAIN.md T2). */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,17 +22,24 @@
  * is read. */
 #define WORD(x) NAME(x)
 
-static const struct name dtypes[] = {
-    WORD("float"), WORD("double"), WORD("half"), WORD("bfloat16"), WORD("int8"),
-    WORD("uint8"), WORD("int32"), WORD("uint32"), WORD("int64"), WORD("uint64"),
-    WORD("fp8_e4m3"), WORD("fp8_e5m2"), WORD("f8e4m3"), WORD("f8e5m2"), WORD("int"),
-    WORD("char"), WORD("float32"), WORD("float16"), WORD("float64"), {NULL, 0}
-};
+#define DTYPE_WORDS(X)                                                                   \
+    X("float") X("double") X("half") X("bfloat16") X("int8") X("uint8") X("int32")        \
+    X("uint32") X("int64") X("uint64") X("fp8_e4m3") X("fp8_e5m2") X("f8e4m3") X("f8e5m2") \
+    X("int") X("char") X("float32") X("float16") X("float64")
+#define REDOP_WORDS(X) X("sum") X("prod") X("max") X("min") X("avg") X("none") X("mulsum")
+#define WORD_ITEM(x) WORD(x),
+#define TEXT_ITEM(x) x,
 
-static const struct name redops[] = {
-    WORD("sum"), WORD("prod"), WORD("max"), WORD("min"), WORD("avg"), WORD("none"),
-    WORD("mulsum"), {NULL, 0}
-};
+static const struct name dtypes[] = {DTYPE_WORDS(WORD_ITEM){NULL, 0}};
+static const struct name redops[] = {REDOP_WORDS(WORD_ITEM){NULL, 0}};
+
+/* The same words NUL-padded to the row's fields, in the same order: a row
+ * takes its type and redop as one fixed-size copy each (a word too long
+ * for its field would not compile). */
+static const char dtype_text[][sizeof(((struct report_nccl_row *)0)->type)] = {
+    DTYPE_WORDS(TEXT_ITEM)};
+static const char redop_text[][sizeof(((struct report_nccl_row *)0)->redop)] = {
+    REDOP_WORDS(TEXT_ITEM)};
 
 static const struct {
     struct name bin;
@@ -44,13 +52,12 @@ static const struct {
     {NAME("scatter_perf"), "scatter"}, {NAME("reduce_perf"), "reduce"},
 };
 
-static const char *coll_in(const struct line *l)
+/* The collective whose binary a line holding "_perf" names, or NULL.
+ * Every name holds "_perf": callers ask that first (a few bit tests once
+ * the line's pair set is built, as it is for the detectors), which rules
+ * all ten out on most lines. */
+static const char *coll_named(const struct line *l)
 {
-    /* Every name holds "_perf": one search (a few bit tests once the
-     * line's pair set is built, as it is for the detectors) rules all
-     * ten out on most lines. */
-    if (!line_find_raw(l, "_perf"))
-        return NULL;
     for (size_t i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
         const char *f = line_find_raw_n(l, colls[i].bin.s, colls[i].bin.n);
         /* "reduce_perf" is also the tail of "all_reduce_perf". */
@@ -72,26 +79,53 @@ static int is_warn(const struct line *l)
     return line_find_raw_a(l, "NCCL WARN", 5) != NULL;
 }
 
+/* num_parse for the size and count cells, which run to ten digits: a
+ * token opening with eight digits takes them in one word step (the SWAR
+ * test and conversion of fast_float's parse_eight_digits), then goes on as
+ * num_parse does, so the mantissa, and the double, are the same. A digit a
+ * step took about nine instructions; the word step takes about twenty for
+ * eight. Other tokens go to num_parse. */
+static inline int num_parse_wide(const char *s, size_t len, double *v)
+{
+    if (len < 8)
+        return num_parse(s, len, v);
+    uint64_t x = w_load(s);
+    if (((x & 0xF0F0F0F0F0F0F0F0ull) |
+         (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+        return num_parse(s, len, v);
+    x -= 0x3030303030303030ull;
+    x = x * 10 + (x >> 8);
+    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    unsigned long long m = x;
+    size_t j = 8;
+    while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9)
+        m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
+    size_t nint = j, nfrac = 0;
+    if (j < len && s[j] == '.') {
+        size_t f = ++j;
+        while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9)
+            m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
+        nfrac = j - f;
+    }
+    if (j < len && s[j] != 'e' && s[j] != 'E')
+        return 0;
+    if (j == len && nint + nfrac <= 19) {
+        *v = nfrac ? (double)m / report_pow10[nfrac] : (double)m;
+        return 1;
+    }
+    return num_parse_slow(s, len, v, 0, 0);
+}
+
 /* A data row: size count type ... with at least the out-of-place quartet.
  * Returns 1 + the type's index in dtypes, 0 for no row. */
 static int row_shape(const struct tok *t, int n, double *size, double *count)
 {
     if (n < 6)
         return 0;
-    if (!num_parse(t[0].s, t[0].len, size) || !num_parse(t[1].s, t[1].len, count))
+    if (!num_parse_wide(t[0].s, t[0].len, size) || !num_parse_wide(t[1].s, t[1].len, count))
         return 0;
     return 1 + name_index(t[2].s, t[2].len, dtypes);
-}
-
-/* A word the row's token equals, from its table: the same bytes, copied
- * whole with its terminator (every table word fits the field), where the
- * bounded copy of the token went byte by byte. */
-static void word_set(char *dst, size_t dl, const struct name *w)
-{
-    if (w->n < dl)
-        memcpy(dst, w->s, w->n + 1);
-    else
-        span_copy(dst, dl, w->s, w->n);
 }
 
 static int header_shape(const struct tok *t, int n)
@@ -102,8 +136,11 @@ static int header_shape(const struct tok *t, int n)
 int nccl_detect(const struct line *l)
 {
     struct tok t[TOK_MAX];
+    /* (coll_named's precondition asked first: a few bit tests with the
+     * pair set the driver built, where most lines are spared the call) */
     if (span_starts(l->s, l->len, "nThread ") || is_warn(l) ||
-        span_starts(l->raw, l->raw_len, "NCCL version") || coll_in(l) ||
+        span_starts(l->raw, l->raw_len, "NCCL version") ||
+        (line_find_raw(l, "_perf") && coll_named(l)) ||
         span_starts(l->s, l->len, "out-of-place"))
         return DETECT_STRONG;
     if (l->info || span_starts(l->s, l->len, "Out of bounds values") ||
@@ -148,6 +185,105 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
     c->nccl_warnings++;
 }
 
+/* Where the keys info_line reads stand in an INFO line: the first of each
+ * in the whole raw line (NULL: absent), as a search per key finds them. */
+struct info_keys {
+    const char *nnodes, *nranks_lc, *nranks, *algo, *net;
+};
+
+#define KEY_ALGO "NCCL_ALGO set by environment to "
+#define KEY_NET "Using network "
+
+/* Whether the key candidate at s[i] (s[i], s[i+1] one of the anchor pairs
+ * " n", "_A", "Us") opens one of the keys, recording the first of each.
+ * The three " n" keys are eight bytes: one word compare each. */
+static inline void info_key_at(const char *s, size_t n, size_t i, struct info_keys *k)
+{
+    if (s[i] == ' ') {
+        if (i + 8 > n)
+            return;
+        uint64_t w = w_load(s + i);
+        if (!k->nnodes && w == w_load(" nNodes "))
+            k->nnodes = s + i;
+        else if (!k->nranks_lc && w == w_load(" nranks "))
+            k->nranks_lc = s + i;
+        else if (!k->nranks && w == w_load(" nRanks "))
+            k->nranks = s + i;
+    } else if (s[i] == '_') {
+        /* '_' is byte 4 of KEY_ALGO */
+        if (!k->algo && i >= 4 && i - 4 + sizeof(KEY_ALGO) - 1 <= n &&
+            memcmp(s + i - 4, KEY_ALGO, sizeof(KEY_ALGO) - 1) == 0)
+            k->algo = s + i - 4;
+    } else if (!k->net && i + sizeof(KEY_NET) - 1 <= n &&
+               memcmp(s + i, KEY_NET, sizeof(KEY_NET) - 1) == 0) {
+        k->net = s + i;
+    }
+}
+
+#if defined(__SSE2__)
+/* Bit j set where p[j], p[j+1] is an anchor pair of the keys. */
+static inline unsigned info_anchor16(const char *p)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+    __m128i m = _mm_or_si128(
+        _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(' ')),
+                                   _mm_cmpeq_epi8(b, _mm_set1_epi8('n'))),
+                     _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('_')),
+                                   _mm_cmpeq_epi8(b, _mm_set1_epi8('A')))),
+        _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8('U')),
+                      _mm_cmpeq_epi8(b, _mm_set1_epi8('s'))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/* The five keys in one pass over the line, where a search per key (with the
+ * pair set it needs built) cost "comm" lines, a third of a debug log's INFO
+ * lines, about 850 instructions each. Candidates are the keys' anchor
+ * pairs, taken in the order of the line, so the first match of a key is its
+ * first occurrence. */
+static void info_keys_find(const char *s, size_t n, struct info_keys *k)
+{
+    size_t i = 0;
+    memset(k, 0, sizeof(*k));
+#if defined(__SSE2__)
+    for (; i + 17 <= n; i += 16)
+        for (unsigned m = info_anchor16(s + i); m; m &= m - 1)
+            info_key_at(s, n, i + (unsigned)__builtin_ctz(m), k);
+    if (n >= 17 && i + 1 < n) {
+        /* the last pairs: one window ending at the line's end, its pairs
+         * before i (already taken) masked off */
+        size_t j = n - 17;
+        for (unsigned m = info_anchor16(s + j) & ~((1u << (i - j)) - 1u); m; m &= m - 1)
+            info_key_at(s, n, j + (unsigned)__builtin_ctz(m), k);
+        return;
+    }
+#endif
+    for (; i + 1 < n; i++)
+        if ((s[i] == ' ' && s[i + 1] == 'n') || (s[i] == '_' && s[i + 1] == 'A') ||
+            (s[i] == 'U' && s[i + 1] == 's'))
+            info_key_at(s, n, i, k);
+}
+
+/* num_scan's answer for the count after a key ("nNodes 8 ..."): when the
+ * text opens with at most 18 digits followed by its end or a byte that is
+ * no '.', 'e' or 'E', the number num_scan reads is those digits; other
+ * text is given to num_scan. */
+static int count_after(const char *s, size_t len, double *v)
+{
+    size_t j = 0;
+    unsigned long long m = 0;
+    while (j < len && j < 18 && (unsigned)(unsigned char)s[j] - '0' <= 9)
+        m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
+    if (j == 0 || (j < len && (s[j] == '.' || s[j] == 'e' || s[j] == 'E' ||
+                               (unsigned)(unsigned char)s[j] - '0' <= 9))) {
+        size_t end;
+        return num_scan(s, len, v, &end);
+    }
+    *v = (double)m;
+    return 1;
+}
+
 static void info_line(struct report_nccl *c, const struct line *l)
 {
     /* Only a few INFO messages carry facts; most lines stop here. The
@@ -164,29 +300,29 @@ static void info_line(struct report_nccl *c, const struct line *l)
     if (!span_starts(msg, ml, "comm ") && !span_starts(msg, ml, "NCCL_ALGO") &&
         !span_starts(msg, ml, "Using network"))
         return;
+    struct info_keys k;
     const char *p;
     double v;
-    size_t end;
     size_t rest;
-    if ((p = line_find_raw(l, " nNodes ")) != NULL) {
+    info_keys_find(l->raw, l->raw_len, &k);
+    if ((p = k.nnodes) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
-        if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e6)
+        if (count_after(p + 8, rest - 8, &v) && v >= 1 && v < 1e6)
             c->nnodes_info = (int)v;
     }
-    if ((p = line_find_raw(l, " nranks ")) != NULL ||
-        (p = line_find_raw(l, " nRanks ")) != NULL) {
+    if ((p = k.nranks_lc) != NULL || (p = k.nranks) != NULL) {
         rest = l->raw_len - (size_t)(p - l->raw);
-        if (num_scan(p + 8, rest - 8, &v, &end) && v >= 1 && v < 1e7)
+        if (count_after(p + 8, rest - 8, &v) && v >= 1 && v < 1e7)
             c->nranks_info = (int)v;
     }
-    if ((p = line_find_raw(l, "NCCL_ALGO set by environment to ")) != NULL) {
+    if ((p = k.algo) != NULL) {
         p += 32;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
         if (tok_split(p, rest, t, 1) == 1)
             span_copy(c->algo, sizeof(c->algo), t[0].s, t[0].len);
     }
-    if ((p = line_find_raw(l, "Using network ")) != NULL) {
+    if ((p = k.net) != NULL) {
         p += 14;
         rest = l->raw_len - (size_t)(p - l->raw);
         struct tok t[1];
@@ -207,14 +343,16 @@ static int on_at(const struct tok *t, int n)
     return -1;
 }
 
-static void rank_line(struct report_nccl *c, const struct tok *t, int n, const struct line *l)
+/* on: on_at(t, n), which the caller has asked already */
+static void rank_line(struct report_nccl *c, const struct tok *t, int n, int on,
+                      const struct line *l)
 {
     double r;
     if (n < 2 || !num_parse(t[1].s, t[1].len, &r) || r < 0 || r > 1e7)
         return;
     if ((int)r > c->max_rank)
         c->max_rank = (int)r;
-    int i = on_at(t, n);
+    int i = on;
     if (i > 0) {
         unsigned h = span_hash(t[i + 1].s, t[i + 1].len);
         int seen = 0;
@@ -223,8 +361,9 @@ static void rank_line(struct report_nccl *c, const struct tok *t, int n, const s
         if (!seen && c->host_count < 16)
             c->host_hash[c->host_count++] = h;
     }
-    const char *b = memchr(l->s, ']', l->len);
-    if (b && !c->gpu_name[0]) {
+    /* the GPU name is taken from the first rank line that shows one */
+    const char *b = c->gpu_name[0] ? NULL : memchr(l->s, ']', l->len);
+    if (b) {
         const char *g = b + 1;
         size_t gl = l->len - (size_t)(g - l->s);
         span_trim(&g, &gl);
@@ -285,11 +424,11 @@ static void data_row(struct report_section *sec, const struct tok *t, int n, dou
     r.root = NAN;
     r.size_b = size;
     r.count = count;
-    word_set(r.type, sizeof(r.type), &dtypes[dtype - 1]);
+    memcpy(r.type, dtype_text[dtype - 1], sizeof(r.type));
     int i = 3;
     int op = i < n ? name_index(t[i].s, t[i].len, redops) : -1;
     if (op >= 0) {
-        word_set(r.redop, sizeof(r.redop), &redops[op]);
+        memcpy(r.redop, redop_text[op], sizeof(r.redop));
         i++;
     }
     int rest = n - i;
@@ -372,7 +511,8 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
         info_line(c, l);
         return TAKE_YES;
     }
-    const char *coll = coll_in(l);
+    /* (coll_named's precondition first, inline: most lines fail it) */
+    const char *coll = line_find_raw(l, "_perf") ? coll_named(l) : NULL;
     if (coll) {
         /* A second benchmark command starts a new run. */
         if (c->row_count > 0 || (c->collective[0] && strcmp(c->collective, coll) != 0))
@@ -423,15 +563,18 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
          * those do not hold it, or the line is no rank line, it is
          * tokenized whole as below. */
         n = tok_split(l->s, l->len, t, RANK_TOKENS);
-        if (n >= 2 && tok_eq(&t[0], "Rank") && (n < RANK_TOKENS || on_at(t, n) > 0)) {
-            rank_line(c, t, n, l);
-            return TAKE_YES;
+        if (n >= 2 && tok_eq(&t[0], "Rank")) {
+            int on = on_at(t, n);
+            if (n < RANK_TOKENS || on > 0) {
+                rank_line(c, t, n, on, l);
+                return TAKE_YES;
+            }
         }
     }
     if (may_shape)
         n = tok_split(l->s, l->len, t, TOK_MAX);
     if (n >= 2 && tok_eq(&t[0], "Rank")) {
-        rank_line(c, t, n, l);
+        rank_line(c, t, n, on_at(t, n), l);
         return TAKE_YES;
     }
     if (header_shape(t, n)) {

@@ -9,6 +9,7 @@
  * showed it; the summary (worst path, fewest NVLinks) is over pairs read and
  * says how many pairs that was, so a cut matrix never passes as complete. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,14 @@ static inline int cell_code(const struct tok *t)
     const unsigned char *s = (const unsigned char *)t->s;
     size_t n = t->len;
     if (n >= 3 && s[0] == 'N' && s[1] == 'V' && s[2] >= '0' && s[2] <= '9') {
+        /* "NV18": one or two digits are the number num_parse reads
+         * (1..99 counts, "NV0" is no code), without the call */
+        if (n == 3)
+            return s[2] - '0';
+        if (n == 4 && s[3] >= '0' && s[3] <= '9') {
+            int v = (s[2] - '0') * 10 + (s[3] - '0');
+            return v >= 1 ? v : 0;
+        }
         double v;
         if (num_parse(t->s + 2, n - 2, &v) && v >= 1 && v <= 99)
             return (int)v;
@@ -79,6 +88,23 @@ const char *report_topo_cell_str(int cell, char *buf, size_t len)
         s = "...";
     snprintf(buf, len, "%s", s);
     return buf;
+}
+
+/* span_copy for a token that fits (the names and affinities of a matrix
+ * almost always do): the same bytes, control bytes as blanks, inline, where
+ * the call and its general cases cost more than the few bytes copied (every
+ * row copies three tokens). A token that does not fit goes to span_copy. */
+static inline void tok_copy(char *dst, size_t dl, const char *s, size_t len)
+{
+    if (len >= dl) {
+        span_copy(dst, dl, s, len);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+    }
+    dst[len] = '\0';
 }
 
 static int is_gpu_name(const char *s, size_t n)
@@ -167,7 +193,10 @@ static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
 static void data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_topo *tp = &sec->u.topo;
-    int codes[TOPO_DIM_MAX];
+    /* Cell codes fit a byte (report.h): kept as the matrix row they
+     * become, zeros past the cells, so a link row is one fixed copy. */
+    unsigned char codes[TOPO_DIM_MAX] = {0};
+    _Static_assert(sizeof(codes) == sizeof(tp->cells[0]), "a row of codes is a matrix row");
     int ncell = 0, p2p_seen = 0;
     int cols = tp->cur_matrix == 2 ? tp->p2p_cols : tp->cur_matrix == 1 ? tp->cols : tp->pend_cols;
     if (cols == 0)
@@ -178,7 +207,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             break;
         if (c >= TOPO_CELL_P2P_OK && c <= TOPO_CELL_P2P_U)
             p2p_seen = 1;
-        codes[ncell++] = c;
+        codes[ncell++] = (unsigned char)c;
     }
     int aff = 1 + ncell;
     if (tp->cur_matrix == 3 || tp->cur_matrix == 0) {
@@ -223,15 +252,13 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         if (tp->rows >= TOPO_DIM_MAX)
             return;
         int r = tp->rows++;
-        memset(tp->cells[r], 0, sizeof(tp->cells[r]));
+        memcpy(tp->cells[r], codes, sizeof(tp->cells[r]));
         tp->cpu_affinity[r][0] = tp->numa_affinity[r][0] = '\0';
-        span_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
-        for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
-            tp->cells[r][c] = (unsigned char)codes[c];
+        tok_copy(tp->row_names[r], sizeof(tp->row_names[r]), t[0].s, t[0].len);
         if (aff < n)
-            span_copy(tp->cpu_affinity[r], sizeof(tp->cpu_affinity[r]), t[aff].s, t[aff].len);
+            tok_copy(tp->cpu_affinity[r], sizeof(tp->cpu_affinity[r]), t[aff].s, t[aff].len);
         if (aff + 1 < n)
-            span_copy(tp->numa_affinity[r], sizeof(tp->numa_affinity[r]), t[aff + 1].s,
+            tok_copy(tp->numa_affinity[r], sizeof(tp->numa_affinity[r]), t[aff + 1].s,
                       t[aff + 1].len);
         if (ncell < tp->cols && (aff >= n))
             section_issue(sec, "the matrix is cut: a row ends early");
@@ -243,7 +270,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             r = tp->p2p_rows;
         tp->p2p_rows++;
         for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
-            tp->p2p[r][c] = (unsigned char)codes[c];
+            tp->p2p[r][c] = codes[c];
     }
 }
 
@@ -296,20 +323,55 @@ enum take topo_line(struct report_section *sec, const struct line *l)
             return TAKE_END;
         tp->pend_cols = hc;
         for (int i = 0; i < hc; i++)
-            span_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
+            tok_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
         tp->cur_matrix = 3;
         return TAKE_YES;
     }
-    if (n >= 2 && col_token(&t[0]) && cell_code(&t[1])) {
+    /* (hc >= 1: t[0] names a column, as header_cols found) */
+    if (n >= 2 && hc >= 1 && cell_code(&t[1])) {
         data_row(sec, t, n);
         return TAKE_YES;
     }
     /* A row cut right after its name ("GPU4") */
-    if (n == 1 && col_token(&t[0]) && (tp->cur_matrix == 1 || tp->cur_matrix == 2)) {
+    if (n == 1 && hc >= 1 && (tp->cur_matrix == 1 || tp->cur_matrix == 2)) {
         section_issue(sec, "the matrix is cut: a row ends early");
         return TAKE_YES;
     }
     return TAKE_NO;
+}
+
+/* A name of a row or column (NUL-terminated within its 12 bytes) as two
+ * words holding its bytes up to the NUL and zeros after: equal exactly
+ * when the names are. Only the name's own bytes are read. */
+struct name_key {
+    uint64_t lo, hi;
+};
+
+static struct name_key name_key(const char *z)
+{
+    struct name_key k = {0, 0};
+    for (unsigned i = 0; i < 12 && z[i]; i++) {
+        uint64_t b = (uint64_t)(unsigned char)z[i] << (8 * (i & 7));
+        if (i < 8)
+            k.lo |= b;
+        else
+            k.hi |= b;
+    }
+    return k;
+}
+
+/* The decimal digits of v at p; returns the end (no NUL). */
+static char *put_uint(char *p, unsigned v)
+{
+    char d[10];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = d[--n];
+    return p;
 }
 
 static int badness(int c)
@@ -338,9 +400,12 @@ void topo_finish(struct report_section *sec)
     int gpu_col[TOPO_DIM_MAX];
     int ngpu = 0, nnic = 0, elided = 0;
     for (int c = 0; c < cols; c++) {
-        if (is_gpu_name(names[c], strlen(names[c])))
+        const char *z = names[c];
+        /* is_gpu_name and strcmp with "..." on the NUL-terminated name,
+         * byte by byte up to its NUL (no strlen a column) */
+        if (z[0] == 'G' && z[1] == 'P' && z[2] == 'U' && z[3] >= '0' && z[3] <= '9')
             gpu_col[ngpu++] = c;
-        else if (strcmp(names[c], "...") == 0)
+        else if (z[0] == '.' && z[1] == '.' && z[2] == '.' && z[3] == '\0')
             elided = 1;
         else
             nnic++;
@@ -353,18 +418,18 @@ void topo_finish(struct report_section *sec)
         text_set(sec->tool, sizeof(sec->tool), "nvidia-smi topo -p2p");
 
     /* Rows in the link matrix, by GPU column. */
-    /* (the last row of each name; names hashed once, so the search over
-     * GPUs times rows compares numbers, not strings) */
+    /* (the last row of each name; names packed once into keys equal
+     * exactly when the names are, so the search over GPUs times rows
+     * compares numbers, not strings) */
     int row_of[TOPO_DIM_MAX];
-    unsigned row_hash[TOPO_DIM_MAX];
+    struct name_key row_key[TOPO_DIM_MAX];
     for (int r = 0; r < tp->rows; r++)
-        row_hash[r] = span_hash(tp->row_names[r], strlen(tp->row_names[r]));
+        row_key[r] = name_key(tp->row_names[r]);
     for (int i = 0; i < ngpu; i++) {
-        const char *name = names[gpu_col[i]];
-        unsigned h = span_hash(name, strlen(name));
+        struct name_key k = name_key(names[gpu_col[i]]);
         row_of[i] = -1;
         for (int r = 0; r < tp->rows; r++)
-            if (row_hash[r] == h && strcmp(tp->row_names[r], name) == 0)
+            if (row_key[r].lo == k.lo && row_key[r].hi == k.hi)
                 row_of[i] = r;
     }
     int worst = 0, worst_bad = -1, nvmin = -1;
@@ -413,9 +478,14 @@ void topo_finish(struct report_section *sec)
     tp->nvlink_min = nvmin;
     tp->p2p_worst = p2p_worst;
     if (tp->has_link && tp->pairs_read < tp->pairs_total) {
+        /* "%d of %d GPU pairs are not shown (output cut)", put together
+         * by hand: snprintf cost more than the rest of the summary */
         char msg[REPORT_ISSUE_LEN];
-        snprintf(msg, sizeof(msg), "%d of %d GPU pairs are not shown (output cut)",
-                 tp->pairs_total - tp->pairs_read, tp->pairs_total);
+        static const char tail[] = " GPU pairs are not shown (output cut)";
+        char *m = put_uint(msg, (unsigned)(tp->pairs_total - tp->pairs_read));
+        memcpy(m, " of ", 4);
+        m = put_uint(m + 4, (unsigned)tp->pairs_total);
+        memcpy(m, tail, sizeof(tail));
         section_issue(sec, msg);
     }
 }
