@@ -184,20 +184,20 @@ void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char 
      * equal ticks), unless a slot holds this key already (raced with another
      * miss: keep one) */
     struct cache_slot *victim = NULL;
-    int vi = -1;
-    for (int i = 0; i < c->filled; i++)
-        if (c->hashes[i] == key->hash && same_id(&c->slots[i], key))
-            goto chosen;
-    if (c->filled < CACHE_SLOTS) {
-        vi = c->filled++;
-    } else {
-        vi = 0;
-        for (int i = 1; i < CACHE_SLOTS; i++)
-            if (c->used[i] < c->used[vi])
-                vi = i;
+    int vi = -1, held = 0;
+    for (int i = 0; i < c->filled && !held; i++)
+        held = c->hashes[i] == key->hash && same_id(&c->slots[i], key);
+    if (!held) {
+        if (c->filled < CACHE_SLOTS) {
+            vi = c->filled++;
+        } else {
+            vi = 0;
+            for (int i = 1; i < CACHE_SLOTS; i++)
+                if (c->used[i] < c->used[vi])
+                    vi = i;
+        }
+        victim = &c->slots[vi];
     }
-    victim = &c->slots[vi];
-chosen:
     /* freed outside the lock: the evicted answer, or this one when not kept */
     char *drop = body ? body - room : NULL;
     unsigned char *drop_id = id;
