@@ -465,6 +465,37 @@ struct engine_recommendation {
     unsigned long long candidates_from;
     struct engine_plan_memo plan_memo[ENGINE_PLAN_MEMO_SLOTS];
     unsigned long long plan_memo_tick;
+    /* The pricing's columns of what it reads of each candidate of a rented
+     * cluster (engine_recommend_price prices two at a time from them). Made
+     * again for every pricing but one of the same candidates: those tagged
+     * candidates_from when that is not 0 (a tag names one search result,
+     * which the tagger never changes under it), with the same catalog and
+     * count. Scratch, not part of the answer: a caller that tags candidates
+     * in memory it did not get from calloc or engine_recommend_search (which
+     * set it 0) sets from to 0 first. */
+    struct engine_price_cols {
+        unsigned long long from;        /* candidates_from the columns were made for; 0: none */
+        const struct catalog *catalog;
+        int n;
+        /* ENGINE_PRICE_COLS entries each, an even count, so that every
+         * column is 16-byte aligned at the same index (0 or 1): candidate i
+         * is at that index + i, then a copy of the last (an odd one's pair) */
+#define ENGINE_PRICE_COLS (ENGINE_CANDIDATES_MAX + 4)
+        double startup_s[ENGINE_PRICE_COLS];
+        double tokens_per_s[ENGINE_PRICE_COLS];
+        double goodput[ENGINE_PRICE_COLS];
+        double gpus[ENGINE_PRICE_COLS];
+        double usd_per_gpu_hour[ENGINE_PRICE_COLS];
+        double hot_bw_tb[ENGINE_PRICE_COLS];
+        double hot_bw_month_usd[ENGINE_PRICE_COLS];
+        double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
+        /* all ones or 0: hot_kind is k (0..2); is any of them; more than
+         * one node; 256 GPUs or more */
+        unsigned long long hot_kind_is[3][ENGINE_PRICE_COLS];
+        unsigned long long hot_known[ENGINE_PRICE_COLS];
+        unsigned long long multi_node[ENGINE_PRICE_COLS];
+        unsigned long long gpus_256[ENGINE_PRICE_COLS];
+    } price_cols;
 };
 
 const char *engine_tier_name(enum engine_tier t);

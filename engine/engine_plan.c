@@ -404,8 +404,11 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
 /* The first conversion whose argument prints other bytes than the memo's
  * (m->nconv when none): every %d and %s equal, every number the same
  * double or one of the same form (digits, decimals, sign, exponent). The
- * literals are the format's, which is the memo's. */
-static int memo_match(const struct engine_text_memo *m, va_list ap)
+ * literals are the format's, which is the memo's. When that conversion is a
+ * number of another form, its form goes to *first_form (*have_form 1), so
+ * that memo_rebuild need not work it out again. */
+static int memo_match(const struct engine_text_memo *m, va_list ap, struct engine_num_form *first_form,
+                      int *have_form)
 {
     for (int k = 0; k < m->nconv; k++) {
         switch (m->kind[k]) {
@@ -426,8 +429,11 @@ static int memo_match(const struct engine_text_memo *m, va_list ap)
                 break;
             if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return k;
-            if (!form_eq(&f, &m->form[k]))
+            if (!form_eq(&f, &m->form[k])) {
+                *first_form = f;   /* memo_rebuild's form for this conversion */
+                *have_form = 1;
                 return k;
+            }
             break;
         }
         }
@@ -440,8 +446,10 @@ static int memo_match(const struct engine_text_memo *m, va_list ap)
  * conversions are the memo's bytes): what the format gives, for a memo whose
  * text was not cut (every conversion and literal whole in it). The memo
  * takes the new keys and spans as it goes; 0 when a string differs or a
- * number needs vsnprintf (the memo is then rewritten whole). */
-static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first, va_list ap)
+ * number needs vsnprintf (the memo is then rewritten whole). first_form:
+ * the form of conversion `first` when memo_match found it (else NULL). */
+static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first,
+                        const struct engine_num_form *first_form, va_list ap)
 {
     const char *old = m->text;
     size_t from;
@@ -480,7 +488,9 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
                 break;
-            if (!form_of(&f, m->kind[k], x, m->prec[k]))
+            if (k == first && first_form)
+                f = *first_form;   /* memo_match's form_of of this x */
+            else if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return 0;
             m->bits[k] = double_bits(x);
             if (!form_eq(&f, &m->form[k])) {
@@ -510,9 +520,10 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
         return;
     }
     if (m->fmt == fmt && m->n == n) {
-        int first, ok = 0;
+        int first, ok = 0, have_form = 0;
+        struct engine_num_form first_form;
         va_copy(ap2, ap);
-        first = memo_match(m, ap2);
+        first = memo_match(m, ap2, &first_form, &have_form);
         va_end(ap2);
         if (first == m->nconv) {
             memcpy(dst, m->text, (size_t)m->len + 1);
@@ -523,7 +534,7 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
          * whole below. */
         if ((size_t)m->len < n - 1) {
             va_copy(ap2, ap);
-            ok = memo_rebuild(m, &o, first, ap2);
+            ok = memo_rebuild(m, &o, first, have_form ? &first_form : NULL, ap2);
             va_end(ap2);
         }
         if (ok) {

@@ -19,8 +19,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>   /* price_cloud: two candidates at a time (a compiler header, no library) */
+#endif
 
 #include "engine_int.h"
 
@@ -621,6 +625,142 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
     cd->cost = scratch->cost_usd;
 }
 
+#ifdef __SSE2__
+/* The columns price_cloud reads (struct engine_price_cols), from the
+ * candidates and the catalog, candidate i at index base + i; the entry
+ * after the last is a copy of it (the pair of an odd one). 0 when a
+ * candidate's GPU is not in the catalog. */
+static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc,
+                           struct engine_price_cols *pc, int base)
+{
+    for (int i = base; i <= base + nc; i++) {
+        const struct engine_candidate *cd = &cands[i - base < nc ? i - base : nc - 1];
+        if (cd->gi < 0 || cd->gi >= c->n_gpus)
+            return 0;
+        pc->startup_s[i] = cd->startup_s;
+        pc->tokens_per_s[i] = cd->tokens_per_s;
+        pc->goodput[i] = cd->goodput;
+        pc->gpus[i] = cd->n;
+        pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
+        pc->hot_bw_tb[i] = cd->hot_bw_tb;
+        pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd;
+        pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
+        for (int k = 0; k < 3; k++)
+            pc->hot_kind_is[k][i] = cd->hot_kind == k ? ~0ULL : 0;
+        pc->hot_known[i] = cd->hot_kind >= 0 && cd->hot_kind < 3 ? ~0ULL : 0;
+        pc->multi_node[i] = cd->nodes > 1 ? ~0ULL : 0;
+        pc->gpus_256[i] = cd->n >= 256 ? ~0ULL : 0;
+    }
+    return 1;
+}
+
+static inline __m128d cols_mask(const unsigned long long *col, int j)
+{
+    return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
+}
+
+/* Days and cost of every candidate of a rented cluster, what cand_cost's
+ * rented branch computes (engine_run_days with the tokens the memo holds,
+ * then engine_cloud_cost_cand), two candidates at a time (SSE2) from out's
+ * price_cols (made here unless they are these candidates' already): the
+ * same IEEE operations in the same order on each lane, so the same doubles.
+ * - days: (startup + tokens / throughput / goodput) / 86400;
+ * - billed hours: engine_ceil(days x 24 - 1e-9), at least 1. For x in
+ *   [0, 2^52), (x + 2^52) - 2^52 is x rounded to an integer (to nearest),
+ *   and adding 1 when that is below x gives ceil(x), as engine_ceil's
+ *   truncation does; max with 1 is the floor (max gives 1 for h = 1 too).
+ *   A pair with any other x (negative, huge, NaN) is priced by the scalar
+ *   code. There days > 0, so the months are days / 30;
+ * - the bill: 0 + GPU-hours when positive, then hot tier, node cache, warm
+ *   and cold tiers, each added when positive (adding +0 instead leaves the
+ *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
+ *   NaN) here, so that it is not added, as it is left out there.
+ * 0, with nothing priced, when a candidate's GPU is not in the catalog. */
+static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
+{
+    struct engine_price_cols *pc = &out->price_cols;
+    struct engine_candidate *cands = out->candidates;
+    int nc = out->n_candidates;
+    const __m128d tokens = _mm_set1_pd(m->tokens), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+    const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
+    const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
+    const __m128d need = _mm_set1_pd(m->hot_need_tb), warm = _mm_set1_pd(m->warm_month_usd);
+    const __m128d cold = _mm_set1_pd(m->cold_month_usd), hm0 = _mm_set1_pd(m->hot_month_usd[0]);
+    const __m128d hm1 = _mm_set1_pd(m->hot_month_usd[1]), hm2 = _mm_set1_pd(m->hot_month_usd[2]);
+    /* engine_needs_warm's big10 and engine_needs_cold's big100, as masks */
+    const __m128d big10 = m->big10 ? _mm_cmpeq_pd(zero, zero) : zero;
+    const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
+
+    /* the index where the columns are 16-byte aligned (the same for all:
+     * their sizes are multiples of 16 bytes) */
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
+
+    if (nc <= 0)
+        return 1;
+    if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc)) {
+        pc->from = 0;
+        if (!price_cols_fill(c, cands, nc, pc, base))
+            return 0;
+        pc->from = out->candidates_from;
+        pc->catalog = c;
+        pc->n = nc;
+    }
+    for (int i = 0; i < nc; i += 2) {
+        const int j = base + i;   /* the pair's column index */
+        __m128d d, x, r, h, qty, months, total, u, over, hot;
+        d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
+        d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
+        x = _mm_sub_pd(_mm_mul_pd(d, h24), eps);
+        if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, zero), _mm_cmplt_pd(x, big))) != 3) {
+            double dl[2];
+            _mm_storeu_pd(dl, d);
+            for (int l = 0; l < 2 && i + l < nc; l++) {
+                struct engine_candidate *cd = &cands[i + l];
+                cd->days = dl[l];
+                cd->cost = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
+            }
+            continue;
+        }
+        r = _mm_sub_pd(_mm_add_pd(x, big), big);
+        h = _mm_add_pd(r, _mm_and_pd(_mm_cmplt_pd(r, x), one));
+        h = _mm_max_pd(h, one);
+        qty = _mm_mul_pd(h, _mm_load_pd(&pc->gpus[j]));
+        total = _mm_and_pd(_mm_cmpgt_pd(qty, zero),
+                           _mm_add_pd(zero, _mm_mul_pd(qty, _mm_load_pd(&pc->usd_per_gpu_hour[j]))));
+        months = _mm_div_pd(d, d30);
+        /* the hot tier: at its bandwidth's capacity when that exceeds the
+         * data's, else the kind's price for the data; 0 for no kind */
+        over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
+        hot = _mm_or_pd(_mm_or_pd(_mm_and_pd(cols_mask(pc->hot_kind_is[0], j), hm0),
+                                  _mm_and_pd(cols_mask(pc->hot_kind_is[1], j), hm1)),
+                        _mm_and_pd(cols_mask(pc->hot_kind_is[2], j), hm2));
+        hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
+        hot = _mm_and_pd(cols_mask(pc->hot_known, j), hot);
+        u = _mm_mul_pd(hot, months);
+        total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
+        u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
+        total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
+        u = _mm_mul_pd(warm, months);
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_or_pd(cols_mask(pc->multi_node, j), big10),
+                                                                      _mm_cmpge_pd(d, one)),
+                                                            _mm_cmpgt_pd(u, zero)),
+                                                 u));
+        u = _mm_mul_pd(cold, months);
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->gpus_256, j), big100),
+                                                                       _mm_cmpge_pd(d, week)),
+                                                            _mm_cmpgt_pd(u, zero)),
+                                                 u));
+        _mm_storel_pd(&cands[i].days, d);
+        _mm_storel_pd(&cands[i].cost, total);
+        if (i + 1 < nc) {
+            _mm_storeh_pd(&cands[i + 1].days, d);
+            _mm_storeh_pd(&cands[i + 1].cost, total);
+        }
+    }
+    return 1;
+}
+#endif
+
 static void limits_free(struct limits *l)
 {
     memset(l, 0, sizeof *l);
@@ -841,21 +981,25 @@ static int next_nodes(int x)
 /* The search's start: every member zero except what is written whole
  * before anyone reads it: the tiers (the pricing writes each whole), the
  * candidates (valid up to n_candidates, each written whole) and the plan
- * memo's plans (a slot is read only when its catalog is set). Clearing
- * those too was 460 of the 790 KB. A member added to the recommendation is
- * cleared here unless it lies in one of those three. */
+ * memo's plans (a slot is read only when its catalog is set), and the
+ * pricing's columns (read only when their tag, set 0 here, matches).
+ * Clearing those too was 460 of the 790 KB. A member added to the
+ * recommendation is cleared here unless it lies in one of those four. */
 static void recommendation_clear(struct engine_recommendation *out)
 {
     char *p = (char *)out;
     size_t tiers = offsetof(struct engine_recommendation, tiers);
     size_t cands = offsetof(struct engine_recommendation, candidates);
     size_t memo = offsetof(struct engine_recommendation, plan_memo);
+    size_t cols = offsetof(struct engine_recommendation, price_cols);
     memset(p, 0, tiers);
     memset(p + tiers + sizeof out->tiers, 0, cands - tiers - sizeof out->tiers);
     memset(p + cands + sizeof out->candidates, 0, memo - cands - sizeof out->candidates);
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
         memset(&out->plan_memo[i], 0, offsetof(struct engine_plan_memo, w));
-    memset(p + memo + sizeof out->plan_memo, 0, sizeof *out - memo - sizeof out->plan_memo);
+    memset(p + memo + sizeof out->plan_memo, 0, cols - memo - sizeof out->plan_memo);
+    out->price_cols.from = 0;   /* its columns are read only for a matching tag */
+    memset(p + cols + sizeof out->price_cols, 0, sizeof *out - cols - sizeof out->price_cols);
 }
 
 enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
@@ -986,9 +1130,9 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * plan_empty clear the plan first; the others are copies of those). */
     if (w->pricing != PRICING_CLOUD)
         memset(scratch, 0, sizeof *scratch);
-    /* Each candidate priced, and the scans below that need nothing but the
-     * prices done in the same pass, each one the comparisons of its own
-     * loop in the same order (the tier choice depends on the order of ties):
+    /* Each candidate priced, then the scans below that need nothing but the
+     * prices done in one pass, each one the comparisons of its own loop in
+     * the same order (the tier choice depends on the order of ties):
      * - the cheapest overall and the cheapest within min_days_cap (the
      *   minimum tier's pool is one or the other, by any_short);
      * - the cheapest meeting deadline and budget (recommended);
@@ -1002,8 +1146,19 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
     const int cloud = w->pricing == PRICING_CLOUD;
     const struct cloud_cost_memo mm = memo;   /* a copy no store into a candidate can touch */
-    for (int i = 0; i < nc; i++) {
-        double d, k;
+    /* Every candidate's days and cost first: the rented ones two at a time
+     * (price_cloud, where SSE2 is), the others one by one; then the scans,
+     * over the stored values. */
+#ifdef __SSE2__
+    const int priced = cloud;
+    if (priced && !price_cloud(c, &mm, out)) {
+        snprintf(err, errlen, "search result does not match the catalog");
+        return ST_INVALID;
+    }
+#else
+    const int priced = 0;
+#endif
+    for (int i = 0; i < nc && !priced; i++) {
         if (cands[i].gi < 0 || cands[i].gi >= c->n_gpus) {
             snprintf(err, errlen, "search result does not match the catalog");
             return ST_INVALID;
@@ -1012,18 +1167,25 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             /* cand_cost's rented branch, with what it reads of the request
              * in locals (tokens x 1e9 as engine_run_days computes it) */
             const struct engine_candidate *cd = &cands[i];
-            d = (cd->startup_s + mm.tokens / cd->tokens_per_s / cd->goodput) / 86400.0;
-            k = engine_cloud_cost_cand(&mm, cd, d, c->gpus[cd->gi].cloud_usd_per_gpu_hour);
+            double d = (cd->startup_s + mm.tokens / cd->tokens_per_s / cd->goodput) / 86400.0;
+            cands[i].cost = engine_cloud_cost_cand(&mm, cd, d, c->gpus[cd->gi].cloud_usd_per_gpu_hour);
             cands[i].days = d;
-            cands[i].cost = k;
         } else {
             cand_cost(c, &ctx, &cands[i], scratch, &memo);
-            d = cands[i].days;
-            k = cands[i].cost;
         }
+    }
+    /* The cheapest and the fastest overall take the first candidate
+     * whatever it is (no pick yet), so it is given to them before the loop,
+     * which then compares with a pick that is always there. */
+    if (nc > 0) {
+        pick(&min_all, 0, cands[0].days, cands[0].cost);
+        pick(&fast_all, 0, cands[0].days, cands[0].cost);   /* as `ifast = 0` then i = 1.. did */
+    }
+    for (int i = 0; i < nc; i++) {
+        double d = cands[i].days, k = cands[i].cost;
         if (d <= DAYS_CAP)
             any_short = 1;
-        if (cheaper(&min_all, d, k))
+        if (k < min_all.cost || (k == min_all.cost && d < min_all.days))   /* cheaper(), a pick there */
             pick(&min_all, i, d, k);
         if (d <= min_days_cap && cheaper(&min_short, d, k))
             pick(&min_short, i, d, k);
@@ -1033,7 +1195,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             pick(&cheap_dl, i, d, k);
         if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
             pick(&fast_b, i, d, k);
-        if (fast_all.i < 0 || d < fast_all.days)   /* from the first on, as `ifast = 0` then i = 1.. did */
+        if (d < fast_all.days)
             pick(&fast_all, i, d, k);
     }
     irec = rec.i;

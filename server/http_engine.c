@@ -149,9 +149,11 @@ static struct thread_scratch *scratch_get(struct rec_pool *p)
         scratch_free(s);
         return NULL;
     }
-    /* Holds no memo entry's candidates (search_memo_get) and no plan parts
-     * (engine_plan_memo): malloc's bytes may be an old allocation's. */
+    /* Holds no memo entry's candidates (search_memo_get), no plan parts
+     * (engine_plan_memo) and no pricing columns: malloc's bytes may be an
+     * old allocation's. */
     s->rec->candidates_from = 0;
+    s->rec->price_cols.from = 0;
     memset(s->rec->plan_memo, 0, sizeof s->rec->plan_memo);
     s->rec->plan_memo_tick = 0;
     return s;

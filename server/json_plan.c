@@ -1003,6 +1003,7 @@ struct json_plan_cache {
     size_t last_len;         /* the last answer's length: the next one's buffer is sized from it */
     struct cand_order *order;   /* write_frontier's working array, order_cap entries */
     int order_cap;
+    int hint[64], n_hint;       /* the last frontier's candidates (write_frontier visits them first) */
     unsigned long long used, written;
     struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
 };
@@ -1338,40 +1339,68 @@ static void frontier_sorted(const struct engine_recommendation *r, struct cand_o
  * successors that cost as much or more (the set's costs fall along it, so
  * those are the ones right after it). The first 64 of the final set are
  * the walk's 64. Comparisons of NaN are not an order: then sorting decides. */
-static void frontier(const struct engine_recommendation *r, struct cand_order *set, int *kept_out)
+/* The state of frontier's set: its size and its slowest candidate's days
+ * and cost (set[n - 1]), +inf days while it is empty, so that no candidate
+ * is after it. */
+struct front {
+    int n;
+    double last_days, last_cost;
+};
+
+/* Candidate i offered to the set; 0 when its days or cost is NaN (then
+ * sorting decides). */
+static inline __attribute__((always_inline)) int front_add(struct front *f, struct cand_order *set,
+                                                           const struct engine_candidate *k, int i)
 {
-    int n = 0;
-    /* The slowest kept candidate's days and cost (set[n - 1]), in locals:
-     * +inf days while the set is empty, so that no candidate is after it. */
-    double last_days = INFINITY, last_cost = 0;
-    for (int i = 0; i < r->n_candidates; i++) {
-        const struct engine_candidate *k = &r->candidates[i];
-        int at = n, end;
-        /* Most candidates are slower than the slowest kept and cost as
-         * much: then that one is the predecessor, and the newcomer goes
-         * (what the steps below decide for it too; false for NaN). */
-        if (k->days > last_days && k->cost >= last_cost)
-            continue;
-        struct cand_order x = {k->days, k->cost, i};
-        if (isnan(x.days) || isnan(x.cost)) {
-            frontier_sorted(r, set, kept_out);
-            return;
-        }
-        while (at > 0 && cand_by_days(&x, &set[at - 1]) < 0)
-            at--;
-        if (x.cost >= (at > 0 ? set[at - 1].cost : INFINITY))
-            continue;
-        end = at;
-        while (end < n && set[end].cost >= x.cost)
-            end++;
-        /* set[at, end) go; x takes their place */
-        memmove(&set[at + 1], &set[end], (size_t)(n - end) * sizeof *set);
-        n += 1 - (end - at);
-        set[at] = x;
-        last_days = set[n - 1].days;
-        last_cost = set[n - 1].cost;
-    }
-    *kept_out = n < 64 ? n : 64;
+    int at = f->n, end;
+    /* Most candidates are slower than the slowest kept and cost as much:
+     * then that one is the predecessor, and the newcomer goes (what the
+     * steps below decide for it too; false for NaN). */
+    if (k->days > f->last_days && k->cost >= f->last_cost)
+        return 1;
+    struct cand_order x = {k->days, k->cost, i};
+    if (isnan(x.days) || isnan(x.cost))
+        return 0;
+    while (at > 0 && cand_by_days(&x, &set[at - 1]) < 0)
+        at--;
+    if (x.cost >= (at > 0 ? set[at - 1].cost : INFINITY))
+        return 1;
+    end = at;
+    while (end < f->n && set[end].cost >= x.cost)
+        end++;
+    /* set[at, end) go; x takes their place */
+    memmove(&set[at + 1], &set[end], (size_t)(f->n - end) * sizeof *set);
+    f->n += 1 - (end - at);
+    set[at] = x;
+    f->last_days = set[f->n - 1].days;
+    f->last_cost = set[f->n - 1].cost;
+    return 1;
+}
+
+static void frontier(const struct engine_recommendation *r, const int *hint, int n_hint, struct cand_order *set,
+                     int *kept_out)
+{
+    struct front f = {0, INFINITY, 0};
+    const struct engine_candidate *k = r->candidates;
+    int nc = r->n_candidates;
+    /* The set kept from a set of candidates is the same whatever order they
+     * come in (the relation above decides it), and a candidate that comes
+     * twice is dropped the second time (its twin in the set, or whoever
+     * dropped it, is before it and costs as little). So the candidates of
+     * the last answer's frontier (hint: indices into this list, any that
+     * fit) go first, and then all of them in turn: with a memo hit's answer
+     * the set is then nearly whole from the start, and fewer candidates
+     * are put in only to be dropped again. */
+    for (int h = 0; h < n_hint; h++)
+        if (hint[h] >= 0 && hint[h] < nc && !front_add(&f, set, &k[hint[h]], hint[h]))
+            goto nan;
+    for (int i = 0; i < nc; i++)
+        if (!front_add(&f, set, &k[i], i))
+            goto nan;
+    *kept_out = f.n < 64 ? f.n : 64;
+    return;
+nan:
+    frontier_sorted(r, set, kept_out);
 }
 
 /* The clusters no other cluster beats on both time and cost, fastest first:
@@ -1398,7 +1427,12 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         jw_end(j);
         return;
     }
-    frontier(r, order, &kept);
+    frontier(r, cache ? cache->hint : NULL, cache ? cache->n_hint : 0, order, &kept);
+    if (cache) {
+        for (int i = 0; i < kept; i++)
+            cache->hint[i] = order[i].i;
+        cache->n_hint = kept;
+    }
     for (int i = 0; i < kept; i++) {
         const struct engine_candidate *k = &r->candidates[order[i].i];
         jw_obj(j, NULL);

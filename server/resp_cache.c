@@ -39,6 +39,12 @@ struct resp_cache {
     unsigned long long tick;
     unsigned long long hits, misses;
     struct cache_slot slots[CACHE_SLOTS];
+    /* Slots are filled in order and never emptied: slots[0, filled) hold
+     * answers. Their hashes and last-use ticks are also kept here, side by
+     * side, for the scans every new body makes under the lock (one for the
+     * get, two for the put): 1 KB each instead of the slots' 7. */
+    int filled;
+    unsigned long long hashes[CACHE_SLOTS], used[CACHE_SLOTS];
 };
 
 struct resp_cache *resp_cache_new(void)
@@ -125,9 +131,9 @@ int resp_cache_get_room(struct resp_cache *c, const struct resp_key *key, size_t
     if (!c)
         return 0;
     pthread_mutex_lock(&c->mu);
-    for (int i = 0; i < CACHE_SLOTS; i++) {
+    for (int i = 0; i < c->filled; i++) {
         struct cache_slot *s = &c->slots[i];
-        if (same_id(s, key)) {
+        if (c->hashes[i] == key->hash && same_id(s, key)) {
             char *copy = malloc(room + s->len + 1);
             if (copy) {
                 copy += room;
@@ -135,7 +141,7 @@ int resp_cache_get_room(struct resp_cache *c, const struct resp_key *key, size_t
                 copy[s->len] = '\0';
                 *body = copy;
                 *len = s->len;
-                s->used = ++c->tick;
+                s->used = c->used[i] = ++c->tick;
                 found = 1;
             }
             break;
@@ -164,7 +170,8 @@ void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char 
 {
     size_t rl = key->route_len, id_len = rl + 2 + key->id_len;
     unsigned char *id;
-    if (!c || len > CACHE_BODY_MAX || !(id = malloc(id_len))) {
+    /* (no body is nothing to keep: a slot once filled stays filled) */
+    if (!c || !body || len > CACHE_BODY_MAX || !(id = malloc(id_len))) {
         free(body ? body - room : NULL);
         return;
     }
@@ -173,19 +180,23 @@ void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char 
     id[rl + 1] = (unsigned char)key->digest;
     memcpy(id + rl + 2, key->id, key->id_len);
     pthread_mutex_lock(&c->mu);
-    struct cache_slot *victim = &c->slots[0];
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        struct cache_slot *s = &c->slots[i];
-        if (same_id(s, key)) { /* raced with another miss: keep one */
-            victim = NULL;
-            break;
+    /* the first empty slot, else the least recently used (the first of
+     * equal ticks), unless a slot holds this key already (raced with another
+     * miss: keep one) */
+    struct cache_slot *victim = NULL;
+    int vi = -1, held = 0;
+    for (int i = 0; i < c->filled && !held; i++)
+        held = c->hashes[i] == key->hash && same_id(&c->slots[i], key);
+    if (!held) {
+        if (c->filled < CACHE_SLOTS) {
+            vi = c->filled++;
+        } else {
+            vi = 0;
+            for (int i = 1; i < CACHE_SLOTS; i++)
+                if (c->used[i] < c->used[vi])
+                    vi = i;
         }
-        if (!s->body) {
-            victim = s;
-            break;
-        }
-        if (s->used < victim->used)
-            victim = s;
+        victim = &c->slots[vi];
     }
     /* freed outside the lock: the evicted answer, or this one when not kept */
     char *drop = body ? body - room : NULL;
@@ -200,6 +211,8 @@ void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char 
         victim->len = len;
         victim->room = room;
         victim->used = ++c->tick;
+        c->hashes[vi] = victim->hash;
+        c->used[vi] = victim->used;
     }
     pthread_mutex_unlock(&c->mu);
     free(drop);

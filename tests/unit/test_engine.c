@@ -450,6 +450,93 @@ START_TEST(a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit)
 }
 END_TEST
 
+/* The pricing prices rented clusters two at a time (price_cloud, SSE2)
+ * from columns it keeps for tagged candidates. Every candidate's days and
+ * cost must be the scalar formula's, bit for bit (engine_run_days' form,
+ * then engine_cloud_cost_cand), for candidates drawn far outside what the
+ * search finds too: throughputs of 0 or near it (days infinite or past
+ * 2^52 hours), NaN goodput, negative start-up, hot tiers of no kind or
+ * NaN prices, with the pair's other lane ordinary. Odd and even counts;
+ * tagged and untagged, the tag changed when the candidates are; the
+ * recommendation at a 16-byte boundary and 8 bytes off one. */
+START_TEST(rented_days_and_costs_are_the_scalar_formulas_bit_for_bit)
+{
+    struct engine_workload w;
+    struct engine_recommendation *r;
+    unsigned long long st = 0x3c6ef372fe94f82bULL, tag = 1000;
+    char err[256];
+    workload(&w, "llama-3-70b", 15000);
+    w.pricing = PRICING_CLOUD;
+    r = recommend(&w);
+    ck_assert_int_gt(r->n_candidates, 10);
+    struct engine_candidate *orig = malloc(sizeof *orig * (size_t)r->n_candidates);
+    int n0 = r->n_candidates, checked = 0;
+    /* the same recommendation 8 bytes further on (its columns then align
+     * at the other index), for every other pair of rounds */
+    char *raw = malloc(sizeof *r + 8);
+    struct engine_recommendation *r16 = r, *r8 = (struct engine_recommendation *)(void *)(raw + 8);
+    ck_assert_ptr_nonnull(orig);
+    ck_assert_ptr_nonnull(raw);
+    memcpy(r8, r16, sizeof *r16);
+    memcpy(orig, r->candidates, sizeof *orig * (size_t)n0);
+    for (int round = 0; round < 60; round++) {
+        struct eval_ctx ctx;
+        struct cloud_cost_memo mm;
+        /* the second round of each pair (the same memory) often prices the
+         * same candidates again, tag and all, for other tokens */
+        int again = round % 2 == 1 && round % 3 != 0;
+        r = (round / 2) % 2 ? r8 : r16;
+        w.tokens_b = 1 + (double)(st % 1000000) / 7.0;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        if (!again) {
+            memcpy(r->candidates, orig, sizeof *orig * (size_t)n0);
+            r->n_candidates = n0 - (round % 4 == 1);   /* odd and even counts */
+            for (int i = 0; i < r->n_candidates && round > 0; i++) {
+                struct engine_candidate *cd = &r->candidates[i];
+                st ^= st << 13;
+                st ^= st >> 7;
+                st ^= st << 17;
+                switch (st % 16) {
+                case 0: cd->tokens_per_s = 0; break;
+                case 1: cd->tokens_per_s = 1e-12; break;
+                case 2: cd->goodput = NAN; break;
+                case 3: cd->startup_s = -1e9; break;
+                case 4: cd->hot_kind = -1; break;
+                case 5: cd->hot_kind = 3; break;
+                case 6: cd->hot_bw_month_usd = NAN; break;
+                case 7: cd->hot_bw_tb = 1e9; break;
+                case 8: cd->cache_month_usd = NAN; break;
+                case 9: cd->startup_s = (double)(st % 100000); break;
+                default: break;
+                }
+            }
+            /* new candidates: a new tag, or none */
+            r->candidates_from = round % 5 == 0 ? 0 : ++tag;
+        }
+        ck_assert_msg(engine_recommend_price(cat, &w, r, err, sizeof err) == ST_OK, "%s", err);
+        eval_ctx_init(&ctx, &w.model, &w);
+        eval_ctx_bind_storage(&ctx, cat);
+        engine_cloud_cost_memo_init(&mm, cat, &ctx);
+        for (int i = 0; i < r->n_candidates; i++) {
+            const struct engine_candidate *cd = &r->candidates[i];
+            double d = (cd->startup_s + mm.tokens / cd->tokens_per_s / cd->goodput) / 86400.0;
+            double k = engine_cloud_cost_cand(&mm, cd, d, cat->gpus[cd->gi].cloud_usd_per_gpu_hour);
+            ck_assert_msg((memcmp(&d, &cd->days, sizeof d) == 0 || (isnan(d) && isnan(cd->days))) &&
+                              (memcmp(&k, &cd->cost, sizeof k) == 0 || (isnan(k) && isnan(cd->cost))),
+                          "round %d, candidate %d: %a days, $%a; the formula gives %a, $%a", round, i, cd->days,
+                          cd->cost, d, k);
+            checked++;
+        }
+    }
+    ck_assert_int_gt(checked, 1000);
+    free(orig);
+    free(raw);
+    free(r16);
+}
+END_TEST
+
 static char *dump_rec(const struct engine_recommendation *r)
 {
     char *out = NULL;
@@ -1377,6 +1464,7 @@ static Suite *engine_suite(void)
     tcase_add_test(f, qlora_needs_less_memory_than_lora_and_lora_less_than_full);
     tcase_add_test(p, more_gpus_never_raise_memory_per_gpu_under_zero3);
     tcase_add_test(p, tiers_are_ordered_and_honour_deadline_and_budget);
+    tcase_add_test(p, rented_days_and_costs_are_the_scalar_formulas_bit_for_bit);
     tcase_add_test(p, random_workloads_keep_every_invariant);
     tcase_add_test(p, recommend_respects_gpus_allowed_and_max_gpus);
     tcase_add_test(p, storage_costs_rank_the_plans_as_they_are_reported);
