@@ -11,8 +11,8 @@
 int http_metrics(struct http_req *req)
 {
     size_t len = 0;
-    char tail[2048];
-    unsigned long long hits, misses, mhits, mmisses;
+    char tail[4096];
+    unsigned long long hits, misses, kept, declined, mhits, mmisses;
     struct db_batch_stats bs = {0};
     char *text = metrics_render(&len);
     if (!text) {
@@ -20,6 +20,7 @@ int http_metrics(struct http_req *req)
         return 0;
     }
     resp_cache_stats(req->app->plan_cache, &hits, &misses);
+    resp_cache_admissions(req->app->plan_cache, &kept, &declined);
     search_memo_stats(req->app->search_memo, &mhits, &mmisses);
     if (req->app->batcher)
         db_batcher_stats(req->app->batcher, &bs);
@@ -28,6 +29,11 @@ int http_metrics(struct http_req *req)
                      "# TYPE gpuplan_plan_cache_lookups_total counter\n"
                      "gpuplan_plan_cache_lookups_total{result=\"hit\"} %llu\n"
                      "gpuplan_plan_cache_lookups_total{result=\"miss\"} %llu\n"
+                     "# HELP gpuplan_plan_cache_answers_total Answers offered to the plan cache: kept, or "
+                     "declined as the first of their body (kept when it comes again).\n"
+                     "# TYPE gpuplan_plan_cache_answers_total counter\n"
+                     "gpuplan_plan_cache_answers_total{result=\"kept\"} %llu\n"
+                     "gpuplan_plan_cache_answers_total{result=\"declined\"} %llu\n"
                      "# HELP gpuplan_search_memo_lookups_total Recommend layout searches looked up by workload "
                      "without tokens, deadline, budget and dataset size (on plan cache misses).\n"
                      "# TYPE gpuplan_search_memo_lookups_total counter\n"
@@ -47,7 +53,7 @@ int http_metrics(struct http_req *req)
                      "# HELP gpuplan_db_group_commit_queued Writes waiting for the committer now.\n"
                      "# TYPE gpuplan_db_group_commit_queued gauge\n"
                      "gpuplan_db_group_commit_queued %d\n",
-                     hits, misses, mhits, mmisses, bs.batches, bs.jobs, bs.largest, bs.pending);
+                     hits, misses, kept, declined, mhits, mmisses, bs.batches, bs.jobs, bs.largest, bs.pending);
     char *all = n > 0 && (size_t)n < sizeof tail ? realloc(text, len + (size_t)n) : NULL;
     if (all) {
         memcpy(all + len, tail, (size_t)n);

@@ -14,7 +14,17 @@
  * stay small (128 slots of at most 4 KB). Only successful answers are
  * stored. The table is a fixed array with least-recently-used eviction
  * under one mutex: a lookup is a hash and a short scan, microseconds
- * against the milliseconds of a search. */
+ * against the milliseconds of a search.
+ *
+ * An answer is kept the second time its body is answered, not the first
+ * (a doorkeeper, as in TinyLFU): the cache remembers the hashes of bodies
+ * it declined in a small direct-mapped table. Most bodies come once (a
+ * form being edited, a CI sweep over token counts), and keeping each of
+ * them evicted the answers that do come again (the example workload, a
+ * shared link) after 128 one-off requests, and handed every such 26 KB
+ * answer to the cache only for another thread to free it later. A body
+ * asked twice costs one more answer from the planner (the search memo
+ * usually has its layouts: well under a millisecond), then hits. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +32,9 @@
 #include "server_int.h"
 
 #define CACHE_SLOTS 128
+/* Declined bodies remembered by hash: a body comes back within this many
+ * other declined bodies to be kept (fewer when hashes share a slot). */
+#define SEEN_SLOTS 1024
 #define CACHE_BODY_MAX (256u << 10) /* answers larger than this are not kept */
 
 struct cache_slot {
@@ -38,6 +51,7 @@ struct resp_cache {
     pthread_mutex_t mu;
     unsigned long long tick;
     unsigned long long hits, misses;
+    unsigned long long kept, declined;  /* answers handed to resp_cache_put */
     struct cache_slot slots[CACHE_SLOTS];
     /* Slots are filled in order and never emptied: slots[0, filled) hold
      * answers. Their hashes and last-use ticks are also kept here, side by
@@ -45,6 +59,7 @@ struct resp_cache {
      * get, two for the put): 1 KB each instead of the slots' 7. */
     int filled;
     unsigned long long hashes[CACHE_SLOTS], used[CACHE_SLOTS];
+    unsigned long long seen[SEEN_SLOTS]; /* hashes of declined bodies (0: none) */
 };
 
 struct resp_cache *resp_cache_new(void)
@@ -171,7 +186,24 @@ void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char 
     size_t rl = key->route_len, id_len = rl + 2 + key->id_len;
     unsigned char *id;
     /* (no body is nothing to keep: a slot once filled stays filled) */
-    if (!c || !body || len > CACHE_BODY_MAX || !(id = malloc(id_len))) {
+    if (!c || !body || len > CACHE_BODY_MAX) {
+        free(body ? body - room : NULL);
+        return;
+    }
+    /* The doorkeeper: a body whose hash is not remembered is declined and
+     * remembered; one whose hash is (asked before, or a rare 64-bit
+     * collision, which only keeps an answer early) goes on to be kept. */
+    pthread_mutex_lock(&c->mu);
+    unsigned long long *seen = &c->seen[key->hash & (SEEN_SLOTS - 1)];
+    int again = *seen == key->hash;
+    if (again) {
+        c->kept++;   /* the hash stays: once evicted, the answer is kept again at once */
+    } else {
+        *seen = key->hash;
+        c->declined++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!again || !(id = malloc(id_len))) {
         free(body ? body - room : NULL);
         return;
     }
@@ -217,6 +249,17 @@ void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char 
     pthread_mutex_unlock(&c->mu);
     free(drop);
     free(drop_id);
+}
+
+void resp_cache_admissions(struct resp_cache *c, unsigned long long *kept, unsigned long long *declined)
+{
+    *kept = *declined = 0;
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    *kept = c->kept;
+    *declined = c->declined;
+    pthread_mutex_unlock(&c->mu);
 }
 
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses)

@@ -481,12 +481,16 @@ int resp_cache_get(struct resp_cache *c, const struct resp_key *key, char **body
  * allocation (the caller frees *body - room): for http_send_room. */
 int resp_cache_get_room(struct resp_cache *c, const struct resp_key *key, size_t room, char **body, size_t *len);
 /* Keeps body (heap, from malloc) under key and takes it: the cache frees it
- * (at once when it is not kept). The caller must not touch it afterwards. */
+ * (at once when it is not kept). The caller must not touch it afterwards.
+ * A body's answer is kept the second time it is put, not the first
+ * (resp_cache.c: the doorkeeper). */
 void resp_cache_put(struct resp_cache *c, const struct resp_key *key, char *body, size_t len);
 /* resp_cache_put of a body that starts room bytes into its allocation
  * (body - room is what malloc gave: json_recommendation_text_room). */
 void resp_cache_put_room(struct resp_cache *c, const struct resp_key *key, char *body, size_t len, size_t room);
 void resp_cache_stats(struct resp_cache *c, unsigned long long *hits, unsigned long long *misses);
+/* Answers put so far: kept, and declined by the doorkeeper. */
+void resp_cache_admissions(struct resp_cache *c, unsigned long long *kept, unsigned long long *declined);
 
 /* ---- layout-search memo: search_memo.h ---- */
 struct search_memo;

@@ -144,6 +144,21 @@ START_TEST(cli_and_api_give_the_same_plan)
 END_TEST
 
 
+/* The value of a /metrics line that starts with `name ` (-1: none). */
+static long metric_now(const char *name)
+{
+    struct e2e_resp m;
+    char key[160];
+    long v = -1;
+    snprintf(key, sizeof key, "\n%s ", name);
+    ck_assert_int_eq(e2e_request(&srv, "GET", "/metrics", NULL, NULL, 0, &m), 0);
+    const char *at = strstr(m.body, key);
+    if (at)
+        v = strtol(at + strlen(key), NULL, 10);
+    e2e_resp_release(&m);
+    return v;
+}
+
 START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
 {
     static const char body[] = "{\"model\":{\"preset\":\"llama-3-8b\"},\"task\":\"finetune\",\"tokens_b\":3}";
@@ -152,13 +167,18 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
     const char *json[] = {"Content-Type: application/json", NULL};
     struct e2e_resp a, b, c, d;
     char h[32];
+    long kept0 = metric_now("gpuplan_plan_cache_answers_total{result=\"kept\"}");
+    long declined0 = metric_now("gpuplan_plan_cache_answers_total{result=\"declined\"}");
+    ck_assert_int_ge(kept0, 0);
+    ck_assert_int_ge(declined0, 0);
     ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, body, sizeof body - 1, &a), 0);
     ck_assert_int_eq(a.status, 200);
     ck_assert_ptr_nonnull(e2e_resp_header(&a, "X-Gpuplan-Cache", h, sizeof h));
     ck_assert_str_eq(h, "miss");
-    /* The server hands an answer to the cache right after sending it
-     * (resp_cache.c: no copy), so a request sent the moment the first
-     * answer arrives can still miss: ask again until the cache answers. */
+    /* The cache keeps a body's answer the second time it is answered
+     * (resp_cache.c: the doorkeeper), and takes it right after sending it
+     * (no copy), so a request sent the moment an answer arrives can still
+     * miss: ask again until the cache answers. */
     for (int tries = 0;; tries++) {
         ck_assert_int_eq(e2e_request(&srv, "POST", "/api/v1/recommend", json, body, sizeof body - 1, &b), 0);
         ck_assert_int_eq(b.status, 200);
@@ -186,6 +206,10 @@ START_TEST(repeated_bodies_are_answered_from_the_plan_cache)
     }
     ck_assert_int_eq(e2e_request(&srv, "GET", "/metrics", NULL, NULL, 0, &d), 0);
     ck_assert_ptr_nonnull(strstr(d.body, "gpuplan_plan_cache_lookups_total{result=\"hit\"}"));
+    /* the first answer of each body declined (two bodies), the repeated
+     * one kept (more than once only if a retry raced the kept answer) */
+    ck_assert_int_eq(metric_now("gpuplan_plan_cache_answers_total{result=\"declined\"}") - declined0, 2);
+    ck_assert_int_ge(metric_now("gpuplan_plan_cache_answers_total{result=\"kept\"}") - kept0, 1);
     ck_assert_ptr_nonnull(strstr(d.body, "gpuplan_search_memo_lookups_total{result=\"hit\"}"));
     e2e_resp_release(&a);
     e2e_resp_release(&b);

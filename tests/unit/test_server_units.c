@@ -971,6 +971,53 @@ START_TEST(small_bodies_parse_to_the_tree_cjson_builds)
 }
 END_TEST
 
+/* The plan cache keeps a body's answer the second time it is offered (the
+ * doorkeeper, resp_cache.c), so a stream of bodies that each come once
+ * neither fills it nor evicts an answer that is asked again and again:
+ * after 2,000 one-off answers (128 slots) the repeated one still hits, and
+ * the counters say what was kept and declined. */
+START_TEST(the_plan_cache_keeps_answers_asked_twice_and_one_off_bodies_do_not_evict_them)
+{
+    struct resp_cache *c = resp_cache_new();
+    struct resp_key kp, ko;
+    const char *popular = "{\"model\":{\"preset\":\"llama-3-70b\"},\"tokens_b\":15000}";
+    char body[64], *got = NULL;
+    size_t len = 0;
+    unsigned long long kept, declined, hits, misses;
+
+    ck_assert_ptr_nonnull(c);
+    resp_cache_key("recommend", popular, strlen(popular), &kp);
+    ck_assert(!resp_cache_get(c, &kp, &got, &len));
+    resp_cache_put(c, &kp, strdup("popular answer"), 14);
+    ck_assert_msg(!resp_cache_get(c, &kp, &got, &len), "an answer was kept the first time its body came");
+    resp_cache_put(c, &kp, strdup("popular answer"), 14);
+    ck_assert(resp_cache_get(c, &kp, &got, &len));
+    ck_assert_str_eq(got, "popular answer");
+    free(got);
+    for (int i = 0; i < 2000; i++) {
+        int n = snprintf(body, sizeof body, "{\"tokens_b\":%d}", 20000 + i);
+        resp_cache_key("recommend", body, (size_t)n, &ko);
+        ck_assert(!resp_cache_get(c, &ko, &got, &len));
+        resp_cache_put(c, &ko, strdup("one-off answer"), 14);
+    }
+    ck_assert_msg(resp_cache_get(c, &kp, &got, &len), "one-off bodies evicted the answer asked for again");
+    ck_assert_str_eq(got, "popular answer");
+    free(got);
+    /* a one-off body that does come back is kept then */
+    resp_cache_key("recommend", body, strlen(body), &ko);
+    resp_cache_put(c, &ko, strdup("one-off answer"), 14);
+    ck_assert(resp_cache_get(c, &ko, &got, &len));
+    free(got);
+    resp_cache_admissions(c, &kept, &declined);
+    ck_assert_uint_eq(kept, 2);
+    ck_assert_uint_eq(declined, 2001);
+    resp_cache_stats(c, &hits, &misses);
+    ck_assert_uint_eq(hits, 3);
+    ck_assert_uint_eq(misses, 2002);
+    resp_cache_free(c);
+}
+END_TEST
+
 /* The plan cache keeps each answer under its route and the body itself
  * (or the SHA-256 of a body over RESP_BODY_KEEP) and compares them byte
  * for byte: a body that differs in one byte, the same body on the other
@@ -988,10 +1035,13 @@ START_TEST(the_plan_cache_tells_bodies_apart_byte_for_byte)
     memset(big, 'x', sizeof big);
     memcpy(big2, big, sizeof big2);
     big2[sizeof big2 - 1] = 'y';
+    /* each put twice: the first of a body is declined (the doorkeeper) */
     resp_cache_key("recommend", a, strlen(a), &ka);
+    resp_cache_put(c, &ka, strdup("answer a"), 8);
     resp_cache_put(c, &ka, strdup("answer a"), 8);
     resp_cache_key("recommend", big, sizeof big, &kl);
     ck_assert(kl.digest);
+    resp_cache_put(c, &kl, strdup("answer big"), 10);
     resp_cache_put(c, &kl, strdup("answer big"), 10);
 
     resp_cache_key("recommend", a, strlen(a), &ka);
@@ -1313,6 +1363,7 @@ int main(void)
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
     tcase_add_test(wr, jw_round_rounds_as_libm_round);
     tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
+    tcase_add_test(wr, the_plan_cache_keeps_answers_asked_twice_and_one_off_bodies_do_not_evict_them);
     tcase_add_test(wr, small_bodies_parse_to_the_tree_cjson_builds);
     tcase_add_test(wr, small_body_numbers_are_the_doubles_cjson_reads);
     tcase_add_test(wr, small_body_numbers_with_long_exponents_are_read_as_cjson_reads_them);
