@@ -97,24 +97,7 @@ static inline int num_parse_wide(const char *s, size_t len, double *v)
     x = x * 10 + (x >> 8);
     x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
          (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-    unsigned long long m = x;
-    size_t j = 8;
-    while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9)
-        m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
-    size_t nint = j, nfrac = 0;
-    if (j < len && s[j] == '.') {
-        size_t f = ++j;
-        while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9)
-            m = m * 10 + ((unsigned)(unsigned char)s[j++] - '0');
-        nfrac = j - f;
-    }
-    if (j < len && s[j] != 'e' && s[j] != 'E')
-        return 0;
-    if (j == len && nint + nfrac <= 19) {
-        *v = nfrac ? (double)m / report_pow10[nfrac] : (double)m;
-        return 1;
-    }
-    return num_parse_slow(s, len, v, 0, 0);
+    return num_parse_from(s, len, v, 0, 8, x, 0);
 }
 
 /* A data row: size count type ... with at least the out-of-place quartet.
