@@ -625,6 +625,23 @@ static size_t draw_text(uint64_t *st, char *buf, size_t cap, const char *alpha, 
     return len;
 }
 
+/* A random line: up to most-1 pieces drawn from pieces, joined into buf
+ * while they fit (the draws: the count, then each piece). Its length. */
+static size_t join_pieces(const char *const *pieces, size_t npieces, unsigned most, uint64_t *st, char *buf,
+                          size_t cap)
+{
+    size_t len = 0, want = (size_t)(draw(st) % most);
+    for (size_t i = 0; i < want; i++) {
+        const char *pc = pieces[draw(st) % npieces];
+        size_t n = strlen(pc);
+        if (len + n > cap)
+            break;
+        memcpy(buf + len, pc, n);
+        len += n;
+    }
+    return len;
+}
+
 /* buf's len bytes copied to the end of block (cap bytes, from malloc), so
  * that a read past the text is a read past the heap block (caught by the
  * sanitizer builds). */
@@ -745,15 +762,7 @@ START_TEST(line_clean_matches_byte_tests_on_random_lines)
     char *block = malloc(sizeof(buf));
     uint64_t st = 0x2545F4914F6CDD1Dull;
     for (int k = 0; k < 2000000; k++) {
-        size_t len = 0, want = (size_t)(draw(&st) % 24);
-        for (size_t i = 0; i < want; i++) {
-            const char *pc = pieces[draw(&st) % (sizeof(pieces) / sizeof(pieces[0]))];
-            size_t n = strlen(pc);
-            if (len + n > sizeof(buf))
-                break;
-            memcpy(buf + len, pc, n);
-            len += n;
-        }
+        size_t len = join_pieces(pieces, sizeof(pieces) / sizeof(pieces[0]), 24, &st, buf, sizeof(buf));
         char *heap = at_block_end(block, sizeof(buf), buf, len);
         struct line a, b;
         memset(&a, 0, sizeof(a));
@@ -788,15 +797,7 @@ START_TEST(strong_possible_matches_its_table_loop_on_random_lines)
     uint64_t st = 0x9E3779B97F4A7C15ull;
     int seen[2] = {0, 0};
     for (int k = 0; k < 400000; k++) {
-        size_t len = 0, want = (size_t)(draw(&st) % 5);
-        for (size_t i = 0; i < want; i++) {
-            const char *pc = pieces[draw(&st) % (sizeof(pieces) / sizeof(pieces[0]))];
-            size_t n = strlen(pc);
-            if (len + n > sizeof(buf))
-                break;
-            memcpy(buf + len, pc, n);
-            len += n;
-        }
+        size_t len = join_pieces(pieces, sizeof(pieces) / sizeof(pieces[0]), 5, &st, buf, sizeof(buf));
         struct line l;
         memset(&l, 0, sizeof(l));
         line_clean(buf, len, &l);
