@@ -777,14 +777,6 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
         jw_num_tagged(j, key, klen, kk, x, sig(x, digits));
 }
 
-static void num_or_null(struct jw *j, const char *k, double v)
-{
-    if (isnan(v))
-        jw_null(j, k);
-    else
-        jw_num(j, k, v);
-}
-
 /* ---- the parts of a plan that are cached as text (json_plan_cache)
  *
  * A plan's hardware members (gpu, parallel, memory, interconnect, fabric)
@@ -1159,54 +1151,79 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     struct hw_strs hs;
     struct hw_slot *hslot = NULL;
 
+    /* The cluster's slot first: the tier is recorded with it (from its
+     * first member on, so that the infeasible tier's texts are compared
+     * too), and its hardware text is spliced in after the head. */
+    hw_key_fill(&hk, &hs, p);
+    if (cache) {
+        hslot = cache_hw(cache, &hk, &hs);
+        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + (tier >= 0 && tier < TIER_COUNT ? tier : 0)]);
+    }
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
     jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
         jw_str_arr(j, "why", p->why);
-        num_or_null(j, "need_budget_usd", sig(p->need_budget_usd, 4));
-        num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
+        num_sig(j, "need_budget_usd", p->need_budget_usd, 4);
+        num_rnd(j, "need_deadline_days", p->need_deadline_days, 1);
     }
-    hw_key_fill(&hk, &hs, p);
-    if (cache && (hslot = cache_hw(cache, &hk, &hs)) != NULL)
+    if (hslot)
         frag_put(j, &hslot->f);
     else
         write_hw(j, &hk, &hs);
-    if (cache)
-        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + (tier >= 0 && tier < TIER_COUNT ? tier : 0)]);
 
     jw_obj(j, "storage");
     jw_arr(j, "tiers");
     for (int i = 0; i < p->n_storage; i++) {
         jw_obj(j, NULL);
-        jw_str_arr(j, "tier", p->storage[i].tier);
-        jw_str_arr(j, "kind", p->storage[i].kind);
-        num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
-        num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
-        num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
+        /* a storage tier but its price (which follows the run's length):
+         * the members from its bytes before usd */
+        if (!jw_block(j, &p->storage[i], offsetof(struct plan_storage_tier, usd))) {
+            jw_str_arr(j, "tier", p->storage[i].tier);
+            jw_str_arr(j, "kind", p->storage[i].kind);
+            num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
+            num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
+            num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
+            jw_block_end(j);
+        }
         num_rnd(j, "usd", p->storage[i].usd, 0);
         jw_end(j);
     }
     jw_end(j);
-    jw_obj(j, "checkpoint");
-    num_rnd(j, "size_gb", p->ckpt_size_gb, 1);
-    num_rnd(j, "interval_min", p->ckpt_interval_min, 1);
-    jw_num(j, "keep", p->ckpt_keep);
-    num_rnd(j, "write_gbs", p->ckpt_write_gbs, 2);
-    num_rnd(j, "stall_s", p->ckpt_stall_s, 1);
-    jw_bool(j, "async", 1);
-    jw_bool(j, "atomic_rename", 1);
-    jw_end(j);
+    /* Blocks (jw_block): members from their key's values alone, checked
+     * as one comparison; the values are copied into a local key where the
+     * plan holds them apart or with padding between. */
+    {
+        const double ck[5] = {p->ckpt_size_gb, p->ckpt_interval_min, p->ckpt_keep, p->ckpt_write_gbs, p->ckpt_stall_s};
+        if (!jw_block(j, ck, sizeof ck)) {
+            jw_obj(j, "checkpoint");
+            num_rnd(j, "size_gb", ck[0], 1);
+            num_rnd(j, "interval_min", ck[1], 1);
+            jw_num(j, "keep", ck[2]);
+            num_rnd(j, "write_gbs", ck[3], 2);
+            num_rnd(j, "stall_s", ck[4], 1);
+            jw_bool(j, "async", 1);
+            jw_bool(j, "atomic_rename", 1);
+            jw_end(j);
+            jw_block_end(j);
+        }
+    }
     num_rnd(j, "dataset_tb", p->dataset_tb, 3);
     num_rnd(j, "read_gbs", p->read_gbs, 3);
     jw_end(j);
 
-    jw_obj(j, "host");
-    jw_num(j, "cpu_threads_per_node", p->cpu_threads_per_node);
-    jw_num(j, "ram_gb_per_node", p->ram_gb_per_node);
-    jw_str(j, "cpu_governor", "performance");
-    jw_end(j);
-    num_rnd(j, "power_kw", p->power_kw, 1);
+    {
+        const double host[3] = {p->cpu_threads_per_node, p->ram_gb_per_node, p->power_kw};
+        if (!jw_block(j, host, sizeof host)) {
+            jw_obj(j, "host");
+            jw_num(j, "cpu_threads_per_node", host[0]);
+            jw_num(j, "ram_gb_per_node", host[1]);
+            jw_str(j, "cpu_governor", "performance");
+            jw_end(j);
+            num_rnd(j, "power_kw", host[2], 1);
+            jw_block_end(j);
+        }
+    }
 
     jw_obj(j, "time");
     num_rnd(j, "days", p->days, 2);
@@ -1215,15 +1232,23 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     num_sig(j, "hours", p->days * 24.0, 3);
     num_rnd(j, "startup_min", p->startup_s / 60.0, 1);
     num_rnd(j, "gpu_hours", p->gpu_hours, 0);
-    num_sig(j, "tokens_per_s", p->tokens_per_s, 5);
-    num_sig(j, "step_time_s", p->step_time_s, 4);
-    num_rnd(j, "mfu", p->mfu, 3);
-    num_rnd(j, "hfu", p->hfu, 3);
-    num_rnd(j, "achieved_tflops_per_gpu", p->achieved_tflops, 1);
-    num_rnd(j, "comm_fraction", p->comm_fraction, 3);
-    num_rnd(j, "bubble_fraction", p->bubble_fraction, 3);
-    num_rnd(j, "goodput", p->goodput, 3);
-    num_sig(j, "mtbf_job_h", p->mtbf_job_h, 3);
+    {
+        /* the layout's rates: the same for any tokens */
+        const double tk[9] = {p->tokens_per_s,    p->step_time_s,   p->mfu,     p->hfu,       p->achieved_tflops,
+                              p->comm_fraction, p->bubble_fraction, p->goodput, p->mtbf_job_h};
+        if (!jw_block(j, tk, sizeof tk)) {
+            num_sig(j, "tokens_per_s", tk[0], 5);
+            num_sig(j, "step_time_s", tk[1], 4);
+            num_rnd(j, "mfu", tk[2], 3);
+            num_rnd(j, "hfu", tk[3], 3);
+            num_rnd(j, "achieved_tflops_per_gpu", tk[4], 1);
+            num_rnd(j, "comm_fraction", tk[5], 3);
+            num_rnd(j, "bubble_fraction", tk[6], 3);
+            num_rnd(j, "goodput", tk[7], 3);
+            num_sig(j, "mtbf_job_h", tk[8], 3);
+            jw_block_end(j);
+        }
+    }
     num_sig(j, "flops_total", p->flops_total, 4);
     jw_end(j);
 
@@ -1242,10 +1267,15 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         write_expectations(j, p);
     jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
-        jw_obj(j, NULL);
-        jw_str_arr(j, "rule", p->rationale[i].rule);
-        jw_str_arr(j, "text", p->rationale[i].text);
-        jw_end(j);
+        /* an entry from its two arrays alone (all their bytes are compared:
+         * the engine's texts keep theirs from one pricing to the next) */
+        if (!jw_block(j, &p->rationale[i], sizeof p->rationale[i])) {
+            jw_obj(j, NULL);
+            jw_str_arr(j, "rule", p->rationale[i].rule);
+            jw_str_arr(j, "text", p->rationale[i].text);
+            jw_end(j);
+            jw_block_end(j);
+        }
     }
     jw_end(j);
     jw_arr(j, "warnings");
@@ -1256,9 +1286,13 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
         jw_obj(j, NULL);
-        jw_str_arr(j, "item", b->item);
-        jw_str_arr(j, "description", b->description);
-        num_rnd(j, "quantity", b->quantity, 1);
+        /* the line's item, description and quantity: its bytes before unit_usd */
+        if (!jw_block(j, b, offsetof(struct plan_bom_line, unit_usd))) {
+            jw_str_arr(j, "item", b->item);
+            jw_str_arr(j, "description", b->description);
+            num_rnd(j, "quantity", b->quantity, 1);
+            jw_block_end(j);
+        }
         num_rnd(j, "unit_usd", b->unit_usd, 2);
         num_rnd(j, "total_usd", b->total_usd, 0);
         jw_str_arr(j, "as_of", b->as_of);
@@ -1435,13 +1469,31 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
     }
     for (int i = 0; i < kept; i++) {
         const struct engine_candidate *k = &r->candidates[order[i].i];
+        /* the cluster's members as a block, keyed by the GPU's id text and
+         * the counts (what they are written from) */
+        struct {
+            char gpu[sizeof c->gpus[0].id];
+            double n[5];
+        } key;
+        memset(&key, 0, sizeof key);
+        if (k->gi >= 0 && k->gi < c->n_gpus)
+            memcpy(key.gpu, c->gpus[k->gi].id, sizeof key.gpu);
+        key.gpu[sizeof key.gpu - 1] = '\0';
+        key.n[0] = k->n;
+        key.n[1] = k->nodes;
+        key.n[2] = k->par.tp;
+        key.n[3] = k->par.pp;
+        key.n[4] = k->par.dp;
         jw_obj(j, NULL);
-        jw_str(j, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
-        jw_num(j, "count", k->n);
-        jw_num(j, "nodes", k->nodes);
-        jw_num(j, "tp", k->par.tp);
-        jw_num(j, "pp", k->par.pp);
-        jw_num(j, "dp", k->par.dp);
+        if (!jw_block(j, &key, sizeof key)) {
+            jw_str(j, "gpu", key.gpu);
+            jw_num(j, "count", key.n[0]);
+            jw_num(j, "nodes", key.n[1]);
+            jw_num(j, "tp", key.n[2]);
+            jw_num(j, "pp", key.n[3]);
+            jw_num(j, "dp", key.n[4]);
+            jw_block_end(j);
+        }
         num_rnd(j, "days", k->days, 2);
         num_rnd(j, "cost_usd", k->cost, 0);
         jw_end(j);

@@ -605,6 +605,7 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
     char *o;
 
     j->first[j->depth] = 0;
+    j->wrote++;
     if (!key) {
         if (comma)
             putc1(b, ',');
@@ -804,8 +805,8 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
         memcpy(r->text + r->len, j->b.p + mark, e->out);
         r->len += e->out;
     }
-    if (kind == JW_K_STR) {
-        size_t n = s ? strlen(s) : 0;
+    if (kind == JW_K_STR || kind == JW_K_BLOCK) {
+        size_t n = kind == JW_K_BLOCK ? klen : s ? strlen(s) : 0;
         if (n + 1 > e->scap) {
             /* with room to spare: a text that changes often changes its
              * length by a few bytes, up and down */
@@ -819,7 +820,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
             e->s = p;
             e->scap = cap;
         }
-        memcpy(e->s, s ? s : "", n);
+        memcpy(e->s, n ? s : "", n);   /* a block's key bytes, or a string */
         e->s[n] = '\0';
         e->slen = n;
     }
@@ -876,6 +877,44 @@ void jw_rec_end(struct jw *j)
         at += e->out;
     }
     r->len = len;
+}
+
+/* A block not taken (jw_block): its calls are written with the recording
+ * set aside (neither replayed nor noted), then noted as one entry. */
+int jw_block_miss(struct jw *j, const void *key, size_t klen)
+{
+    if (j->blk_level++ > 0 || !j->rec || j->rec->broken)
+        return 0;   /* nested, or nothing to record in: written plainly */
+    j->blk_mark = rec_mark(j);
+    j->blk_key = key;
+    j->blk_klen = klen;
+    j->blk_depth = j->depth;
+    j->blk_rec = j->rec;
+    j->blk_cur = j->cur;
+    j->blk_end = j->end;
+    j->blk_wrote = j->wrote;
+    j->rec = NULL;
+    j->end = j->cur;   /* cur < end is false: no call inside is taken */
+    return 0;
+}
+
+void jw_block_end(struct jw *j)
+{
+    if (j->blk_level <= 0 || --j->blk_level > 0 || !j->blk_rec)
+        return;
+    j->rec = j->blk_rec;
+    j->cur = j->blk_cur;
+    j->end = j->blk_end;
+    j->blk_rec = NULL;
+    /* A block that wrote nothing would be taken as one that wrote a member
+     * (its comma flag), one that left a level open would leave the replay's
+     * levels wrong: neither is kept. */
+    if (j->b.failed || j->depth != j->blk_depth || j->b.len == j->blk_mark) {
+        rec_lose(j);
+        return;
+    }
+    /* bits: the calls the block holds (counted as taken when it is) */
+    rec_note(j, JW_K_BLOCK, NULL, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
 }
 
 /* Opening a level: the state change alone (jw_open writes the bytes). */
@@ -937,6 +976,7 @@ static COLD void jw_end_write(struct jw *j)
     }
     if (j->rec)
         mark = rec_mark(j);
+    j->wrote++;
     putc1(jw_buf(j), j->close[j->depth]);
     if (j->rec)
         rec_note(j, JW_K_END, NULL, 0, 0, NULL, mark);
