@@ -766,7 +766,7 @@ static JW_INLINE void num_rnd(struct jw *j, const char *key, double x, int digit
     size_t klen = strlen(key);
     uint64_t kk = JW_KK_TAG(klen, TAG_RND(digits));
     if (!jw_num_raw_hit(j, key, kk, x))
-        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits));
+        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits), digits);
 }
 
 static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digits)
@@ -774,7 +774,7 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
     size_t klen = strlen(key);
     uint64_t kk = JW_KK_TAG(klen, TAG_SIG(digits));
     if (!jw_num_raw_hit(j, key, kk, x))
-        jw_num_tagged(j, key, klen, kk, x, sig(x, digits));
+        jw_num_tagged(j, key, klen, kk, x, sig(x, digits), 0);
 }
 
 /* ---- the parts of a plan that are cached as text (json_plan_cache)

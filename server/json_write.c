@@ -194,8 +194,12 @@ static int big_int_g(char out[32], double d, int p)
     for (u128 t = (u128)1000000000000000ULL; t <= x && digits < 39; t *= 10)
         digits++;
     k = digits > p ? digits - p : 0;
-    for (int i = 0; i < k; i++)
-        pow10k *= 10;
+    if (k < 20) {
+        pow10k = POW10_U64[k];
+    } else {
+        for (int i = 0; i < k; i++)
+            pow10k *= 10;
+    }
     if (k > 0) {
         u128 r;
         q = x / pow10k;
@@ -205,9 +209,7 @@ static int big_int_g(char out[32], double d, int p)
     }
     e = digits - 1;
     {
-        u128 top = 1;
-        for (int i = 0; i < p; i++)
-            top *= 10;
+        u128 top = POW10_U64[p];   /* p <= 17 */
         if (k > 0 && q == top) {   /* 9.99..5 carried into a new digit */
             q /= 10;
             k++;
@@ -218,12 +220,8 @@ static int big_int_g(char out[32], double d, int p)
     v = q * pow10k;   /* the decimal the text denotes: below 2^121, no overflow */
     /* The digits of q, most significant first: q < 10^p fits 64 bits. */
     {
-        char *s = end;
-        unsigned long long t = (unsigned long long)q;
-        do {
-            *--s = (char)('0' + (int)(t % 10));
-            t /= 10;
-        } while (t);
+        char *s = tmp;
+        end = tmp + put_u64(tmp, (unsigned long long)q);
         if (d < 0)
             *o++ = '-';
         if (e < p) {
@@ -322,6 +320,56 @@ static size_t number_text(char out[32], double d)
 void json_write_number(char out[32], double d)
 {
     number_text(out, d);
+}
+
+/* number_text's text of d, found directly when d is a multiple of 10^-dec
+ * (1 <= dec <= 9; the writers round most numbers to a few decimals and say
+ * to how many), without trying each count of decimals from one. For any d:
+ * r = |d| * 10^dec rounded, below 2^50, with r / 10^dec == |d| exactly,
+ * makes |d| the double of the decimal r / 10^dec; with r's trailing zeros
+ * dropped (r' / 10^k), number_text's loop finds exactly that k and no
+ * smaller one: |d| * 10^k is within a quarter of r' (r' < 2^50, two
+ * roundings of at most 2^-53 each), and a decimal with fewer decimals
+ * would differ from r' / 10^k by at least 10^-k, more than an ulp of |d|
+ * (below 2^50 / 10^k), so it could not round to the same double. For
+ * k == 0 d is a whole number (number_text's first form). Any other d goes
+ * to number_text. test_server_units compares the two over random doubles. */
+static size_t number_text_dec(char out[32], double d, int dec)
+{
+    double a = fabs(d), sc, r;
+    if (dec >= 1 && dec <= 9 && (sc = a * P10[dec]) < 0x1p50) {   /* false for NaN */
+        r = round_even(sc);
+        if (r / P10[dec] == a) {
+            unsigned long long u = (unsigned long long)r, frac;
+            int k = dec;
+            size_t n = d < 0;
+            out[0] = '-';
+            while (k > 0 && u % 10 == 0) {
+                u /= 10;
+                k--;
+            }
+            if (k == 0) {
+                n += put_u64(out + n, u);
+            } else {
+                n += put_u64(out + n, u / POW10_U64[k]);
+                out[n++] = '.';
+                frac = u % POW10_U64[k];
+                for (int i = k - 1; i >= 0; i--) {
+                    out[n + (size_t)i] = (char)('0' + frac % 10);
+                    frac /= 10;
+                }
+                n += (size_t)k;
+            }
+            out[n] = '\0';
+            return n;
+        }
+    }
+    return number_text(out, d);
+}
+
+void json_write_number_dec(char out[32], double d, int dec)
+{
+    number_text_dec(out, d, dec);
 }
 
 /* cJSON 1.7.15's print_number (as Debian builds it), byte for byte:
@@ -994,14 +1042,14 @@ void jw_close(struct jw *j)
     jw_end_write(j);
 }
 
-static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double v, uint64_t bits)
+static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double v, uint64_t bits, int dec)
 {
     struct json_buf *b = jw_buf(j);
     size_t mark = j->rec ? rec_mark(j) : 0;
     jw_pre(j, key, klen);
     /* Straight into the text: the buffer has the 32 bytes it may take. */
     if (room(b, 32))
-        b->len += number_text(b->p + b->len, v);
+        b->len += number_text_dec(b->p + b->len, v, dec);
     if (j->rec)
         rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
 }
@@ -1012,7 +1060,8 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
  * (the entry keeps its place; its bytes are appended to the text). 0,
  * having done nothing, when either buffer would have to grow: then the
  * general path does it all. */
-static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v, uint64_t bits)
+static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v, uint64_t bits,
+                         int dec)
 {
     struct jw_rec *r = j->rec;
     struct json_buf *b = jw_buf(j);
@@ -1033,7 +1082,7 @@ static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t
         *o++ = '"';
         *o++ = ':';
     }
-    o += number_text(o, v);
+    o += number_text_dec(o, v, dec);
     n = (size_t)(o - at);
     memcpy(r->text + r->len, at, n);
     b->len += n;
@@ -1055,9 +1104,9 @@ void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
         j->first[j->depth] = 0;
         return;
     }
-    if ((e = jw_rec_at(j, JW_K_NUM, key, klen)) != NULL && jw_num_renote(j, e, key, klen, v, bits))
+    if ((e = jw_rec_at(j, JW_K_NUM, key, klen)) != NULL && jw_num_renote(j, e, key, klen, v, bits, 0))
         return;
-    jw_num_write(j, key, klen, v, bits);
+    jw_num_write(j, key, klen, v, bits, 0);
 }
 
 void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v)
@@ -1067,12 +1116,12 @@ void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, dou
     if (e->bits == bits) {
         rec_take(j, e);
         j->first[j->depth] = 0;
-    } else if (!jw_num_renote(j, e, key, klen, v, bits)) {
-        jw_num_write(j, key, klen, v, bits);
+    } else if (!jw_num_renote(j, e, key, klen, v, bits, 0)) {
+        jw_num_write(j, key, klen, v, bits, 0);
     }
 }
 
-void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v)
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v, int dec)
 {
     struct jw_ent *e = j->cur;
     uint64_t bits, raw;
@@ -1088,12 +1137,12 @@ void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, doub
             j->first[j->depth] = 0;
             return;
         }
-        if (jw_num_renote(j, e, key, klen, v, bits)) {
+        if (jw_num_renote(j, e, key, klen, v, bits, dec)) {
             e->raw = raw;
             return;
         }
     }
-    jw_num_write(j, key, klen, v, bits);
+    jw_num_write(j, key, klen, v, bits, dec);
     /* rec_note left the entry it wrote just before cur (unless nothing is
      * recorded); it carries the tag and x from now on */
     if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {

@@ -71,6 +71,9 @@ char *json_write_cjson_settle(struct cJSON *doc, size_t *len);
 /* The shortest of the forms json_write tries that reads back as d; "null"
  * for NaN and infinities. */
 void json_write_number(char out[32], double d);
+/* The same text, found faster when d is a multiple of 10^-dec (1 <= dec <= 9);
+ * any d and dec give json_write_number's text. */
+void json_write_number_dec(char out[32], double d, int dec);
 /* A direct JSON writer (json_write.c): members written in order, no tree. */
 struct json_buf {
     char *p;
@@ -312,8 +315,10 @@ static JW_INLINE int jw_num_raw_hit(struct jw *j, const char *key, uint64_t kk, 
     return jw_rec_take(j, e);
 }
 /* The call whose x was not the recorded one: v = f(x) is written (or its
- * recorded bytes taken when v is the recorded value) and the entry tagged. */
-void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v);
+ * recorded bytes taken when v is the recorded value) and the entry tagged.
+ * dec: a count of decimals v is likely rounded to (1 to 9), a hint that
+ * only speeds its printing up (json_write_number_dec); 0 when none. */
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v, int dec);
 /* A block: members written from the bytes [key, key + klen) alone (and
  * literals), one entry of a recording. When the entry at the replay point
  * is a block with the same key bytes, the members it would write are the

@@ -329,6 +329,43 @@ START_TEST(json_numbers_read_back_as_the_same_double)
 }
 END_TEST
 
+/* json_write_number_dec, given a count of decimals, prints what
+ * json_write_number prints, for values rounded to that many decimals (its
+ * fast form), to other counts, and for any double at all (the hint is
+ * only a hint): whole numbers, trailing zeros, negative zero, both sides
+ * of 2^50, NaN and infinities. */
+START_TEST(json_numbers_with_a_decimals_hint_print_as_without_it)
+{
+    static const double edge[] = {0, -0.0, 1, -1, 0.5, 0.1, 0.30000000000000004, 123.65, 60.004, 82430.1, 1e15,
+                                  1125899906842623.0, 1125899906842624.5, 0x1p50, 0x1p53, 1e-9, 1.5e-9, 4.9e-324,
+                                  NAN, INFINITY, -INFINITY, 1e300};
+    unsigned long long st = 0x3c6ef372fe94f82bULL;
+    for (int i = 0; i < 400000; i++) {
+        char mine[32], want[32];
+        double d;
+        int dec = i % 11;   /* 0 and 10: no fast form */
+        if (i < (int)(sizeof edge / sizeof edge[0]) * 11) {
+            d = edge[i / 11];
+        } else {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            if (i % 4 == 0) {
+                memcpy(&d, &st, sizeof d);
+            } else {   /* rounded to some count of decimals, around 10^-3 .. 10^16 */
+                double scale = pow(10.0, (double)(st % 10)), m = (double)(st >> 20) / pow(10.0, (double)(st % 17));
+                d = round(m * scale) / scale;
+                if (st & 1)
+                    d = -d;
+            }
+        }
+        json_write_number(want, d);
+        json_write_number_dec(mine, d, dec);
+        ck_assert_msg(strcmp(mine, want) == 0, "%a with %d decimals: %s, without the hint %s", d, dec, mine, want);
+    }
+}
+END_TEST
+
 /* Above 2^53 json_write_number formats on 128-bit integers instead of
  * snprintf/strtod: the same text as the first of %.15g, %.16g, %.17g that
  * reads back, over random doubles of that range and round decimal values
@@ -1349,6 +1386,7 @@ int main(void)
     tcase_add_test(api, every_path_in_openapi_is_served_by_a_route);
     tcase_add_test(api, json_numbers_read_back_as_the_same_double);
     tcase_add_test(api, json_numbers_above_2_53_print_as_the_c_library_does);
+    tcase_add_test(api, json_numbers_with_a_decimals_hint_print_as_without_it);
     tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
