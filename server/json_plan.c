@@ -992,6 +992,9 @@ struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
     int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
+    /* the slots each tier last used: compared first (the same cluster
+     * serves a tier from one answer to the next; a miss compares all) */
+    int hw_last[TIER_COUNT], exp_last[TIER_COUNT];
     size_t last_len;         /* the last answer's length: the next one's buffer is sized from it */
     struct cand_order *order;   /* write_frontier's working array, order_cap entries */
     int order_cap;
@@ -1081,20 +1084,24 @@ static struct frag frag_of_exp(const struct engine_plan *p)
 /* The slot with the cached text for k, written and kept first if no slot
  * holds it; NULL when k cannot be cached or memory ran out (the caller
  * writes). */
-static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
+static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t, int *last)
 {
     struct hw_slot *s;
     struct frag f;
     if (!k->fits)
         return NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++)
+    for (int n = 0; n <= CACHE_SLOTS; n++) {
+        int i = n == 0 ? *last : n - 1;   /* the tier's last slot, then all of them */
         if (c->hw[i].f.text && memcmp(&c->hw[i].key, k, sizeof *k) == 0) {
             c->used++;
+            *last = i;
             return &c->hw[i];
         }
+    }
     f = frag_of_hw(k, t);
     if (!f.text)
         return NULL;
+    *last = c->hw_next;
     s = &c->hw[c->hw_next];
     c->hw_next = (c->hw_next + 1) % CACHE_SLOTS;
     c->written++;
@@ -1107,22 +1114,26 @@ static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *
 /* The expectations compare as stored: expect() clears each one before
  * filling it, so equal expectations are equal bytes (other bytes would
  * only cost a miss, since the text is written from these same bytes). */
-static const struct frag *cache_exp(struct json_plan_cache *c, const struct engine_plan *p)
+static const struct frag *cache_exp(struct json_plan_cache *c, const struct engine_plan *p, int *last)
 {
     struct exp_slot *s;
     struct frag f;
     int n = p->n_expectations;
     if (n < 0 || n > PLAN_EXPECTATIONS_MAX)
         return NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++)
+    for (int m = 0; m <= CACHE_SLOTS; m++) {
+        int i = m == 0 ? *last : m - 1;   /* the tier's last slot, then all of them */
         if (c->exp[i].f.text && c->exp[i].n == n &&
             memcmp(c->exp[i].e, p->expectations, sizeof p->expectations[0] * (size_t)n) == 0) {
             c->used++;
+            *last = i;
             return &c->exp[i].f;
         }
+    }
     f = frag_of_exp(p);
     if (!f.text)
         return NULL;
+    *last = c->exp_next;
     s = &c->exp[c->exp_next];
     c->exp_next = (c->exp_next + 1) % CACHE_SLOTS;
     c->written++;
@@ -1143,6 +1154,12 @@ static int frag_put(struct jw *j, const struct frag *f)
     return 1;
 }
 
+/* A rationale entry is keyed by its rule and text as one run of bytes
+ * (jw_block_str): the text right after the rule, nothing after the text. */
+_Static_assert(offsetof(struct plan_rationale, text) == sizeof(((struct plan_rationale *)0)->rule) &&
+                   offsetof(struct plan_rationale, text) + PLAN_TEXT_MAX == sizeof(struct plan_rationale),
+               "plan_rationale: rule, then text, then nothing");
+
 /* The members of a plan object (the caller opens and closes it). */
 static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
                                struct json_plan_cache *cache)
@@ -1150,14 +1167,15 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     struct hw_key hk;
     struct hw_strs hs;
     struct hw_slot *hslot = NULL;
+    int ti = tier >= 0 && tier < TIER_COUNT ? tier : 0;
 
     /* The cluster's slot first: the tier is recorded with it (from its
      * first member on, so that the infeasible tier's texts are compared
      * too), and its hardware text is spliced in after the head. */
     hw_key_fill(&hk, &hs, p);
     if (cache) {
-        hslot = cache_hw(cache, &hk, &hs);
-        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + (tier >= 0 && tier < TIER_COUNT ? tier : 0)]);
+        hslot = cache_hw(cache, &hk, &hs, &cache->hw_last[ti]);
+        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + ti]);
     }
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
@@ -1263,13 +1281,13 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
     jw_end(j);
 
-    if (!cache || !frag_put(j, cache_exp(cache, p)))
+    if (!cache || !frag_put(j, cache_exp(cache, p, &cache->exp_last[ti])))
         write_expectations(j, p);
     jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
-        /* an entry from its two arrays alone (all their bytes are compared:
-         * the engine's texts keep theirs from one pricing to the next) */
-        if (!jw_block(j, &p->rationale[i], sizeof p->rationale[i])) {
+        /* an entry from its rule (all 16 bytes) and its text (to its NUL),
+         * which follows it in the struct */
+        if (!jw_block_str(j, &p->rationale[i], offsetof(struct plan_rationale, text), sizeof p->rationale[i])) {
             jw_obj(j, NULL);
             jw_str_arr(j, "rule", p->rationale[i].rule);
             jw_str_arr(j, "text", p->rationale[i].text);

@@ -929,13 +929,14 @@ void jw_rec_end(struct jw *j)
 
 /* A block not taken (jw_block): its calls are written with the recording
  * set aside (neither replayed nor noted), then noted as one entry. */
-int jw_block_miss(struct jw *j, const void *key, size_t klen)
+static int block_miss(struct jw *j, const void *key, size_t klen, uint64_t kk, int keep)
 {
-    if (j->blk_level++ > 0 || !j->rec || j->rec->broken)
+    if (j->blk_level++ > 0 || !j->rec || j->rec->broken || !keep)
         return 0;   /* nested, or nothing to record in: written plainly */
     j->blk_mark = rec_mark(j);
     j->blk_key = key;
     j->blk_klen = klen;
+    j->blk_kk = kk;
     j->blk_depth = j->depth;
     j->blk_rec = j->rec;
     j->blk_cur = j->cur;
@@ -944,6 +945,20 @@ int jw_block_miss(struct jw *j, const void *key, size_t klen)
     j->rec = NULL;
     j->end = j->cur;   /* cur < end is false: no call inside is taken */
     return 0;
+}
+
+int jw_block_miss(struct jw *j, const void *key, size_t klen)
+{
+    return block_miss(j, key, klen, JW_KK(JW_K_BLOCK, klen), 1);
+}
+
+/* The key: the fixed bytes and the string up to its NUL; a string that
+ * fills its array without one is written plainly, never kept. */
+int jw_block_miss_str(struct jw *j, const void *key, size_t fixed, size_t cap)
+{
+    size_t n = fixed < cap ? strnlen((const char *)key + fixed, cap - fixed) : 0;
+    int ends = fixed < cap && fixed + n < cap;
+    return block_miss(j, key, fixed + n + 1, JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR, ends);
 }
 
 void jw_block_end(struct jw *j)
@@ -963,6 +978,10 @@ void jw_block_end(struct jw *j)
     }
     /* bits: the calls the block holds (counted as taken when it is) */
     rec_note(j, JW_K_BLOCK, NULL, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
+    /* the entry just noted (rec_note leaves it before cur) carries the
+     * block's own kk: its fixed length, and the string flag */
+    if (!j->rec->broken && j->cur && j->cur > j->rec->e)
+        j->cur[-1].kk = j->blk_kk;
 }
 
 /* Opening a level: the state change alone (jw_open writes the bytes). */

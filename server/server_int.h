@@ -111,6 +111,7 @@ struct jw {
     struct jw_ent *blk_cur, *blk_end;
     const void *blk_key;
     size_t blk_klen, blk_mark;
+    uint64_t blk_kk;
     unsigned long long blk_wrote;
 };
 void jw_init(struct jw *j);
@@ -342,6 +343,24 @@ static JW_INLINE int jw_block(struct jw *j, const void *key, size_t klen)
         return jw_rec_take(j, e);
     }
     return jw_block_miss(j, key, klen);
+}
+/* A block whose key is fixed bytes then a string (its text and NUL) held
+ * in the rest of an array of cap bytes in all: [key, key + fixed) and the
+ * string at key + fixed. Only the string's own bytes are compared, not the
+ * whole array: the recorded key's length (slen, at most cap) is compared
+ * in one piece, and equal bytes up to its NUL mean the same string. Its
+ * entries are told from jw_block's by the flag in kk. */
+#define JW_BLOCK_STR ((uint64_t)1 << 32)
+int jw_block_miss_str(struct jw *j, const void *key, size_t fixed, size_t cap);
+static JW_INLINE int jw_block_str(struct jw *j, const void *key, size_t fixed, size_t cap)
+{
+    struct jw_ent *e = j->cur;
+    if (e < j->end && e->kk == (JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR) && e->slen <= cap &&
+        memcmp(e->s, key, e->slen) == 0) {
+        j->taken += e->bits - 1;
+        return jw_rec_take(j, e);
+    }
+    return jw_block_miss_str(j, key, fixed, cap);
 }
 /* round(x) (halves away from zero, as libm's round) without the call: the
  * plan writers round ~250 values an answer. Below 2^52 the integer part
