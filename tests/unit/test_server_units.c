@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -1123,11 +1124,12 @@ struct gen {
     const unsigned *r;
     int pos, nstr;
     char (*bufs)[200];
+    int lim;   /* draws it may take (0: GEN_DRAWS) */
 };
 
 static unsigned gen_next(struct gen *g)
 {
-    return g->pos < GEN_DRAWS ? g->r[g->pos++] : 0;
+    return g->pos < (g->lim ? g->lim : GEN_DRAWS) ? g->r[g->pos++] : 0;
 }
 
 static const char *const GEN_KEYS[] = {"a", "bb", "key", "x_y", "n", "days", "cost_usd", "why"};
@@ -1185,12 +1187,56 @@ static void gen_value(struct jw *j, struct gen *g, const char *key, int depth)
     }
 }
 
+/* A block (jw_block, jw_block_str) written from the next BLOCK_DRAWS draws
+ * alone (and its level and kind of level, part of its key): a value, then
+ * members, from a generator limited to those draws; every second one also
+ * keyed by a string it writes (fixed bytes, then the string to its NUL, in
+ * an array with stale bytes after the NUL). A block whose key missed
+ * something it writes would repeat old bytes. */
+enum { BLOCK_DRAWS = 6 };
+
+static void gen_block(struct jw *j, struct gen *g, const char *key, int depth, int obj, unsigned c)
+{
+    struct {
+        unsigned d[BLOCK_DRAWS], c;
+        int depth, obj;
+        char s[120];
+    } k;
+    struct gen sub;
+    int with_str = (c >> 5) % 2, got;
+    memset(&k, 0x5a, sizeof k);
+    for (int i = 0; i < BLOCK_DRAWS; i++)
+        k.d[i] = gen_next(g);
+    k.c = c;   /* the member's key is chosen by c */
+    k.depth = depth;
+    k.obj = obj;
+    sub = (struct gen){k.d, 0, g->nstr, g->bufs, BLOCK_DRAWS};
+    if (with_str) {   /* a draw of its own: only the string's bytes key it */
+        const char *t = GEN_STRS[gen_next(g) % (sizeof GEN_STRS / sizeof GEN_STRS[0])];
+        snprintf(k.s, sizeof k.s, "%s", t ? t : "");
+        got = jw_block_str(j, &k, offsetof(__typeof__(k), s), sizeof k);
+    } else {
+        got = jw_block(j, &k, offsetof(__typeof__(k), s));
+    }
+    if (!got) {
+        if (with_str)
+            jw_str(j, key, k.s);
+        else
+            gen_value(j, &sub, key, depth);
+        gen_members(j, &sub, depth, obj);
+        jw_block_end(j);
+    }
+    g->nstr = sub.nstr;
+}
+
 static void gen_members(struct jw *j, struct gen *g, int depth, int obj)
 {
     unsigned n = gen_next(g) % 5;
     for (unsigned i = 0; i < n; i++) {
         unsigned c = gen_next(g);
-        if (c % 9 == 0) {
+        if (c % 9 == 1 && c % 7 < 3) {
+            gen_block(j, g, obj ? GEN_KEYS[(c / 9) % (sizeof GEN_KEYS / sizeof GEN_KEYS[0])] : NULL, depth, obj, c);
+        } else if (c % 9 == 0) {
             const char *t = obj ? GEN_RAW_OBJ[(c / 9) % 3] : GEN_RAW_ARR[(c / 9) % 3];
             jw_raw_members(j, t, strlen(t));
         } else {
@@ -1202,7 +1248,7 @@ static void gen_members(struct jw *j, struct gen *g, int depth, int obj)
 /* One document from draws r; recorded into rec when rec is not NULL. */
 static char *gen_write(const unsigned *r, char (*bufs)[200], struct jw_rec *rec, size_t *len)
 {
-    struct gen g = {r, 0, 0, bufs};
+    struct gen g = {r, 0, 0, bufs, 0};
     struct jw j;
     unsigned shape = gen_next(&g);
     int closes = shape % 7 == 0;   /* the part closes the level it began in */
