@@ -1079,32 +1079,76 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
  * (the entry keeps its place; its bytes are appended to the text). 0,
  * having done nothing, when either buffer would have to grow: then the
  * general path does it all. */
-static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v, uint64_t bits,
-                         int dec)
+/* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
+ * memcpy of a small unknown n is a call): two overlapping moves of the
+ * largest power of two not above n, or the bytes one by one below 4. */
+static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
+{
+    if (n >= 32) {
+        char a[32], c[32];
+        memcpy(a, s, 32);
+        memcpy(c, s + n - 32, 32);
+        memcpy(d, a, 32);
+        memcpy(d + n - 32, c, 32);
+    } else if (n >= 16) {
+        char a[16], c[16];
+        memcpy(a, s, 16);
+        memcpy(c, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, c, 16);
+    } else if (n >= 8) {
+        uint64_t a, c;
+        memcpy(&a, s, 8);
+        memcpy(&c, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &c, 8);
+    } else if (n >= 4) {
+        uint32_t a, c;
+        memcpy(&a, s, 4);
+        memcpy(&c, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &c, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* Inlined into its three callers: the renote of a changed number is the
+ * writer's most frequent write on a memo hit (~65 an answer), and as a
+ * call of its own it cost as much again as its number. The run taken so
+ * far is copied here too, with the room for it checked at once. */
+static inline __attribute__((always_inline)) int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key,
+                                                               size_t klen, double v, uint64_t bits, int dec)
 {
     struct jw_rec *r = j->rec;
     struct json_buf *b = jw_buf(j);
-    size_t need = klen + 4 + 32, n;
+    size_t need = klen + 4 + 32, run = j->run_end - j->run_from, n;
     char *o, *at;
-    rec_flush(j);
-    if (b->failed || b->len + need + 1 > b->cap || r->len + need > r->tcap)
+    if (b->failed || klen > 28 || b->len + run + need + 1 > b->cap || r->len + need > r->tcap)
         return 0;
-    at = o = b->p + b->len;
+    o = b->p + b->len;
+    if (run) {
+        memcpy(o, r->text + j->run_from, run);
+        o += run;
+        j->run_from = j->run_end;
+    }
+    at = o;
     if (!j->first[j->depth])
         *o++ = ',';
     j->first[j->depth] = 0;
     if (key) {
         assert(key_plain(key, klen));
         *o++ = '"';
-        memcpy(o, key, klen);
+        copy_small(o, key, klen);
         o += klen;
         *o++ = '"';
         *o++ = ':';
     }
     o += number_text_dec(o, v, dec);
-    n = (size_t)(o - at);
-    memcpy(r->text + r->len, at, n);
-    b->len += n;
+    n = (size_t)(o - at);   /* at most 1 + 28 + 3 + 31 */
+    copy_small(r->text + r->len, at, n);
+    b->len = (size_t)(o - b->p);
     e->bits = bits;
     e->at = r->len;
     e->out = n;
@@ -1140,6 +1184,20 @@ void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, dou
     }
 }
 
+static COLD void jw_num_tagged_write(struct jw *j, const char *key, size_t klen, uint64_t kk, uint64_t raw, double v,
+                                     uint64_t bits, int dec)
+{
+    struct jw_ent *e;
+    jw_num_write(j, key, klen, v, bits, dec);
+    /* rec_note left the entry it wrote just before cur (unless nothing is
+     * recorded); it carries the tag and x from now on */
+    if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {
+        e = j->cur - 1;
+        e->kk = kk;
+        e->raw = raw;
+    }
+}
+
 void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v, int dec)
 {
     struct jw_ent *e = j->cur;
@@ -1161,14 +1219,7 @@ void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, doub
             return;
         }
     }
-    jw_num_write(j, key, klen, v, bits, dec);
-    /* rec_note left the entry it wrote just before cur (unless nothing is
-     * recorded); it carries the tag and x from now on */
-    if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {
-        e = j->cur - 1;
-        e->kk = kk;
-        e->raw = raw;
-    }
+    jw_num_tagged_write(j, key, klen, kk, raw, v, bits, dec);
 }
 
 static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)
