@@ -1274,11 +1274,27 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     num_rnd(j, "usd", p->cost_usd, 0);
     num_rnd(j, "usd_low", p->cost_low_usd, 0);
     num_rnd(j, "usd_high", p->cost_high_usd, 0);
-    jw_str(j, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
-    if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
-        jw_num(j, "billed_hours_per_gpu", p->billed_hours);
-    if (p->gpu_index >= 0)
-        jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
+    {
+        /* the basis and what follows it, as a block */
+        struct {
+            int buy, billed, priced, conf;
+            double hours;
+        } k;
+        memset(&k, 0, sizeof k);
+        k.buy = p->basis == PRICING_BUY;
+        k.billed = p->basis == PRICING_CLOUD && p->gpu_index >= 0;
+        k.priced = p->gpu_index >= 0;
+        k.conf = k.priced ? (int)p->price_conf : 0;
+        k.hours = k.billed ? p->billed_hours : 0;
+        if (!jw_block(j, &k, sizeof k)) {
+            jw_str(j, "basis", k.buy ? "buy" : "cloud");
+            if (k.billed)
+                jw_num(j, "billed_hours_per_gpu", k.hours);
+            if (k.priced)
+                jw_str(j, "price_confidence", engine_price_conf_name((enum engine_price_conf)k.conf));
+            jw_block_end(j);
+        }
+    }
     jw_end(j);
 
     if (!cache || !frag_put(j, cache_exp(cache, p, &cache->exp_last[ti])))
@@ -1324,21 +1340,44 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
 static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
 {
     const struct engine_model *m = &w->model;
+    /* one block (in the answer's recorded head), keyed by the values it
+     * writes: the preset's text and the numbers */
+    struct {
+        char preset[sizeof w->preset];
+        double v[11];
+    } k;
+    memset(&k, 0, sizeof k);
+    memcpy(k.preset, w->preset, sizeof k.preset);
+    k.preset[sizeof k.preset - 1] = '\0';
+    k.v[0] = params_b;
+    k.v[1] = active_b;
+    k.v[2] = m->layers;
+    k.v[3] = m->hidden;
+    k.v[4] = m->heads;
+    k.v[5] = m->kv_heads;
+    k.v[6] = m->ffn_hidden;
+    k.v[7] = m->vocab;
+    k.v[8] = m->experts;
+    k.v[9] = m->experts_active;
+    k.v[10] = w->seq_len > 0 ? w->seq_len : m->seq_len;
+    if (jw_block(j, &k, sizeof k))
+        return;
     jw_obj(j, "model");
-    if (w->preset[0])
-        jw_str(j, "preset", w->preset);
-    num_sig(j, "params_b", params_b, 4);
-    num_sig(j, "active_params_b", active_b, 4);
-    jw_num(j, "layers", m->layers);
-    jw_num(j, "hidden", m->hidden);
-    jw_num(j, "heads", m->heads);
-    jw_num(j, "kv_heads", m->kv_heads);
-    jw_num(j, "ffn_hidden", m->ffn_hidden);
-    jw_num(j, "vocab", m->vocab);
-    jw_num(j, "experts", m->experts);
-    jw_num(j, "experts_active", m->experts_active);
-    jw_num(j, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+    if (k.preset[0])
+        jw_str(j, "preset", k.preset);
+    num_sig(j, "params_b", k.v[0], 4);
+    num_sig(j, "active_params_b", k.v[1], 4);
+    jw_num(j, "layers", k.v[2]);
+    jw_num(j, "hidden", k.v[3]);
+    jw_num(j, "heads", k.v[4]);
+    jw_num(j, "kv_heads", k.v[5]);
+    jw_num(j, "ffn_hidden", k.v[6]);
+    jw_num(j, "vocab", k.v[7]);
+    jw_num(j, "experts", k.v[8]);
+    jw_num(j, "experts_active", k.v[9]);
+    jw_num(j, "seq_len", k.v[10]);
     jw_end(j);
+    jw_block_end(j);
 }
 
 /* Candidates by days, then cost, then their place in the list: the order a
