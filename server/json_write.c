@@ -4,7 +4,9 @@
  * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
  * A part written again with mostly the same calls (a memo hit's answer)
  * can be recorded (jw_rec, "recorded parts" below): its unchanged calls
- * then copy their recorded bytes instead of formatting them.
+ * then copy their recorded bytes instead of formatting them, and a block
+ * of calls written from a few values alone (jw_block) is checked with one
+ * comparison of those values instead of call by call.
  *
  * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
  * with sscanf to decide whether 17 digits are needed: two trips
