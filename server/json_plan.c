@@ -1196,7 +1196,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_obj(j, NULL);
         /* a storage tier but its price (which follows the run's length):
          * the members from its bytes before usd */
-        if (!jw_block(j, &p->storage[i], offsetof(struct plan_storage_tier, usd))) {
+        if (!jw_block(j, "storage tier", &p->storage[i], offsetof(struct plan_storage_tier, usd))) {
             jw_str_arr(j, "tier", p->storage[i].tier);
             jw_str_arr(j, "kind", p->storage[i].kind);
             num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
@@ -1213,7 +1213,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
      * plan holds them apart or with padding between. */
     {
         const double ck[5] = {p->ckpt_size_gb, p->ckpt_interval_min, p->ckpt_keep, p->ckpt_write_gbs, p->ckpt_stall_s};
-        if (!jw_block(j, ck, sizeof ck)) {
+        if (!jw_block(j, "checkpoint block", ck, sizeof ck)) {
             jw_obj(j, "checkpoint");
             num_rnd(j, "size_gb", ck[0], 1);
             num_rnd(j, "interval_min", ck[1], 1);
@@ -1232,7 +1232,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
 
     {
         const double host[3] = {p->cpu_threads_per_node, p->ram_gb_per_node, p->power_kw};
-        if (!jw_block(j, host, sizeof host)) {
+        if (!jw_block(j, "host block", host, sizeof host)) {
             jw_obj(j, "host");
             jw_num(j, "cpu_threads_per_node", host[0]);
             jw_num(j, "ram_gb_per_node", host[1]);
@@ -1254,7 +1254,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         /* the layout's rates: the same for any tokens */
         const double tk[9] = {p->tokens_per_s,    p->step_time_s,   p->mfu,     p->hfu,       p->achieved_tflops,
                               p->comm_fraction, p->bubble_fraction, p->goodput, p->mtbf_job_h};
-        if (!jw_block(j, tk, sizeof tk)) {
+        if (!jw_block(j, "layout rates", tk, sizeof tk)) {
             num_sig(j, "tokens_per_s", tk[0], 5);
             num_sig(j, "step_time_s", tk[1], 4);
             num_rnd(j, "mfu", tk[2], 3);
@@ -1286,7 +1286,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         k.priced = p->gpu_index >= 0;
         k.conf = k.priced ? (int)p->price_conf : 0;
         k.hours = k.billed ? p->billed_hours : 0;
-        if (!jw_block(j, &k, sizeof k)) {
+        if (!jw_block(j, "cost basis", &k, sizeof k)) {
             jw_str(j, "basis", k.buy ? "buy" : "cloud");
             if (k.billed)
                 jw_num(j, "billed_hours_per_gpu", k.hours);
@@ -1303,7 +1303,8 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     for (int i = 0; i < p->n_rationale; i++) {
         /* an entry from its rule (all 16 bytes) and its text (to its NUL),
          * which follows it in the struct */
-        if (!jw_block_str(j, &p->rationale[i], offsetof(struct plan_rationale, text), sizeof p->rationale[i])) {
+        if (!jw_block_str(j, "rationale entry", &p->rationale[i], offsetof(struct plan_rationale, text),
+                          sizeof p->rationale[i])) {
             jw_obj(j, NULL);
             jw_str_arr(j, "rule", p->rationale[i].rule);
             jw_str_arr(j, "text", p->rationale[i].text);
@@ -1321,7 +1322,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         const struct plan_bom_line *b = &p->bom[i];
         jw_obj(j, NULL);
         /* the line's item, description and quantity: its bytes before unit_usd */
-        if (!jw_block(j, b, offsetof(struct plan_bom_line, unit_usd))) {
+        if (!jw_block(j, "bill line", b, offsetof(struct plan_bom_line, unit_usd))) {
             jw_str_arr(j, "item", b->item);
             jw_str_arr(j, "description", b->description);
             num_rnd(j, "quantity", b->quantity, 1);
@@ -1360,7 +1361,7 @@ static void write_model(struct jw *j, const struct engine_workload *w, double pa
     k.v[8] = m->experts;
     k.v[9] = m->experts_active;
     k.v[10] = w->seq_len > 0 ? w->seq_len : m->seq_len;
-    if (jw_block(j, &k, sizeof k))
+    if (jw_block(j, "model block", &k, sizeof k))
         return;
     jw_obj(j, "model");
     if (k.preset[0])
@@ -1542,7 +1543,7 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
         key.n[3] = k->par.pp;
         key.n[4] = k->par.dp;
         jw_obj(j, NULL);
-        if (!jw_block(j, &key, sizeof key)) {
+        if (!jw_block(j, "frontier cluster", &key, sizeof key)) {
             jw_str(j, "gpu", key.gpu);
             jw_num(j, "count", key.n[0]);
             jw_num(j, "nodes", key.n[1]);

@@ -951,11 +951,12 @@ void jw_rec_end(struct jw *j)
 
 /* A block not taken (jw_block): its calls are written with the recording
  * set aside (neither replayed nor noted), then noted as one entry. */
-static int block_miss(struct jw *j, const void *key, size_t klen, uint64_t kk, int keep)
+static int block_miss(struct jw *j, const char *site, const void *key, size_t klen, uint64_t kk, int keep)
 {
     if (j->blk_level++ > 0 || !j->rec || j->rec->broken || !keep)
         return 0;   /* nested, or nothing to record in: written plainly */
     j->blk_mark = rec_mark(j);
+    j->blk_site = site;
     j->blk_key = key;
     j->blk_klen = klen;
     j->blk_kk = kk;
@@ -969,18 +970,18 @@ static int block_miss(struct jw *j, const void *key, size_t klen, uint64_t kk, i
     return 0;
 }
 
-int jw_block_miss(struct jw *j, const void *key, size_t klen)
+int jw_block_miss(struct jw *j, const char *site, const void *key, size_t klen)
 {
-    return block_miss(j, key, klen, JW_KK(JW_K_BLOCK, klen), 1);
+    return block_miss(j, site, key, klen, JW_KK(JW_K_BLOCK, klen), 1);
 }
 
 /* The key: the fixed bytes and the string up to its NUL; a string that
  * fills its array without one is written plainly, never kept. */
-int jw_block_miss_str(struct jw *j, const void *key, size_t fixed, size_t cap)
+int jw_block_miss_str(struct jw *j, const char *site, const void *key, size_t fixed, size_t cap)
 {
     size_t n = fixed < cap ? strnlen((const char *)key + fixed, cap - fixed) : 0;
     int ends = fixed < cap && fixed + n < cap;
-    return block_miss(j, key, fixed + n + 1, JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR, ends);
+    return block_miss(j, site, key, fixed + n + 1, JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR, ends);
 }
 
 void jw_block_end(struct jw *j)
@@ -999,7 +1000,7 @@ void jw_block_end(struct jw *j)
         return;
     }
     /* bits: the calls the block holds (counted as taken when it is) */
-    rec_note(j, JW_K_BLOCK, NULL, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
+    rec_note(j, JW_K_BLOCK, j->blk_site, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
     /* the entry just noted (rec_note leaves it before cur) carries the
      * block's own kk: its fixed length, and the string flag */
     if (!j->rec->broken && j->cur && j->cur > j->rec->e)

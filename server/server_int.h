@@ -110,6 +110,7 @@ struct jw {
     struct jw_rec *blk_rec;
     struct jw_ent *blk_cur, *blk_end;
     const void *blk_key;
+    const char *blk_site;
     size_t blk_klen, blk_mark;
     uint64_t blk_kk;
     unsigned long long blk_wrote;
@@ -321,11 +322,13 @@ static JW_INLINE int jw_num_raw_hit(struct jw *j, const char *key, uint64_t kk, 
  * only speeds its printing up (json_write_number_dec); 0 when none. */
 void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v, int dec);
 /* A block: members written from the bytes [key, key + klen) alone (and
- * literals), one entry of a recording. When the entry at the replay point
- * is a block with the same key bytes, the members it would write are the
- * recorded bytes: they are taken and 1 returned, and the caller skips
- * them; else (0) the caller writes them and calls jw_block_end:
- *     if (!jw_block(j, &key, sizeof key)) { ...calls...; jw_block_end(j); }
+ * literals) by the code at one place, named by site (a string literal of
+ * its own, compared by address like the calls' keys), one entry of a
+ * recording. When the entry at the replay point is a block of that site
+ * with the same key bytes, the members it would write are the recorded
+ * bytes: they are taken and 1 returned, and the caller skips them; else
+ * (0) the caller writes them and calls jw_block_end:
+ *     if (!jw_block(j, "site", &key, sizeof key)) { ...calls...; jw_block_end(j); }
  * A memo hit's answer has runs of unchanged members (a tier's host, its
  * checkpoint, most of its rationale entries) that were checked call by
  * call; a block checks them with one comparison of the values they are
@@ -333,16 +336,16 @@ void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, doub
  * block is written whole, and kept as one entry with its key); key must
  * stay as it is until jw_block_end. A block writes at least one member and
  * closes what it opens. */
-int jw_block_miss(struct jw *j, const void *key, size_t klen);
+int jw_block_miss(struct jw *j, const char *site, const void *key, size_t klen);
 void jw_block_end(struct jw *j);
-static JW_INLINE int jw_block(struct jw *j, const void *key, size_t klen)
+static JW_INLINE int jw_block(struct jw *j, const char *site, const void *key, size_t klen)
 {
     struct jw_ent *e = j->cur;
-    if (e < j->end && e->kk == JW_KK(JW_K_BLOCK, klen) && memcmp(e->s, key, klen) == 0) {
+    if (e < j->end && e->kk == JW_KK(JW_K_BLOCK, klen) && e->key == site && memcmp(e->s, key, klen) == 0) {
         j->taken += e->bits - 1;   /* the block's calls (bits: their count), for the statistics */
         return jw_rec_take(j, e);
     }
-    return jw_block_miss(j, key, klen);
+    return jw_block_miss(j, site, key, klen);
 }
 /* A block whose key is fixed bytes then a string (its text and NUL) held
  * in the rest of an array of cap bytes in all: [key, key + fixed) and the
@@ -351,16 +354,16 @@ static JW_INLINE int jw_block(struct jw *j, const void *key, size_t klen)
  * in one piece, and equal bytes up to its NUL mean the same string. Its
  * entries are told from jw_block's by the flag in kk. */
 #define JW_BLOCK_STR ((uint64_t)1 << 32)
-int jw_block_miss_str(struct jw *j, const void *key, size_t fixed, size_t cap);
-static JW_INLINE int jw_block_str(struct jw *j, const void *key, size_t fixed, size_t cap)
+int jw_block_miss_str(struct jw *j, const char *site, const void *key, size_t fixed, size_t cap);
+static JW_INLINE int jw_block_str(struct jw *j, const char *site, const void *key, size_t fixed, size_t cap)
 {
     struct jw_ent *e = j->cur;
-    if (e < j->end && e->kk == (JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR) && e->slen <= cap &&
+    if (e < j->end && e->kk == (JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR) && e->key == site && e->slen <= cap &&
         memcmp(e->s, key, e->slen) == 0) {
         j->taken += e->bits - 1;
         return jw_rec_take(j, e);
     }
-    return jw_block_miss_str(j, key, fixed, cap);
+    return jw_block_miss_str(j, site, key, fixed, cap);
 }
 /* round(x) (halves away from zero, as libm's round) without the call: the
  * plan writers round ~250 values an answer. Below 2^52 the integer part

@@ -1214,9 +1214,9 @@ static void gen_block(struct jw *j, struct gen *g, const char *key, int depth, i
     if (with_str) {   /* a draw of its own: only the string's bytes key it */
         const char *t = GEN_STRS[gen_next(g) % (sizeof GEN_STRS / sizeof GEN_STRS[0])];
         snprintf(k.s, sizeof k.s, "%s", t ? t : "");
-        got = jw_block_str(j, &k, offsetof(__typeof__(k), s), sizeof k);
+        got = jw_block_str(j, "gen block", &k, offsetof(__typeof__(k), s), sizeof k);
     } else {
-        got = jw_block(j, &k, offsetof(__typeof__(k), s));
+        got = jw_block(j, "gen block", &k, offsetof(__typeof__(k), s));
     }
     if (!got) {
         if (with_str)
@@ -1309,6 +1309,36 @@ START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
     jw_rec_stats(rec, &taken, &written);
     /* Both paths ran, many times: recorded bytes taken and calls written anew. */
     ck_assert_msg(taken > 500000 && written > 100000, "taken %llu, written %llu", taken, written);
+    jw_rec_free(rec);
+}
+END_TEST
+
+/* Two blocks at the same place of a part, from two sites (other code),
+ * keyed by the same bytes: the second must be written by its own code, not
+ * taken as the first's recorded text. */
+START_TEST(a_block_of_another_site_with_the_same_key_is_written_anew)
+{
+    static const double key[2] = {1, 2};
+    struct jw_rec *rec = jw_rec_new();
+    ck_assert_ptr_nonnull(rec);
+    for (int n = 0; n < 3; n++) {
+        struct jw j;
+        size_t len = 0;
+        char *text;
+        int other = n == 2;
+        jw_init(&j);
+        jw_obj(&j, NULL);
+        jw_rec_begin(&j, rec);
+        if (!jw_block(&j, other ? "site b" : "site a", key, sizeof key)) {
+            jw_num(&j, other ? "b" : "a", key[other]);
+            jw_block_end(&j);
+        }
+        jw_rec_end(&j);
+        jw_end(&j);
+        text = jw_finish(&j, &len);
+        ck_assert_str_eq(text, (other ? "{\"b\":2}" : "{\"a\":1}"));
+        free(text);
+    }
     jw_rec_free(rec);
 }
 END_TEST
@@ -1439,6 +1469,7 @@ int main(void)
     TCase *wr = tcase_create("json writer");
     tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
+    tcase_add_test(wr, a_block_of_another_site_with_the_same_key_is_written_anew);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
