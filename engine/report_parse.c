@@ -16,7 +16,10 @@
  * kind's parser's business. That per-line floor (the scan alone is ~12 ns a
  * line) is why a 100 MB log parses at a few hundred MB/s while grep -c,
  * which searches the whole buffer for its pattern and looks for line ends
- * only around matches, runs at GB/s.
+ * only around matches, runs at GB/s. What the detectors answer depends on
+ * a line's text alone, and a log repeats its generic lines (headings,
+ * borders, banners) once per node: a small memo of those texts spares
+ * asking the detectors again (struct memo_slot).
  *
  * Threads: on a large input (report_parse_opts; by default 16 MiB and more)
  * the text is cut at line starts into K chunks. The calling thread parses
@@ -135,6 +138,33 @@ struct event {
     size_t kept, dropped, unrec;
 };
 
+/* What the driver learnt about a line's text that depends on that text
+ * alone: a log repeats its lines (each node prints the same headings,
+ * borders and banners), and a line that was once no strong marker, or
+ * once opened a given kind with no section open, is so again. The slot
+ * points into the caller's text, which outlives the parse. The detectors
+ * see the line's raw text and what line_clean derives from it (s, len,
+ * hashed); none reads indent, and l->info, which nccl_detect reads, is 0
+ * on the path the weak answer is kept for (the driver returns on INFO
+ * lines before it), so equal raw text gives equal answers. */
+enum {
+    MEMO_NO_STRONG = 1,        /* strong_possible() is 0 */
+    MEMO_WEAK = 2,             /* weak holds detect_kind(l, DETECT_WEAK, -1) */
+    MEMO_STRONG_NULL = 4,      /* detect_kind(l, DETECT_STRONG, strong_skip - 1)
+                                  is NULL */
+};
+#define MEMO_BITS 10
+#define MEMO_SLOTS (1u << MEMO_BITS)
+struct memo_slot {
+    const char *raw;           /* NULL: empty */
+    uint32_t len;
+    uint8_t flags;
+    uint8_t weak;              /* kinds[] slot + 1; 0: no kind (weak_decor says
+                                  whether is_decoration) */
+    uint8_t weak_decor;
+    uint8_t strong_skip;
+};
+
 /* Events logged per chunk at most: convergence is almost always at the
  * first few; past the cap a chunk's later lines are simply not spliced. */
 #define EVENTS_MAX 65536
@@ -154,6 +184,7 @@ struct parser {
     size_t nlines;             /* chunk parsers: lines of the chunk */
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
+    struct memo_slot memo[MEMO_SLOTS];
 };
 
 static void close_cur(struct parser *p)
@@ -304,6 +335,88 @@ int report_strong_possible_ref(const struct line *l)
     return 0;
 }
 
+/* Whether n bytes at a and b are the same: a few wide compares, as the
+ * lines compared are short and a library call costs more. */
+static inline int text_same(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (n >= 16) {
+        for (; i + 16 <= n; i += 16)
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(
+                    _mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                    _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) != 0xFFFF)
+                return 0;
+        /* the last bytes: one window ending at the end */
+        return i == n || _mm_movemask_epi8(_mm_cmpeq_epi8(
+                             _mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+                             _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16)))) ==
+                             0xFFFF;
+    }
+#endif
+    if (n >= 8) {
+        for (; i + 8 <= n; i += 8)
+            if (w_load(a + i) != w_load(b + i))
+                return 0;
+        return i == n || w_load(a + n - 8) == w_load(b + n - 8);
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* The memo slot for l's raw text; *hit says whether it holds that text.
+ * The text's length and its first and last eight bytes (all of it when
+ * shorter) pick a pair of slots, the one used last first: on a miss that
+ * one moves to the second place and the first is handed out, so two texts
+ * that pick the same pair (a log's few hundred distinct generic lines
+ * collide often in a direct-mapped table) both stay. */
+static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, int *hit)
+{
+    const char *s = l->raw;
+    size_t n = l->raw_len;
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        a = w_load(s);
+        b = w_load(s + n - 8);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            a = a << 8 | (unsigned char)s[i];
+    }
+    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xC2B2AE3D27D4EB4Full;
+    struct memo_slot *m = &p->memo[(h >> (64 - MEMO_BITS)) & ~(uint64_t)1];
+    *hit = 1;
+    if (m[0].len == n && m[0].raw && text_same(m[0].raw, s, n))
+        return &m[0];
+    if (m[1].len == n && m[1].raw && text_same(m[1].raw, s, n))
+        return &m[1];
+    *hit = 0;
+    m[1] = m[0];
+    m[0].raw = NULL;
+    return &m[0];
+}
+
+/* Records flag (and what goes with it, set by the caller) for l in slot m,
+ * which held l's text (hit) or is taken over. Overlong lines are left out:
+ * a slot holds 32 bits of length. */
+static inline int memo_keep(struct memo_slot *m, const struct line *l, int hit, unsigned flag)
+{
+    if (!hit) {
+        if (l->raw_len > UINT32_MAX)
+            return 0;
+        m->raw = l->raw;
+        m->len = (uint32_t)l->raw_len;
+        m->flags = 0;
+    }
+    m->flags |= (uint8_t)flag;
+    return 1;
+}
+
+/* The rest of detect_kind, past its first tests; c0 and c1 as it has them. */
+static const struct kind_ops *detect_run(const struct line *l, int min, int skip_kind, char c0,
+                                         char c1);
+
 /* The kind whose start marker this line is, at least of strength min. */
 static const struct kind_ops *detect_kind(const struct line *l, int min,
                                           int skip_kind)
@@ -316,6 +429,48 @@ static const struct kind_ops *detect_kind(const struct line *l, int min,
         return NULL;
     if (min >= DETECT_STRONG && !strong_possible(l))
         return NULL;
+    return detect_run(l, min, skip_kind, c0, c1);
+}
+
+/* detect_strong for a line its memo slot m (holding the line's text when
+ * hit) did not answer. Out of line: the answered lines, most, take the
+ * short way. */
+static __attribute__((noinline)) const struct kind_ops *
+detect_strong_slow(const struct line *l, int skip_kind, struct memo_slot *m, int hit)
+{
+    if (!strong_possible(l)) {
+        memo_keep(m, l, hit, MEMO_NO_STRONG);
+        return NULL;
+    }
+    char c0 = l->s[0];
+    char c1 = l->len > 1 ? l->s[1] : '\0';
+    const struct kind_ops *ops = detect_run(l, DETECT_STRONG, skip_kind, c0, c1);
+    /* no strong marker but maybe skip_kind's own: kept with that kind */
+    if (!ops && memo_keep(m, l, hit, MEMO_STRONG_NULL))
+        m->strong_skip = (uint8_t)(skip_kind + 1);
+    return ops;
+}
+
+/* detect_kind(l, DETECT_STRONG, skip_kind) through p's memo: most generic
+ * lines inside a section (headings, borders, JSON keys) come again and
+ * again, and were no strong marker the first time. */
+static inline const struct kind_ops *detect_strong(struct parser *p, const struct line *l,
+                                                   int skip_kind)
+{
+    char c0 = l->len ? l->s[0] : '\0';
+    if (c0 == '{' || c0 == '}' || c0 == ']')
+        return NULL;
+    int hit;
+    struct memo_slot *m = memo_at(p, l, &hit);
+    if (hit && ((m->flags & MEMO_NO_STRONG) ||
+                ((m->flags & MEMO_STRONG_NULL) && m->strong_skip == (uint8_t)(skip_kind + 1))))
+        return NULL;
+    return detect_strong_slow(l, skip_kind, m, hit);
+}
+
+static const struct kind_ops *detect_run(const struct line *l, int min, int skip_kind, char c0,
+                                         char c1)
+{
     /* "[host ~]# cmd" and "+ cmd" (shell trace) are command lines; a '+'
      * followed by '-' or '=' is a table border. */
     if (c0 == '+' && c1 != '-' && c1 != '=')
@@ -394,7 +549,7 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
              * marker begins with a digit, which spares table rows. */
             const struct kind_ops *ops = NULL;
             if (!(l->s[0] >= '0' && l->s[0] <= '9'))
-                ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
+                ops = detect_strong(p, l, (int)p->cur_ops->kind);
             if (ops)
                 start(p, ops, l, lineno);
             else
@@ -408,12 +563,30 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
      * they hold no measurement, and a long log is full of them. */
     if (blank || info)
         return;
+    /* Through the memo, as detect_strong: with no section open a line's
+     * fate (the kind it opens, or whether it is a separator rule) is its
+     * text's alone. Lines opening with a brace are answered at once. */
+    char c0 = l->s[0];
+    int hit = 0, memo = c0 != '{' && c0 != '}' && c0 != ']';
+    struct memo_slot *m = memo ? memo_at(p, l, &hit) : NULL;
+    if (hit && (m->flags & MEMO_WEAK)) {
+        if (m->weak)
+            start(p, &kinds[m->weak - 1], l, lineno);
+        else if (!m->weak_decor)
+            rep->unrecognized_lines++;
+        return;
+    }
     const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
+    int decor = ops ? 0 : is_decoration(l);
+    if (memo && memo_keep(m, l, hit, MEMO_WEAK)) {
+        m->weak = ops ? (uint8_t)(ops - kinds + 1) : 0;
+        m->weak_decor = (uint8_t)decor;
+    }
     if (ops) {
         start(p, ops, l, lineno);
         return;
     }
-    if (!is_decoration(l))
+    if (!decor)
         rep->unrecognized_lines++;
 }
 
