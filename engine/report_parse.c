@@ -152,18 +152,21 @@ enum {
     MEMO_WEAK = 2,             /* weak holds detect_kind(l, DETECT_WEAK, -1) */
     MEMO_STRONG_NULL = 4,      /* detect_kind(l, DETECT_STRONG, strong_skip - 1)
                                   is NULL */
+    MEMO_WEAK_DECOR = 8,       /* with MEMO_WEAK and no kind: is_decoration() */
 };
 #define MEMO_BITS 10
 #define MEMO_SLOTS (1u << MEMO_BITS)
 struct memo_slot {
     const char *raw;           /* NULL: empty */
-    uint32_t len;
+    uint16_t len;
     uint8_t flags;
-    uint8_t weak;              /* kinds[] slot + 1; 0: no kind (weak_decor says
-                                  whether is_decoration) */
-    uint8_t weak_decor;
+    uint8_t weak;              /* kinds[] slot + 1; 0: no kind */
     uint8_t strong_skip;
+    uint8_t note_kind;         /* report kind + 1 that noted `note` (line_note_put);
+                                  0: none */
+    uint16_t note;
 };
+
 
 /* Events logged per chunk at most: convergence is almost always at the
  * first few; past the cap a chunk's later lines are simply not spliced. */
@@ -397,20 +400,69 @@ static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, 
     return &m[0];
 }
 
-/* Records flag (and what goes with it, set by the caller) for l in slot m,
- * which held l's text (hit) or is taken over. Overlong lines are left out:
- * a slot holds 32 bits of length. */
-static inline int memo_keep(struct memo_slot *m, const struct line *l, int hit, unsigned flag)
+/* The memo slot of the line being read (l), and in *hit whether it holds
+ * l's text: looked up once a line, on its first use, for the driver's
+ * tests and the kinds' notes alike (a second lookup of a text not there
+ * would hand out a second slot). The line's scratch (struct line_pairs)
+ * holds it. */
+static inline struct memo_slot *line_slot(struct parser *p, const struct line *l, int *hit)
+{
+    struct line_pairs *lp = &p->pairs;
+    if (!lp->memo_slot)
+        lp->memo_slot = memo_at(p, l, &lp->memo_hit);
+    *hit = lp->memo_hit;
+    return lp->memo_slot;
+}
+
+/* Records flag (and what goes with it, set by the caller) for the line
+ * being read (l) in its slot m, which held l's text (hit) or is taken
+ * over. Lines of 64 KiB and more are left out: a slot holds 16 bits of
+ * length (and is 16 bytes, four to a cache line). */
+static inline int memo_keep(struct parser *p, struct memo_slot *m, const struct line *l, int hit,
+                            unsigned flag)
 {
     if (!hit) {
-        if (l->raw_len > UINT32_MAX)
+        if (l->raw_len > UINT16_MAX)
             return 0;
         m->raw = l->raw;
-        m->len = (uint32_t)l->raw_len;
+        m->len = (uint16_t)l->raw_len;
         m->flags = 0;
+        m->note_kind = 0;
+        p->pairs.memo_hit = 1;
     }
     m->flags |= (uint8_t)flag;
     return 1;
+}
+
+/* The parser reading l: l->pairs is its scratch. */
+static struct parser *parser_of(const struct line *l)
+{
+    return (struct parser *)(void *)((char *)l->pairs - offsetof(struct parser, pairs));
+}
+
+int line_note_get(const struct line *l, enum report_kind kind, unsigned *note)
+{
+    if (!l->pairs)
+        return 0;
+    int hit;
+    struct memo_slot *m = line_slot(parser_of(l), l, &hit);
+    if (!hit || m->note_kind != (uint8_t)(kind + 1))
+        return 0;
+    *note = m->note;
+    return 1;
+}
+
+void line_note_put(const struct line *l, enum report_kind kind, unsigned note)
+{
+    if (!l->pairs)
+        return;
+    struct parser *p = parser_of(l);
+    int hit;
+    struct memo_slot *m = line_slot(p, l, &hit);
+    if (memo_keep(p, m, l, hit, 0)) {
+        m->note_kind = (uint8_t)(kind + 1);
+        m->note = (uint16_t)note;
+    }
 }
 
 /* The rest of detect_kind, past its first tests; c0 and c1 as it has them. */
@@ -436,17 +488,18 @@ static const struct kind_ops *detect_kind(const struct line *l, int min,
  * hit) did not answer. Out of line: the answered lines, most, take the
  * short way. */
 static __attribute__((noinline)) const struct kind_ops *
-detect_strong_slow(const struct line *l, int skip_kind, struct memo_slot *m, int hit)
+detect_strong_slow(struct parser *p, const struct line *l, int skip_kind, struct memo_slot *m,
+                   int hit)
 {
     if (!strong_possible(l)) {
-        memo_keep(m, l, hit, MEMO_NO_STRONG);
+        memo_keep(p, m, l, hit, MEMO_NO_STRONG);
         return NULL;
     }
     char c0 = l->s[0];
     char c1 = l->len > 1 ? l->s[1] : '\0';
     const struct kind_ops *ops = detect_run(l, DETECT_STRONG, skip_kind, c0, c1);
     /* no strong marker but maybe skip_kind's own: kept with that kind */
-    if (!ops && memo_keep(m, l, hit, MEMO_STRONG_NULL))
+    if (!ops && memo_keep(p, m, l, hit, MEMO_STRONG_NULL))
         m->strong_skip = (uint8_t)(skip_kind + 1);
     return ops;
 }
@@ -461,11 +514,11 @@ static inline const struct kind_ops *detect_strong(struct parser *p, const struc
     if (c0 == '{' || c0 == '}' || c0 == ']')
         return NULL;
     int hit;
-    struct memo_slot *m = memo_at(p, l, &hit);
+    struct memo_slot *m = line_slot(p, l, &hit);
     if (hit && ((m->flags & MEMO_NO_STRONG) ||
                 ((m->flags & MEMO_STRONG_NULL) && m->strong_skip == (uint8_t)(skip_kind + 1))))
         return NULL;
-    return detect_strong_slow(l, skip_kind, m, hit);
+    return detect_strong_slow(p, l, skip_kind, m, hit);
 }
 
 static const struct kind_ops *detect_run(const struct line *l, int min, int skip_kind, char c0,
@@ -526,10 +579,40 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
         sec->last_line = lineno;
 }
 
+/* A line that is not blank nor INFO, read with no section open: the kind
+ * it starts, if any. Through the memo, as detect_strong: with no section
+ * open a line's fate (the kind it opens, or whether it is a separator
+ * rule) is its text's alone. Lines opening with a brace are answered at
+ * once. Out of line: the lines inside a section, most, do not come here,
+ * and the loop they run in keeps its registers. */
+static __attribute__((noinline)) void feed_open(struct parser *p, const struct line *l, int lineno)
+{
+    struct report *rep = p->rep;
+    char c0 = l->s[0];
+    int hit = 0, memo = c0 != '{' && c0 != '}' && c0 != ']';
+    struct memo_slot *m = memo ? line_slot(p, l, &hit) : NULL;
+    if (hit && (m->flags & MEMO_WEAK)) {
+        if (m->weak)
+            start(p, &kinds[m->weak - 1], l, lineno);
+        else if (!(m->flags & MEMO_WEAK_DECOR))
+            rep->unrecognized_lines++;
+        return;
+    }
+    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
+    int decor = ops ? 0 : is_decoration(l);
+    if (memo && memo_keep(p, m, l, hit, MEMO_WEAK | (decor ? MEMO_WEAK_DECOR : 0u)))
+        m->weak = ops ? (uint8_t)(ops - kinds + 1) : 0;
+    if (ops) {
+        start(p, ops, l, lineno);
+        return;
+    }
+    if (!decor)
+        rep->unrecognized_lines++;
+}
+
 static inline __attribute__((always_inline)) void feed(struct parser *p, const struct line *l,
                                                      int lineno)
 {
-    struct report *rep = p->rep;
     int blank = l->raw_len == 0;
     int info = l->info;
 
@@ -563,31 +646,7 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
      * they hold no measurement, and a long log is full of them. */
     if (blank || info)
         return;
-    /* Through the memo, as detect_strong: with no section open a line's
-     * fate (the kind it opens, or whether it is a separator rule) is its
-     * text's alone. Lines opening with a brace are answered at once. */
-    char c0 = l->s[0];
-    int hit = 0, memo = c0 != '{' && c0 != '}' && c0 != ']';
-    struct memo_slot *m = memo ? memo_at(p, l, &hit) : NULL;
-    if (hit && (m->flags & MEMO_WEAK)) {
-        if (m->weak)
-            start(p, &kinds[m->weak - 1], l, lineno);
-        else if (!m->weak_decor)
-            rep->unrecognized_lines++;
-        return;
-    }
-    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
-    int decor = ops ? 0 : is_decoration(l);
-    if (memo && memo_keep(m, l, hit, MEMO_WEAK)) {
-        m->weak = ops ? (uint8_t)(ops - kinds + 1) : 0;
-        m->weak_decor = (uint8_t)decor;
-    }
-    if (ops) {
-        start(p, ops, l, lineno);
-        return;
-    }
-    if (!decor)
-        rep->unrecognized_lines++;
+    feed_open(p, l, lineno);
 }
 
 #define LINENO_MAX 0x7fffffff
@@ -634,6 +693,7 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
     struct line l;
     line_clean(s, ll, &l);
     p->pairs.searches = 0;
+    p->pairs.memo_slot = NULL;
     l.pairs = &p->pairs;
     l.info = 0;
     if (l.raw_len > 0 && rb != LINE_NO_BRACKET) {
