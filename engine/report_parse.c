@@ -18,8 +18,9 @@
  * which searches the whole buffer for its pattern and looks for line ends
  * only around matches, runs at GB/s. What the detectors answer depends on
  * a line's text alone, and a log repeats its generic lines (headings,
- * borders, banners) once per node: a small memo of those texts spares
- * asking the detectors again (struct memo_slot).
+ * borders, banners) once per node: a memo of those texts spares asking
+ * the detectors again (struct memo_slot), and keeps what a kind noted
+ * about a text (line_note_put) for when it comes back.
  *
  * Threads: on a large input (report_parse_opts; by default 16 MiB and more)
  * the text is cut at line starts into K chunks. The calling thread parses
@@ -154,8 +155,12 @@ enum {
                                   is NULL */
     MEMO_WEAK_DECOR = 8,       /* with MEMO_WEAK and no kind: is_decoration() */
 };
-#define MEMO_BITS 10
-#define MEMO_SLOTS (1u << MEMO_BITS)
+/* The memo starts at 256 slots (4 KiB) and grows fourfold, up to 4096
+ * slots (64 KiB), each time it has taken in half as many texts as it has
+ * slots: a short upload touches little memory, and a long log's cycle of
+ * outputs (a few thousand distinct generic lines) stays in it. */
+#define MEMO_BITS_MIN 8
+#define MEMO_BITS_MAX 12
 struct memo_slot {
     const char *raw;           /* NULL: empty */
     uint16_t len;
@@ -187,7 +192,10 @@ struct parser {
     size_t nlines;             /* chunk parsers: lines of the chunk */
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
-    struct memo_slot memo[MEMO_SLOTS];
+    struct memo_slot *memo;    /* NULL: none yet */
+    unsigned memo_bits;        /* log2 of its slots */
+    size_t memo_taken;         /* texts taken in since it was made */
+    struct memo_slot memo_none[2]; /* handed out (empty) when memory is short */
 };
 
 static void close_cur(struct parser *p)
@@ -375,10 +383,10 @@ static inline int text_same(const char *a, const char *b, size_t n)
  * one moves to the second place and the first is handed out, so two texts
  * that pick the same pair (a log's few hundred distinct generic lines
  * collide often in a direct-mapped table) both stay. */
-static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, int *hit)
+/* The hash that places a text of n bytes at s: its length and its first
+ * and last eight bytes (all of it when shorter). */
+static inline uint64_t memo_hash(const char *s, size_t n)
 {
-    const char *s = l->raw;
-    size_t n = l->raw_len;
     uint64_t a = 0, b = 0;
     if (n >= 8) {
         a = w_load(s);
@@ -387,8 +395,56 @@ static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, 
         for (size_t i = 0; i < n; i++)
             a = a << 8 | (unsigned char)s[i];
     }
-    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xC2B2AE3D27D4EB4Full;
-    struct memo_slot *m = &p->memo[(h >> (64 - MEMO_BITS)) & ~(uint64_t)1];
+    return (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xC2B2AE3D27D4EB4Full;
+}
+
+/* The pair of slots of hash h in a memo of 2^bits slots. */
+static inline struct memo_slot *memo_pair(struct memo_slot *memo, unsigned bits, uint64_t h)
+{
+    return &memo[(h >> (64 - bits)) & ~(uint64_t)1];
+}
+
+/* A memo for p four times the size of the one it has (or the first),
+ * holding what that one held (each pair's last used first, as far as
+ * room goes); without memory p keeps what it has. */
+static __attribute__((noinline)) void memo_grow(struct parser *p)
+{
+    unsigned bits = p->memo ? p->memo_bits + 2 : MEMO_BITS_MIN;
+    if (bits > MEMO_BITS_MAX)
+        bits = MEMO_BITS_MAX;
+    struct memo_slot *m = calloc((size_t)1 << bits, sizeof(*m));
+    if (!m)
+        return;
+    size_t old = p->memo ? (size_t)1 << p->memo_bits : 0;
+    for (size_t i = 0; i < old; i++) {
+        const struct memo_slot *o = &p->memo[i];
+        if (!o->raw)
+            continue;
+        struct memo_slot *d = memo_pair(m, bits, memo_hash(o->raw, o->len));
+        if (!d[0].raw)
+            d[0] = *o;
+        else if (!d[1].raw)
+            d[1] = *o;
+    }
+    free(p->memo);
+    p->memo = m;
+    p->memo_bits = bits;
+}
+
+static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, int *hit)
+{
+    if (!p->memo || (p->memo_taken >= ((size_t)1 << (p->memo_bits - 1)) &&
+                     p->memo_bits < MEMO_BITS_MAX)) {
+        memo_grow(p);
+        if (!p->memo) {
+            *hit = 0;
+            p->memo_none[0].raw = NULL;
+            return &p->memo_none[0];
+        }
+    }
+    const char *s = l->raw;
+    size_t n = l->raw_len;
+    struct memo_slot *m = memo_pair(p->memo, p->memo_bits, memo_hash(s, n));
     *hit = 1;
     if (m[0].len == n && m[0].raw && text_same(m[0].raw, s, n))
         return &m[0];
@@ -429,6 +485,7 @@ static inline int memo_keep(struct parser *p, struct memo_slot *m, const struct 
         m->flags = 0;
         m->note_kind = 0;
         p->pairs.memo_hit = 1;
+        p->memo_taken++;
     }
     m->flags |= (uint8_t)flag;
     return 1;
@@ -673,6 +730,7 @@ static void parser_free(struct parser *p)
         return;
     report_free(p->rep);
     free(p->ev);
+    free(p->memo);
     free(p);
 }
 
