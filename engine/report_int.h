@@ -165,9 +165,11 @@ struct line_pairs {
     unsigned short seen[512];
     unsigned short gen;        /* stamp of the current fill; 0 is never used */
     int searches;              /* searches so far; the set is valid once >= 3 */
-    /* The driver's per-line scratch holds more: the line's slot in its
-     * memo of texts (report_parse.c; NULL until looked up) and whether
-     * the slot holds the line's text. */
+    /* The driver's per-line scratch holds more: the parser whose memo
+     * of texts (report_parse.c) holds the notes (NULL: none, as in a set
+     * made outside the driver), the line's slot in it (NULL until looked
+     * up) and whether the slot holds the line's text. */
+    void *memo_owner;
     void *memo_slot;
     int memo_hit;
 };

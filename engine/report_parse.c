@@ -172,7 +172,6 @@ struct memo_slot {
     uint16_t note;
 };
 
-
 /* Events logged per chunk at most: convergence is almost always at the
  * first few; past the cap a chunk's later lines are simply not spliced. */
 #define EVENTS_MAX 65536
@@ -377,12 +376,6 @@ static inline int text_same(const char *a, const char *b, size_t n)
     return 1;
 }
 
-/* The memo slot for l's raw text; *hit says whether it holds that text.
- * The text's length and its first and last eight bytes (all of it when
- * shorter) pick a pair of slots, the one used last first: on a miss that
- * one moves to the second place and the first is handed out, so two texts
- * that pick the same pair (a log's few hundred distinct generic lines
- * collide often in a direct-mapped table) both stay. */
 /* The hash that places a text of n bytes at s: its length and its first
  * and last eight bytes (all of it when shorter). */
 static inline uint64_t memo_hash(const char *s, size_t n)
@@ -431,6 +424,12 @@ static __attribute__((noinline)) void memo_grow(struct parser *p)
     p->memo_bits = bits;
 }
 
+/* The memo slot for l's raw text; *hit says whether it holds that text.
+ * The text's hash picks a pair of slots, the one used last first: on a
+ * miss that one moves to the second place and the first is handed out,
+ * so two texts that pick the same pair (a log's distinct generic lines
+ * collide often in a direct-mapped table) both stay. Short of memory for
+ * a memo, an empty slot outside it is handed out. */
 static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, int *hit)
 {
     if (!p->memo || (p->memo_taken >= ((size_t)1 << (p->memo_bits - 1)) &&
@@ -491,18 +490,19 @@ static inline int memo_keep(struct parser *p, struct memo_slot *m, const struct 
     return 1;
 }
 
-/* The parser reading l: l->pairs is its scratch. */
+/* The parser reading l (its scratch l->pairs says), or NULL. */
 static struct parser *parser_of(const struct line *l)
 {
-    return (struct parser *)(void *)((char *)l->pairs - offsetof(struct parser, pairs));
+    return l->pairs ? l->pairs->memo_owner : NULL;
 }
 
 int line_note_get(const struct line *l, enum report_kind kind, unsigned *note)
 {
-    if (!l->pairs)
+    struct parser *p = parser_of(l);
+    if (!p)
         return 0;
     int hit;
-    struct memo_slot *m = line_slot(parser_of(l), l, &hit);
+    struct memo_slot *m = line_slot(p, l, &hit);
     if (!hit || m->note_kind != (uint8_t)(kind + 1))
         return 0;
     *note = m->note;
@@ -511,9 +511,9 @@ int line_note_get(const struct line *l, enum report_kind kind, unsigned *note)
 
 void line_note_put(const struct line *l, enum report_kind kind, unsigned note)
 {
-    if (!l->pairs)
-        return;
     struct parser *p = parser_of(l);
+    if (!p)
+        return;
     int hit;
     struct memo_slot *m = line_slot(p, l, &hit);
     if (memo_keep(p, m, l, hit, 0)) {
@@ -721,6 +721,7 @@ static struct parser *parser_new(size_t smax)
     }
     p->ev_end = SIZE_MAX;
     p->smax = smax;
+    p->pairs.memo_owner = p;
     return p;
 }
 
