@@ -636,12 +636,13 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
         sec->last_line = lineno;
 }
 
-/* A line that is not blank nor INFO, read with no section open: the kind
- * it starts, if any. Through the memo, as detect_strong: with no section
- * open a line's fate (the kind it opens, or whether it is a separator
- * rule) is its text's alone. Lines opening with a brace are answered at
- * once. Out of line: the lines inside a section, most, do not come here,
- * and the loop they run in keeps its registers. */
+/* A line that is not blank nor INFO, read with no section open or after
+ * the open section's kind turned it down or ended: the kind it starts, if
+ * any. Through the memo, as detect_strong: what detect_kind(l,
+ * DETECT_WEAK, -1) answers, and whether the line is a separator rule, are
+ * its text's alone. Lines opening with a brace are answered at once. Out
+ * of line: most lines, taken by the open section, do not come here, and
+ * the loop they run in keeps its registers. */
 static __attribute__((noinline)) void feed_open(struct parser *p, const struct line *l, int lineno)
 {
     struct report *rep = p->rep;
