@@ -486,15 +486,14 @@ struct engine_recommendation {
         double goodput[ENGINE_PRICE_COLS];
         double gpus[ENGINE_PRICE_COLS];
         double usd_per_gpu_hour[ENGINE_PRICE_COLS];
-        double hot_bw_tb[ENGINE_PRICE_COLS];
+        double hot_bw_tb[ENGINE_PRICE_COLS];   /* -INFINITY when hot_kind is not 0..2 */
         double hot_bw_month_usd[ENGINE_PRICE_COLS];
         double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
-        /* all ones or 0: hot_kind is k (0..2); is any of them; more than
-         * one node; 256 GPUs or more */
-        unsigned long long hot_kind_is[3][ENGINE_PRICE_COLS];
-        unsigned long long hot_known[ENGINE_PRICE_COLS];
-        unsigned long long multi_node[ENGINE_PRICE_COLS];
-        unsigned long long gpus_256[ENGINE_PRICE_COLS];
+        /* hot_kind in both 32-bit halves when 0..2, else all ones: one
+         * 32-bit comparison per half gives the 64-bit mask "kind is k" */
+        unsigned long long hot_kind2[ENGINE_PRICE_COLS];
+        unsigned long long multi_node[ENGINE_PRICE_COLS];   /* all ones or 0: more than one node */
+        double cost[ENGINE_PRICE_COLS];   /* written by each pricing: the candidates' costs */
     } price_cols;
 };
 

@@ -511,6 +511,74 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
     return 1;
 }
 
+/* The memo's text with the conversions from `first` on that print other
+ * bytes written over their old ones, in the memo itself, while each new
+ * text is as long as the old: the literals and the other conversions keep
+ * their places, so the text is what the format gives for the new keys,
+ * which the memo takes as it goes (first_form: as memo_rebuild's). Most
+ * numbers that move keep their width (a cost's last digits), and this
+ * writes a few digits where memo_rebuild copies the whole text piece by
+ * piece. Returns the first conversion it could not write so (m->nconv when
+ * none): a string that differs or a number that needs vsnprintf (memo_rebuild
+ * then gives up too), or a new text of another length. The memo is then
+ * still a true one (its text is the format's for its keys, the earlier
+ * conversions new, the later old), so memo_rebuild goes on from there. */
+static int memo_patch(struct engine_text_memo *m, int first, const struct engine_num_form *first_form, va_list ap)
+{
+    for (int k = 0; k < first; k++) {
+        switch (m->kind[k]) {
+        case 'd': (void)va_arg(ap, int); break;
+        case 's': (void)va_arg(ap, const char *); break;
+        default: (void)va_arg(ap, double); break;
+        }
+    }
+    for (int k = first; k < m->nconv; k++) {
+        char tmp[48];
+        struct fmt_out t = {tmp, sizeof tmp, 0};
+        size_t beg = m->out_beg[k], span = (size_t)m->out_end[k] - beg;
+        switch (m->kind[k]) {
+        case 'd': {
+            int v = va_arg(ap, int);
+            if ((unsigned int)v == m->bits[k])
+                continue;
+            out_int(&t, v);
+            if (t.len != span)
+                return k;
+            m->bits[k] = (unsigned int)v;
+            break;
+        }
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
+                return k;
+            continue;
+        }
+        default: {
+            double x = va_arg(ap, double);
+            struct engine_num_form f;
+            if (double_bits(x) == m->bits[k])
+                continue;
+            if (k == first && first_form)
+                f = *first_form;
+            else if (!form_of(&f, m->kind[k], x, m->prec[k]))
+                return k;
+            if (form_eq(&f, &m->form[k])) {
+                m->bits[k] = double_bits(x);
+                continue;
+            }
+            out_form(&t, &f);
+            if (t.len != span)
+                return k;
+            m->bits[k] = double_bits(x);
+            m->form[k] = f;
+            break;
+        }
+        }
+        memcpy(m->text + beg, tmp, span);
+    }
+    return m->nconv;
+}
+
 void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, va_list ap)
 {
     struct fmt_out o = {dst, n, 0};
@@ -531,10 +599,19 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
         }
         /* Some conversions print other bytes: the rest of the text is the
          * memo's. A cut text (len n - 1) may lack some of it: formatted
-         * whole below. */
+         * whole below. Written over in the memo where the widths stay
+         * (memo_patch), else rebuilt from the first that moved. */
         if ((size_t)m->len < n - 1) {
+            int stop;
             va_copy(ap2, ap);
-            ok = memo_rebuild(m, &o, first, have_form ? &first_form : NULL, ap2);
+            stop = memo_patch(m, first, have_form ? &first_form : NULL, ap2);
+            va_end(ap2);
+            if (stop == m->nconv) {
+                memcpy(dst, m->text, (size_t)m->len + 1);
+                return;
+            }
+            va_copy(ap2, ap);
+            ok = memo_rebuild(m, &o, stop, stop == first && have_form ? &first_form : NULL, ap2);
             va_end(ap2);
         }
         if (ok) {
@@ -1035,6 +1112,19 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     }
 }
 
+/* Which part of the cost a bill line is (0 GPUs or servers, 1 fabric, 2
+ * storage, 3 electricity), by its item's name: strcmp only with the names
+ * that begin with its first letter. */
+static int bom_part(const char *item)
+{
+    switch (item[0]) {
+    case 'g': return strcmp(item, "gpu-hours") == 0 ? 0 : 1;
+    case 's': return strcmp(item, "servers") == 0 ? 0 : strcmp(item, "storage") == 0 ? 2 : 1;
+    case 'e': return strcmp(item, "electricity") == 0 ? 3 : 1;
+    default: return 1;
+    }
+}
+
 /* The parts of a plan that follow the tokens and the dataset, on top of
  * plan_cluster's: the days (F4, F4b, F10 bounds), the run's FLOPs, storage,
  * bill of materials and cost (plan_cost_priced), the rationale entries
@@ -1100,9 +1190,7 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         /* The cost in its parts, from the bill of materials. */
         double part[4] = {0};   /* gpus/servers, fabric, storage, electricity */
         for (int i = 0; i < pl->n_bom; i++) {
-            const char *it = pl->bom[i].item;
-            int k = strcmp(it, "gpu-hours") == 0 || strcmp(it, "servers") == 0 ? 0
-                    : strcmp(it, "storage") == 0 ? 2 : strcmp(it, "electricity") == 0 ? 3 : 1;
+            int k = bom_part(pl->bom[i].item);
             part[k] += pl->bom[i].total_usd;
         }
         if (w->pricing == PRICING_CLOUD)

@@ -642,14 +642,12 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
         pc->goodput[i] = cd->goodput;
         pc->gpus[i] = cd->n;
         pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
-        pc->hot_bw_tb[i] = cd->hot_bw_tb;
+        int known = cd->hot_kind >= 0 && cd->hot_kind < 3;
+        pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
         pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd;
         pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
-        for (int k = 0; k < 3; k++)
-            pc->hot_kind_is[k][i] = cd->hot_kind == k ? ~0ULL : 0;
-        pc->hot_known[i] = cd->hot_kind >= 0 && cd->hot_kind < 3 ? ~0ULL : 0;
+        pc->hot_kind2[i] = known ? (unsigned long long)cd->hot_kind * 0x100000001ULL : ~0ULL;
         pc->multi_node[i] = cd->nodes > 1 ? ~0ULL : 0;
-        pc->gpus_256[i] = cd->n >= 256 ? ~0ULL : 0;
     }
     return 1;
 }
@@ -657,6 +655,13 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
 static inline __m128d cols_mask(const unsigned long long *col, int j)
 {
     return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
+}
+
+/* All ones where the pair's hot_kind2 (kind2) is kind k (k2: k in both
+ * halves), else 0 */
+static inline __m128d kind_mask(__m128i kind2, __m128i k2)
+{
+    return _mm_castsi128_pd(_mm_cmpeq_epi32(kind2, k2));
 }
 
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
@@ -690,6 +695,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     /* engine_needs_warm's big10 and engine_needs_cold's big100, as masks */
     const __m128d big10 = m->big10 ? _mm_cmpeq_pd(zero, zero) : zero;
     const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
+    const __m128d gpus256 = _mm_set1_pd(256.0);
+    const __m128i k0 = _mm_set1_epi32(0), k1 = _mm_set1_epi32(1), k2 = _mm_set1_epi32(2);
 
     /* the index where the columns are 16-byte aligned (the same for all:
      * their sizes are multiples of 16 bytes) */
@@ -707,7 +714,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     }
     for (int i = 0; i < nc; i += 2) {
         const int j = base + i;   /* the pair's column index */
-        __m128d d, x, r, h, qty, months, total, u, over, hot;
+        __m128d d, x, r, h, qty, months, total, u, over, hot, gpus;
+        __m128i kind2;
         d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
         d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
         x = _mm_sub_pd(_mm_mul_pd(d, h24), eps);
@@ -717,25 +725,26 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
             for (int l = 0; l < 2 && i + l < nc; l++) {
                 struct engine_candidate *cd = &cands[i + l];
                 cd->days = dl[l];
-                cd->cost = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
+                cd->cost = pc->cost[j + l] = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
             }
             continue;
         }
         r = _mm_sub_pd(_mm_add_pd(x, big), big);
         h = _mm_add_pd(r, _mm_and_pd(_mm_cmplt_pd(r, x), one));
         h = _mm_max_pd(h, one);
-        qty = _mm_mul_pd(h, _mm_load_pd(&pc->gpus[j]));
+        gpus = _mm_load_pd(&pc->gpus[j]);
+        qty = _mm_mul_pd(h, gpus);
         total = _mm_and_pd(_mm_cmpgt_pd(qty, zero),
                            _mm_add_pd(zero, _mm_mul_pd(qty, _mm_load_pd(&pc->usd_per_gpu_hour[j]))));
         months = _mm_div_pd(d, d30);
         /* the hot tier: at its bandwidth's capacity when that exceeds the
-         * data's, else the kind's price for the data; 0 for no kind */
+         * data's, else the kind's price for the data; 0 for no kind (its
+         * capacity -inf is never over, and it matches no kind) */
         over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
-        hot = _mm_or_pd(_mm_or_pd(_mm_and_pd(cols_mask(pc->hot_kind_is[0], j), hm0),
-                                  _mm_and_pd(cols_mask(pc->hot_kind_is[1], j), hm1)),
-                        _mm_and_pd(cols_mask(pc->hot_kind_is[2], j), hm2));
+        kind2 = _mm_load_si128((const __m128i *)(const void *)&pc->hot_kind2[j]);
+        hot = _mm_or_pd(_mm_or_pd(_mm_and_pd(kind_mask(kind2, k0), hm0), _mm_and_pd(kind_mask(kind2, k1), hm1)),
+                        _mm_and_pd(kind_mask(kind2, k2), hm2));
         hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
-        hot = _mm_and_pd(cols_mask(pc->hot_known, j), hot);
         u = _mm_mul_pd(hot, months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
         u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
@@ -746,10 +755,11 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
         u = _mm_mul_pd(cold, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->gpus_256, j), big100),
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_cmpge_pd(gpus, gpus256), big100),
                                                                        _mm_cmpge_pd(d, week)),
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
+        _mm_store_pd(&pc->cost[j], total);
         _mm_storel_pd(&cands[i].days, d);
         _mm_storel_pd(&cands[i].cost, total);
         if (i + 1 < nc) {
@@ -758,6 +768,26 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         }
     }
     return 1;
+}
+
+/* The candidates whose cost is not above limit, in order, into set (the
+ * count returned), from the cost column price_cloud just wrote: two
+ * comparisons at a time, each as !(cost > limit). */
+static int near_from_cols(const struct engine_price_cols *pc, int nc, double limit, int *set)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d lim = _mm_set1_pd(limit);
+    int n = 0;
+    for (int i = 0; i < nc; i += 2) {
+        int over = _mm_movemask_pd(_mm_cmpgt_pd(_mm_load_pd(&pc->cost[base + i]), lim));
+        set[n] = i;
+        n += !(over & 1);
+        if (i + 1 < nc) {
+            set[n] = i + 1;
+            n += !(over & 2);
+        }
+    }
+    return n;
 }
 #endif
 
@@ -833,16 +863,24 @@ struct blank_ctx {
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
  * moving the unused rest (18 KB a plan; the texts end at their NUL, and
- * the slot knows their lengths, text_len). */
+ * the slot knows their lengths, text_len). The texts of the rationale
+ * entries plan_priced writes next (the slot's fx.r_*) are left out: it
+ * writes each whole, NUL included, whatever the entry held. */
 static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot)
 {
     const struct engine_plan *src = &slot->plan;
+    const int rewritten[] = {slot->fx.r_flops, slot->fx.r_days, slot->fx.r_scale, slot->fx.r_data, slot->fx.r_cost};
+    unsigned long long skip = 0;
+    for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
+        if (rewritten[k] >= 0 && rewritten[k] < 64)
+            skip |= 1ULL << rewritten[k];
     memcpy(dst, src, offsetof(struct engine_plan, expectations));
     memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
     dst->n_expectations = src->n_expectations;
     for (int i = 0; i < src->n_rationale; i++) {
         memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
-        memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
+        if (!(i < 64 && (skip >> i & 1)))
+            memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
     }
     dst->n_rationale = src->n_rationale;
     for (int i = 0; i < src->n_warnings; i++)
@@ -1252,7 +1290,11 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             limit = near_min;
         if (isnan(near_rec) || isnan(cap) || isnan(near_min) || isnan(budget))
             limit = INFINITY;
-        for (int i = 0; i < nc; i++) {
+#ifdef __SSE2__
+        if (priced)
+            n_near = near_from_cols(&out->price_cols, nc, limit, near_set);
+#endif
+        for (int i = 0; i < nc && !priced; i++) {
             near_set[n_near] = i;
             n_near += !(cands[i].cost > limit);
         }
