@@ -511,70 +511,76 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
     return 1;
 }
 
-/* The memo's text with the conversions from `first` on that print other
- * bytes written over their old ones, in the memo itself, while each new
- * text is as long as the old: the literals and the other conversions keep
- * their places, so the text is what the format gives for the new keys,
- * which the memo takes as it goes (first_form: as memo_rebuild's). Most
- * numbers that move keep their width (a cost's last digits), and this
- * writes a few digits where memo_rebuild copies the whole text piece by
- * piece. Returns the first conversion it could not write so (m->nconv when
- * none): a string that differs or a number that needs vsnprintf (memo_rebuild
- * then gives up too), or a new text of another length. The memo is then
- * still a true one (its text is the format's for its keys, the earlier
- * conversions new, the later old), so memo_rebuild goes on from there. */
-static int memo_patch(struct engine_text_memo *m, int first, const struct engine_num_form *first_form, va_list ap)
+/* The memo's text for these arguments where it can be had in place: each
+ * conversion whose argument prints what the memo's did is left as it is
+ * (a number of another double but the same form only takes the new bits),
+ * and one that prints as many other bytes is written over its old ones,
+ * in the memo itself: the literals and the other conversions keep their
+ * places, so the text is what the format gives for the new keys, which the
+ * memo takes as it goes. Most numbers that move keep their width (a cost's
+ * last digits), and this writes a few digits where memo_rebuild copies the
+ * whole text piece by piece. Returns the first conversion it could not
+ * write so (m->nconv when none): a string that differs or a number that
+ * needs vsnprintf (memo_rebuild then gives up too), or a new text of
+ * another length, whose form goes to *stop_form (*have_stop_form 1). The
+ * memo is then still a true one (its text is the format's for its keys,
+ * the earlier conversions new, the later old), so memo_rebuild goes on
+ * from there. For a memo whose text was not cut. */
+/* Conversion k's new bytes over its old ones when they are as many (1),
+ * else 0 with nothing written. */
+static int patch_span(struct engine_text_memo *m, int k, const char *bytes, size_t len)
 {
-    for (int k = 0; k < first; k++) {
-        switch (m->kind[k]) {
-        case 'd': (void)va_arg(ap, int); break;
-        case 's': (void)va_arg(ap, const char *); break;
-        default: (void)va_arg(ap, double); break;
-        }
-    }
-    for (int k = first; k < m->nconv; k++) {
-        char tmp[48];
-        struct fmt_out t = {tmp, sizeof tmp, 0};
-        size_t beg = m->out_beg[k], span = (size_t)m->out_end[k] - beg;
+    size_t beg = m->out_beg[k];
+    if (len != (size_t)m->out_end[k] - beg)
+        return 0;
+    memcpy(m->text + beg, bytes, len);
+    return 1;
+}
+
+static int memo_patch(struct engine_text_memo *m, va_list ap, struct engine_num_form *stop_form, int *have_stop_form)
+{
+    for (int k = 0; k < m->nconv; k++) {
         switch (m->kind[k]) {
         case 'd': {
             int v = va_arg(ap, int);
-            if ((unsigned int)v == m->bits[k])
-                continue;
-            out_int(&t, v);
-            if (t.len != span)
-                return k;
-            m->bits[k] = (unsigned int)v;
+            if ((unsigned int)v != m->bits[k]) {
+                char tmp[16];
+                struct fmt_out t = {tmp, sizeof tmp, 0};
+                out_int(&t, v);
+                if (!patch_span(m, k, tmp, t.len))
+                    return k;
+                m->bits[k] = (unsigned int)v;
+            }
             break;
         }
         case 's': {
             const char *str = va_arg(ap, const char *);
             if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
                 return k;
-            continue;
+            break;
         }
         default: {
             double x = va_arg(ap, double);
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
-                continue;
-            if (k == first && first_form)
-                f = *first_form;
-            else if (!form_of(&f, m->kind[k], x, m->prec[k]))
+                break;
+            if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return k;
-            if (form_eq(&f, &m->form[k])) {
-                m->bits[k] = double_bits(x);
-                continue;
+            if (!form_eq(&f, &m->form[k])) {
+                char tmp[48];
+                struct fmt_out t = {tmp, sizeof tmp, 0};
+                out_form(&t, &f);
+                if (!patch_span(m, k, tmp, t.len)) {
+                    *stop_form = f;   /* memo_rebuild's form for this conversion */
+                    *have_stop_form = 1;
+                    return k;
+                }
+                m->form[k] = f;
             }
-            out_form(&t, &f);
-            if (t.len != span)
-                return k;
             m->bits[k] = double_bits(x);
-            m->form[k] = f;
             break;
         }
         }
-        memcpy(m->text + beg, tmp, span);
     }
     return m->nconv;
 }
@@ -590,29 +596,32 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
     if (m->fmt == fmt && m->n == n) {
         int first, ok = 0, have_form = 0;
         struct engine_num_form first_form;
-        va_copy(ap2, ap);
-        first = memo_match(m, ap2, &first_form, &have_form);
-        va_end(ap2);
-        if (first == m->nconv) {
-            memcpy(dst, m->text, (size_t)m->len + 1);
-            return;
-        }
-        /* Some conversions print other bytes: the rest of the text is the
-         * memo's. A cut text (len n - 1) may lack some of it: formatted
-         * whole below. Written over in the memo where the widths stay
-         * (memo_patch), else rebuilt from the first that moved. */
         if ((size_t)m->len < n - 1) {
-            int stop;
+            /* A whole text: in one pass over the arguments, the memo's
+             * text where they print what its did, written over where they
+             * print as many other bytes (memo_patch); from the first that
+             * prints a text of another length on, rebuilt (memo_rebuild,
+             * which gives up on a string that differs). */
             va_copy(ap2, ap);
-            stop = memo_patch(m, first, have_form ? &first_form : NULL, ap2);
+            first = memo_patch(m, ap2, &first_form, &have_form);
             va_end(ap2);
-            if (stop == m->nconv) {
+            if (first == m->nconv) {
                 memcpy(dst, m->text, (size_t)m->len + 1);
                 return;
             }
             va_copy(ap2, ap);
-            ok = memo_rebuild(m, &o, stop, stop == first && have_form ? &first_form : NULL, ap2);
+            ok = memo_rebuild(m, &o, first, have_form ? &first_form : NULL, ap2);
             va_end(ap2);
+        } else {
+            /* A cut text (len n - 1) may lack some of its conversions:
+             * kept only for arguments that print it all again. */
+            va_copy(ap2, ap);
+            first = memo_match(m, ap2, &first_form, &have_form);
+            va_end(ap2);
+            if (first == m->nconv) {
+                memcpy(dst, m->text, (size_t)m->len + 1);
+                return;
+            }
         }
         if (ok) {
             dst[o.len] = '\0';
