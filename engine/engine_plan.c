@@ -401,6 +401,35 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
     va_end(ap2);
 }
 
+/* Whether x prints as form f (conversion kind with precision p: what
+ * form_of gave for an earlier x) without working its form out: x scaled as
+ * f's digits are (10^k) is within 1/4096 of f's digits u, the margin
+ * scaled_round keeps from a tie (the scaled value, one correctly rounded
+ * multiplication or division below 2^40, is off by under 2^-13), so the
+ * exact product rounds to u too, with f's sign. For %g, u must be above
+ * 10^(p-1) (u = 10^(p-1) may stand for a value just under a power of ten
+ * that C prints with one decimal more; above it the exponent cannot move).
+ * 0 says nothing: form_of decides. */
+static int form_keeps(const struct engine_num_form *f, char kind, int p, double x)
+{
+    double s, u;
+    int k;
+    if (!isfinite(x) || (signbit(x) ? 1 : 0) != f->neg || p < 1 || p > 22)
+        return 0;
+    if (kind == 'f') {
+        k = f->prec;
+    } else {
+        if (f->u <= (unsigned long long)FMT_P10[p - 1])
+            return 0;
+        k = f->e < 0 ? f->prec : p - 1 - f->e;
+    }
+    if (k > 22 || k < -22 || f->u >= 1099511627776ULL)   /* 2^40 */
+        return 0;
+    s = k >= 0 ? fabs(x) * FMT_P10[k] : fabs(x) / FMT_P10[-k];
+    u = (double)f->u;
+    return s >= u - 0.5 + 1.0 / 4096 && s <= u + 0.5 - 1.0 / 4096;
+}
+
 /* The first conversion whose argument prints other bytes than the memo's
  * (m->nconv when none): every %d and %s equal, every number the same
  * double or one of the same form (digits, decimals, sign, exponent). The
@@ -426,6 +455,8 @@ static int memo_match(const struct engine_text_memo *m, va_list ap, struct engin
             double x = va_arg(ap, double);
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
+                break;
+            if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], x))
                 break;
             if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return k;
@@ -564,6 +595,10 @@ static int memo_patch(struct engine_text_memo *m, va_list ap, struct engine_num_
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
                 break;
+            if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], x)) {
+                m->bits[k] = double_bits(x);
+                break;
+            }
             if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return k;
             if (!form_eq(&f, &m->form[k])) {

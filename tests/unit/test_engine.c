@@ -1608,6 +1608,85 @@ static void memo_text_b(struct engine_text_memo *m, char *fast, char *slow, size
     vfmt_memo_both(m, fast, slow, n, "%.3g TB (%s) at %.0f min", tb, name, minutes);
 }
 
+static void memo_text_g3(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.3g]", x);
+}
+
+static void memo_text_g1(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.1g]", x);
+}
+
+static void memo_text_g4(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.4g]", x);
+}
+
+static void memo_text_f0(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.0f]", x);
+}
+
+static void memo_text_f2(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.2f]", x);
+}
+
+/* A kept number whose double moves but whose digits may not (the memo
+ * then keeps its bytes without working the new digits out) must still
+ * print what vsnprintf prints where the digits are most fragile: across
+ * every power of ten from 10^-5 to 10^25 (where %g changes its exponent
+ * or its number of decimals, and 0.0999 prints with one decimal more than
+ * 0.1), at halves of the last digit (ties to even), through zero and the
+ * sign, in steps from one ulp to a few last digits, up and down. */
+START_TEST(a_text_memo_keeps_digits_only_for_numbers_that_print_them)
+{
+    struct engine_text_memo *m[5];
+    void (*const texts[5])(struct engine_text_memo *, char *, char *, double) = {memo_text_g3, memo_text_g1,
+                                                                               memo_text_g4, memo_text_f0,
+                                                                               memo_text_f2};
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX];
+    unsigned long long seed = 0xbb67ae8584caa73bULL;
+    int calls = 0;
+    for (int t = 0; t < 5; t++) {
+        m[t] = malloc(sizeof *m[t]);
+        ck_assert_ptr_nonnull(m[t]);
+        memset(m[t], 0xa5, sizeof *m[t]);
+        m[t]->fmt = NULL;
+    }
+    for (int j = -5; j <= 25; j++) {
+        double centres[] = {pow(10, j), 0.5 * pow(10, j), 0.95 * pow(10, j), 0.995 * pow(10, j), 0.9995 * pow(10, j),
+                            0.125 * pow(10, j), 2.5 * pow(10, j)};
+        for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++) {
+            double x = centres[c];
+            for (int k = 0; k < 240; k++) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                switch (seed % 5) {
+                case 0: x = nextafter(x, (seed >> 8) % 2 ? INFINITY : -INFINITY); break;   /* one ulp */
+                case 1: x *= 1.0 + ((double)((seed >> 8) % 2001) - 1000.0) * 1e-7; break;
+                case 2: x *= 1.0 + ((double)((seed >> 8) % 2001) - 1000.0) * 1e-4; break;
+                case 3: x = centres[c] * (1.0 + ((double)((seed >> 8) % 21) - 10.0) * 1e-3); break;
+                default: if ((seed >> 8) % 50 == 0) x = -x; break;                          /* the sign */
+                }
+                if (k == 120)
+                    x = (seed >> 9) % 2 ? 0.0 : -0.0;
+                for (int t = 0; t < 5; t++) {
+                    texts[t](m[t], fast, slow, x);
+                    ck_assert_msg(strcmp(fast, slow) == 0, "text %d of %a: %s, vsnprintf %s", t, x, fast, slow);
+                    calls++;
+                }
+            }
+        }
+    }
+    ck_assert_int_gt(calls, 250000);
+    for (int t = 0; t < 5; t++)
+        free(m[t]);
+}
+END_TEST
+
 START_TEST(a_text_memo_gives_its_text_only_to_arguments_that_print_it)
 {
     struct engine_text_memo *m = malloc(sizeof *m);
@@ -1699,6 +1778,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
+    tcase_add_test(i, a_text_memo_keeps_digits_only_for_numbers_that_print_them);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
