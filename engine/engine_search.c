@@ -777,15 +777,18 @@ static int near_from_cols(const struct engine_price_cols *pc, int nc, double lim
 {
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
     const __m128d lim = _mm_set1_pd(limit);
-    int n = 0;
-    for (int i = 0; i < nc; i += 2) {
+    /* by the pair's mask of costs above limit: how many of the two stay */
+    static const unsigned char stay[4] = {2, 1, 1, 0};
+    int n = 0, i = 0;
+    for (; i + 1 < nc; i += 2) {
         int over = _mm_movemask_pd(_mm_cmpgt_pd(_mm_load_pd(&pc->cost[base + i]), lim));
+        set[n] = i;                    /* kept when the first stays */
+        set[n + !(over & 1)] = i + 1;  /* the second, after it if it stays */
+        n += stay[over];
+    }
+    if (i < nc) {
         set[n] = i;
-        n += !(over & 1);
-        if (i + 1 < nc) {
-            set[n] = i + 1;
-            n += !(over & 2);
-        }
+        n += !(pc->cost[base + i] > limit);
     }
     return n;
 }
