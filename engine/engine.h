@@ -489,11 +489,12 @@ struct engine_recommendation {
         double hot_bw_tb[ENGINE_PRICE_COLS];   /* -INFINITY when hot_kind is not 0..2 */
         double hot_bw_month_usd[ENGINE_PRICE_COLS];
         double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
-        /* hot_kind in both 32-bit halves when 0..2, else all ones: one
-         * 32-bit comparison per half gives the 64-bit mask "kind is k" */
-        unsigned long long hot_kind2[ENGINE_PRICE_COLS];
-        unsigned long long multi_node[ENGINE_PRICE_COLS];   /* all ones or 0: more than one node */
+        /* all ones or 0: the warm tier is needed whatever the days (more
+         * than one node, or a model of 10B+: big10, made for that) */
+        unsigned long long warm_always[ENGINE_PRICE_COLS];
         double cost[ENGINE_PRICE_COLS];   /* written by each pricing: the candidates' costs */
+        int hot_kind_at[ENGINE_PRICE_COLS];   /* hot_kind when 0..2, else 3 */
+        int big10;
     } price_cols;
 };
 

@@ -630,7 +630,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
  * candidates and the catalog, candidate i at index base + i; the entry
  * after the last is a copy of it (the pair of an odd one). 0 when a
  * candidate's GPU is not in the catalog. */
-static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc,
+static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc, int big10,
                            struct engine_price_cols *pc, int base)
 {
     for (int i = base; i <= base + nc; i++) {
@@ -646,8 +646,8 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
         pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
         pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd;
         pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
-        pc->hot_kind2[i] = known ? (unsigned long long)cd->hot_kind * 0x100000001ULL : ~0ULL;
-        pc->multi_node[i] = cd->nodes > 1 ? ~0ULL : 0;
+        pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
+        pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
     }
     return 1;
 }
@@ -657,12 +657,6 @@ static inline __m128d cols_mask(const unsigned long long *col, int j)
     return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
 }
 
-/* All ones where the pair's hot_kind2 (kind2) is kind k (k2: k in both
- * halves), else 0 */
-static inline __m128d kind_mask(__m128i kind2, __m128i k2)
-{
-    return _mm_castsi128_pd(_mm_cmpeq_epi32(kind2, k2));
-}
 
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
  * rented branch computes (engine_run_days with the tokens the memo holds,
@@ -690,13 +684,12 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
     const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
     const __m128d need = _mm_set1_pd(m->hot_need_tb), warm = _mm_set1_pd(m->warm_month_usd);
-    const __m128d cold = _mm_set1_pd(m->cold_month_usd), hm0 = _mm_set1_pd(m->hot_month_usd[0]);
-    const __m128d hm1 = _mm_set1_pd(m->hot_month_usd[1]), hm2 = _mm_set1_pd(m->hot_month_usd[2]);
-    /* engine_needs_warm's big10 and engine_needs_cold's big100, as masks */
-    const __m128d big10 = m->big10 ? _mm_cmpeq_pd(zero, zero) : zero;
+    const __m128d cold = _mm_set1_pd(m->cold_month_usd);
+    /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
+    const double hot_month[4] = {m->hot_month_usd[0], m->hot_month_usd[1], m->hot_month_usd[2], 0.0};
+    /* engine_needs_cold's big100, as a mask (big10 is in warm_always) */
     const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
     const __m128d gpus256 = _mm_set1_pd(256.0);
-    const __m128i k0 = _mm_set1_epi32(0), k1 = _mm_set1_epi32(1), k2 = _mm_set1_epi32(2);
 
     /* the index where the columns are 16-byte aligned (the same for all:
      * their sizes are multiples of 16 bytes) */
@@ -704,18 +697,19 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
 
     if (nc <= 0)
         return 1;
-    if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc)) {
+    if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc &&
+          pc->big10 == m->big10)) {
         pc->from = 0;
-        if (!price_cols_fill(c, cands, nc, pc, base))
+        if (!price_cols_fill(c, cands, nc, m->big10, pc, base))
             return 0;
         pc->from = out->candidates_from;
         pc->catalog = c;
         pc->n = nc;
+        pc->big10 = m->big10;
     }
     for (int i = 0; i < nc; i += 2) {
         const int j = base + i;   /* the pair's column index */
         __m128d d, x, r, h, qty, months, total, u, over, hot, gpus;
-        __m128i kind2;
         d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
         d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
         x = _mm_sub_pd(_mm_mul_pd(d, h24), eps);
@@ -739,19 +733,16 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         months = _mm_div_pd(d, d30);
         /* the hot tier: at its bandwidth's capacity when that exceeds the
          * data's, else the kind's price for the data; 0 for no kind (its
-         * capacity -inf is never over, and it matches no kind) */
+         * capacity -inf is never over) */
         over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
-        kind2 = _mm_load_si128((const __m128i *)(const void *)&pc->hot_kind2[j]);
-        hot = _mm_or_pd(_mm_or_pd(_mm_and_pd(kind_mask(kind2, k0), hm0), _mm_and_pd(kind_mask(kind2, k1), hm1)),
-                        _mm_and_pd(kind_mask(kind2, k2), hm2));
+        hot = _mm_setr_pd(hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]]);
         hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
         u = _mm_mul_pd(hot, months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
         u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
         u = _mm_mul_pd(warm, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_or_pd(cols_mask(pc->multi_node, j), big10),
-                                                                      _mm_cmpge_pd(d, one)),
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)),
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
         u = _mm_mul_pd(cold, months);
@@ -1230,10 +1221,15 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             pick(&min_all, i, d, k);
         if (d <= min_days_cap && cheaper(&min_short, d, k))
             pick(&min_short, i, d, k);
-        if (!(d > deadline || k > budget) && cheaper(&rec, d, k))
-            pick(&rec, i, d, k);
-        if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
-            pick(&cheap_dl, i, d, k);
+        /* recommended's !(d > deadline || k > budget) and the cheapest on
+         * time's d <= deadline are both false past the deadline (most
+         * candidates of a short one); NaN days take the other branch */
+        if (!(d > deadline)) {
+            if (!(k > budget) && cheaper(&rec, d, k))
+                pick(&rec, i, d, k);
+            if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
+                pick(&cheap_dl, i, d, k);
+        }
         if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
             pick(&fast_b, i, d, k);
         if (d < fast_all.days)
