@@ -32,7 +32,7 @@ static void bom(struct engine_plan *pl, int texts, const char *item, const char 
     b = &pl->bom[pl->n_bom++];
     if (texts) {
         engine_copy_str(b->item, sizeof b->item, item);
-        if (desc != b->description)   /* else written there already (bom_text) */
+        if (desc != b->description)   /* else formatted there already (plan_cost_priced) */
             engine_copy_str(b->description, sizeof b->description, desc);
         engine_copy_str(b->as_of, sizeof b->as_of, as_of);
     }
