@@ -469,8 +469,8 @@ struct engine_recommendation {
      * cluster (engine_recommend_price prices two at a time from them). Made
      * again for every pricing but one of the same candidates: those tagged
      * candidates_from when that is not 0 (a tag names one search result,
-     * which the tagger never changes under it), with the same catalog and
-     * count. Scratch, not part of the answer: a caller that tags candidates
+     * which the tagger never changes under it), with the same catalog,
+     * count and model size class (big10). Scratch, not part of the answer: a caller that tags candidates
      * in memory it did not get from calloc or engine_recommend_search (which
      * set it 0) sets from to 0 first. */
     struct engine_price_cols {
@@ -486,15 +486,15 @@ struct engine_recommendation {
         double goodput[ENGINE_PRICE_COLS];
         double gpus[ENGINE_PRICE_COLS];
         double usd_per_gpu_hour[ENGINE_PRICE_COLS];
-        double hot_bw_tb[ENGINE_PRICE_COLS];
+        double hot_bw_tb[ENGINE_PRICE_COLS];   /* -INFINITY when hot_kind is not 0..2 */
         double hot_bw_month_usd[ENGINE_PRICE_COLS];
         double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
-        /* all ones or 0: hot_kind is k (0..2); is any of them; more than
-         * one node; 256 GPUs or more */
-        unsigned long long hot_kind_is[3][ENGINE_PRICE_COLS];
-        unsigned long long hot_known[ENGINE_PRICE_COLS];
-        unsigned long long multi_node[ENGINE_PRICE_COLS];
-        unsigned long long gpus_256[ENGINE_PRICE_COLS];
+        /* all ones or 0: the warm tier is needed whatever the days (more
+         * than one node, or a model of 10B+: big10, made for that) */
+        unsigned long long warm_always[ENGINE_PRICE_COLS];
+        double cost[ENGINE_PRICE_COLS];   /* written by each pricing: the candidates' costs */
+        int hot_kind_at[ENGINE_PRICE_COLS];   /* hot_kind when 0..2, else 3 */
+        int big10;
     } price_cols;
 };
 

@@ -32,7 +32,8 @@ static void bom(struct engine_plan *pl, int texts, const char *item, const char 
     b = &pl->bom[pl->n_bom++];
     if (texts) {
         engine_copy_str(b->item, sizeof b->item, item);
-        engine_copy_str(b->description, sizeof b->description, desc);
+        if (desc != b->description)   /* else formatted there already (plan_cost_priced) */
+            engine_copy_str(b->description, sizeof b->description, desc);
         engine_copy_str(b->as_of, sizeof b->as_of, as_of);
     }
     b->quantity = qty;
@@ -473,8 +474,13 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
     const struct engine_storage *row[PLAN_STORAGE_TIERS_MAX];   /* pl->storage[i]'s catalog row */
 
     buf[0] = '\0';
+    _Static_assert(sizeof buf == sizeof pl->bom[0].description, "buf holds what a description holds");
     /* A bill line's text through the memo kept for its index (NULL: none). */
 #define BOM_MEMO (bom_memo && pl->n_bom < PLAN_BOM_MAX ? &bom_memo[pl->n_bom] : NULL)
+    /* A bill line's text is written where bom() keeps it, the next line's
+     * description (buf when the list is full): bom() then need not copy it.
+     * The same bytes: buf is as large as a description. */
+#define BOM_DST (pl->n_bom < PLAN_BOM_MAX ? pl->bom[pl->n_bom].description : buf)
     /* ---- storage (F11, R27-R35) */
     pl->dataset_tb = dataset_tb_of(w);
     pl->n_storage = 0;
@@ -498,15 +504,15 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         double gpu_usd, rest;
         pl->billed_hours = engine_billed_hours(pl->days * 24.0);
         if (texts)
-            engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)",
+            engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s GPU-hours: %d GPUs x %.0f billed h (whole hours, F4c)",
                             g->name, n, pl->billed_hours);
-        bom(pl, texts, "gpu-hours", buf, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
+        bom(pl, texts, "gpu-hours", BOM_DST, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
+                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
                                     pl->storage[i].tier, pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
-                bom(pl, texts, "storage", buf, 1, pl->storage[i].usd,
+                bom(pl, texts, "storage", BOM_DST, 1, pl->storage[i].usd,
                     texts ? row[i]->as_of : "");
             }
         pl->cost_usd = pl->bom_total_usd;
@@ -523,30 +529,31 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         double energy_kwh = pl->power_kw * pl->days * 24.0, fixed;
         pl->billed_hours = 0;
         if (texts)
-            engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node, g->name);
-        bom(pl, texts, "servers", buf, nodes, server, as_of);
+            engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "server with %d x %s, CPUs, RAM, local NVMe", per_node,
+                            g->name);
+        bom(pl, texts, "servers", BOM_DST, nodes, server, as_of);
         if (f) {
             if (pl->nics_per_node > 0) {
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name,
+                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name,
                                     f->gbps);
-                bom(pl, texts, "nics", buf, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
+                bom(pl, texts, "nics", BOM_DST, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
             }
             if (texts)
-                engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix,
+                engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix,
                                 pl->topology);
-            bom(pl, texts, "switches", buf, pl->switches_leaf + pl->switches_spine + pl->switches_core, f->switch_usd,
-                f->as_of);
+            bom(pl, texts, "switches", BOM_DST, pl->switches_leaf + pl->switches_spine + pl->switches_core,
+                f->switch_usd, f->as_of);
             if (texts)
-                engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
-            bom(pl, texts, "optics", buf, pl->links, f->cable_usd, f->as_of);
+                engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
+            bom(pl, texts, "optics", BOM_DST, pl->links, f->cable_usd, f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, buf, sizeof buf, "%s %s storage", pl->storage[i].tier,
+                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s %s storage", pl->storage[i].tier,
                                     pl->storage[i].kind);
-                bom(pl, texts, "storage", buf, pl->storage[i].capacity_tb,
+                bom(pl, texts, "storage", BOM_DST, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
                     texts ? row[i]->as_of : "");
             }
@@ -560,6 +567,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         }
     }
 #undef BOM_MEMO
+#undef BOM_DST
 }
 
 /* plan_cost_at's cloud bill, summed in the same order from the same rules

@@ -401,6 +401,35 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
     va_end(ap2);
 }
 
+/* Whether x prints as form f (conversion kind with precision p: what
+ * form_of gave for an earlier x) without working its form out: x scaled as
+ * f's digits are (10^k) is within 1/4096 of f's digits u, the margin
+ * scaled_round keeps from a tie (the scaled value, one correctly rounded
+ * multiplication or division below 2^40, is off by under 2^-13), so the
+ * exact product rounds to u too, with f's sign. For %g, u must be above
+ * 10^(p-1) (u = 10^(p-1) may stand for a value just under a power of ten
+ * that C prints with one decimal more; above it the exponent cannot move).
+ * 0 says nothing: form_of decides. */
+static int form_keeps(const struct engine_num_form *f, char kind, int p, double x)
+{
+    double s, u;
+    int k;
+    if (!isfinite(x) || (signbit(x) ? 1 : 0) != f->neg || p < 1 || p > 22)
+        return 0;
+    if (kind == 'f') {
+        k = f->prec;
+    } else {
+        if (f->u <= (unsigned long long)FMT_P10[p - 1])
+            return 0;
+        k = f->e < 0 ? f->prec : p - 1 - f->e;
+    }
+    if (k > 22 || k < -22 || f->u >= 1099511627776ULL)   /* 2^40 */
+        return 0;
+    s = k >= 0 ? fabs(x) * FMT_P10[k] : fabs(x) / FMT_P10[-k];
+    u = (double)f->u;
+    return s >= u - 0.5 + 1.0 / 4096 && s <= u + 0.5 - 1.0 / 4096;
+}
+
 /* The first conversion whose argument prints other bytes than the memo's
  * (m->nconv when none): every %d and %s equal, every number the same
  * double or one of the same form (digits, decimals, sign, exponent). The
@@ -426,6 +455,8 @@ static int memo_match(const struct engine_text_memo *m, va_list ap, struct engin
             double x = va_arg(ap, double);
             struct engine_num_form f;
             if (double_bits(x) == m->bits[k])
+                break;
+            if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], x))
                 break;
             if (!form_of(&f, m->kind[k], x, m->prec[k]))
                 return k;
@@ -511,6 +542,84 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
     return 1;
 }
 
+/* The memo's text for these arguments where it can be had in place: each
+ * conversion whose argument prints what the memo's did is left as it is
+ * (a number of another double but the same form only takes the new bits),
+ * and one that prints as many other bytes is written over its old ones,
+ * in the memo itself: the literals and the other conversions keep their
+ * places, so the text is what the format gives for the new keys, which the
+ * memo takes as it goes. Most numbers that move keep their width (a cost's
+ * last digits), and this writes a few digits where memo_rebuild copies the
+ * whole text piece by piece. Returns the first conversion it could not
+ * write so (m->nconv when none): a string that differs or a number that
+ * needs vsnprintf (memo_rebuild then gives up too), or a new text of
+ * another length, whose form goes to *stop_form (*have_stop_form 1). The
+ * memo is then still a true one (its text is the format's for its keys,
+ * the earlier conversions new, the later old), so memo_rebuild goes on
+ * from there. For a memo whose text was not cut. */
+/* Conversion k's new bytes over its old ones when they are as many (1),
+ * else 0 with nothing written. */
+static int patch_span(struct engine_text_memo *m, int k, const char *bytes, size_t len)
+{
+    size_t beg = m->out_beg[k];
+    if (len != (size_t)m->out_end[k] - beg)
+        return 0;
+    memcpy(m->text + beg, bytes, len);
+    return 1;
+}
+
+static int memo_patch(struct engine_text_memo *m, va_list ap, struct engine_num_form *stop_form, int *have_stop_form)
+{
+    for (int k = 0; k < m->nconv; k++) {
+        switch (m->kind[k]) {
+        case 'd': {
+            int v = va_arg(ap, int);
+            if ((unsigned int)v != m->bits[k]) {
+                char tmp[16];
+                struct fmt_out t = {tmp, sizeof tmp, 0};
+                out_int(&t, v);
+                if (!patch_span(m, k, tmp, t.len))
+                    return k;
+                m->bits[k] = (unsigned int)v;
+            }
+            break;
+        }
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
+                return k;
+            break;
+        }
+        default: {
+            double x = va_arg(ap, double);
+            struct engine_num_form f;
+            if (double_bits(x) == m->bits[k])
+                break;
+            if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], x)) {
+                m->bits[k] = double_bits(x);
+                break;
+            }
+            if (!form_of(&f, m->kind[k], x, m->prec[k]))
+                return k;
+            if (!form_eq(&f, &m->form[k])) {
+                char tmp[48];
+                struct fmt_out t = {tmp, sizeof tmp, 0};
+                out_form(&t, &f);
+                if (!patch_span(m, k, tmp, t.len)) {
+                    *stop_form = f;   /* memo_rebuild's form for this conversion */
+                    *have_stop_form = 1;
+                    return k;
+                }
+                m->form[k] = f;
+            }
+            m->bits[k] = double_bits(x);
+            break;
+        }
+        }
+    }
+    return m->nconv;
+}
+
 void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const char *fmt, va_list ap)
 {
     struct fmt_out o = {dst, n, 0};
@@ -522,20 +631,32 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
     if (m->fmt == fmt && m->n == n) {
         int first, ok = 0, have_form = 0;
         struct engine_num_form first_form;
-        va_copy(ap2, ap);
-        first = memo_match(m, ap2, &first_form, &have_form);
-        va_end(ap2);
-        if (first == m->nconv) {
-            memcpy(dst, m->text, (size_t)m->len + 1);
-            return;
-        }
-        /* Some conversions print other bytes: the rest of the text is the
-         * memo's. A cut text (len n - 1) may lack some of it: formatted
-         * whole below. */
         if ((size_t)m->len < n - 1) {
+            /* A whole text: in one pass over the arguments, the memo's
+             * text where they print what its did, written over where they
+             * print as many other bytes (memo_patch); from the first that
+             * prints a text of another length on, rebuilt (memo_rebuild,
+             * which gives up on a string that differs). */
+            va_copy(ap2, ap);
+            first = memo_patch(m, ap2, &first_form, &have_form);
+            va_end(ap2);
+            if (first == m->nconv) {
+                memcpy(dst, m->text, (size_t)m->len + 1);
+                return;
+            }
             va_copy(ap2, ap);
             ok = memo_rebuild(m, &o, first, have_form ? &first_form : NULL, ap2);
             va_end(ap2);
+        } else {
+            /* A cut text (len n - 1) may lack some of its conversions:
+             * kept only for arguments that print it all again. */
+            va_copy(ap2, ap);
+            first = memo_match(m, ap2, &first_form, &have_form);
+            va_end(ap2);
+            if (first == m->nconv) {
+                memcpy(dst, m->text, (size_t)m->len + 1);
+                return;
+            }
         }
         if (ok) {
             dst[o.len] = '\0';
@@ -1035,6 +1156,19 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     }
 }
 
+/* Which part of the cost a bill line is (0 GPUs or servers, 1 fabric, 2
+ * storage, 3 electricity), by its item's name: strcmp only with the names
+ * that begin with its first letter. */
+static int bom_part(const char *item)
+{
+    switch (item[0]) {
+    case 'g': return strcmp(item, "gpu-hours") == 0 ? 0 : 1;
+    case 's': return strcmp(item, "servers") == 0 ? 0 : strcmp(item, "storage") == 0 ? 2 : 1;
+    case 'e': return strcmp(item, "electricity") == 0 ? 3 : 1;
+    default: return 1;
+    }
+}
+
 /* The parts of a plan that follow the tokens and the dataset, on top of
  * plan_cluster's: the days (F4, F4b, F10 bounds), the run's FLOPs, storage,
  * bill of materials and cost (plan_cost_priced), the rationale entries
@@ -1100,9 +1234,7 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         /* The cost in its parts, from the bill of materials. */
         double part[4] = {0};   /* gpus/servers, fabric, storage, electricity */
         for (int i = 0; i < pl->n_bom; i++) {
-            const char *it = pl->bom[i].item;
-            int k = strcmp(it, "gpu-hours") == 0 || strcmp(it, "servers") == 0 ? 0
-                    : strcmp(it, "storage") == 0 ? 2 : strcmp(it, "electricity") == 0 ? 3 : 1;
+            int k = bom_part(pl->bom[i].item);
             part[k] += pl->bom[i].total_usd;
         }
         if (w->pricing == PRICING_CLOUD)

@@ -630,7 +630,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
  * candidates and the catalog, candidate i at index base + i; the entry
  * after the last is a copy of it (the pair of an odd one). 0 when a
  * candidate's GPU is not in the catalog. */
-static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc,
+static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc, int big10,
                            struct engine_price_cols *pc, int base)
 {
     for (int i = base; i <= base + nc; i++) {
@@ -642,14 +642,12 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
         pc->goodput[i] = cd->goodput;
         pc->gpus[i] = cd->n;
         pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
-        pc->hot_bw_tb[i] = cd->hot_bw_tb;
+        int known = cd->hot_kind >= 0 && cd->hot_kind < 3;
+        pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
         pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd;
         pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
-        for (int k = 0; k < 3; k++)
-            pc->hot_kind_is[k][i] = cd->hot_kind == k ? ~0ULL : 0;
-        pc->hot_known[i] = cd->hot_kind >= 0 && cd->hot_kind < 3 ? ~0ULL : 0;
-        pc->multi_node[i] = cd->nodes > 1 ? ~0ULL : 0;
-        pc->gpus_256[i] = cd->n >= 256 ? ~0ULL : 0;
+        pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
+        pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
     }
     return 1;
 }
@@ -658,6 +656,7 @@ static inline __m128d cols_mask(const unsigned long long *col, int j)
 {
     return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
 }
+
 
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
  * rented branch computes (engine_run_days with the tokens the memo holds,
@@ -685,11 +684,12 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
     const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
     const __m128d need = _mm_set1_pd(m->hot_need_tb), warm = _mm_set1_pd(m->warm_month_usd);
-    const __m128d cold = _mm_set1_pd(m->cold_month_usd), hm0 = _mm_set1_pd(m->hot_month_usd[0]);
-    const __m128d hm1 = _mm_set1_pd(m->hot_month_usd[1]), hm2 = _mm_set1_pd(m->hot_month_usd[2]);
-    /* engine_needs_warm's big10 and engine_needs_cold's big100, as masks */
-    const __m128d big10 = m->big10 ? _mm_cmpeq_pd(zero, zero) : zero;
+    const __m128d cold = _mm_set1_pd(m->cold_month_usd);
+    /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
+    const double hot_month[4] = {m->hot_month_usd[0], m->hot_month_usd[1], m->hot_month_usd[2], 0.0};
+    /* engine_needs_cold's big100, as a mask (big10 is in warm_always) */
     const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
+    const __m128d gpus256 = _mm_set1_pd(256.0);
 
     /* the index where the columns are 16-byte aligned (the same for all:
      * their sizes are multiples of 16 bytes) */
@@ -697,17 +697,19 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
 
     if (nc <= 0)
         return 1;
-    if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc)) {
+    if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc &&
+          pc->big10 == m->big10)) {
         pc->from = 0;
-        if (!price_cols_fill(c, cands, nc, pc, base))
+        if (!price_cols_fill(c, cands, nc, m->big10, pc, base))
             return 0;
         pc->from = out->candidates_from;
         pc->catalog = c;
         pc->n = nc;
+        pc->big10 = m->big10;
     }
     for (int i = 0; i < nc; i += 2) {
         const int j = base + i;   /* the pair's column index */
-        __m128d d, x, r, h, qty, months, total, u, over, hot;
+        __m128d d, x, r, h, qty, months, total, u, over, hot, gpus;
         d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
         d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
         x = _mm_sub_pd(_mm_mul_pd(d, h24), eps);
@@ -717,39 +719,38 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
             for (int l = 0; l < 2 && i + l < nc; l++) {
                 struct engine_candidate *cd = &cands[i + l];
                 cd->days = dl[l];
-                cd->cost = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
+                cd->cost = pc->cost[j + l] = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
             }
             continue;
         }
         r = _mm_sub_pd(_mm_add_pd(x, big), big);
         h = _mm_add_pd(r, _mm_and_pd(_mm_cmplt_pd(r, x), one));
         h = _mm_max_pd(h, one);
-        qty = _mm_mul_pd(h, _mm_load_pd(&pc->gpus[j]));
+        gpus = _mm_load_pd(&pc->gpus[j]);
+        qty = _mm_mul_pd(h, gpus);
         total = _mm_and_pd(_mm_cmpgt_pd(qty, zero),
                            _mm_add_pd(zero, _mm_mul_pd(qty, _mm_load_pd(&pc->usd_per_gpu_hour[j]))));
         months = _mm_div_pd(d, d30);
         /* the hot tier: at its bandwidth's capacity when that exceeds the
-         * data's, else the kind's price for the data; 0 for no kind */
+         * data's, else the kind's price for the data; 0 for no kind (its
+         * capacity -inf is never over) */
         over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
-        hot = _mm_or_pd(_mm_or_pd(_mm_and_pd(cols_mask(pc->hot_kind_is[0], j), hm0),
-                                  _mm_and_pd(cols_mask(pc->hot_kind_is[1], j), hm1)),
-                        _mm_and_pd(cols_mask(pc->hot_kind_is[2], j), hm2));
+        hot = _mm_setr_pd(hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]]);
         hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
-        hot = _mm_and_pd(cols_mask(pc->hot_known, j), hot);
         u = _mm_mul_pd(hot, months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
         u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
         u = _mm_mul_pd(warm, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_or_pd(cols_mask(pc->multi_node, j), big10),
-                                                                      _mm_cmpge_pd(d, one)),
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)),
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
         u = _mm_mul_pd(cold, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->gpus_256, j), big100),
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_cmpge_pd(gpus, gpus256), big100),
                                                                        _mm_cmpge_pd(d, week)),
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
+        _mm_store_pd(&pc->cost[j], total);
         _mm_storel_pd(&cands[i].days, d);
         _mm_storel_pd(&cands[i].cost, total);
         if (i + 1 < nc) {
@@ -758,6 +759,29 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         }
     }
     return 1;
+}
+
+/* The candidates whose cost is not above limit, in order, into set (the
+ * count returned), from the cost column price_cloud just wrote: two
+ * comparisons at a time, each as !(cost > limit). */
+static int near_from_cols(const struct engine_price_cols *pc, int nc, double limit, int *set)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d lim = _mm_set1_pd(limit);
+    /* by the pair's mask of costs above limit: how many of the two stay */
+    static const unsigned char stay[4] = {2, 1, 1, 0};
+    int n = 0, i = 0;
+    for (; i + 1 < nc; i += 2) {
+        int over = _mm_movemask_pd(_mm_cmpgt_pd(_mm_load_pd(&pc->cost[base + i]), lim));
+        set[n] = i;                    /* kept when the first stays */
+        set[n + !(over & 1)] = i + 1;  /* the second, after it if it stays */
+        n += stay[over];
+    }
+    if (i < nc) {
+        set[n] = i;
+        n += !(pc->cost[base + i] > limit);
+    }
+    return n;
 }
 #endif
 
@@ -833,16 +857,24 @@ struct blank_ctx {
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
  * moving the unused rest (18 KB a plan; the texts end at their NUL, and
- * the slot knows their lengths, text_len). */
+ * the slot knows their lengths, text_len). The texts of the rationale
+ * entries plan_priced writes next (the slot's fx.r_*) are left out: it
+ * writes each whole, NUL included, whatever the entry held. */
 static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot)
 {
     const struct engine_plan *src = &slot->plan;
+    const int rewritten[] = {slot->fx.r_flops, slot->fx.r_days, slot->fx.r_scale, slot->fx.r_data, slot->fx.r_cost};
+    unsigned long long skip = 0;
+    for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
+        if (rewritten[k] >= 0 && rewritten[k] < 64)
+            skip |= 1ULL << rewritten[k];
     memcpy(dst, src, offsetof(struct engine_plan, expectations));
     memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
     dst->n_expectations = src->n_expectations;
     for (int i = 0; i < src->n_rationale; i++) {
         memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
-        memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
+        if (!(i < 64 && (skip >> i & 1)))
+            memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
     }
     dst->n_rationale = src->n_rationale;
     for (int i = 0; i < src->n_warnings; i++)
@@ -1189,10 +1221,15 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             pick(&min_all, i, d, k);
         if (d <= min_days_cap && cheaper(&min_short, d, k))
             pick(&min_short, i, d, k);
-        if (!(d > deadline || k > budget) && cheaper(&rec, d, k))
-            pick(&rec, i, d, k);
-        if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
-            pick(&cheap_dl, i, d, k);
+        /* recommended's !(d > deadline || k > budget) and the cheapest on
+         * time's d <= deadline are both false past the deadline (most
+         * candidates of a short one); NaN days take the other branch */
+        if (!(d > deadline)) {
+            if (!(k > budget) && cheaper(&rec, d, k))
+                pick(&rec, i, d, k);
+            if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
+                pick(&cheap_dl, i, d, k);
+        }
         if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
             pick(&fast_b, i, d, k);
         if (d < fast_all.days)
@@ -1252,7 +1289,11 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             limit = near_min;
         if (isnan(near_rec) || isnan(cap) || isnan(near_min) || isnan(budget))
             limit = INFINITY;
-        for (int i = 0; i < nc; i++) {
+#ifdef __SSE2__
+        if (priced)
+            n_near = near_from_cols(&out->price_cols, nc, limit, near_set);
+#endif
+        for (int i = 0; i < nc && !priced; i++) {
             near_set[n_near] = i;
             n_near += !(cands[i].cost > limit);
         }

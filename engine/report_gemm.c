@@ -356,6 +356,40 @@ static void burn_gpu_name(struct report_gemm *g, double n, const char *st, size_
     span_copy(g->names[gpu], sizeof(g->names[0]), st, nl);
 }
 
+/* The markers gemm_line looks for in a line's text past dcgmproftester's
+ * rate lines: searched once a text and noted (line_note_put), as each run
+ * prints the same banner and device lines again; the searches are made
+ * directly, anchored on bytes rare in these tools' lines ('v' and 'f';
+ * "burn" before either spelling of gpu_burn), which on short lines costs
+ * less than building the pair set. */
+enum {
+    GM_PROGRESS = 1,           /* "proc'd:" and "Gflop/s" in l->s */
+    GM_PT = 2,                 /* "since DCGM validation is disabled" or
+                                  "dcgmproftester" in l->raw */
+    GM_BURN = 4,               /* "burn" and "gpu_burn" or "gpu-burn" in l->raw */
+};
+
+static unsigned gemm_marks(const struct line *l)
+{
+    unsigned m;
+    if (line_note_get(l, REPORT_GEMM, &m))
+        return m;
+    const char *s = l->s, *raw = l->raw;
+    size_t n = l->len, rl = l->raw_len;
+    m = 0;
+    if (span_find_at(s, n, LIT_N("proc'd:"), 4) && span_find(s, n, "Gflop/s"))
+        m |= GM_PROGRESS;
+    if (span_find_at(raw, rl, LIT_N("since DCGM validation is disabled"), 11) ||
+        span_find_at(raw, rl, LIT_N("dcgmproftester"), 7))
+        m |= GM_PT;
+    if (span_find_at(raw, rl, LIT_N("burn"), 0) &&
+        (span_find_at(raw, rl, LIT_N("gpu_burn"), 3) ||
+         span_find_at(raw, rl, LIT_N("gpu-burn"), 3)))
+        m |= GM_BURN;
+    line_note_put(l, REPORT_GEMM, m);
+    return m;
+}
+
 static enum take burn_or_pt_line(struct report_section *sec, const struct line *l)
 {
     struct report_gemm *g = &sec->u.gemm;
@@ -384,24 +418,20 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
             dcgmpt_rate(sec, l, p, gen);
         return TAKE_YES;
     }
-    /* gpu_burn's progress lines (long: a column per GPU) likewise: its
-     * marker's anchor, the quote, is rare elsewhere. */
-    if ((p = span_find_at(s, n, LIT_N("proc'd:"), 4)) != NULL && span_find(s, n, "Gflop/s")) {
+    /* Every other line: the markers its text holds (gemm_marks), then
+     * where they are when one is there. gpu_burn's progress lines (long:
+     * a column per GPU) first. */
+    unsigned marks = gemm_marks(l);
+    if ((marks & GM_PROGRESS) && (p = span_find_at(s, n, LIT_N("proc'd:"), 4)) != NULL) {
         if (g->tool[0] && !str_is(g->tool, "gpu_burn"))
             return TAKE_END;
         set_tool(sec, "gpu_burn");
         burn_progress(sec, l, p);
         return TAKE_YES;
     }
-    /* Every other line is asked for four markers, searched directly and
-     * anchored on bytes rare in these tools' lines ('v' and 'f'; "burn"
-     * before either spelling of gpu_burn): on short lines that costs less
-     * than building the pair set. The searches further down come only
-     * after a line's opening words matched. */
-    const char *raw = l->raw;
-    size_t rl = l->raw_len;
-    if (span_find_at(raw, rl, LIT_N("since DCGM validation is disabled"), 11) ||
-        span_find_at(raw, rl, LIT_N("dcgmproftester"), 7)) {
+    /* The searches further down come only after a line's opening words
+     * matched. */
+    if (marks & GM_PT) {
         if (g->tool[0] && !str_is(g->tool, "dcgmproftester"))
             return TAKE_END;
         /* a new run after this one's rates: its own section */
@@ -423,9 +453,7 @@ static enum take burn_or_pt_line(struct report_section *sec, const struct line *
             return TAKE_YES;
         }
     }
-    if (span_find_at(raw, rl, LIT_N("burn"), 0) &&
-        (span_find_at(raw, rl, LIT_N("gpu_burn"), 3) ||
-         span_find_at(raw, rl, LIT_N("gpu-burn"), 3))) {
+    if (marks & GM_BURN) {
         if (g->tool[0] && !str_is(g->tool, "gpu_burn"))
             return TAKE_END;
         if (g->row_count > 0)

@@ -56,7 +56,8 @@ struct line {
     const char *raw;           /* the line before removing '#', for kinds that need it */
     size_t raw_len;
     int info;                  /* nccl_is_info(), worked out once by the driver */
-    struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter */
+    struct line_pairs *pairs;  /* filled on demand by line_find; NULL: no filter
+                                  (nor notes: line_note_get) */
 };
 
 /* Box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF) are terminal
@@ -164,6 +165,13 @@ struct line_pairs {
     unsigned short seen[512];
     unsigned short gen;        /* stamp of the current fill; 0 is never used */
     int searches;              /* searches so far; the set is valid once >= 3 */
+    /* The driver's per-line scratch holds more: the parser whose memo
+     * of texts (report_parse.c) holds the notes (NULL: none, as in a set
+     * made outside the driver), the line's slot in it (NULL until looked
+     * up) and whether the slot holds the line's text. */
+    void *memo_owner;
+    void *memo_slot;
+    int memo_hit;
 };
 
 #define TOK_MAX 64
@@ -733,6 +741,17 @@ int gemm_detect(const struct line *l);
 void gemm_init(struct report_section *sec);
 enum take gemm_line(struct report_section *sec, const struct line *l);
 void gemm_finish(struct report_section *sec);
+
+/* Notes on line texts: a log repeats its lines (each node prints the same
+ * banners and headings), so what a kind works out from a line's text
+ * alone (which of its markers the line holds, say) it may note, and find
+ * again when the same raw text comes back, instead of searching anew. A
+ * note must depend on l->raw alone (l->s, l->len and l->hashed derive from
+ * it), never on the section's state nor on l->indent or l->info. The
+ * driver keeps one note a text (the last kind's), of 16 bits.
+ * line_note_get: 1 and *note when kind noted this text before, else 0. */
+int line_note_get(const struct line *l, enum report_kind kind, unsigned *note);
+void line_note_put(const struct line *l, enum report_kind kind, unsigned note);
 
 /* Whether a strong start marker of any kind can be in line l (l->pairs
  * set): report_parse's filter before asking the detectors, and the same

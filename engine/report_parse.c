@@ -16,7 +16,11 @@
  * kind's parser's business. That per-line floor (the scan alone is ~12 ns a
  * line) is why a 100 MB log parses at a few hundred MB/s while grep -c,
  * which searches the whole buffer for its pattern and looks for line ends
- * only around matches, runs at GB/s.
+ * only around matches, runs at GB/s. What the detectors answer depends on
+ * a line's text alone, and a log repeats its generic lines (headings,
+ * borders, banners) once per node: a memo of those texts spares asking
+ * the detectors again (struct memo_slot), and keeps what a kind noted
+ * about a text (line_note_put) for when it comes back.
  *
  * Threads: on a large input (report_parse_opts; by default 16 MiB and more)
  * the text is cut at line starts into K chunks. The calling thread parses
@@ -135,6 +139,39 @@ struct event {
     size_t kept, dropped, unrec;
 };
 
+/* What the driver learnt about a line's text that depends on that text
+ * alone: a log repeats its lines (each node prints the same headings,
+ * borders and banners), and a line that was once no strong marker, or
+ * once opened a given kind with no section open, is so again. The slot
+ * points into the caller's text, which outlives the parse. The detectors
+ * see the line's raw text and what line_clean derives from it (s, len,
+ * hashed); none reads indent, and l->info, which nccl_detect reads, is 0
+ * on the path the weak answer is kept for (the driver returns on INFO
+ * lines before it), so equal raw text gives equal answers. */
+enum {
+    MEMO_NO_STRONG = 1,        /* strong_possible() is 0 */
+    MEMO_WEAK = 2,             /* weak holds detect_kind(l, DETECT_WEAK, -1) */
+    MEMO_STRONG_NULL = 4,      /* detect_kind(l, DETECT_STRONG, strong_skip - 1)
+                                  is NULL */
+    MEMO_WEAK_DECOR = 8,       /* with MEMO_WEAK and no kind: is_decoration() */
+};
+/* The memo starts at 256 slots (4 KiB) and grows fourfold, up to 4096
+ * slots (64 KiB), each time it has taken in half as many texts as it has
+ * slots: a short upload touches little memory, and a long log's cycle of
+ * outputs (a few thousand distinct generic lines) stays in it. */
+#define MEMO_BITS_MIN 8
+#define MEMO_BITS_MAX 12
+struct memo_slot {
+    const char *raw;           /* NULL: empty */
+    uint16_t len;
+    uint8_t flags;
+    uint8_t weak;              /* kinds[] slot + 1; 0: no kind */
+    uint8_t strong_skip;
+    uint8_t note_kind;         /* report kind + 1 that noted `note` (line_note_put);
+                                  0: none */
+    uint16_t note;
+};
+
 /* Events logged per chunk at most: convergence is almost always at the
  * first few; past the cap a chunk's later lines are simply not spliced. */
 #define EVENTS_MAX 65536
@@ -154,6 +191,10 @@ struct parser {
     size_t nlines;             /* chunk parsers: lines of the chunk */
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
+    struct memo_slot *memo;    /* NULL: none yet */
+    unsigned memo_bits;        /* log2 of its slots */
+    size_t memo_taken;         /* texts taken in since it was made */
+    struct memo_slot memo_none[2]; /* handed out (empty) when memory is short */
 };
 
 static void close_cur(struct parser *p)
@@ -304,6 +345,187 @@ int report_strong_possible_ref(const struct line *l)
     return 0;
 }
 
+/* Whether n bytes at a and b are the same: a few wide compares, as the
+ * lines compared are short and a library call costs more. */
+static inline int text_same(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (n >= 16) {
+        for (; i + 16 <= n; i += 16)
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(
+                    _mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                    _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) != 0xFFFF)
+                return 0;
+        /* the last bytes: one window ending at the end */
+        return i == n || _mm_movemask_epi8(_mm_cmpeq_epi8(
+                             _mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+                             _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16)))) ==
+                             0xFFFF;
+    }
+#endif
+    if (n >= 8) {
+        for (; i + 8 <= n; i += 8)
+            if (w_load(a + i) != w_load(b + i))
+                return 0;
+        return i == n || w_load(a + n - 8) == w_load(b + n - 8);
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* The hash that places a text of n bytes at s: its length and its first
+ * and last eight bytes (all of it when shorter). */
+static inline uint64_t memo_hash(const char *s, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        a = w_load(s);
+        b = w_load(s + n - 8);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            a = a << 8 | (unsigned char)s[i];
+    }
+    return (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xC2B2AE3D27D4EB4Full;
+}
+
+/* The pair of slots of hash h in a memo of 2^bits slots. */
+static inline struct memo_slot *memo_pair(struct memo_slot *memo, unsigned bits, uint64_t h)
+{
+    return &memo[(h >> (64 - bits)) & ~(uint64_t)1];
+}
+
+/* A memo for p four times the size of the one it has (or the first),
+ * holding what that one held (each pair's last used first, as far as
+ * room goes); without memory p keeps what it has. */
+static __attribute__((noinline)) void memo_grow(struct parser *p)
+{
+    unsigned bits = p->memo ? p->memo_bits + 2 : MEMO_BITS_MIN;
+    if (bits > MEMO_BITS_MAX)
+        bits = MEMO_BITS_MAX;
+    struct memo_slot *m = calloc((size_t)1 << bits, sizeof(*m));
+    if (!m)
+        return;
+    size_t old = p->memo ? (size_t)1 << p->memo_bits : 0;
+    for (size_t i = 0; i < old; i++) {
+        const struct memo_slot *o = &p->memo[i];
+        if (!o->raw)
+            continue;
+        struct memo_slot *d = memo_pair(m, bits, memo_hash(o->raw, o->len));
+        if (!d[0].raw)
+            d[0] = *o;
+        else if (!d[1].raw)
+            d[1] = *o;
+    }
+    free(p->memo);
+    p->memo = m;
+    p->memo_bits = bits;
+}
+
+/* The memo slot for l's raw text; *hit says whether it holds that text.
+ * The text's hash picks a pair of slots, the one used last first: on a
+ * miss that one moves to the second place and the first is handed out,
+ * so two texts that pick the same pair (a log's distinct generic lines
+ * collide often in a direct-mapped table) both stay. Short of memory for
+ * a memo, an empty slot outside it is handed out. */
+static inline struct memo_slot *memo_at(struct parser *p, const struct line *l, int *hit)
+{
+    if (!p->memo || (p->memo_taken >= ((size_t)1 << (p->memo_bits - 1)) &&
+                     p->memo_bits < MEMO_BITS_MAX)) {
+        memo_grow(p);
+        if (!p->memo) {
+            *hit = 0;
+            p->memo_none[0].raw = NULL;
+            return &p->memo_none[0];
+        }
+    }
+    const char *s = l->raw;
+    size_t n = l->raw_len;
+    struct memo_slot *m = memo_pair(p->memo, p->memo_bits, memo_hash(s, n));
+    *hit = 1;
+    if (m[0].len == n && m[0].raw && text_same(m[0].raw, s, n))
+        return &m[0];
+    if (m[1].len == n && m[1].raw && text_same(m[1].raw, s, n))
+        return &m[1];
+    *hit = 0;
+    m[1] = m[0];
+    m[0].raw = NULL;
+    return &m[0];
+}
+
+/* The memo slot of the line being read (l), and in *hit whether it holds
+ * l's text: looked up once a line, on its first use, for the driver's
+ * tests and the kinds' notes alike (a second lookup of a text not there
+ * would hand out a second slot). The line's scratch (struct line_pairs)
+ * holds it. */
+static inline struct memo_slot *line_slot(struct parser *p, const struct line *l, int *hit)
+{
+    struct line_pairs *lp = &p->pairs;
+    if (!lp->memo_slot)
+        lp->memo_slot = memo_at(p, l, &lp->memo_hit);
+    *hit = lp->memo_hit;
+    return lp->memo_slot;
+}
+
+/* Records flag (and what goes with it, set by the caller) for the line
+ * being read (l) in its slot m, which held l's text (hit) or is taken
+ * over. Lines of 64 KiB and more are left out: a slot holds 16 bits of
+ * length (and is 16 bytes, four to a cache line). */
+static inline int memo_keep(struct parser *p, struct memo_slot *m, const struct line *l, int hit,
+                            unsigned flag)
+{
+    if (!hit) {
+        if (l->raw_len > UINT16_MAX)
+            return 0;
+        m->raw = l->raw;
+        m->len = (uint16_t)l->raw_len;
+        m->flags = 0;
+        m->note_kind = 0;
+        p->pairs.memo_hit = 1;
+        p->memo_taken++;
+    }
+    m->flags |= (uint8_t)flag;
+    return 1;
+}
+
+/* The parser reading l (its scratch l->pairs says), or NULL. */
+static struct parser *parser_of(const struct line *l)
+{
+    return l->pairs ? l->pairs->memo_owner : NULL;
+}
+
+int line_note_get(const struct line *l, enum report_kind kind, unsigned *note)
+{
+    struct parser *p = parser_of(l);
+    if (!p)
+        return 0;
+    int hit;
+    struct memo_slot *m = line_slot(p, l, &hit);
+    if (!hit || m->note_kind != (uint8_t)(kind + 1))
+        return 0;
+    *note = m->note;
+    return 1;
+}
+
+void line_note_put(const struct line *l, enum report_kind kind, unsigned note)
+{
+    struct parser *p = parser_of(l);
+    if (!p)
+        return;
+    int hit;
+    struct memo_slot *m = line_slot(p, l, &hit);
+    if (memo_keep(p, m, l, hit, 0)) {
+        m->note_kind = (uint8_t)(kind + 1);
+        m->note = (uint16_t)note;
+    }
+}
+
+/* The rest of detect_kind, past its first tests; c0 and c1 as it has them. */
+static const struct kind_ops *detect_run(const struct line *l, int min, int skip_kind, char c0,
+                                         char c1);
+
 /* The kind whose start marker this line is, at least of strength min. */
 static const struct kind_ops *detect_kind(const struct line *l, int min,
                                           int skip_kind)
@@ -316,6 +538,49 @@ static const struct kind_ops *detect_kind(const struct line *l, int min,
         return NULL;
     if (min >= DETECT_STRONG && !strong_possible(l))
         return NULL;
+    return detect_run(l, min, skip_kind, c0, c1);
+}
+
+/* detect_strong for a line its memo slot m (holding the line's text when
+ * hit) did not answer. Out of line: the answered lines, most, take the
+ * short way. */
+static __attribute__((noinline)) const struct kind_ops *
+detect_strong_slow(struct parser *p, const struct line *l, int skip_kind, struct memo_slot *m,
+                   int hit)
+{
+    if (!strong_possible(l)) {
+        memo_keep(p, m, l, hit, MEMO_NO_STRONG);
+        return NULL;
+    }
+    char c0 = l->s[0];
+    char c1 = l->len > 1 ? l->s[1] : '\0';
+    const struct kind_ops *ops = detect_run(l, DETECT_STRONG, skip_kind, c0, c1);
+    /* no strong marker but maybe skip_kind's own: kept with that kind */
+    if (!ops && memo_keep(p, m, l, hit, MEMO_STRONG_NULL))
+        m->strong_skip = (uint8_t)(skip_kind + 1);
+    return ops;
+}
+
+/* detect_kind(l, DETECT_STRONG, skip_kind) through p's memo: most generic
+ * lines inside a section (headings, borders, JSON keys) come again and
+ * again, and were no strong marker the first time. */
+static inline const struct kind_ops *detect_strong(struct parser *p, const struct line *l,
+                                                   int skip_kind)
+{
+    char c0 = l->len ? l->s[0] : '\0';
+    if (c0 == '{' || c0 == '}' || c0 == ']')
+        return NULL;
+    int hit;
+    struct memo_slot *m = line_slot(p, l, &hit);
+    if (hit && ((m->flags & MEMO_NO_STRONG) ||
+                ((m->flags & MEMO_STRONG_NULL) && m->strong_skip == (uint8_t)(skip_kind + 1))))
+        return NULL;
+    return detect_strong_slow(p, l, skip_kind, m, hit);
+}
+
+static const struct kind_ops *detect_run(const struct line *l, int min, int skip_kind, char c0,
+                                         char c1)
+{
     /* "[host ~]# cmd" and "+ cmd" (shell trace) are command lines; a '+'
      * followed by '-' or '=' is a table border. */
     if (c0 == '+' && c1 != '-' && c1 != '=')
@@ -371,10 +636,41 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
         sec->last_line = lineno;
 }
 
+/* A line that is not blank nor INFO, read with no section open or after
+ * the open section's kind turned it down or ended: the kind it starts, if
+ * any. Through the memo, as detect_strong: what detect_kind(l,
+ * DETECT_WEAK, -1) answers, and whether the line is a separator rule, are
+ * its text's alone. Lines opening with a brace are answered at once. Out
+ * of line: most lines, taken by the open section, do not come here, and
+ * the loop they run in keeps its registers. */
+static __attribute__((noinline)) void feed_open(struct parser *p, const struct line *l, int lineno)
+{
+    struct report *rep = p->rep;
+    char c0 = l->s[0];
+    int hit = 0, memo = c0 != '{' && c0 != '}' && c0 != ']';
+    struct memo_slot *m = memo ? line_slot(p, l, &hit) : NULL;
+    if (hit && (m->flags & MEMO_WEAK)) {
+        if (m->weak)
+            start(p, &kinds[m->weak - 1], l, lineno);
+        else if (!(m->flags & MEMO_WEAK_DECOR))
+            rep->unrecognized_lines++;
+        return;
+    }
+    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
+    int decor = ops ? 0 : is_decoration(l);
+    if (memo && memo_keep(p, m, l, hit, MEMO_WEAK | (decor ? MEMO_WEAK_DECOR : 0u)))
+        m->weak = ops ? (uint8_t)(ops - kinds + 1) : 0;
+    if (ops) {
+        start(p, ops, l, lineno);
+        return;
+    }
+    if (!decor)
+        rep->unrecognized_lines++;
+}
+
 static inline __attribute__((always_inline)) void feed(struct parser *p, const struct line *l,
                                                      int lineno)
 {
-    struct report *rep = p->rep;
     int blank = l->raw_len == 0;
     int info = l->info;
 
@@ -394,7 +690,7 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
              * marker begins with a digit, which spares table rows. */
             const struct kind_ops *ops = NULL;
             if (!(l->s[0] >= '0' && l->s[0] <= '9'))
-                ops = detect_kind(l, DETECT_STRONG, (int)p->cur_ops->kind);
+                ops = detect_strong(p, l, (int)p->cur_ops->kind);
             if (ops)
                 start(p, ops, l, lineno);
             else
@@ -408,13 +704,7 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
      * they hold no measurement, and a long log is full of them. */
     if (blank || info)
         return;
-    const struct kind_ops *ops = detect_kind(l, DETECT_WEAK, -1);
-    if (ops) {
-        start(p, ops, l, lineno);
-        return;
-    }
-    if (!is_decoration(l))
-        rep->unrecognized_lines++;
+    feed_open(p, l, lineno);
 }
 
 #define LINENO_MAX 0x7fffffff
@@ -432,6 +722,7 @@ static struct parser *parser_new(size_t smax)
     }
     p->ev_end = SIZE_MAX;
     p->smax = smax;
+    p->pairs.memo_owner = p;
     return p;
 }
 
@@ -441,6 +732,7 @@ static void parser_free(struct parser *p)
         return;
     report_free(p->rep);
     free(p->ev);
+    free(p->memo);
     free(p);
 }
 
@@ -461,6 +753,7 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
     struct line l;
     line_clean(s, ll, &l);
     p->pairs.searches = 0;
+    p->pairs.memo_slot = NULL;
     l.pairs = &p->pairs;
     l.info = 0;
     if (l.raw_len > 0 && rb != LINE_NO_BRACKET) {

@@ -52,13 +52,13 @@ static int title_named(const struct line *l)
     return -1;
 }
 
-/* The binary a line holding "ib_" names, or NULL. */
-static const char *binary_named(const struct line *l)
+/* The index in binaries of the binary a line holding "ib_" names, or -1. */
+static int binary_named(const struct line *l)
 {
     for (int i = 0; binaries[i].s; i++)
         if (line_find_raw_n(l, binaries[i].s, binaries[i].n))
-            return binaries[i].s;
-    return NULL;
+            return i;
+    return -1;
 }
 
 /* Every title holds " Test" and every binary "ib_": asked first, inline
@@ -69,9 +69,15 @@ static inline int title_of(const struct line *l)
     return line_find(l, " Test") ? title_named(l) : -1;
 }
 
+static inline int binary_index(const struct line *l)
+{
+    return line_find_raw_a(l, "ib_", 2) ? binary_named(l) : -1;
+}
+
 static inline const char *binary_of(const struct line *l)
 {
-    return line_find_raw_a(l, "ib_", 2) ? binary_named(l) : NULL;
+    int i = binary_index(l);
+    return i >= 0 ? binaries[i].s : NULL;
 }
 
 int perf_detect(const struct line *l)
@@ -242,6 +248,55 @@ static int all_dashes(const char *s, size_t len)
     return 1;
 }
 
+/* What a line that is no table row shows, told from its text alone: the
+ * first of perf_line's markers it holds, with the marker's index or the
+ * keys it holds in the high byte. A banner line is asked for a dozen
+ * markers, and each run prints the same banner again: the class is noted
+ * (line_note_put) and found again for the same text. */
+enum {
+    PT_TITLE = 1,              /* titles[hi] */
+    PT_BINARY,                 /* binaries[hi] */
+    PT_PEAK,                   /* "WARNING: BW peak won't be measured" */
+    PT_WAITING,                /* "Waiting for client" */
+    PT_STAR,                   /* opens with '*' */
+    PT_CONFLICT,               /* "Conflicting CPU frequency values" */
+    PT_HEADER,                 /* "bytes" ... "iterations" */
+    PT_FIELDS,                 /* hi: PF_* of the keys holding a value */
+    PT_OTHER,                  /* hi: 1 when the line holds a ':' */
+};
+enum { PF_LINK = 1, PF_DEVICE = 2, PF_QPS = 4, PF_MTU = 8 };
+
+static unsigned perf_class(const struct line *l)
+{
+    /* A banner line is asked for a dozen markers: build its pair set now,
+     * so that the first searches are bit tests too, not memchr calls. */
+    line_pairs_ensure(l);
+    int ti = title_of(l);
+    if (ti >= 0)
+        return PT_TITLE | (unsigned)ti << 8;
+    int bi = binary_index(l);
+    if (bi >= 0)
+        return PT_BINARY | (unsigned)bi << 8;
+    if (span_starts(l->s, l->len, "WARNING: BW peak won't be measured"))
+        return PT_PEAK;
+    if (line_find(l, "Waiting for client"))
+        return PT_WAITING;
+    if (span_starts(l->s, l->len, "*"))
+        return PT_STAR;
+    if (span_starts(l->s, l->len, "Conflicting CPU frequency values"))
+        return PT_CONFLICT;
+    if (span_starts(l->s, l->len, "bytes") && line_find(l, "iterations"))
+        return PT_HEADER;
+    struct tok v;
+    unsigned keys = (field(l, "Link type", &v) ? PF_LINK : 0u) |
+                    (field(l, "Device", &v) ? PF_DEVICE : 0u) |
+                    (field(l, "Number of qps", &v) ? PF_QPS : 0u) |
+                    (field(l, "Mtu", &v) ? PF_MTU : 0u);
+    if (keys)
+        return PT_FIELDS | keys << 8;
+    return PT_OTHER | (memchr(l->s, ':', l->len) ? 1u << 8 : 0u);
+}
+
 enum take perf_line(struct report_section *sec, const struct line *l)
 {
     struct report_perftest *p = &sec->u.perf;
@@ -258,11 +313,15 @@ enum take perf_line(struct report_section *sec, const struct line *l)
      * few word compares where the searches cost some 800 instructions. */
     if (l->s[0] == '-' && all_dashes(l->s, l->len))
         return TAKE_NO;
-    /* A banner line is asked for a dozen markers: build its pair set now,
-     * so that the first searches are bit tests too, not memchr calls. */
-    line_pairs_ensure(l);
-    int ti = title_of(l);
-    if (ti >= 0) {
+    unsigned cls;
+    if (!line_note_get(l, REPORT_PERFTEST, &cls)) {
+        cls = perf_class(l);
+        line_note_put(l, REPORT_PERFTEST, cls);
+    }
+    unsigned hi = cls >> 8;
+    switch (cls & 0xFFu) {
+    case PT_TITLE: {
+        int ti = (int)hi;
         /* One banner per run: a second title is the next run. */
         if (p->row_count > 0 || p->title_seen ||
             (p->test[0] && strcmp(p->test, titles[ti].test) != 0))
@@ -274,57 +333,53 @@ enum take perf_line(struct report_section *sec, const struct line *l)
         text_set(sec->tool, sizeof(sec->tool), titles[ti].test);
         return TAKE_YES;
     }
-    const char *bin = binary_of(l);
-    if (bin) {
+    case PT_BINARY: {
+        const char *bin = binaries[hi].s;
         if (p->row_count > 0 || p->in_table || p->title_seen)
             return TAKE_END;
         text_set(p->test, sizeof(p->test), bin);
         text_set(sec->tool, sizeof(sec->tool), bin);
         return TAKE_YES;
     }
-    if (span_starts(l->s, l->len, "WARNING: BW peak won't be measured")) {
+    case PT_PEAK:
         p->peak_not_measured = 1;
         return TAKE_YES;
-    }
-    if (line_find(l, "Waiting for client"))
+    case PT_WAITING:
         return TAKE_YES;
-    if (span_starts(l->s, l->len, "*"))
+    case PT_STAR:
         return TAKE_WEAK;
-    if (span_starts(l->s, l->len, "Conflicting CPU frequency values")) {
+    case PT_CONFLICT:
         section_issue(sec, "perftest: CPU frequency is not at its maximum (governor? R38)");
         return TAKE_YES;
-    }
-    if (span_starts(l->s, l->len, "bytes") && line_find(l, "iterations")) {
+    case PT_HEADER:
         header_row(p, l);
         return TAKE_YES;
+    case PT_FIELDS: {
+        /* the banner's "Key : value" lines (TX depth, PCIe relax order,
+         * ...): the values of the keys the class names */
+        struct tok v;
+        if ((hi & PF_LINK) && field(l, "Link type", &v))
+            span_copy(p->link_layer, sizeof(p->link_layer), v.s, v.len);
+        if ((hi & PF_DEVICE) && field(l, "Device", &v))
+            span_copy(p->device, sizeof(p->device), v.s, v.len);
+        if ((hi & PF_QPS) && field(l, "Number of qps", &v)) {
+            double q;
+            if (num_parse(v.s, v.len, &q) && q >= 0 && q < 1e6)
+                p->qps = (int)q;
+        }
+        if ((hi & PF_MTU) && field(l, "Mtu", &v)) {
+            double m;
+            size_t end;
+            if (num_scan(v.s, v.len, &m, &end))
+                p->mtu_b = m;
+        }
+        return TAKE_YES;
     }
-    struct tok v;
-    int kv = 0;
-    if (field(l, "Link type", &v)) {
-        span_copy(p->link_layer, sizeof(p->link_layer), v.s, v.len);
-        kv = 1;
-    }
-    if (field(l, "Device", &v)) {
-        span_copy(p->device, sizeof(p->device), v.s, v.len);
-        kv = 1;
-    }
-    if (field(l, "Number of qps", &v)) {
-        double q;
-        if (num_parse(v.s, v.len, &q) && q >= 0 && q < 1e6)
-            p->qps = (int)q;
-        kv = 1;
-    }
-    if (field(l, "Mtu", &v)) {
-        double m;
-        size_t end;
-        if (num_scan(v.s, v.len, &m, &end))
-            p->mtu_b = m;
-        kv = 1;
+    default:
+        break;
     }
     /* The banner's other "Key : value" lines (TX depth, PCIe relax order, ...). */
-    if (kv)
-        return TAKE_YES;
-    if (!p->in_table && memchr(l->s, ':', l->len))
+    if (!p->in_table && (hi & 1))
         return TAKE_WEAK;
     /* (a row only inside the table: other lines are not tokenized) */
     int n = p->in_table ? tok_split(l->s, l->len, t, TOK_MAX) : 0;

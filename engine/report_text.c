@@ -72,6 +72,30 @@ static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uin
         if (++w->n == max)
             return 1;
     }
+    /* From here on the edges alternate, a start first: the k-th end closes
+     * the k-th start, and a start left over begins a token that goes on
+     * into the next step. A step of 64 bytes or fewer holds at most 32
+     * tokens: with room for that many, the tokens are taken with no test
+     * of the count or of a missing end (most steps). */
+    if (w->n + 32 <= max) {
+        const char *p = s + base;
+        int n = w->n;
+        while (ends) {
+            unsigned b = (unsigned)__builtin_ctzll(starts) >> shift;
+            unsigned e = (unsigned)__builtin_ctzll(ends) >> shift;
+            starts &= starts - 1;
+            ends &= ends - 1;
+            out[n].s = p + b;
+            out[n].len = e - b;
+            n++;
+        }
+        w->n = n;
+        if (starts) {
+            w->start = base + ((unsigned)__builtin_ctzll(starts) >> shift);
+            w->in_tok = 1;
+        }
+        return 0;
+    }
     while (starts) {
         size_t b = base + ((unsigned)__builtin_ctzll(starts) >> shift);
         starts &= starts - 1;
@@ -457,14 +481,61 @@ const char *span_find_z(const char *s, size_t len, const char *z)
     return span_find_n(s, len, z, strlen(z));
 }
 
+/* Eight bytes of s with each control byte (below 0x20, or 0x7f) made a
+ * space: w_lt and w_eq mark them exactly, and the marks, spread to whole
+ * bytes, pick a space for them. */
+static inline uint64_t w_no_ctl(uint64_t x)
+{
+    uint64_t bad = (w_lt(x, 0x20) | w_eq(x, W_REP(0x7f))) >> 7;
+    bad *= 0xFF;
+    return (x & ~bad) | (W_REP(' ') & bad);
+}
+
+static inline void w_store(char *d, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    memcpy(d, &x, sizeof(x));
+}
+
 void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
 {
     if (dstlen == 0)
         return;
     size_t n = len < dstlen - 1 ? len : dstlen - 1;
-    for (size_t i = 0; i < n; i++) {
+    /* Control bytes would make invalid JSON text downstream: each becomes
+     * a space. Names and values copied here run to a few dozen bytes, so
+     * sixteen (SSE2) or eight a step, the last step a window ending at
+     * the end (bytes written twice get the same value twice). */
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (n >= 16) {
+        const __m128i lim = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f),
+                      sp = _mm_set1_epi8(' ');
+        for (;; i += 16) {
+            if (i + 16 > n)
+                i = n - 16;
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, lim), v),
+                                       _mm_cmpeq_epi8(v, del));
+            _mm_storeu_si128((__m128i *)(void *)(dst + i),
+                             _mm_or_si128(_mm_andnot_si128(bad, v), _mm_and_si128(bad, sp)));
+            if (i + 16 >= n)
+                break;
+        }
+        i = n;
+    }
+#endif
+    if (i < n && n >= 8) {
+        for (; i + 8 <= n; i += 8)
+            w_store(dst + i, w_no_ctl(w_load(s + i)));
+        if (i < n)
+            w_store(dst + n - 8, w_no_ctl(w_load(s + n - 8)));
+        i = n;
+    }
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        /* Control bytes would make invalid JSON text downstream. */
         dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
     }
     /* Do not leave half a UTF-8 sequence at the cut. */

@@ -615,6 +615,216 @@ START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluste
 }
 END_TEST
 
+/* Fewer nodes, then fewer GPUs, then cheaper (the pricing's rule). */
+static int oracle_simpler(const struct engine_candidate *a, const struct engine_candidate *b)
+{
+    if (a->nodes != b->nodes)
+        return a->nodes < b->nodes;
+    if (a->n != b->n)
+        return a->n < b->n;
+    return a->cost < b->cost;
+}
+
+/* The clusters the three tiers show (minimum, recommended or what it
+ * shows instead, performance), by the pricing's rules written as plain
+ * scans over every candidate in order, from the days and costs the pricing
+ * stored: none of its shortcuts (the picks of one pass, the near-tie set of
+ * the candidates under a cost limit). The same comparisons, so NaN and
+ * ties go the same way. */
+static void oracle_tiers(const struct engine_recommendation *r, const struct engine_workload *w, int idx[TIER_COUNT])
+{
+    const struct engine_candidate *cd = r->candidates;
+    const double tie = 1.0 + 0.03;
+    double deadline = isnan(w->deadline_days) ? 90.0 : w->deadline_days;
+    double budget = isnan(w->budget_usd) ? INFINITY : w->budget_usd;
+    double cap3 = deadline > 1095.0 ? deadline : 1095.0, perf_cap;
+    int min_all = 0, min_short = -1, rec = -1, cheap_dl = -1, fast_b = -1, fast_all = 0, any_short = 0;
+    int imin, irec, iperf = -1, ishow, ifast;
+    for (int i = 0; i < r->n_candidates; i++) {
+        double d = cd[i].days, k = cd[i].cost;
+        if (d <= 1095.0)
+            any_short = 1;
+        if (k < cd[min_all].cost || (k == cd[min_all].cost && d < cd[min_all].days))
+            min_all = i;
+        if (d <= cap3 && (min_short < 0 || k < cd[min_short].cost ||
+                          (k == cd[min_short].cost && d < cd[min_short].days)))
+            min_short = i;
+        if (!(d > deadline || k > budget) && (rec < 0 || k < cd[rec].cost || (k == cd[rec].cost && d < cd[rec].days)))
+            rec = i;
+        if (d <= deadline && (cheap_dl < 0 || k < cd[cheap_dl].cost))
+            cheap_dl = i;
+        if (k <= budget && (fast_b < 0 || d < cd[fast_b].days))
+            fast_b = i;
+        if (d < cd[fast_all].days)
+            fast_all = i;
+    }
+    imin = any_short ? min_short : min_all;
+    irec = rec;
+    if (irec >= 0) {
+        double near = cd[irec].cost * tie;
+        for (int i = 0; i < r->n_candidates; i++)
+            if (cd[i].days <= deadline && cd[i].cost <= budget && cd[i].cost <= near && oracle_simpler(&cd[i], &cd[irec]))
+                irec = i;
+    }
+    perf_cap = budget;
+    if (isinf(perf_cap))
+        perf_cap = 1.5 * (irec >= 0 ? cd[irec].cost : cd[imin].cost);
+    for (int i = 0; i < r->n_candidates; i++) {
+        if (cd[i].cost > perf_cap)
+            continue;
+        if (iperf < 0 || cd[i].days < cd[iperf].days || (cd[i].days == cd[iperf].days && cd[i].cost < cd[iperf].cost))
+            iperf = i;
+    }
+    {
+        double near = cd[imin].cost * tie, slowest = deadline > cd[imin].days ? deadline : cd[imin].days;
+        int best = imin;
+        if (irec >= 0 && cd[irec].cost < near)
+            near = cd[irec].cost;
+        if (iperf >= 0 && cd[iperf].cost < near)
+            near = cd[iperf].cost;
+        for (int i = 0; i < r->n_candidates; i++)
+            if ((!any_short || cd[i].days <= cap3) && cd[i].cost <= near && cd[i].days <= slowest &&
+                oracle_simpler(&cd[i], &cd[best]))
+                best = i;
+        imin = best;
+    }
+    ishow = irec;
+    ifast = iperf;
+    if (irec < 0) {
+        ishow = cheap_dl >= 0 ? cheap_dl : (fast_b >= 0 ? fast_b : imin);
+        if (cheap_dl < 0)
+            for (int i = 0; i < r->n_candidates; i++)
+                if (ishow < 0 || cd[i].days < cd[ishow].days)
+                    ishow = i;
+    }
+    if (iperf < 0)
+        ifast = fast_all;
+    idx[TIER_MINIMUM] = imin;
+    idx[TIER_RECOMMENDED] = ishow;
+    idx[TIER_PERFORMANCE] = ifast;
+}
+
+static unsigned long long xorshift(unsigned long long *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The pricing finds the tiers with shortcuts (one pass for the picks that
+ * need only days and costs, near-tie scans over the candidates under a
+ * cost limit taken from a cost column, the rented prices two at a time
+ * from columns kept between pricings) and completes their plans from the
+ * plan memo's kept parts and text memos. One search result priced again
+ * and again in the same memory for random tokens, deadlines, budgets and
+ * datasets (tiny, huge, infinite, NaN, and limits equal to a candidate's
+ * own days or cost, priced again at the same tokens), over candidates
+ * edited now and then into exact ties between other clusters (a twin with
+ * another layout), infinite and NaN days, must show the clusters the plain
+ * scans over every candidate choose, and answer bit for bit what the same
+ * candidates priced in memory without kept parts answer. */
+START_TEST(repriced_tiers_are_the_choice_of_plain_scans_over_every_candidate)
+{
+    static const struct { const char *preset; enum engine_pricing pricing; enum engine_task task; } shapes[] = {
+        {"llama-3-70b", PRICING_CLOUD, TASK_PRETRAIN}, {"llama-2-7b", PRICING_BUY, TASK_PRETRAIN},
+        {"mixtral-8x7b", PRICING_CLOUD, TASK_PRETRAIN}, {"llama-3-8b", PRICING_CLOUD, TASK_LORA},
+        {"gpt-3-175b", PRICING_CLOUD, TASK_PRETRAIN},
+    };
+    struct engine_recommendation *searched = calloc(1, sizeof *searched), *kept = calloc(1, sizeof *kept),
+                                 *fresh = calloc(1, sizeof *fresh);
+    unsigned long long st = 0x6a09e667f3bcc909ULL, tag = 7000;
+    int compared = 0, tied = 0;
+    char err[256];
+    ck_assert(searched && kept && fresh);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        struct engine_workload w0, w;
+        workload(&w0, shapes[s].preset, 1000);
+        w0.pricing = shapes[s].pricing;
+        w0.task = shapes[s].task;
+        ck_assert_int_eq(engine_recommend_search(cat, &w0, searched, err, sizeof err), ST_OK);
+        ck_assert_int_gt(searched->n_candidates, 3);
+        *kept = *searched;
+        kept->candidates_from = ++tag;
+        w = w0;
+        for (int step = 0; step < 48; step++) {
+            int nc = kept->n_candidates, idx[TIER_COUNT];
+            char what[160], *a, *b;
+            unsigned long long x = xorshift(&st);
+            int same_tokens = step > 0 && x % 3 == 0;
+            if (!same_tokens) {
+                switch (xorshift(&st) % 6) {
+                case 0: w.tokens_b = 1e-6; break;
+                case 1: w.tokens_b = 1e7; break;
+                default: w.tokens_b = 0.5 + (double)(xorshift(&st) % 4000000) / 97.0; break;
+                }
+            }
+            /* limits: the default, extremes, random, or a candidate's own
+             * days or cost from the last pricing (the same tokens: equal) */
+            switch (xorshift(&st) % 6) {
+            case 0: w.deadline_days = NAN; break;
+            case 1: w.deadline_days = (xorshift(&st) % 2) ? 1e-3 : 1e9; break;
+            case 2: w.deadline_days = same_tokens ? kept->candidates[xorshift(&st) % (unsigned)nc].days : 30; break;
+            default: w.deadline_days = 1.0 + (double)(xorshift(&st) % 400); break;
+            }
+            switch (xorshift(&st) % 7) {
+            case 0: w.budget_usd = NAN; break;
+            case 1: w.budget_usd = (xorshift(&st) % 2) ? 0 : INFINITY; break;
+            case 2: case 3: w.budget_usd = same_tokens ? kept->candidates[xorshift(&st) % (unsigned)nc].cost : 1e6; break;
+            default: w.budget_usd = 1e3 * (double)(1 + xorshift(&st) % 100000); break;
+            }
+            w.dataset_tb = xorshift(&st) % 4 == 0 ? 0.1 + (double)(xorshift(&st) % 5000) : NAN;
+            /* now and then other candidates: a twin of one (equal days and
+             * cost, another layout: an exact tie between two clusters), or
+             * a throughput of 0 or NaN (infinite or NaN days) */
+            if (step % 8 == 4) {
+                int i = (int)(xorshift(&st) % (unsigned)nc), j = (int)(xorshift(&st) % (unsigned)nc);
+                memcpy(kept->candidates, searched->candidates, sizeof kept->candidates[0] * (size_t)nc);
+                if (i != j) {
+                    kept->candidates[j] = kept->candidates[i];
+                    kept->candidates[j].par.micro_batch = kept->candidates[i].par.micro_batch == 1 ? 2 : 1;
+                    tied++;
+                }
+                if (xorshift(&st) % 3 == 0)
+                    kept->candidates[xorshift(&st) % (unsigned)nc].tokens_per_s = xorshift(&st) % 2 ? 0 : NAN;
+                kept->candidates_from = ++tag;   /* new candidates, a new tag */
+            }
+            snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a, dataset %a)",
+                     shapes[s].preset, step, w.tokens_b, w.deadline_days, w.budget_usd, w.dataset_tb);
+            /* fresh: the same candidates, no kept plan parts nor columns */
+            memcpy(fresh, kept, offsetof(struct engine_recommendation, plan_memo));
+            for (int m = 0; m < ENGINE_PLAN_MEMO_SLOTS; m++)
+                fresh->plan_memo[m].catalog = NULL;
+            fresh->price_cols.from = 0;
+            ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
+            ck_assert_msg(engine_recommend_price(cat, &w, fresh, err, sizeof err) == ST_OK, "%s: %s", what, err);
+            oracle_tiers(kept, &w, idx);
+            for (int t = 0; t < TIER_COUNT; t++) {
+                const struct engine_plan *p = &kept->tiers[t];
+                const struct engine_candidate *cd = &kept->candidates[idx[t]];
+                ck_assert_msg(p->gpu_index == cd->gi && p->count == cd->n && p->per_node == cd->per_node &&
+                                  p->nodes == cd->nodes && p->par.micro_batch == cd->par.micro_batch &&
+                                  p->par.tp == cd->par.tp && p->par.pp == cd->par.pp,
+                              "%s: %s shows %d x %s mb %d, the plain scans choose candidate %d (%d x %s mb %d)", what,
+                              engine_tier_name(t), p->count, p->gpu_id, p->par.micro_batch, idx[t], cd->n,
+                              cat->gpus[cd->gi].id, cd->par.micro_batch);
+            }
+            a = dump_rec(fresh);
+            b = dump_rec(kept);
+            ck_assert_msg(strcmp(a, b) == 0, "%s: priced with kept parts, the answer differs", what);
+            free(a);
+            free(b);
+            compared++;
+        }
+    }
+    ck_assert_int_eq(compared, 5 * 48);
+    ck_assert_int_gt(tied, 10);
+    free(searched);
+    free(kept);
+    free(fresh);
+}
+END_TEST
+
 /* Gaudi 3 carries its own RoCE ports (3 x 200 GbE per card for scale-out):
  * a bought cluster gets switches and cables but no NICs, at most 600 Gb/s
  * per card, and the plan says why (R16/R17). */
@@ -1398,6 +1608,85 @@ static void memo_text_b(struct engine_text_memo *m, char *fast, char *slow, size
     vfmt_memo_both(m, fast, slow, n, "%.3g TB (%s) at %.0f min", tb, name, minutes);
 }
 
+static void memo_text_g3(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.3g]", x);
+}
+
+static void memo_text_g1(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.1g]", x);
+}
+
+static void memo_text_g4(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.4g]", x);
+}
+
+static void memo_text_f0(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.0f]", x);
+}
+
+static void memo_text_f2(struct engine_text_memo *m, char *fast, char *slow, double x)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%.2f]", x);
+}
+
+/* A kept number whose double moves but whose digits may not (the memo
+ * then keeps its bytes without working the new digits out) must still
+ * print what vsnprintf prints where the digits are most fragile: across
+ * every power of ten from 10^-5 to 10^25 (where %g changes its exponent
+ * or its number of decimals, and 0.0999 prints with one decimal more than
+ * 0.1), at halves of the last digit (ties to even), through zero and the
+ * sign, in steps from one ulp to a few last digits, up and down. */
+START_TEST(a_text_memo_keeps_digits_only_for_numbers_that_print_them)
+{
+    struct engine_text_memo *m[5];
+    void (*const texts[5])(struct engine_text_memo *, char *, char *, double) = {memo_text_g3, memo_text_g1,
+                                                                               memo_text_g4, memo_text_f0,
+                                                                               memo_text_f2};
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX];
+    unsigned long long seed = 0xbb67ae8584caa73bULL;
+    int calls = 0;
+    for (int t = 0; t < 5; t++) {
+        m[t] = malloc(sizeof *m[t]);
+        ck_assert_ptr_nonnull(m[t]);
+        memset(m[t], 0xa5, sizeof *m[t]);
+        m[t]->fmt = NULL;
+    }
+    for (int j = -5; j <= 25; j++) {
+        double centres[] = {pow(10, j), 0.5 * pow(10, j), 0.95 * pow(10, j), 0.995 * pow(10, j), 0.9995 * pow(10, j),
+                            0.125 * pow(10, j), 2.5 * pow(10, j)};
+        for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++) {
+            double x = centres[c];
+            for (int k = 0; k < 240; k++) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                switch (seed % 5) {
+                case 0: x = nextafter(x, (seed >> 8) % 2 ? INFINITY : -INFINITY); break;   /* one ulp */
+                case 1: x *= 1.0 + ((double)((seed >> 8) % 2001) - 1000.0) * 1e-7; break;
+                case 2: x *= 1.0 + ((double)((seed >> 8) % 2001) - 1000.0) * 1e-4; break;
+                case 3: x = centres[c] * (1.0 + ((double)((seed >> 8) % 21) - 10.0) * 1e-3); break;
+                default: if ((seed >> 8) % 50 == 0) x = -x; break;                          /* the sign */
+                }
+                if (k == 120)
+                    x = (seed >> 9) % 2 ? 0.0 : -0.0;
+                for (int t = 0; t < 5; t++) {
+                    texts[t](m[t], fast, slow, x);
+                    ck_assert_msg(strcmp(fast, slow) == 0, "text %d of %a: %s, vsnprintf %s", t, x, fast, slow);
+                    calls++;
+                }
+            }
+        }
+    }
+    ck_assert_int_gt(calls, 250000);
+    for (int t = 0; t < 5; t++)
+        free(m[t]);
+}
+END_TEST
+
 START_TEST(a_text_memo_gives_its_text_only_to_arguments_that_print_it)
 {
     struct engine_text_memo *m = malloc(sizeof *m);
@@ -1470,6 +1759,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, storage_costs_rank_the_plans_as_they_are_reported);
     tcase_add_test(p, a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit);
     tcase_add_test(p, kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluster);
+    tcase_add_test(p, repriced_tiers_are_the_choice_of_plain_scans_over_every_candidate);
     tcase_add_test(p, gaudi3_uses_its_on_chip_ports_instead_of_nics);
     tcase_add_test(p, every_rationale_cites_an_id_and_its_numbers_in_full);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
@@ -1488,6 +1778,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
+    tcase_add_test(i, a_text_memo_keeps_digits_only_for_numbers_that_print_them);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
