@@ -744,8 +744,7 @@ void jw_rec_free(struct jw_rec *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < r->cap; i++)
-        free(r->e[i].s);
+    free(r->keys);
     free(r->e);
     free(r->text);
     free(r);
@@ -763,6 +762,8 @@ void jw_rec_begin(struct jw *j, struct jw_rec *r)
         return;
     if (r->open || r->depth0 != j->depth || r->first0 != j->first[j->depth])
         r->n = 0;   /* no replay: the first call would not find the recorded state */
+    if (r->n == 0)
+        r->len = r->kused = r->kpacked = 0;   /* no entry refers to their bytes */
     r->open = 1;
     r->broken = 0;
     r->depth0 = j->depth;
@@ -770,6 +771,7 @@ void jw_rec_begin(struct jw *j, struct jw_rec *r)
     j->rec = r;
     j->cur = r->e;
     j->end = r->n > 0 ? r->e + r->n : r->e;   /* (no offset on a NULL r->e) */
+    j->ks = r->keys;
     j->depth0 = j->depth;
     j->run_from = j->run_end = 0;
     j->taken = 0;
@@ -830,6 +832,24 @@ static int rec_grow(struct jw_rec *r)
     return 1;
 }
 
+/* A buffer of a recording (text, keys) with room for need more bytes
+ * after used: 0 when it cannot have it (memory, or JW_REC_MAX, which keeps
+ * the entries' 32-bit offsets in range). */
+static int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t first)
+{
+    size_t c = *cap ? *cap : first;
+    char *p;
+    if (used + need <= *cap)
+        return 1;
+    while (c < used + need)
+        c *= 2;
+    if (c > JW_REC_MAX || !(p = realloc(*buf, c)))
+        return 0;
+    *buf = p;
+    *cap = c;
+    return 1;
+}
+
 /* A call was written (from mark on): its entry replaces the recorded one
  * at the replay point when that is of the same kind (the replay goes on
  * after it), else the recording ends here and this entry follows. */
@@ -837,12 +857,14 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
 {
     struct jw_rec *r = j->rec;
     struct jw_ent *e;
-    int ri;
+    size_t out;
+    int ri, same = 0;
     if (r->broken)
         return;
     ri = j->cur ? (int)(j->cur - r->e) : 0;   /* cur is NULL only while r->e is */
     if (j->cur < j->end && (j->cur->kk & 15) == (uint64_t)kind) {
         e = j->cur;
+        same = 1;   /* a recorded entry of this kind: its string's bytes are its own */
     } else {
         j->end = j->cur;   /* the replay ends here */
         if (ri >= r->cap && !rec_grow(r)) {
@@ -856,43 +878,36 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
     e->kk = JW_KK(kind, klen);
     e->key = key;
     e->bits = bits;
-    e->out = j->b.len - mark;
-    e->at = r->len;
-    if (kind != JW_K_RAW0 && kind != JW_K_RAW1 && e->out > 0) {   /* a splice is never taken: not kept */
-        if (r->len + e->out > r->tcap) {
-            size_t cap = r->tcap ? 2 * r->tcap : 32768;
-            char *p;
-            while (cap < r->len + e->out)
-                cap *= 2;
-            if (!(p = realloc(r->text, cap))) {
-                r->n = ri;
-                rec_lose(j);
-                return;
-            }
-            r->text = p;
-            r->tcap = cap;
+    out = j->b.len - mark;
+    if (kind != JW_K_RAW0 && kind != JW_K_RAW1 && out > 0) {   /* a splice is never taken: not kept */
+        if (!rec_room(&r->text, &r->tcap, r->len, out, 32768)) {
+            r->n = ri;
+            rec_lose(j);
+            return;
         }
-        memcpy(r->text + r->len, j->b.p + mark, e->out);
-        r->len += e->out;
+        memcpy(r->text + r->len, j->b.p + mark, out);
     }
+    e->at = (uint32_t)r->len;
+    e->out = (uint32_t)out;
+    if (kind != JW_K_RAW0 && kind != JW_K_RAW1)
+        r->len += out;
     if (kind == JW_K_STR || kind == JW_K_BLOCK) {
         size_t n = kind == JW_K_BLOCK ? klen : s ? strlen(s) : 0;
-        if (n + 1 > e->scap) {
-            /* with room to spare: a text that changes often changes its
-             * length by a few bytes, up and down */
-            size_t cap = n + 1 < 64 ? 64 : n + 1 + n / 2;
-            char *p = realloc(e->s, cap);
-            if (!p) {
+        /* over its old bytes when it fits there (a text that changes often
+         * changes its length by a few bytes, up and down), else appended */
+        if (!same || n > e->slen) {
+            if (!rec_room(&r->keys, &r->kcap, r->kused, n + 1, 4096)) {
                 r->n = ri;   /* this entry has no text to compare with */
                 rec_lose(j);
                 return;
             }
-            e->s = p;
-            e->scap = cap;
+            e->sat = (uint32_t)r->kused;
+            r->kused += n + 1;
+            j->ks = r->keys;
         }
-        memcpy(e->s, n ? s : "", n);   /* a block's key bytes, or a string */
-        e->s[n] = '\0';
-        e->slen = n;
+        memcpy(r->keys + e->sat, n ? s : "", n);   /* a block's key bytes, or a string */
+        r->keys[e->sat + n] = '\0';
+        e->slen = (uint32_t)n;
     }
     j->cur = e + 1;   /* after a divergence end stays at e: no replay */
     r->written++;
@@ -904,6 +919,29 @@ static inline size_t rec_mark(struct jw *j)
 {
     rec_flush(j);
     return j->b.len;
+}
+
+/* The entries' strings packed again in their order (stale bytes out, and
+ * the order of the calls back where changed ones were appended). Left as
+ * they are when memory runs out. */
+static void rec_pack_keys(struct jw_rec *r)
+{
+    char *p = malloc(r->kcap);
+    size_t at = 0;
+    if (!p)
+        return;
+    for (int i = 0; i < r->n; i++) {
+        struct jw_ent *e = &r->e[i];
+        uint64_t kind = e->kk & 15;
+        if (kind != JW_K_STR && kind != JW_K_BLOCK)
+            continue;
+        memcpy(p + at, r->keys + e->sat, (size_t)e->slen + 1);
+        e->sat = (uint32_t)at;
+        at += (size_t)e->slen + 1;
+    }
+    free(r->keys);
+    r->keys = p;
+    r->kused = r->kpacked = at;
 }
 
 void jw_rec_end(struct jw *j)
@@ -919,11 +957,13 @@ void jw_rec_end(struct jw *j)
     if (!r->broken)
         r->n = j->cur ? (int)(j->cur - r->e) : 0;   /* a part with fewer calls than recorded ends here */
     j->cur = j->end = NULL;
-    if (r->broken || j->b.failed || j->depth != r->depth0) {
+    if (r->broken || j->b.failed || j->depth != r->depth0 || j->b.len - j->start > JW_REC_MAX) {
         r->n = 0;
-        r->len = 0;
+        r->len = r->kused = r->kpacked = 0;
         return;
     }
+    if (r->kused > 2 * r->kpacked + 4096)
+        rec_pack_keys(r);
     len = j->b.len - j->start;
     if (r->len <= 2 * len + 4096)
         return;
@@ -943,7 +983,7 @@ void jw_rec_end(struct jw *j)
     memcpy(r->text, j->b.p + j->start, len);
     for (int i = 0; i < r->n; i++) {
         struct jw_ent *e = &r->e[i];
-        e->at = at;
+        e->at = (uint32_t)at;
         at += e->out;
     }
     r->len = len;
@@ -1173,8 +1213,8 @@ static inline __attribute__((always_inline)) int jw_num_renote(struct jw *j, str
     copy_small(r->text + r->len, at, n);
     b->len = (size_t)(o - b->p);
     e->bits = bits;
-    e->at = r->len;
-    e->out = n;
+    e->at = (uint32_t)r->len;
+    e->out = (uint32_t)n;
     r->len += n;
     j->cur = e + 1;
     r->written++;
@@ -1258,7 +1298,7 @@ void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
 {
     struct jw_ent *e;
     if (j->rec && (e = rec_peek(j, JW_K_STR)) != NULL && e->key == key && e->kk == JW_KK(JW_K_STR, klen) &&
-        strcmp(e->s, s ? s : "") == 0) {
+        strcmp(j->ks + e->sat, s ? s : "") == 0) {
         rec_take(j, e);
         j->first[j->depth] = 0;
         return;

@@ -98,8 +98,10 @@ struct jw {
      * recording's count when the part ends). */
     struct jw_rec *rec;
     struct jw_ent *cur, *end;
+    const char *ks;   /* rec's keys (the inline checks read an entry's string at ks + sat) */
     int depth0;
-    size_t run_from, run_end, start;
+    uint32_t run_from, run_end;   /* 32 bits, as the entries' offsets they are compared with */
+    size_t start;
     unsigned long long taken;
     unsigned long long wrote;   /* calls written (a block counts its calls from it) */
     /* A block being written (jw_block): how many are open (nested ones
@@ -147,20 +149,32 @@ enum { JW_K_NUM = 1, JW_K_STR, JW_K_BOOL, JW_K_NULL, JW_K_OBJ, JW_K_ARR, JW_K_EN
 /* An entry's kind and key length in one word (the pair a call is checked
  * for first; the length is known when compiling a call with a literal key). */
 #define JW_KK(kind, klen) ((uint64_t)(klen) << 4 | (uint64_t)(kind))
+/* 48 bytes: a memo hit's answer reads ~600 of them in order, and at 72
+ * bytes (with a heap string of its own per string entry) they were more
+ * memory than the text they stand for. Offsets are 32 bits: a recording's
+ * buffers are kept below JW_REC_MAX. */
 struct jw_ent {
     const char *key;
     uint64_t kk;     /* JW_KK(kind, key length) */
     uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
-    size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
-    char *s;         /* a string's text (JW_K_STR), a block's key bytes (JW_K_BLOCK); else kept for reuse */
-    size_t slen, scap;
     uint64_t raw;    /* a tagged number's input bits (jw_num_tagged; kk carries the tag) */
+    uint32_t at, out;    /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
+    uint32_t sat, slen;  /* a string's text (JW_K_STR), a block's key bytes (JW_K_BLOCK): slen bytes
+                          * and a NUL at the recording's keys + sat */
 };
+#define JW_REC_MAX ((size_t)1 << 30)
 struct jw_rec {
     struct jw_ent *e;
     int n, cap;
     char *text;
     size_t len, tcap;
+    /* The strings and block keys of the entries, one after the other in
+     * the order of the calls (read in order while replaying, where
+     * separate allocations were scattered over the heap): a changed one
+     * is written over its old bytes when it fits there, else appended;
+     * jw_rec_end packs them again when stale bytes outgrow the rest. */
+    char *keys;
+    size_t kused, kcap, kpacked;
     int depth0, first0;   /* the writer's level and its first flag where the part starts */
     int open;             /* begun, not ended: entries and text may disagree */
     int broken;           /* this writing is not kept (memory ran out, a level closed under the part) */
@@ -266,7 +280,7 @@ static JW_INLINE void jw_str(struct jw *j, const char *key, const char *s)
 {
     size_t klen = key ? strlen(key) : 0;
     struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
-    if (e && strcmp(e->s, s ? s : "") == 0 && jw_rec_take(j, e))
+    if (e && strcmp(j->ks + e->sat, s ? s : "") == 0 && jw_rec_take(j, e))
         return;
     jw_str_k(j, key, klen, s);
 }
@@ -280,7 +294,7 @@ static JW_INLINE void jw_str_in(struct jw *j, const char *key, const char *s, si
 {
     size_t klen = key ? strlen(key) : 0;
     struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
-    if (e && e->slen < cap && memcmp(e->s, s, e->slen + 1) == 0 && jw_rec_take(j, e))
+    if (e && e->slen < cap && memcmp(j->ks + e->sat, s, e->slen + 1) == 0 && jw_rec_take(j, e))
         return;
     jw_str_k(j, key, klen, s);
 }
@@ -341,7 +355,8 @@ void jw_block_end(struct jw *j);
 static JW_INLINE int jw_block(struct jw *j, const char *site, const void *key, size_t klen)
 {
     struct jw_ent *e = j->cur;
-    if (e < j->end && e->kk == JW_KK(JW_K_BLOCK, klen) && e->key == site && memcmp(e->s, key, klen) == 0) {
+    if (e < j->end && e->kk == JW_KK(JW_K_BLOCK, klen) && e->key == site &&
+        memcmp(j->ks + e->sat, key, klen) == 0) {
         j->taken += e->bits - 1;   /* the block's calls (bits: their count), for the statistics */
         return jw_rec_take(j, e);
     }
@@ -359,7 +374,7 @@ static JW_INLINE int jw_block_str(struct jw *j, const char *site, const void *ke
 {
     struct jw_ent *e = j->cur;
     if (e < j->end && e->kk == (JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR) && e->key == site && e->slen <= cap &&
-        memcmp(e->s, key, e->slen) == 0) {
+        memcmp(j->ks + e->sat, key, e->slen) == 0) {
         j->taken += e->bits - 1;
         return jw_rec_take(j, e);
     }

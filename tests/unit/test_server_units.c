@@ -1313,6 +1313,97 @@ START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
 }
 END_TEST
 
+/* The strings and block keys of a recording lie in one buffer: a changed
+ * one is written over its old bytes when it is no longer, else appended,
+ * and the buffer is packed when stale bytes outgrow it. Texts that grow
+ * and shrink by a few bytes, in the same buffers each time (a shorter text
+ * written over a longer one leaves the longer one's tail after its NUL),
+ * must always give the plain writer's bytes, and the buffer must stay
+ * bounded over thousands of writings. */
+static char *keys_write(const char (*txt)[160], int n, struct jw_rec *rec, size_t *len)
+{
+    struct jw j;
+    jw_init(&j);
+    jw_obj(&j, NULL);
+    if (rec)
+        jw_rec_begin(&j, rec);
+    for (int i = 0; i < n; i++) {
+        struct {
+            int i;
+            char s[160];
+        } k;
+        memset(&k, 0x5a, sizeof k);   /* stale bytes after the NUL, as in a reused struct */
+        k.i = i;
+        memcpy(k.s, txt[i], strlen(txt[i]) + 1);
+        if (i % 3 == 0)
+            jw_str(&j, "s", txt[i]);
+        else if (i % 3 == 1)
+            jw_str_in(&j, "t", txt[i], 160);
+        else if (!jw_block_str(&j, "keys block", &k, offsetof(__typeof__(k), s), sizeof k)) {
+            jw_str(&j, "b", k.s);
+            jw_block_end(&j);
+        }
+        jw_num(&j, "n", i);
+    }
+    if (rec)
+        jw_rec_end(&j);
+    jw_end(&j);
+    return jw_finish(&j, len);
+}
+
+START_TEST(recorded_strings_that_grow_and_shrink_are_written_as_the_plain_writer_writes)
+{
+    enum { N = 24 };
+    static char txt[N][160];
+    struct jw_rec *rec = jw_rec_new();
+    unsigned long long st = 0x9e3779b97f4a7c15ULL, taken = 0, written = 0;
+    size_t most = 0;
+    ck_assert_ptr_nonnull(rec);
+    for (int i = 0; i < N; i++)
+        snprintf(txt[i], sizeof txt[i], "text %d", i);
+    for (int n = 0; n < 4000; n++) {
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        /* a few texts a writing: one a step longer or shorter than it was
+         * (its head kept, so a match on the old bytes' prefix would show),
+         * or another length altogether */
+        for (int c = 0; c < 3; c++) {
+            int i, len;
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            i = (int)(st % N);
+            len = (int)strlen(txt[i]);
+            if ((st >> 8) % 4 == 0)
+                len = (int)((st >> 12) % 150);
+            else
+                len += (st >> 10) % 2 ? 1 : -1;
+            if (len < 0)
+                len = 1;
+            if (len > 150)
+                len = 150;
+            for (int x = 0; x < len; x++)
+                txt[i][x] = (char)('a' + (x * 7 + i) % 26);
+            txt[i][len] = '\0';
+        }
+        a = keys_write(txt, N, NULL, &la);
+        b = keys_write(txt, N, rec, &lb);
+        if (!a || !b || la != lb || memcmp(a, b, la) != 0)
+            ck_abort_msg("writing %d: the recorded writer wrote\n%s\ninstead of\n%s", n, b ? b : "NULL",
+                         a ? a : "NULL");
+        free(a);
+        free(b);
+        if (rec->kused > most)
+            most = rec->kused;
+    }
+    jw_rec_stats(rec, &taken, &written);
+    ck_assert_msg(taken > 100000, "taken %llu", taken);
+    /* packed as it goes: at most the live texts twice over and the slack */
+    ck_assert_msg(most <= 2 * N * 180 + 4096 + 160, "keys grew to %zu bytes", most);
+    jw_rec_free(rec);
+}
+END_TEST
+
 /* Two blocks at the same place of a part, from two sites (other code),
  * keyed by the same bytes: the second must be written by its own code, not
  * taken as the first's recorded text. */
@@ -1470,6 +1561,7 @@ int main(void)
     tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
     tcase_add_test(wr, a_block_of_another_site_with_the_same_key_is_written_anew);
+    tcase_add_test(wr, recorded_strings_that_grow_and_shrink_are_written_as_the_plain_writer_writes);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
