@@ -728,12 +728,59 @@ int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON *
 static const double TEN_TO[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* 10^-k for 1 <= k <= 30, the nearest doubles (the literals): what pow(10,
+ * -k) gives too (glibc's pow is within 0.52 ulp, and test_server_units
+ * checks that these agree), so that sig's roundings to tens, thousands
+ * or 10^21 take no pow call. */
+static const double TEN_NEG[31] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,  1e-8,  1e-9,  1e-10,
+                                   1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21,
+                                   1e-22, 1e-23, 1e-24, 1e-25, 1e-26, 1e-27, 1e-28, 1e-29, 1e-30};
+
 static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
-    double f = digits >= 0 && digits <= 22 ? TEN_TO[digits] : pow(10.0, digits);
+    double f = digits >= 0 && digits <= 22    ? TEN_TO[digits]
+               : digits < 0 && digits >= -30 ? TEN_NEG[-digits]
+                                              : pow(10.0, digits);
     if (!isfinite(x))
         return x;
     return jw_round(x * f) / f;
+}
+
+/* floor(log10(a)) for a finite a > 0, without log10 where the answer is
+ * sure: from a's binary exponent e, log10(a) lies in [0.30103 e,
+ * 0.30103 (e + 1)), so one or two comparisons with the powers of ten find
+ * m with 10^m <= a < 10^(m+1). Where a is within a relative 1e-9 of either
+ * bound, log10(a) is within ~4e-10 of an integer and floor(log10(a)) is
+ * whatever libm's rounding makes it: log10 is called, as before. Away from
+ * the bounds log10(a) is at least 4e-10 from any integer, far more than
+ * log10's error (a few ulp of a number below 310, ~1e-13), so floor gives m
+ * (the table's powers below 1 are within an ulp of 10^m, inside the
+ * margin). test_server_units checks it against floor(log10(a)). */
+static const double TEN_POW[71] = {
+    1e-35, 1e-34, 1e-33, 1e-32, 1e-31, 1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21,
+    1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,  1e-8,  1e-7,  1e-6,
+    1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,
+    1e10,  1e11,  1e12,  1e13,  1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22,  1e23,  1e24,
+    1e25,  1e26,  1e27,  1e28,  1e29,  1e30,  1e31,  1e32,  1e33,  1e34,  1e35};
+#define TEN_POW_0 35   /* TEN_POW[TEN_POW_0 + m] = 10^m */
+
+int json_floor_log10(double a)
+{
+    uint64_t bits;
+    int e, m;
+    memcpy(&bits, &a, sizeof bits);
+    e = (int)((bits >> 52) & 0x7ff) - 1023;
+    if (!(a > 0) || e < -110 || e > 110)   /* subnormals, and beyond the table: |m| <= 34 below */
+        return (int)floor(log10(a));
+    m = (int)floor(e * 0.30102999566398120);   /* m or m - 1 */
+    while (m + 1 <= 34 && a >= TEN_POW[TEN_POW_0 + m + 1])
+        m++;
+    while (m >= -34 && a < TEN_POW[TEN_POW_0 + m])
+        m--;
+    if (m < -34 || m + 1 > 34 || a < TEN_POW[TEN_POW_0 + m] * (1 + 1e-9) ||
+        a > TEN_POW[TEN_POW_0 + m + 1] * (1 - 1e-9))
+        return (int)floor(log10(a));
+    return m;
 }
 
 /* Significant-figure rounding for quantities that span orders of magnitude. */
@@ -741,7 +788,7 @@ static double sig(double x, int digits)
 {
     if (!isfinite(x) || x == 0)
         return x;
-    int mag = (int)floor(log10(fabs(x)));
+    int mag = json_floor_log10(fabs(x));
     return rnd(x, digits - 1 - mag);
 }
 

@@ -396,6 +396,9 @@ static inline double jw_round(double x)
         t += 1.0;
     return __builtin_copysign(t, x);
 }
+/* floor(log10(a)) for a finite a > 0, as libm gives it, mostly without
+ * the call (json_plan.c). */
+int json_floor_log10(double a);
 /* Members written elsewhere (text of the form "a":1,"b":[...], no leading
  * comma) put in at the current level, with the comma a member needs. */
 void jw_raw_members(struct jw *j, const char *text, size_t len);

@@ -787,6 +787,54 @@ START_TEST(powers_of_ten_from_pow_are_the_exact_literals)
         snprintf(lit, sizeof lit, "1e%d", k);
         ck_assert_msg(pow(10.0, k) == strtod(lit, NULL), "pow(10, %d) is not %s", k, lit);
     }
+    /* the negative powers json_plan.c's rnd takes from its table */
+    for (int k = 1; k <= 30; k++) {
+        char lit[8];
+        volatile int d = -k;   /* pow called, not folded by the compiler */
+        snprintf(lit, sizeof lit, "1e-%d", k);
+        ck_assert_msg(pow(10.0, d) == strtod(lit, NULL), "pow(10, -%d) is not %s", k, lit);
+    }
+}
+END_TEST
+
+/* json_floor_log10 against floor(log10(a)): random positive doubles of
+ * every exponent, and the doubles nearest each power of ten and its
+ * margins (where the answer is libm's rounding). */
+START_TEST(floor_log10_is_what_libm_gives)
+{
+    unsigned long long st = 0x2545f4914f6cdd1dULL;
+    for (int n = 0; n < 2000000; n++) {
+        uint64_t bits;
+        double a;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        bits = st & 0x7fffffffffffffffULL;
+        if (n % 2)   /* the exponents of the values answers hold, more densely */
+            bits = (bits & 0x800fffffffffffffULL) | (uint64_t)(1023 - 120 + (int)((st >> 52) % 240)) << 52;
+        memcpy(&a, &bits, sizeof a);
+        if (!isfinite(a) || !(a > 0))
+            continue;
+        ck_assert_msg(json_floor_log10(a) == (int)floor(log10(a)), "%.17g: %d, not %d", a, json_floor_log10(a),
+                      (int)floor(log10(a)));
+    }
+    for (int m = -40; m <= 40; m++) {
+        char lit[8];
+        double p;
+        snprintf(lit, sizeof lit, "1e%d", m);
+        p = strtod(lit, NULL);
+        const double around[] = {p, p * (1 + 1e-9), p * (1 - 1e-9), p * (1 + 2e-9), p * (1 - 2e-9), p * 1.5, p * 9.99};
+        for (size_t i = 0; i < sizeof around / sizeof around[0]; i++) {
+            double a = around[i];
+            for (int u = 0; u < 8; u++) {
+                ck_assert_msg(json_floor_log10(a) == (int)floor(log10(a)), "%.17g: %d, not %d", a,
+                              json_floor_log10(a), (int)floor(log10(a)));
+                a = nextafter(a, u < 4 ? INFINITY : 0);
+                if (u == 3)
+                    a = nextafter(nextafter(nextafter(nextafter(a, 0), 0), 0), 0);
+            }
+        }
+    }
 }
 END_TEST
 
@@ -1567,6 +1615,7 @@ int main(void)
 #endif
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
+    tcase_add_test(wr, floor_log10_is_what_libm_gives);
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
     tcase_add_test(wr, jw_round_rounds_as_libm_round);
     tcase_add_test(wr, the_plan_cache_tells_bodies_apart_byte_for_byte);
