@@ -149,19 +149,27 @@ enum { JW_K_NUM = 1, JW_K_STR, JW_K_BOOL, JW_K_NULL, JW_K_OBJ, JW_K_ARR, JW_K_EN
 /* An entry's kind and key length in one word (the pair a call is checked
  * for first; the length is known when compiling a call with a literal key). */
 #define JW_KK(kind, klen) ((uint64_t)(klen) << 4 | (uint64_t)(kind))
-/* 48 bytes: a memo hit's answer reads ~600 of them in order, and at 72
- * bytes (with a heap string of its own per string entry) they were more
+/* 40 bytes: a memo hit's answer reads hundreds of them in order, and at
+ * 72 bytes (with a heap string of its own per string entry) they were more
  * memory than the text they stand for. Offsets are 32 bits: a recording's
- * buffers are kept below JW_REC_MAX. */
+ * buffers are kept below JW_REC_MAX. raw and the string's place share
+ * their bytes: raw is read only by a call with a tagged kk, which only a
+ * number entry carries (jw_num_tagged sets kk and raw together), and the
+ * string's place only in string and block entries. */
 struct jw_ent {
     const char *key;
     uint64_t kk;     /* JW_KK(kind, key length) */
-    uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
-    uint64_t raw;    /* a tagged number's input bits (jw_num_tagged; kk carries the tag) */
+    uint64_t bits;   /* a number's bits, a bool's 0 or 1, a block's count of calls */
     uint32_t at, out;    /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
-    uint32_t sat, slen;  /* a string's text (JW_K_STR), a block's key bytes (JW_K_BLOCK): slen bytes
-                          * and a NUL at the recording's keys + sat */
+    union {
+        uint64_t raw;    /* a tagged number's input bits (jw_num_tagged; kk carries the tag) */
+        struct {
+            uint32_t sat, slen;   /* a string's text (JW_K_STR), a block's key bytes (JW_K_BLOCK):
+                                   * slen bytes and a NUL at the recording's keys + sat */
+        };
+    };
 };
+_Static_assert(sizeof(struct jw_ent) == 40, "jw_ent: 40 bytes");
 #define JW_REC_MAX ((size_t)1 << 30)
 struct jw_rec {
     struct jw_ent *e;
