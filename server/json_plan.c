@@ -1484,6 +1484,7 @@ static void frontier_sorted(const struct engine_recommendation *r, struct cand_o
 struct front {
     int n;
     double last_days, last_cost;
+    double first_days, first_cost;   /* set[0]'s: +inf days while empty */
 };
 
 /* Candidate i offered to the set; 0 when its days or cost is NaN (then
@@ -1496,6 +1497,10 @@ static inline __attribute__((always_inline)) int front_add(struct front *f, stru
      * then that one is the predecessor, and the newcomer goes (what the
      * steps below decide for it too; false for NaN). */
     if (k->days > f->last_days && k->cost >= f->last_cost)
+        return 1;
+    /* Nor does one slower than the fastest kept that costs as much (that
+     * one is before it and costs as little: it goes too). */
+    if (k->days > f->first_days && k->cost >= f->first_cost)
         return 1;
     struct cand_order x = {k->days, k->cost, i};
     if (isnan(x.days) || isnan(x.cost))
@@ -1513,13 +1518,15 @@ static inline __attribute__((always_inline)) int front_add(struct front *f, stru
     set[at] = x;
     f->last_days = set[f->n - 1].days;
     f->last_cost = set[f->n - 1].cost;
+    f->first_days = set[0].days;
+    f->first_cost = set[0].cost;
     return 1;
 }
 
 static void frontier(const struct engine_recommendation *r, const int *hint, int n_hint, struct cand_order *set,
                      int *kept_out)
 {
-    struct front f = {0, INFINITY, 0};
+    struct front f = {0, INFINITY, 0, INFINITY, 0};
     const struct engine_candidate *k = r->candidates;
     int nc = r->n_candidates;
     /* The set kept from a set of candidates is the same whatever order they
