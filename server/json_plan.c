@@ -766,7 +766,7 @@ static JW_INLINE void num_rnd(struct jw *j, const char *key, double x, int digit
     size_t klen = strlen(key);
     uint64_t kk = JW_KK_TAG(klen, TAG_RND(digits));
     if (!jw_num_raw_hit(j, key, kk, x))
-        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits));
+        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits), digits);
 }
 
 static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digits)
@@ -774,15 +774,7 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
     size_t klen = strlen(key);
     uint64_t kk = JW_KK_TAG(klen, TAG_SIG(digits));
     if (!jw_num_raw_hit(j, key, kk, x))
-        jw_num_tagged(j, key, klen, kk, x, sig(x, digits));
-}
-
-static void num_or_null(struct jw *j, const char *k, double v)
-{
-    if (isnan(v))
-        jw_null(j, k);
-    else
-        jw_num(j, k, v);
+        jw_num_tagged(j, key, klen, kk, x, sig(x, digits), 0);
 }
 
 /* ---- the parts of a plan that are cached as text (json_plan_cache)
@@ -1000,6 +992,9 @@ struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
     int hw_next, exp_next;   /* the slot a new text replaces (round robin) */
+    /* the slots each tier last used: compared first (the same cluster
+     * serves a tier from one answer to the next; a miss compares all) */
+    int hw_last[TIER_COUNT], exp_last[TIER_COUNT];
     size_t last_len;         /* the last answer's length: the next one's buffer is sized from it */
     struct cand_order *order;   /* write_frontier's working array, order_cap entries */
     int order_cap;
@@ -1089,20 +1084,24 @@ static struct frag frag_of_exp(const struct engine_plan *p)
 /* The slot with the cached text for k, written and kept first if no slot
  * holds it; NULL when k cannot be cached or memory ran out (the caller
  * writes). */
-static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t)
+static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *k, const struct hw_strs *t, int *last)
 {
     struct hw_slot *s;
     struct frag f;
     if (!k->fits)
         return NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++)
+    for (int n = 0; n <= CACHE_SLOTS; n++) {
+        int i = n == 0 ? *last : n - 1;   /* the tier's last slot, then all of them */
         if (c->hw[i].f.text && memcmp(&c->hw[i].key, k, sizeof *k) == 0) {
             c->used++;
+            *last = i;
             return &c->hw[i];
         }
+    }
     f = frag_of_hw(k, t);
     if (!f.text)
         return NULL;
+    *last = c->hw_next;
     s = &c->hw[c->hw_next];
     c->hw_next = (c->hw_next + 1) % CACHE_SLOTS;
     c->written++;
@@ -1115,22 +1114,26 @@ static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *
 /* The expectations compare as stored: expect() clears each one before
  * filling it, so equal expectations are equal bytes (other bytes would
  * only cost a miss, since the text is written from these same bytes). */
-static const struct frag *cache_exp(struct json_plan_cache *c, const struct engine_plan *p)
+static const struct frag *cache_exp(struct json_plan_cache *c, const struct engine_plan *p, int *last)
 {
     struct exp_slot *s;
     struct frag f;
     int n = p->n_expectations;
     if (n < 0 || n > PLAN_EXPECTATIONS_MAX)
         return NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++)
+    for (int m = 0; m <= CACHE_SLOTS; m++) {
+        int i = m == 0 ? *last : m - 1;   /* the tier's last slot, then all of them */
         if (c->exp[i].f.text && c->exp[i].n == n &&
             memcmp(c->exp[i].e, p->expectations, sizeof p->expectations[0] * (size_t)n) == 0) {
             c->used++;
+            *last = i;
             return &c->exp[i].f;
         }
+    }
     f = frag_of_exp(p);
     if (!f.text)
         return NULL;
+    *last = c->exp_next;
     s = &c->exp[c->exp_next];
     c->exp_next = (c->exp_next + 1) % CACHE_SLOTS;
     c->written++;
@@ -1151,6 +1154,12 @@ static int frag_put(struct jw *j, const struct frag *f)
     return 1;
 }
 
+/* A rationale entry is keyed by its rule and text as one run of bytes
+ * (jw_block_str): the text right after the rule, nothing after the text. */
+_Static_assert(offsetof(struct plan_rationale, text) == sizeof(((struct plan_rationale *)0)->rule) &&
+                   offsetof(struct plan_rationale, text) + PLAN_TEXT_MAX == sizeof(struct plan_rationale),
+               "plan_rationale: rule, then text, then nothing");
+
 /* The members of a plan object (the caller opens and closes it). */
 static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
                                struct json_plan_cache *cache)
@@ -1158,55 +1167,81 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     struct hw_key hk;
     struct hw_strs hs;
     struct hw_slot *hslot = NULL;
+    int ti = tier >= 0 && tier < TIER_COUNT ? tier : 0;
 
+    /* The cluster's slot first: the tier is recorded with it (from its
+     * first member on, so that the infeasible tier's texts are compared
+     * too), and its hardware text is spliced in after the head. */
+    hw_key_fill(&hk, &hs, p);
+    if (cache) {
+        hslot = cache_hw(cache, &hk, &hs, &cache->hw_last[ti]);
+        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + ti]);
+    }
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
     jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
         jw_str_arr(j, "why", p->why);
-        num_or_null(j, "need_budget_usd", sig(p->need_budget_usd, 4));
-        num_or_null(j, "need_deadline_days", rnd(p->need_deadline_days, 1));
+        num_sig(j, "need_budget_usd", p->need_budget_usd, 4);
+        num_rnd(j, "need_deadline_days", p->need_deadline_days, 1);
     }
-    hw_key_fill(&hk, &hs, p);
-    if (cache && (hslot = cache_hw(cache, &hk, &hs)) != NULL)
+    if (hslot)
         frag_put(j, &hslot->f);
     else
         write_hw(j, &hk, &hs);
-    if (cache)
-        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + (tier >= 0 && tier < TIER_COUNT ? tier : 0)]);
 
     jw_obj(j, "storage");
     jw_arr(j, "tiers");
     for (int i = 0; i < p->n_storage; i++) {
         jw_obj(j, NULL);
-        jw_str_arr(j, "tier", p->storage[i].tier);
-        jw_str_arr(j, "kind", p->storage[i].kind);
-        num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
-        num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
-        num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
+        /* a storage tier but its price (which follows the run's length):
+         * the members from its bytes before usd */
+        if (!jw_block(j, "storage tier", &p->storage[i], offsetof(struct plan_storage_tier, usd))) {
+            jw_str_arr(j, "tier", p->storage[i].tier);
+            jw_str_arr(j, "kind", p->storage[i].kind);
+            num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
+            num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
+            num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
+            jw_block_end(j);
+        }
         num_rnd(j, "usd", p->storage[i].usd, 0);
         jw_end(j);
     }
     jw_end(j);
-    jw_obj(j, "checkpoint");
-    num_rnd(j, "size_gb", p->ckpt_size_gb, 1);
-    num_rnd(j, "interval_min", p->ckpt_interval_min, 1);
-    jw_num(j, "keep", p->ckpt_keep);
-    num_rnd(j, "write_gbs", p->ckpt_write_gbs, 2);
-    num_rnd(j, "stall_s", p->ckpt_stall_s, 1);
-    jw_bool(j, "async", 1);
-    jw_bool(j, "atomic_rename", 1);
-    jw_end(j);
+    /* Blocks (jw_block): members from their key's values alone, checked
+     * as one comparison; the values are copied into a local key where the
+     * plan holds them apart or with padding between. */
+    {
+        const double ck[5] = {p->ckpt_size_gb, p->ckpt_interval_min, p->ckpt_keep, p->ckpt_write_gbs, p->ckpt_stall_s};
+        if (!jw_block(j, "checkpoint block", ck, sizeof ck)) {
+            jw_obj(j, "checkpoint");
+            num_rnd(j, "size_gb", ck[0], 1);
+            num_rnd(j, "interval_min", ck[1], 1);
+            jw_num(j, "keep", ck[2]);
+            num_rnd(j, "write_gbs", ck[3], 2);
+            num_rnd(j, "stall_s", ck[4], 1);
+            jw_bool(j, "async", 1);
+            jw_bool(j, "atomic_rename", 1);
+            jw_end(j);
+            jw_block_end(j);
+        }
+    }
     num_rnd(j, "dataset_tb", p->dataset_tb, 3);
     num_rnd(j, "read_gbs", p->read_gbs, 3);
     jw_end(j);
 
-    jw_obj(j, "host");
-    jw_num(j, "cpu_threads_per_node", p->cpu_threads_per_node);
-    jw_num(j, "ram_gb_per_node", p->ram_gb_per_node);
-    jw_str(j, "cpu_governor", "performance");
-    jw_end(j);
-    num_rnd(j, "power_kw", p->power_kw, 1);
+    {
+        const double host[3] = {p->cpu_threads_per_node, p->ram_gb_per_node, p->power_kw};
+        if (!jw_block(j, "host block", host, sizeof host)) {
+            jw_obj(j, "host");
+            jw_num(j, "cpu_threads_per_node", host[0]);
+            jw_num(j, "ram_gb_per_node", host[1]);
+            jw_str(j, "cpu_governor", "performance");
+            jw_end(j);
+            num_rnd(j, "power_kw", host[2], 1);
+            jw_block_end(j);
+        }
+    }
 
     jw_obj(j, "time");
     num_rnd(j, "days", p->days, 2);
@@ -1215,15 +1250,23 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     num_sig(j, "hours", p->days * 24.0, 3);
     num_rnd(j, "startup_min", p->startup_s / 60.0, 1);
     num_rnd(j, "gpu_hours", p->gpu_hours, 0);
-    num_sig(j, "tokens_per_s", p->tokens_per_s, 5);
-    num_sig(j, "step_time_s", p->step_time_s, 4);
-    num_rnd(j, "mfu", p->mfu, 3);
-    num_rnd(j, "hfu", p->hfu, 3);
-    num_rnd(j, "achieved_tflops_per_gpu", p->achieved_tflops, 1);
-    num_rnd(j, "comm_fraction", p->comm_fraction, 3);
-    num_rnd(j, "bubble_fraction", p->bubble_fraction, 3);
-    num_rnd(j, "goodput", p->goodput, 3);
-    num_sig(j, "mtbf_job_h", p->mtbf_job_h, 3);
+    {
+        /* the layout's rates: the same for any tokens */
+        const double tk[9] = {p->tokens_per_s,    p->step_time_s,   p->mfu,     p->hfu,       p->achieved_tflops,
+                              p->comm_fraction, p->bubble_fraction, p->goodput, p->mtbf_job_h};
+        if (!jw_block(j, "layout rates", tk, sizeof tk)) {
+            num_sig(j, "tokens_per_s", tk[0], 5);
+            num_sig(j, "step_time_s", tk[1], 4);
+            num_rnd(j, "mfu", tk[2], 3);
+            num_rnd(j, "hfu", tk[3], 3);
+            num_rnd(j, "achieved_tflops_per_gpu", tk[4], 1);
+            num_rnd(j, "comm_fraction", tk[5], 3);
+            num_rnd(j, "bubble_fraction", tk[6], 3);
+            num_rnd(j, "goodput", tk[7], 3);
+            num_sig(j, "mtbf_job_h", tk[8], 3);
+            jw_block_end(j);
+        }
+    }
     num_sig(j, "flops_total", p->flops_total, 4);
     jw_end(j);
 
@@ -1231,21 +1274,43 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     num_rnd(j, "usd", p->cost_usd, 0);
     num_rnd(j, "usd_low", p->cost_low_usd, 0);
     num_rnd(j, "usd_high", p->cost_high_usd, 0);
-    jw_str(j, "basis", p->basis == PRICING_BUY ? "buy" : "cloud");
-    if (p->basis == PRICING_CLOUD && p->gpu_index >= 0)
-        jw_num(j, "billed_hours_per_gpu", p->billed_hours);
-    if (p->gpu_index >= 0)
-        jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
+    {
+        /* the basis and what follows it, as a block */
+        struct {
+            int buy, billed, priced, conf;
+            double hours;
+        } k;
+        memset(&k, 0, sizeof k);
+        k.buy = p->basis == PRICING_BUY;
+        k.billed = p->basis == PRICING_CLOUD && p->gpu_index >= 0;
+        k.priced = p->gpu_index >= 0;
+        k.conf = k.priced ? (int)p->price_conf : 0;
+        k.hours = k.billed ? p->billed_hours : 0;
+        if (!jw_block(j, "cost basis", &k, sizeof k)) {
+            jw_str(j, "basis", k.buy ? "buy" : "cloud");
+            if (k.billed)
+                jw_num(j, "billed_hours_per_gpu", k.hours);
+            if (k.priced)
+                jw_str(j, "price_confidence", engine_price_conf_name((enum engine_price_conf)k.conf));
+            jw_block_end(j);
+        }
+    }
     jw_end(j);
 
-    if (!cache || !frag_put(j, cache_exp(cache, p)))
+    if (!cache || !frag_put(j, cache_exp(cache, p, &cache->exp_last[ti])))
         write_expectations(j, p);
     jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
-        jw_obj(j, NULL);
-        jw_str_arr(j, "rule", p->rationale[i].rule);
-        jw_str_arr(j, "text", p->rationale[i].text);
-        jw_end(j);
+        /* an entry from its rule (all 16 bytes) and its text (to its NUL),
+         * which follows it in the struct */
+        if (!jw_block_str(j, "rationale entry", &p->rationale[i], offsetof(struct plan_rationale, text),
+                          sizeof p->rationale[i])) {
+            jw_obj(j, NULL);
+            jw_str_arr(j, "rule", p->rationale[i].rule);
+            jw_str_arr(j, "text", p->rationale[i].text);
+            jw_end(j);
+            jw_block_end(j);
+        }
     }
     jw_end(j);
     jw_arr(j, "warnings");
@@ -1256,9 +1321,13 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
         jw_obj(j, NULL);
-        jw_str_arr(j, "item", b->item);
-        jw_str_arr(j, "description", b->description);
-        num_rnd(j, "quantity", b->quantity, 1);
+        /* the line's item, description and quantity: its bytes before unit_usd */
+        if (!jw_block(j, "bill line", b, offsetof(struct plan_bom_line, unit_usd))) {
+            jw_str_arr(j, "item", b->item);
+            jw_str_arr(j, "description", b->description);
+            num_rnd(j, "quantity", b->quantity, 1);
+            jw_block_end(j);
+        }
         num_rnd(j, "unit_usd", b->unit_usd, 2);
         num_rnd(j, "total_usd", b->total_usd, 0);
         jw_str_arr(j, "as_of", b->as_of);
@@ -1272,21 +1341,44 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
 static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
 {
     const struct engine_model *m = &w->model;
+    /* one block (in the answer's recorded head), keyed by the values it
+     * writes: the preset's text and the numbers */
+    struct {
+        char preset[sizeof w->preset];
+        double v[11];
+    } k;
+    memset(&k, 0, sizeof k);
+    memcpy(k.preset, w->preset, sizeof k.preset);
+    k.preset[sizeof k.preset - 1] = '\0';
+    k.v[0] = params_b;
+    k.v[1] = active_b;
+    k.v[2] = m->layers;
+    k.v[3] = m->hidden;
+    k.v[4] = m->heads;
+    k.v[5] = m->kv_heads;
+    k.v[6] = m->ffn_hidden;
+    k.v[7] = m->vocab;
+    k.v[8] = m->experts;
+    k.v[9] = m->experts_active;
+    k.v[10] = w->seq_len > 0 ? w->seq_len : m->seq_len;
+    if (jw_block(j, "model block", &k, sizeof k))
+        return;
     jw_obj(j, "model");
-    if (w->preset[0])
-        jw_str(j, "preset", w->preset);
-    num_sig(j, "params_b", params_b, 4);
-    num_sig(j, "active_params_b", active_b, 4);
-    jw_num(j, "layers", m->layers);
-    jw_num(j, "hidden", m->hidden);
-    jw_num(j, "heads", m->heads);
-    jw_num(j, "kv_heads", m->kv_heads);
-    jw_num(j, "ffn_hidden", m->ffn_hidden);
-    jw_num(j, "vocab", m->vocab);
-    jw_num(j, "experts", m->experts);
-    jw_num(j, "experts_active", m->experts_active);
-    jw_num(j, "seq_len", w->seq_len > 0 ? w->seq_len : m->seq_len);
+    if (k.preset[0])
+        jw_str(j, "preset", k.preset);
+    num_sig(j, "params_b", k.v[0], 4);
+    num_sig(j, "active_params_b", k.v[1], 4);
+    jw_num(j, "layers", k.v[2]);
+    jw_num(j, "hidden", k.v[3]);
+    jw_num(j, "heads", k.v[4]);
+    jw_num(j, "kv_heads", k.v[5]);
+    jw_num(j, "ffn_hidden", k.v[6]);
+    jw_num(j, "vocab", k.v[7]);
+    jw_num(j, "experts", k.v[8]);
+    jw_num(j, "experts_active", k.v[9]);
+    jw_num(j, "seq_len", k.v[10]);
     jw_end(j);
+    jw_block_end(j);
 }
 
 /* Candidates by days, then cost, then their place in the list: the order a
@@ -1435,13 +1527,31 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
     }
     for (int i = 0; i < kept; i++) {
         const struct engine_candidate *k = &r->candidates[order[i].i];
+        /* the cluster's members as a block, keyed by the GPU's id text and
+         * the counts (what they are written from) */
+        struct {
+            char gpu[sizeof c->gpus[0].id];
+            double n[5];
+        } key;
+        memset(&key, 0, sizeof key);
+        if (k->gi >= 0 && k->gi < c->n_gpus)
+            memcpy(key.gpu, c->gpus[k->gi].id, sizeof key.gpu);
+        key.gpu[sizeof key.gpu - 1] = '\0';
+        key.n[0] = k->n;
+        key.n[1] = k->nodes;
+        key.n[2] = k->par.tp;
+        key.n[3] = k->par.pp;
+        key.n[4] = k->par.dp;
         jw_obj(j, NULL);
-        jw_str(j, "gpu", k->gi >= 0 && k->gi < c->n_gpus ? c->gpus[k->gi].id : "");
-        jw_num(j, "count", k->n);
-        jw_num(j, "nodes", k->nodes);
-        jw_num(j, "tp", k->par.tp);
-        jw_num(j, "pp", k->par.pp);
-        jw_num(j, "dp", k->par.dp);
+        if (!jw_block(j, "frontier cluster", &key, sizeof key)) {
+            jw_str(j, "gpu", key.gpu);
+            jw_num(j, "count", key.n[0]);
+            jw_num(j, "nodes", key.n[1]);
+            jw_num(j, "tp", key.n[2]);
+            jw_num(j, "pp", key.n[3]);
+            jw_num(j, "dp", key.n[4]);
+            jw_block_end(j);
+        }
         num_rnd(j, "days", k->days, 2);
         num_rnd(j, "cost_usd", k->cost, 0);
         jw_end(j);

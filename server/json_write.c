@@ -4,7 +4,9 @@
  * answers, json_plan.c), which also saves the tree's ~1,500 allocations.
  * A part written again with mostly the same calls (a memo hit's answer)
  * can be recorded (jw_rec, "recorded parts" below): its unchanged calls
- * then copy their recorded bytes instead of formatting them.
+ * then copy their recorded bytes instead of formatting them, and a block
+ * of calls written from a few values alone (jw_block) is checked with one
+ * comparison of those values instead of call by call.
  *
  * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
  * with sscanf to decide whether 17 digits are needed: two trips
@@ -128,20 +130,29 @@ static size_t put_u64(char *o, unsigned long long u)
     unsigned t = (unsigned)(64 - __builtin_clzll(u | 1)) * 1233u >> 12;
     size_t n = (size_t)t + 1 - ((u | 1) < POW10_U64[t]);
     char *p;
+    uint32_t v;
     p = o + n;
-    while (u >= 100) {
+    /* Above 2^32 two digits at a time on 64 bits; below (nearly every
+     * number the writers print), on 32 bits, where dividing by 100 is a
+     * cheaper multiplication. */
+    while (u > UINT32_MAX) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
         p -= 2;
-        p[0] = DIGITS2[2 * r];
-        p[1] = DIGITS2[2 * r + 1];
+        memcpy(p, &DIGITS2[2 * r], 2);
     }
-    if (u >= 10) {
+    v = (uint32_t)u;
+    while (v >= 100) {
+        uint32_t q = v / 100, r = v - q * 100;
+        v = q;
         p -= 2;
-        p[0] = DIGITS2[2 * u];
-        p[1] = DIGITS2[2 * u + 1];
+        memcpy(p, &DIGITS2[2 * r], 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, &DIGITS2[2 * v], 2);
     } else {
-        *--p = (char)('0' + u);
+        *--p = (char)('0' + v);
     }
     return n;
 }
@@ -194,8 +205,12 @@ static int big_int_g(char out[32], double d, int p)
     for (u128 t = (u128)1000000000000000ULL; t <= x && digits < 39; t *= 10)
         digits++;
     k = digits > p ? digits - p : 0;
-    for (int i = 0; i < k; i++)
-        pow10k *= 10;
+    if (k < 20) {
+        pow10k = POW10_U64[k];
+    } else {
+        for (int i = 0; i < k; i++)
+            pow10k *= 10;
+    }
     if (k > 0) {
         u128 r;
         q = x / pow10k;
@@ -205,9 +220,7 @@ static int big_int_g(char out[32], double d, int p)
     }
     e = digits - 1;
     {
-        u128 top = 1;
-        for (int i = 0; i < p; i++)
-            top *= 10;
+        u128 top = POW10_U64[p];   /* p <= 17 */
         if (k > 0 && q == top) {   /* 9.99..5 carried into a new digit */
             q /= 10;
             k++;
@@ -218,12 +231,8 @@ static int big_int_g(char out[32], double d, int p)
     v = q * pow10k;   /* the decimal the text denotes: below 2^121, no overflow */
     /* The digits of q, most significant first: q < 10^p fits 64 bits. */
     {
-        char *s = end;
-        unsigned long long t = (unsigned long long)q;
-        do {
-            *--s = (char)('0' + (int)(t % 10));
-            t /= 10;
-        } while (t);
+        char *s = tmp;
+        end = tmp + put_u64(tmp, (unsigned long long)q);
         if (d < 0)
             *o++ = '-';
         if (e < p) {
@@ -322,6 +331,67 @@ static size_t number_text(char out[32], double d)
 void json_write_number(char out[32], double d)
 {
     number_text(out, d);
+}
+
+/* number_text's text of d, found directly when d is a multiple of 10^-dec
+ * (1 <= dec <= 9; the writers round most numbers to a few decimals and say
+ * to how many), without trying each count of decimals from one. For any d:
+ * r = |d| * 10^dec rounded, below 2^50, with r / 10^dec == |d| exactly,
+ * makes |d| the double of the decimal r / 10^dec; with r's trailing zeros
+ * dropped (r' / 10^k), number_text's loop finds exactly that k and no
+ * smaller one: |d| * 10^k is within a quarter of r' (r' < 2^50, two
+ * roundings of at most 2^-53 each), and a decimal with fewer decimals
+ * would differ from r' / 10^k by at least 10^-k, more than an ulp of |d|
+ * (below 2^50 / 10^k), so it could not round to the same double. For
+ * k == 0 d is a whole number (number_text's first form). Any other d goes
+ * to number_text. test_server_units compares the two over random doubles. */
+static size_t number_text_dec(char out[32], double d, int dec)
+{
+    double a = fabs(d), sc, r;
+    if (dec == 0 && a < EXACT_INT_MAX && (double)(long long)d == d) {
+        /* number_text's first form, without the call (NaN fails a <) */
+        size_t n = d < 0;
+        out[0] = '-';
+        n += put_u64(out + n, (unsigned long long)a);
+        out[n] = '\0';
+        return n;
+    }
+    if (dec >= 1 && dec <= 9 && (sc = a * P10[dec]) < 0x1p50) {   /* false for NaN */
+        r = round_even(sc);
+        if (r / P10[dec] == a) {
+            unsigned long long u = (unsigned long long)r, frac;
+            int k = dec;
+            size_t n = d < 0;
+            out[0] = '-';
+            while (k > 0 && u % 10 == 0) {
+                u /= 10;
+                k--;
+            }
+            if (k == 0) {
+                n += put_u64(out + n, u);
+            } else {
+                n += put_u64(out + n, u / POW10_U64[k]);
+                out[n++] = '.';
+                frac = u % POW10_U64[k];   /* below 10^9: 32 bits */
+                for (int i = k; i >= 2; i -= 2) {   /* zero-padded, two digits at a time */
+                    uint32_t f = (uint32_t)frac, q = f / 100;
+                    memcpy(out + n + (size_t)i - 2, &DIGITS2[2 * (f - q * 100)], 2);
+                    frac = q;
+                }
+                if (k & 1)
+                    out[n] = (char)('0' + frac);
+                n += (size_t)k;
+            }
+            out[n] = '\0';
+            return n;
+        }
+    }
+    return number_text(out, d);
+}
+
+void json_write_number_dec(char out[32], double d, int dec)
+{
+    number_text_dec(out, d, dec);
 }
 
 /* cJSON 1.7.15's print_number (as Debian builds it), byte for byte:
@@ -605,6 +675,7 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
     char *o;
 
     j->first[j->depth] = 0;
+    j->wrote++;
     if (!key) {
         if (comma)
             putc1(b, ',');
@@ -804,8 +875,8 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
         memcpy(r->text + r->len, j->b.p + mark, e->out);
         r->len += e->out;
     }
-    if (kind == JW_K_STR) {
-        size_t n = s ? strlen(s) : 0;
+    if (kind == JW_K_STR || kind == JW_K_BLOCK) {
+        size_t n = kind == JW_K_BLOCK ? klen : s ? strlen(s) : 0;
         if (n + 1 > e->scap) {
             /* with room to spare: a text that changes often changes its
              * length by a few bytes, up and down */
@@ -819,7 +890,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
             e->s = p;
             e->scap = cap;
         }
-        memcpy(e->s, s ? s : "", n);
+        memcpy(e->s, n ? s : "", n);   /* a block's key bytes, or a string */
         e->s[n] = '\0';
         e->slen = n;
     }
@@ -876,6 +947,64 @@ void jw_rec_end(struct jw *j)
         at += e->out;
     }
     r->len = len;
+}
+
+/* A block not taken (jw_block): its calls are written with the recording
+ * set aside (neither replayed nor noted), then noted as one entry. */
+static int block_miss(struct jw *j, const char *site, const void *key, size_t klen, uint64_t kk, int keep)
+{
+    if (j->blk_level++ > 0 || !j->rec || j->rec->broken || !keep)
+        return 0;   /* nested, or nothing to record in: written plainly */
+    j->blk_mark = rec_mark(j);
+    j->blk_site = site;
+    j->blk_key = key;
+    j->blk_klen = klen;
+    j->blk_kk = kk;
+    j->blk_depth = j->depth;
+    j->blk_rec = j->rec;
+    j->blk_cur = j->cur;
+    j->blk_end = j->end;
+    j->blk_wrote = j->wrote;
+    j->rec = NULL;
+    j->end = j->cur;   /* cur < end is false: no call inside is taken */
+    return 0;
+}
+
+int jw_block_miss(struct jw *j, const char *site, const void *key, size_t klen)
+{
+    return block_miss(j, site, key, klen, JW_KK(JW_K_BLOCK, klen), 1);
+}
+
+/* The key: the fixed bytes and the string up to its NUL; a string that
+ * fills its array without one is written plainly, never kept. */
+int jw_block_miss_str(struct jw *j, const char *site, const void *key, size_t fixed, size_t cap)
+{
+    size_t n = fixed < cap ? strnlen((const char *)key + fixed, cap - fixed) : 0;
+    int ends = fixed < cap && fixed + n < cap;
+    return block_miss(j, site, key, fixed + n + 1, JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR, ends);
+}
+
+void jw_block_end(struct jw *j)
+{
+    if (j->blk_level <= 0 || --j->blk_level > 0 || !j->blk_rec)
+        return;
+    j->rec = j->blk_rec;
+    j->cur = j->blk_cur;
+    j->end = j->blk_end;
+    j->blk_rec = NULL;
+    /* A block that wrote nothing would be taken as one that wrote a member
+     * (its comma flag), one that left a level open would leave the replay's
+     * levels wrong: neither is kept. */
+    if (j->b.failed || j->depth != j->blk_depth || j->b.len == j->blk_mark) {
+        rec_lose(j);
+        return;
+    }
+    /* bits: the calls the block holds (counted as taken when it is) */
+    rec_note(j, JW_K_BLOCK, j->blk_site, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
+    /* the entry just noted (rec_note leaves it before cur) carries the
+     * block's own kk: its fixed length, and the string flag */
+    if (!j->rec->broken && j->cur && j->cur > j->rec->e)
+        j->cur[-1].kk = j->blk_kk;
 }
 
 /* Opening a level: the state change alone (jw_open writes the bytes). */
@@ -937,6 +1066,7 @@ static COLD void jw_end_write(struct jw *j)
     }
     if (j->rec)
         mark = rec_mark(j);
+    j->wrote++;
     putc1(jw_buf(j), j->close[j->depth]);
     if (j->rec)
         rec_note(j, JW_K_END, NULL, 0, 0, NULL, mark);
@@ -954,14 +1084,14 @@ void jw_close(struct jw *j)
     jw_end_write(j);
 }
 
-static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double v, uint64_t bits)
+static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double v, uint64_t bits, int dec)
 {
     struct json_buf *b = jw_buf(j);
     size_t mark = j->rec ? rec_mark(j) : 0;
     jw_pre(j, key, klen);
     /* Straight into the text: the buffer has the 32 bytes it may take. */
     if (room(b, 32))
-        b->len += number_text(b->p + b->len, v);
+        b->len += number_text_dec(b->p + b->len, v, dec);
     if (j->rec)
         rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
 }
@@ -972,31 +1102,76 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
  * (the entry keeps its place; its bytes are appended to the text). 0,
  * having done nothing, when either buffer would have to grow: then the
  * general path does it all. */
-static int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v, uint64_t bits)
+/* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
+ * memcpy of a small unknown n is a call): two overlapping moves of the
+ * largest power of two not above n, or the bytes one by one below 4. */
+static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
+{
+    if (n >= 32) {
+        char a[32], c[32];
+        memcpy(a, s, 32);
+        memcpy(c, s + n - 32, 32);
+        memcpy(d, a, 32);
+        memcpy(d + n - 32, c, 32);
+    } else if (n >= 16) {
+        char a[16], c[16];
+        memcpy(a, s, 16);
+        memcpy(c, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, c, 16);
+    } else if (n >= 8) {
+        uint64_t a, c;
+        memcpy(&a, s, 8);
+        memcpy(&c, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &c, 8);
+    } else if (n >= 4) {
+        uint32_t a, c;
+        memcpy(&a, s, 4);
+        memcpy(&c, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &c, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* Inlined into its three callers: the renote of a changed number is the
+ * writer's most frequent write on a memo hit (~65 an answer), and as a
+ * call of its own it cost as much again as its number. The run taken so
+ * far is copied here too, with the room for it checked at once. */
+static inline __attribute__((always_inline)) int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key,
+                                                               size_t klen, double v, uint64_t bits, int dec)
 {
     struct jw_rec *r = j->rec;
     struct json_buf *b = jw_buf(j);
-    size_t need = klen + 4 + 32, n;
+    size_t need = klen + 4 + 32, run = j->run_end - j->run_from, n;
     char *o, *at;
-    rec_flush(j);
-    if (b->failed || b->len + need + 1 > b->cap || r->len + need > r->tcap)
+    if (b->failed || klen > 28 || b->len + run + need + 1 > b->cap || r->len + need > r->tcap)
         return 0;
-    at = o = b->p + b->len;
+    o = b->p + b->len;
+    if (run) {
+        memcpy(o, r->text + j->run_from, run);
+        o += run;
+        j->run_from = j->run_end;
+    }
+    at = o;
     if (!j->first[j->depth])
         *o++ = ',';
     j->first[j->depth] = 0;
     if (key) {
         assert(key_plain(key, klen));
         *o++ = '"';
-        memcpy(o, key, klen);
+        copy_small(o, key, klen);
         o += klen;
         *o++ = '"';
         *o++ = ':';
     }
-    o += number_text(o, v);
-    n = (size_t)(o - at);
-    memcpy(r->text + r->len, at, n);
-    b->len += n;
+    o += number_text_dec(o, v, dec);
+    n = (size_t)(o - at);   /* at most 1 + 28 + 3 + 31 */
+    copy_small(r->text + r->len, at, n);
+    b->len = (size_t)(o - b->p);
     e->bits = bits;
     e->at = r->len;
     e->out = n;
@@ -1015,9 +1190,9 @@ void jw_num_k(struct jw *j, const char *key, size_t klen, double v)
         j->first[j->depth] = 0;
         return;
     }
-    if ((e = jw_rec_at(j, JW_K_NUM, key, klen)) != NULL && jw_num_renote(j, e, key, klen, v, bits))
+    if ((e = jw_rec_at(j, JW_K_NUM, key, klen)) != NULL && jw_num_renote(j, e, key, klen, v, bits, 0))
         return;
-    jw_num_write(j, key, klen, v, bits);
+    jw_num_write(j, key, klen, v, bits, 0);
 }
 
 void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v)
@@ -1027,12 +1202,26 @@ void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, dou
     if (e->bits == bits) {
         rec_take(j, e);
         j->first[j->depth] = 0;
-    } else if (!jw_num_renote(j, e, key, klen, v, bits)) {
-        jw_num_write(j, key, klen, v, bits);
+    } else if (!jw_num_renote(j, e, key, klen, v, bits, 0)) {
+        jw_num_write(j, key, klen, v, bits, 0);
     }
 }
 
-void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v)
+static COLD void jw_num_tagged_write(struct jw *j, const char *key, size_t klen, uint64_t kk, uint64_t raw, double v,
+                                     uint64_t bits, int dec)
+{
+    struct jw_ent *e;
+    jw_num_write(j, key, klen, v, bits, dec);
+    /* rec_note left the entry it wrote just before cur (unless nothing is
+     * recorded); it carries the tag and x from now on */
+    if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {
+        e = j->cur - 1;
+        e->kk = kk;
+        e->raw = raw;
+    }
+}
+
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v, int dec)
 {
     struct jw_ent *e = j->cur;
     uint64_t bits, raw;
@@ -1048,19 +1237,12 @@ void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, doub
             j->first[j->depth] = 0;
             return;
         }
-        if (jw_num_renote(j, e, key, klen, v, bits)) {
+        if (jw_num_renote(j, e, key, klen, v, bits, dec)) {
             e->raw = raw;
             return;
         }
     }
-    jw_num_write(j, key, klen, v, bits);
-    /* rec_note left the entry it wrote just before cur (unless nothing is
-     * recorded); it carries the tag and x from now on */
-    if (j->rec && !j->rec->broken && j->cur && j->cur > j->rec->e) {
-        e = j->cur - 1;
-        e->kk = kk;
-        e->raw = raw;
-    }
+    jw_num_tagged_write(j, key, klen, kk, raw, v, bits, dec);
 }
 
 static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)

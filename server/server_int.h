@@ -71,6 +71,9 @@ char *json_write_cjson_settle(struct cJSON *doc, size_t *len);
 /* The shortest of the forms json_write tries that reads back as d; "null"
  * for NaN and infinities. */
 void json_write_number(char out[32], double d);
+/* The same text, found faster when d is a multiple of 10^-dec (1 <= dec <= 9);
+ * any d and dec give json_write_number's text. */
+void json_write_number_dec(char out[32], double d, int dec);
 /* A direct JSON writer (json_write.c): members written in order, no tree. */
 struct json_buf {
     char *p;
@@ -98,6 +101,19 @@ struct jw {
     int depth0;
     size_t run_from, run_end, start;
     unsigned long long taken;
+    unsigned long long wrote;   /* calls written (a block counts its calls from it) */
+    /* A block being written (jw_block): how many are open (nested ones
+     * are written plainly), and while the outermost one is written
+     * outside the recording, the recording and its replay point set
+     * aside, the block's key, level and start in b. */
+    int blk_level, blk_depth;
+    struct jw_rec *blk_rec;
+    struct jw_ent *blk_cur, *blk_end;
+    const void *blk_key;
+    const char *blk_site;
+    size_t blk_klen, blk_mark;
+    uint64_t blk_kk;
+    unsigned long long blk_wrote;
 };
 void jw_init(struct jw *j);
 /* jw_init with the text's buffer allocated at cap bytes (a size known from
@@ -127,7 +143,7 @@ void jw_null_k(struct jw *j, const char *key, size_t klen);
  * inlined into the writers (jw_rec_hit, below): a memo hit's answer makes
  * ~1,000 such calls, most of them hits, and a call each cost more than
  * the check. */
-enum { JW_K_NUM = 1, JW_K_STR, JW_K_BOOL, JW_K_NULL, JW_K_OBJ, JW_K_ARR, JW_K_END, JW_K_RAW0, JW_K_RAW1 };
+enum { JW_K_NUM = 1, JW_K_STR, JW_K_BOOL, JW_K_NULL, JW_K_OBJ, JW_K_ARR, JW_K_END, JW_K_RAW0, JW_K_RAW1, JW_K_BLOCK };
 /* An entry's kind and key length in one word (the pair a call is checked
  * for first; the length is known when compiling a call with a literal key). */
 #define JW_KK(kind, klen) ((uint64_t)(klen) << 4 | (uint64_t)(kind))
@@ -136,7 +152,7 @@ struct jw_ent {
     uint64_t kk;     /* JW_KK(kind, key length) */
     uint64_t bits;   /* a number's bits, a bool's 0 or 1 */
     size_t at, out;  /* the call wrote out bytes, kept at text[at, at + out) (not for JW_K_RAW*) */
-    char *s;         /* a string's text (JW_K_STR; otherwise kept for reuse) */
+    char *s;         /* a string's text (JW_K_STR), a block's key bytes (JW_K_BLOCK); else kept for reuse */
     size_t slen, scap;
     uint64_t raw;    /* a tagged number's input bits (jw_num_tagged; kk carries the tag) */
 };
@@ -301,8 +317,54 @@ static JW_INLINE int jw_num_raw_hit(struct jw *j, const char *key, uint64_t kk, 
     return jw_rec_take(j, e);
 }
 /* The call whose x was not the recorded one: v = f(x) is written (or its
- * recorded bytes taken when v is the recorded value) and the entry tagged. */
-void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v);
+ * recorded bytes taken when v is the recorded value) and the entry tagged.
+ * dec: a count of decimals v is likely rounded to (1 to 9), a hint that
+ * only speeds its printing up (json_write_number_dec); 0 when none. */
+void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, double x, double v, int dec);
+/* A block: members written from the bytes [key, key + klen) alone (and
+ * literals) by the code at one place, named by site (a string literal of
+ * its own, compared by address like the calls' keys), one entry of a
+ * recording. When the entry at the replay point is a block of that site
+ * with the same key bytes, the members it would write are the recorded
+ * bytes: they are taken and 1 returned, and the caller skips them; else
+ * (0) the caller writes them and calls jw_block_end:
+ *     if (!jw_block(j, "site", &key, sizeof key)) { ...calls...; jw_block_end(j); }
+ * A memo hit's answer has runs of unchanged members (a tier's host, its
+ * checkpoint, most of its rationale entries) that were checked call by
+ * call; a block checks them with one comparison of the values they are
+ * written from. Its calls are written without the recording (a changed
+ * block is written whole, and kept as one entry with its key); key must
+ * stay as it is until jw_block_end. A block writes at least one member and
+ * closes what it opens. */
+int jw_block_miss(struct jw *j, const char *site, const void *key, size_t klen);
+void jw_block_end(struct jw *j);
+static JW_INLINE int jw_block(struct jw *j, const char *site, const void *key, size_t klen)
+{
+    struct jw_ent *e = j->cur;
+    if (e < j->end && e->kk == JW_KK(JW_K_BLOCK, klen) && e->key == site && memcmp(e->s, key, klen) == 0) {
+        j->taken += e->bits - 1;   /* the block's calls (bits: their count), for the statistics */
+        return jw_rec_take(j, e);
+    }
+    return jw_block_miss(j, site, key, klen);
+}
+/* A block whose key is fixed bytes then a string (its text and NUL) held
+ * in the rest of an array of cap bytes in all: [key, key + fixed) and the
+ * string at key + fixed. Only the string's own bytes are compared, not the
+ * whole array: the recorded key's length (slen, at most cap) is compared
+ * in one piece, and equal bytes up to its NUL mean the same string. Its
+ * entries are told from jw_block's by the flag in kk. */
+#define JW_BLOCK_STR ((uint64_t)1 << 32)
+int jw_block_miss_str(struct jw *j, const char *site, const void *key, size_t fixed, size_t cap);
+static JW_INLINE int jw_block_str(struct jw *j, const char *site, const void *key, size_t fixed, size_t cap)
+{
+    struct jw_ent *e = j->cur;
+    if (e < j->end && e->kk == (JW_KK(JW_K_BLOCK, fixed) | JW_BLOCK_STR) && e->key == site && e->slen <= cap &&
+        memcmp(e->s, key, e->slen) == 0) {
+        j->taken += e->bits - 1;
+        return jw_rec_take(j, e);
+    }
+    return jw_block_miss_str(j, site, key, fixed, cap);
+}
 /* round(x) (halves away from zero, as libm's round) without the call: the
  * plan writers round ~250 values an answer. Below 2^52 the integer part
  * is exact in a long long and the fraction a - t is exact, so comparing

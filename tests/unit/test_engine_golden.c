@@ -15,6 +15,7 @@
  * buy/cloud, gpus_allowed, max_gpus, tight budgets and deadlines). */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -663,6 +664,193 @@ START_TEST(a_workload_changing_one_random_field_a_step_is_answered_as_a_fresh_on
 }
 END_TEST
 
+/* The writer's cache takes whole blocks of a tier (jw_block: a storage
+ * tier, the checkpoint, the host, the layout's rates, a rationale entry,
+ * a bill line, a frontier cluster) from the answer before when the values
+ * they are written from compare equal, and replays single members
+ * otherwise. Here a real recommendation changes ONE value a step (a number
+ * of a tier or of a frontier candidate, a character of one of its texts, a
+ * text's length, a count, feasible, the pricing basis), sometimes to a value
+ * that prints the same, and every answer written through one cache must be
+ * the plain writer's byte for byte: a block whose key left out something
+ * it writes would repeat the old text here. */
+static void mutate_text(char *t, size_t cap, unsigned long long *st)
+{
+    size_t n = strlen(t);
+    double u = rnd01(st);
+    if (u < 0.5 && n > 0)
+        t[(size_t)(rnd01(st) * (double)n)] = (char)('a' + (int)(rnd01(st) * 26));
+    else if (u < 0.75 && n > 0)
+        t[n - 1] = '\0';
+    else if (n + 1 < cap) {
+        t[n] = (char)('A' + (int)(rnd01(st) * 26));
+        t[n + 1] = '\0';
+    }
+}
+
+static void mutate_number(double *x, unsigned long long *st)
+{
+    double u = rnd01(st);
+    if (u < 0.3)
+        *x *= 1.0 + 1e-13;   /* other bits, most often the same text */
+    else if (u < 0.9)
+        *x *= 0.5 + 1.5 * rnd01(st);
+    else if (u < 0.95)
+        *x = NAN;
+    else
+        *x = floor(*x) + 0.5;
+}
+
+static void mutate_plan(struct engine_plan *p, const struct engine_plan *orig, unsigned long long *st)
+{
+    static const size_t nums[] = {
+        offsetof(struct engine_plan, need_budget_usd),   offsetof(struct engine_plan, need_deadline_days),
+        offsetof(struct engine_plan, ckpt_size_gb),      offsetof(struct engine_plan, ckpt_interval_min),
+        offsetof(struct engine_plan, ckpt_write_gbs),    offsetof(struct engine_plan, ckpt_stall_s),
+        offsetof(struct engine_plan, dataset_tb),        offsetof(struct engine_plan, read_gbs),
+        offsetof(struct engine_plan, ram_gb_per_node),   offsetof(struct engine_plan, power_kw),
+        offsetof(struct engine_plan, days),              offsetof(struct engine_plan, days_low),
+        offsetof(struct engine_plan, days_high),         offsetof(struct engine_plan, gpu_hours),
+        offsetof(struct engine_plan, tokens_per_s),      offsetof(struct engine_plan, step_time_s),
+        offsetof(struct engine_plan, mfu),               offsetof(struct engine_plan, hfu),
+        offsetof(struct engine_plan, comm_fraction),     offsetof(struct engine_plan, bubble_fraction),
+        offsetof(struct engine_plan, goodput),           offsetof(struct engine_plan, achieved_tflops),
+        offsetof(struct engine_plan, flops_total),       offsetof(struct engine_plan, mtbf_job_h),
+        offsetof(struct engine_plan, startup_s),         offsetof(struct engine_plan, billed_hours),
+        offsetof(struct engine_plan, cost_usd),          offsetof(struct engine_plan, cost_low_usd),
+        offsetof(struct engine_plan, cost_high_usd),     offsetof(struct engine_plan, bom_total_usd),
+        offsetof(struct engine_plan, mem_per_gpu_gib),   offsetof(struct engine_plan, inter_busbw_gbs),
+    };
+    int k = (int)(rnd01(st) * 13), i;
+    switch (k) {
+    case 0:
+    case 1:
+        mutate_number((double *)(void *)((char *)p + nums[(int)(rnd01(st) * (sizeof nums / sizeof nums[0]))]), st);
+        break;
+    case 2:
+        if (p->n_storage > 0) {
+            struct plan_storage_tier *s = &p->storage[(int)(rnd01(st) * p->n_storage)];
+            double *f[] = {&s->capacity_tb, &s->read_gbs, &s->write_gbs, &s->usd};
+            if (rnd01(st) < 0.7)
+                mutate_number(f[(int)(rnd01(st) * 4)], st);
+            else
+                mutate_text(rnd01(st) < 0.5 ? s->tier : s->kind, rnd01(st) < 0.5 ? sizeof s->tier : sizeof s->kind,
+                            st);
+        }
+        break;
+    case 3:
+    case 4:
+        if (p->n_rationale > 0) {
+            struct plan_rationale *e = &p->rationale[(int)(rnd01(st) * p->n_rationale)];
+            if (rnd01(st) < 0.2)
+                mutate_text(e->rule, sizeof e->rule, st);
+            else
+                mutate_text(e->text, sizeof e->text, st);
+        }
+        break;
+    case 5:
+        if (p->n_bom > 0) {
+            struct plan_bom_line *b = &p->bom[(int)(rnd01(st) * p->n_bom)];
+            double u = rnd01(st);
+            double *f[] = {&b->quantity, &b->unit_usd, &b->total_usd};
+            if (u < 0.5)
+                mutate_number(f[(int)(rnd01(st) * 3)], st);
+            else if (u < 0.7)
+                mutate_text(b->item, sizeof b->item, st);
+            else if (u < 0.9)
+                mutate_text(b->description, sizeof b->description, st);
+            else
+                mutate_text(b->as_of, sizeof b->as_of, st);
+        }
+        break;
+    case 6:
+        if (p->n_warnings > 0)
+            mutate_text(p->warnings[(int)(rnd01(st) * p->n_warnings)], PLAN_TEXT_MAX, st);
+        else
+            mutate_text(p->why, sizeof p->why, st);
+        break;
+    case 7:
+        mutate_text(p->why, sizeof p->why, st);
+        break;
+    case 8:   /* the counts: shorter, or back up to what the engine filled */
+        i = (int)(rnd01(st) * 4);
+        if (i == 0)
+            p->n_rationale = (int)(rnd01(st) * (orig->n_rationale + 1));
+        else if (i == 1)
+            p->n_bom = (int)(rnd01(st) * (orig->n_bom + 1));
+        else if (i == 2)
+            p->n_storage = (int)(rnd01(st) * (orig->n_storage + 1));
+        else
+            p->n_warnings = (int)(rnd01(st) * (orig->n_warnings + 1));
+        break;
+    case 9:
+        p->feasible = !p->feasible;
+        break;
+    case 10:
+        p->basis = p->basis == PRICING_BUY ? PRICING_CLOUD : PRICING_BUY;
+        break;
+    case 11:
+        if (rnd01(st) < 0.5)
+            p->ckpt_keep += rnd01(st) < 0.5 ? 1 : -1;
+        else
+            p->cpu_threads_per_node += rnd01(st) < 0.5 ? 1 : -1;
+        break;
+    default:
+        p->gpu_index = p->gpu_index >= 0 ? -1 : orig->gpu_index;
+        break;
+    }
+}
+
+START_TEST(a_recommendation_changing_one_value_a_step_is_written_as_the_plain_writer_writes_it)
+{
+    enum { STEPS = 3000 };
+    struct engine_workload base[MEMO_NS];
+    struct engine_recommendation *r = calloc(1, sizeof *r), *orig = calloc(1, sizeof *orig);
+    struct json_plan_cache *cache = json_plan_cache_new();
+    unsigned long long st = 0x13198a2e03707344ULL, used = 0, written = 0;
+    char err[512] = "", diff[256];
+
+    ck_assert(r && orig && cache);
+    decode_memo_shapes(base);
+    for (int step = 0; step < STEPS; step++) {
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        if (step % 500 == 0) {   /* now and then another shape, from what the engine answers */
+            struct engine_workload w = base[step / 500 % MEMO_NS];
+            draw_pricing_inputs(&w, &st);
+            ck_assert_int_eq(engine_recommend(cat, &w, r, err, sizeof err), ST_OK);
+            memcpy(orig, r, sizeof *r);
+        } else if (rnd01(&st) < 0.8) {
+            int t = (int)(rnd01(&st) * TIER_COUNT);
+            mutate_plan(&r->tiers[t], &orig->tiers[t], &st);
+        } else if (r->n_candidates > 0) {
+            struct engine_candidate *k = &r->candidates[(int)(rnd01(&st) * r->n_candidates)];
+            int *f[] = {&k->n, &k->nodes, &k->par.tp, &k->par.pp, &k->par.dp};
+            double u = rnd01(&st);
+            if (u < 0.6)
+                *f[(int)(rnd01(&st) * 5)] += 1;
+            else
+                mutate_number(u < 0.8 ? &k->days : &k->cost, &st);
+        }
+        a = json_recommendation_text(cat, &base[step / 500 % MEMO_NS], r, &la);
+        b = json_recommendation_text_cached(cat, &base[step / 500 % MEMO_NS], r, cache, &lb);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        if (la != lb || memcmp(a, b, la) != 0)
+            ck_abort_msg("step %d: the answer %s", step, text_difference(a, la, b, lb, diff, sizeof diff));
+        free(a);
+        free(b);
+    }
+    /* blocks and members were taken from earlier answers, or nothing was shown */
+    json_plan_cache_replay_stats(cache, &used, &written);
+    ck_assert_msg(used >= 100000, "the recorded parts were barely replayed: %llu calls copied, %llu written", used,
+                  written);
+    json_plan_cache_free(cache);
+    free(r);
+    free(orig);
+}
+END_TEST
+
 /* search_memo_get leaves the candidates in place when the recommendation's
  * memory already holds the entry's (candidates_from names it). One memory
  * asks a shape twice (the second time nothing is copied); 64 other shapes,
@@ -858,6 +1046,7 @@ int main(void)
     tcase_add_test(t, answers_priced_with_kept_texts_equal_answers_without_them);
     tcase_add_test(t, answers_written_through_the_memo_and_the_text_cache_equal_plain_answers_byte_for_byte);
     tcase_add_test(t, a_workload_changing_one_random_field_a_step_is_answered_as_a_fresh_one);
+    tcase_add_test(t, a_recommendation_changing_one_value_a_step_is_written_as_the_plain_writer_writes_it);
     tcase_add_test(t, a_memo_entry_that_took_an_evicted_entrys_slot_is_not_taken_for_it);
     tcase_add_test(t, the_memo_key_changes_with_every_search_input_and_only_with_those);
     tcase_add_test(t, recommend_answers_are_written_as_the_same_json_document);

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -325,6 +326,43 @@ START_TEST(json_numbers_read_back_as_the_same_double)
         }
         json_write_number(out, d);
         ck_assert_msg(strtod(out, NULL) == d, "%.17g printed as %s", d, out);
+    }
+}
+END_TEST
+
+/* json_write_number_dec, given a count of decimals, prints what
+ * json_write_number prints, for values rounded to that many decimals (its
+ * fast form), to other counts, and for any double at all (the hint is
+ * only a hint): whole numbers, trailing zeros, negative zero, both sides
+ * of 2^50, NaN and infinities. */
+START_TEST(json_numbers_with_a_decimals_hint_print_as_without_it)
+{
+    static const double edge[] = {0, -0.0, 1, -1, 0.5, 0.1, 0.30000000000000004, 123.65, 60.004, 82430.1, 1e15,
+                                  1125899906842623.0, 1125899906842624.5, 0x1p50, 0x1p53, 1e-9, 1.5e-9, 4.9e-324,
+                                  NAN, INFINITY, -INFINITY, 1e300};
+    unsigned long long st = 0x3c6ef372fe94f82bULL;
+    for (int i = 0; i < 400000; i++) {
+        char mine[32], want[32];
+        double d;
+        int dec = i % 11;   /* 0 and 10: no fast form */
+        if (i < (int)(sizeof edge / sizeof edge[0]) * 11) {
+            d = edge[i / 11];
+        } else {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            if (i % 4 == 0) {
+                memcpy(&d, &st, sizeof d);
+            } else {   /* rounded to some count of decimals, around 10^-3 .. 10^16 */
+                double scale = pow(10.0, (double)(st % 10)), m = (double)(st >> 20) / pow(10.0, (double)(st % 17));
+                d = round(m * scale) / scale;
+                if (st & 1)
+                    d = -d;
+            }
+        }
+        json_write_number(want, d);
+        json_write_number_dec(mine, d, dec);
+        ck_assert_msg(strcmp(mine, want) == 0, "%a with %d decimals: %s, without the hint %s", d, dec, mine, want);
     }
 }
 END_TEST
@@ -1086,11 +1124,12 @@ struct gen {
     const unsigned *r;
     int pos, nstr;
     char (*bufs)[200];
+    int lim;   /* draws it may take (0: GEN_DRAWS) */
 };
 
 static unsigned gen_next(struct gen *g)
 {
-    return g->pos < GEN_DRAWS ? g->r[g->pos++] : 0;
+    return g->pos < (g->lim ? g->lim : GEN_DRAWS) ? g->r[g->pos++] : 0;
 }
 
 static const char *const GEN_KEYS[] = {"a", "bb", "key", "x_y", "n", "days", "cost_usd", "why"};
@@ -1148,12 +1187,56 @@ static void gen_value(struct jw *j, struct gen *g, const char *key, int depth)
     }
 }
 
+/* A block (jw_block, jw_block_str) written from the next BLOCK_DRAWS draws
+ * alone (and its level and kind of level, part of its key): a value, then
+ * members, from a generator limited to those draws; every second one also
+ * keyed by a string it writes (fixed bytes, then the string to its NUL, in
+ * an array with stale bytes after the NUL). A block whose key missed
+ * something it writes would repeat old bytes. */
+enum { BLOCK_DRAWS = 6 };
+
+static void gen_block(struct jw *j, struct gen *g, const char *key, int depth, int obj, unsigned c)
+{
+    struct {
+        unsigned d[BLOCK_DRAWS], c;
+        int depth, obj;
+        char s[120];
+    } k;
+    struct gen sub;
+    int with_str = (c >> 5) % 2, got;
+    memset(&k, 0x5a, sizeof k);
+    for (int i = 0; i < BLOCK_DRAWS; i++)
+        k.d[i] = gen_next(g);
+    k.c = c;   /* the member's key is chosen by c */
+    k.depth = depth;
+    k.obj = obj;
+    sub = (struct gen){k.d, 0, g->nstr, g->bufs, BLOCK_DRAWS};
+    if (with_str) {   /* a draw of its own: only the string's bytes key it */
+        const char *t = GEN_STRS[gen_next(g) % (sizeof GEN_STRS / sizeof GEN_STRS[0])];
+        snprintf(k.s, sizeof k.s, "%s", t ? t : "");
+        got = jw_block_str(j, "gen block", &k, offsetof(__typeof__(k), s), sizeof k);
+    } else {
+        got = jw_block(j, "gen block", &k, offsetof(__typeof__(k), s));
+    }
+    if (!got) {
+        if (with_str)
+            jw_str(j, key, k.s);
+        else
+            gen_value(j, &sub, key, depth);
+        gen_members(j, &sub, depth, obj);
+        jw_block_end(j);
+    }
+    g->nstr = sub.nstr;
+}
+
 static void gen_members(struct jw *j, struct gen *g, int depth, int obj)
 {
     unsigned n = gen_next(g) % 5;
     for (unsigned i = 0; i < n; i++) {
         unsigned c = gen_next(g);
-        if (c % 9 == 0) {
+        if (c % 9 == 1 && c % 7 < 3) {
+            gen_block(j, g, obj ? GEN_KEYS[(c / 9) % (sizeof GEN_KEYS / sizeof GEN_KEYS[0])] : NULL, depth, obj, c);
+        } else if (c % 9 == 0) {
             const char *t = obj ? GEN_RAW_OBJ[(c / 9) % 3] : GEN_RAW_ARR[(c / 9) % 3];
             jw_raw_members(j, t, strlen(t));
         } else {
@@ -1165,7 +1248,7 @@ static void gen_members(struct jw *j, struct gen *g, int depth, int obj)
 /* One document from draws r; recorded into rec when rec is not NULL. */
 static char *gen_write(const unsigned *r, char (*bufs)[200], struct jw_rec *rec, size_t *len)
 {
-    struct gen g = {r, 0, 0, bufs};
+    struct gen g = {r, 0, 0, bufs, 0};
     struct jw j;
     unsigned shape = gen_next(&g);
     int closes = shape % 7 == 0;   /* the part closes the level it began in */
@@ -1226,6 +1309,36 @@ START_TEST(recorded_parts_write_the_bytes_the_plain_writer_writes)
     jw_rec_stats(rec, &taken, &written);
     /* Both paths ran, many times: recorded bytes taken and calls written anew. */
     ck_assert_msg(taken > 500000 && written > 100000, "taken %llu, written %llu", taken, written);
+    jw_rec_free(rec);
+}
+END_TEST
+
+/* Two blocks at the same place of a part, from two sites (other code),
+ * keyed by the same bytes: the second must be written by its own code, not
+ * taken as the first's recorded text. */
+START_TEST(a_block_of_another_site_with_the_same_key_is_written_anew)
+{
+    static const double key[2] = {1, 2};
+    struct jw_rec *rec = jw_rec_new();
+    ck_assert_ptr_nonnull(rec);
+    for (int n = 0; n < 3; n++) {
+        struct jw j;
+        size_t len = 0;
+        char *text;
+        int other = n == 2;
+        jw_init(&j);
+        jw_obj(&j, NULL);
+        jw_rec_begin(&j, rec);
+        if (!jw_block(&j, other ? "site b" : "site a", key, sizeof key)) {
+            jw_num(&j, other ? "b" : "a", key[other]);
+            jw_block_end(&j);
+        }
+        jw_rec_end(&j);
+        jw_end(&j);
+        text = jw_finish(&j, &len);
+        ck_assert_str_eq(text, (other ? "{\"b\":2}" : "{\"a\":1}"));
+        free(text);
+    }
     jw_rec_free(rec);
 }
 END_TEST
@@ -1349,12 +1462,14 @@ int main(void)
     tcase_add_test(api, every_path_in_openapi_is_served_by_a_route);
     tcase_add_test(api, json_numbers_read_back_as_the_same_double);
     tcase_add_test(api, json_numbers_above_2_53_print_as_the_c_library_does);
+    tcase_add_test(api, json_numbers_with_a_decimals_hint_print_as_without_it);
     tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
     TCase *wr = tcase_create("json writer");
     tcase_set_timeout(wr, 120);   /* millions of writer calls; slower under the sanitizers */
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
+    tcase_add_test(wr, a_block_of_another_site_with_the_same_key_is_written_anew);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
