@@ -267,15 +267,47 @@ static int count_after(const char *s, size_t len, double *v)
     return 1;
 }
 
+/* The first "NCCL INFO " of an INFO line l. "] NCCL INFO" stands at the
+ * line's first ']' (raw[l->info - 1]), so the first occurrence is one that
+ * ends before that ']' (the marker holds none), else the one that "NCCL
+ * INFO" there begins when a space follows it, else any later one. The
+ * bytes before the ']' are a host and ids ("gpu-a17:88123:88190 [3"):
+ * when no 'N' stands where an occurrence could begin there (one or two
+ * sixteen-byte windows), nothing is searched; the search of the head of
+ * the line this replaces cost a library call a line. */
+static const char *info_msg(const struct line *l)
+{
+    const char *s = l->raw;
+    size_t n = l->raw_len, b = (size_t)l->info - 1, at = (size_t)l->info + 1;
+    size_t first = b >= 10 ? b - 9 : 0;      /* starts ending before the ']' */
+    int maybe = first > 0;
+#if defined(__SSE2__)
+    /* n >= b + 11 (the marker follows the ']'), so the windows are in the
+     * line: 16 <= n when first > 0, 32 <= n when first > 16 */
+    if (first > 0 && first <= 32) {
+        const __m128i vn = _mm_set1_epi8('N');
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), vn));
+        if (first > 16)
+            m |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+                     _mm_loadu_si128((const __m128i *)(const void *)(s + 16)), vn)) << 16;
+        if (first < 32)
+            m &= (1u << first) - 1u;
+        maybe = m != 0;
+    }
+#endif
+    const char *msg = maybe ? span_find(s, b, "NCCL INFO ") : NULL;
+    if (!msg && at + 10 <= n && s[at + 9] == ' ')
+        msg = s + at;
+    if (!msg)
+        msg = span_find(s, n, "NCCL INFO ");
+    return msg;
+}
+
 static void info_line(struct report_nccl *c, const struct line *l)
 {
-    /* Only a few INFO messages carry facts; most lines stop here. The
-     * marker is known to stand after the first ']' (l->info), so its first
-     * occurrence ends there or a byte later: search only that far first. */
-    size_t head = (size_t)l->info + 11;
-    const char *msg = span_find(l->raw, head < l->raw_len ? head : l->raw_len, "NCCL INFO ");
-    if (!msg)
-        msg = span_find(l->raw, l->raw_len, "NCCL INFO ");
+    /* Only a few INFO messages carry facts; most lines stop here. */
+    const char *msg = info_msg(l);
     if (!msg)
         return;
     msg += 10;

@@ -750,6 +750,18 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
     size_t ll = line_scan(s, end - pos, &rb);
     int nl = pos + ll < end;
     size_t next = pos + ll + (nl ? 1 : 0);
+    /* An NCCL INFO line with no NCCL section open is read by no one (feed
+     * drops it), and a debug log is full of them: told at the line's
+     * first ']' before the line is cleaned. Only for a line opening with
+     * no byte line_clean removes: its raw text then starts at s, and ends
+     * past the marker (which holds no byte removed at the end), so this is
+     * the l.info that feed would see, with l.raw_len > 0. */
+    if (rb != LINE_NO_BRACKET && rb + 11 <= ll && (!p->cur || p->cur_ops->kind != REPORT_NCCL)) {
+        unsigned char c0 = (unsigned char)s[0];
+        if (c0 != ' ' && c0 != '\t' && c0 != '\r' && c0 != '`' && c0 != '>' && c0 != 0xE2 &&
+            span_starts(s + rb, ll - rb, "] NCCL INFO"))
+            return next;
+    }
     struct line l;
     line_clean(s, ll, &l);
     p->pairs.searches = 0;

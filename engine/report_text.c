@@ -551,7 +551,16 @@ void span_copy(char *dst, size_t dstlen, const char *s, size_t len)
 unsigned span_hash(const char *s, size_t len)
 {
     unsigned h = 2166136261u;
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    /* (FNV-1a, four bytes a pass: the loop's own steps were a third of
+     * its cost on host names) */
+    for (; i + 4 <= len; i += 4) {
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+        h = (h ^ (unsigned char)s[i + 1]) * 16777619u;
+        h = (h ^ (unsigned char)s[i + 2]) * 16777619u;
+        h = (h ^ (unsigned char)s[i + 3]) * 16777619u;
+    }
+    for (; i < len; i++) {
         h ^= (unsigned char)s[i];
         h *= 16777619u;
     }

@@ -143,15 +143,19 @@ static struct thread_scratch *scratch_get(struct rec_pool *p)
     s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->rec = malloc(sizeof *s->rec);
+    /* Zeroed, not malloc's bytes: the writer's blocks (jw_block) compare
+     * a plan's text arrays whole, past their NUL, and those tails must be
+     * defined bytes (memcheck flagged them). A new block this size comes
+     * from mmap, already zero, so calloc costs nothing more here. */
+    s->rec = calloc(1, sizeof *s->rec);
     s->cache = json_plan_cache_new();
     if (!s->rec) {
         scratch_free(s);
         return NULL;
     }
     /* Holds no memo entry's candidates (search_memo_get), no plan parts
-     * (engine_plan_memo) and no pricing columns: malloc's bytes may be an
-     * old allocation's. */
+     * (engine_plan_memo) and no pricing columns (all zero already; said
+     * here as the contract these fields have). */
     s->rec->candidates_from = 0;
     s->rec->price_cols.from = 0;
     memset(s->rec->plan_memo, 0, sizeof s->rec->plan_memo);
