@@ -1505,7 +1505,10 @@ static inline __attribute__((always_inline)) int front_add(struct front *f, stru
     struct cand_order x = {k->days, k->cost, i};
     if (isnan(x.days) || isnan(x.cost))
         return 0;
-    while (at > 0 && cand_by_days(&x, &set[at - 1]) < 0)
+    /* its place: back from the end past those after it (by days alone
+     * unless the days are equal, the rare case cand_by_days settles) */
+    while (at > 0 &&
+           (x.days < set[at - 1].days || (x.days == set[at - 1].days && cand_by_days(&x, &set[at - 1]) < 0)))
         at--;
     if (x.cost >= (at > 0 ? set[at - 1].cost : INFINITY))
         return 1;
