@@ -71,20 +71,30 @@ static inline int box_at(const char *s, size_t len)
 /* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
  * at s without its paste debris. Inline: the driver calls it on every line,
  * and the test checks it against the byte loops it replaced. */
-static inline void line_clean(const char *s, size_t len, struct line *l)
+/* Bytes that may open the paste debris line_clean removes (DEBRIS_OPEN) or
+ * end it (DEBRIS_END). Most lines open and end with neither, and one table
+ * load each tells so, where the chains of tests in line_clean took a dozen
+ * branches a line. A line whose first byte opens no debris keeps it as its
+ * raw text's first byte (the driver relies on that to drop NCCL INFO lines
+ * before cleaning them). A box character's last byte is any continuation
+ * byte, so line_clean's end test also looks three bytes back for its lead
+ * byte 0xE2. */
+#define DEBRIS_OPEN 1u
+#define DEBRIS_END 2u
+static inline unsigned line_debris(unsigned char c)
 {
-    /* Bytes that may open debris (bit 1) or end it (bit 2). Most lines
-     * open and end with neither, and one table load each tells so, where
-     * the chains of tests below took a dozen branches a line. A box
-     * character's last byte is any continuation byte, so the end test
-     * also looks three bytes back for its lead byte 0xE2. */
     static const unsigned char debris[256] = {
         [' '] = 3, ['\t'] = 3, ['\r'] = 3, ['`'] = 3, ['>'] = 1, [0xE2] = 1,
     };
+    return debris[c];
+}
+
+static inline void line_clean(const char *s, size_t len, struct line *l)
+{
     int indent = 0;
     /* Each pass removes at least one byte, so this ends within len passes. */
     for (;;) {
-        if (!len || !(debris[(unsigned char)*s] & 1))
+        if (!len || !(line_debris((unsigned char)*s) & DEBRIS_OPEN))
             break;
         if (len >= 8 && *s == ' ') {
             /* indented output: the run of spaces in the next eight bytes
@@ -114,7 +124,7 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
         }
     }
     for (;;) {
-        if (!len || (!(debris[(unsigned char)s[len - 1]] & 2) &&
+        if (!len || (!(line_debris((unsigned char)s[len - 1]) & DEBRIS_END) &&
                      (len < 3 || (unsigned char)s[len - 3] != 0xE2)))
             break;
         if (len >= 8 && s[len - 1] == ' ') {

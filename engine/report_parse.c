@@ -753,15 +753,12 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
     /* An NCCL INFO line with no NCCL section open is read by no one (feed
      * drops it), and a debug log is full of them: told at the line's
      * first ']' before the line is cleaned. Only for a line opening with
-     * no byte line_clean removes: its raw text then starts at s, and ends
-     * past the marker (which holds no byte removed at the end), so this is
-     * the l.info that feed would see, with l.raw_len > 0. */
-    if (rb != LINE_NO_BRACKET && rb + 11 <= ll && (!p->cur || p->cur_ops->kind != REPORT_NCCL)) {
-        unsigned char c0 = (unsigned char)s[0];
-        if (c0 != ' ' && c0 != '\t' && c0 != '\r' && c0 != '`' && c0 != '>' && c0 != 0xE2 &&
-            span_starts(s + rb, ll - rb, "] NCCL INFO"))
-            return next;
-    }
+     * no byte line_clean removes (line_debris): its raw text then starts
+     * at s, and ends past the marker (which holds no byte removed at the
+     * end), so this is the l.info that feed would see, with l.raw_len > 0. */
+    if (rb != LINE_NO_BRACKET && rb + 11 <= ll && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
+        !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) && span_starts(s + rb, ll - rb, "] NCCL INFO"))
+        return next;
     struct line l;
     line_clean(s, ll, &l);
     p->pairs.searches = 0;
