@@ -78,18 +78,20 @@ static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uin
      * tokens: with room for that many, the tokens are taken with no test
      * of the count or of a missing end (most steps). */
     if (w->n + 32 <= max) {
+        /* one pointer walks the output (the count is taken from it at the
+         * end) and the bit indexes are 64-bit: no widening per token */
         const char *p = s + base;
-        int n = w->n;
+        struct tok *o = out + w->n;
         while (ends) {
-            unsigned b = (unsigned)__builtin_ctzll(starts) >> shift;
-            unsigned e = (unsigned)__builtin_ctzll(ends) >> shift;
+            uint64_t b = (uint64_t)__builtin_ctzll(starts) >> shift;
+            uint64_t e = (uint64_t)__builtin_ctzll(ends) >> shift;
             starts &= starts - 1;
             ends &= ends - 1;
-            out[n].s = p + b;
-            out[n].len = e - b;
-            n++;
+            o->s = p + b;
+            o->len = e - b;
+            o++;
         }
-        w->n = n;
+        w->n = (int)(o - out);
         if (starts) {
             w->start = base + ((unsigned)__builtin_ctzll(starts) >> shift);
             w->in_tok = 1;
@@ -150,26 +152,26 @@ int tok_split(const char *s, size_t len, struct tok *out, int max)
         if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
             return w.n;
     }
-    for (; i + 16 <= len; i += 16) {
-        unsigned blank = blank16(s + i);
-        unsigned word = ~blank & 0xFFFFu;
-        unsigned prev = ((word << 1) | (w.in_tok ? 1u : 0u)) & 0xFFFFu;
-        if (walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max))
-            return w.n;
-    }
     if (i < len && len >= 16) {
-        /* The last bytes: one window ending at the line's end, its bytes
-         * before i (already walked) masked off. The byte before i is in a
-         * token exactly when w.in_tok says so, so the window's own
-         * neighbour bits give the right edges from i on. */
-        size_t j = len - 16;
-        unsigned blank = blank16(s + j);
-        unsigned word = ~blank & 0xFFFFu;
-        unsigned prev = (word << 1) & 0xFFFFu;
-        unsigned from = ~((1u << (i - j)) - 1u);
-        if (walk_edges(&w, s, j, word & ~prev & from, blank & prev & from, 0, out, max))
-            return w.n;
-        i = len;
+        /* The last bytes (fewer than 64) in one step: their blank mask
+         * made of sixteen-byte compares, the last one a window ending at
+         * the line's end (its bytes before i, already walked, shifted out;
+         * bytes compared twice give the same bit twice), and every bit
+         * past the end set, as if the line went on with a blank: a token
+         * reaching the end then ends there like any other, so one edge
+         * walk takes all of them. */
+        size_t rem = len - i, k = 0;
+        uint64_t blank = ~(uint64_t)0 << rem;
+        for (; k + 16 <= rem; k += 16)
+            blank |= (uint64_t)blank16(s + i + k) << k;
+        if (k < rem) {
+            uint64_t tail = blank16(s + len - 16);
+            blank |= rem >= 16 ? tail << (rem - 16) : tail >> (16 - rem);
+        }
+        uint64_t word = ~blank;
+        uint64_t prev = (word << 1) | (w.in_tok ? 1u : 0u);
+        walk_edges(&w, s, i, word & ~prev, blank & prev, 0, out, max);
+        return w.n;
     }
 #endif
     for (; i + 8 <= len; i += 8) {
