@@ -68,9 +68,6 @@ static inline int box_at(const char *s, size_t len)
            ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
 }
 
-/* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
- * at s without its paste debris. Inline: the driver calls it on every line,
- * and the test checks it against the byte loops it replaced. */
 /* Bytes that may open the paste debris line_clean removes (DEBRIS_OPEN) or
  * end it (DEBRIS_END). Most lines open and end with neither, and one table
  * load each tells so, where the chains of tests in line_clean took a dozen
@@ -89,10 +86,13 @@ static inline unsigned line_debris(unsigned char c)
     return debris[c];
 }
 
-static inline void line_clean(const char *s, size_t len, struct line *l)
+/* line_clean's front loop, for a line opening with a debris byte: the
+ * debris removed, s and *len past it, *indent its blank columns. Each pass
+ * removes at least one byte, so this ends within len passes. */
+static inline const char *clean_front(const char *s, size_t *lenp, int *indentp)
 {
+    size_t len = *lenp;
     int indent = 0;
-    /* Each pass removes at least one byte, so this ends within len passes. */
     for (;;) {
         if (!len || !(line_debris((unsigned char)*s) & DEBRIS_OPEN))
             break;
@@ -123,10 +123,24 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
             break;
         }
     }
-    for (;;) {
-        if (!len || (!(line_debris((unsigned char)s[len - 1]) & DEBRIS_END) &&
-                     (len < 3 || (unsigned char)s[len - 3] != 0xE2)))
-            break;
+    *lenp = len;
+    *indentp = indent;
+    return s;
+}
+
+/* Whether the line of len bytes at s may end with debris (line_debris, or
+ * a box character's last byte). */
+static inline int clean_back_needed(const char *s, size_t len)
+{
+    return len && ((line_debris((unsigned char)s[len - 1]) & DEBRIS_END) ||
+                   (len >= 3 && (unsigned char)s[len - 3] == 0xE2));
+}
+
+/* line_clean's end loop, for a line clean_back_needed says may end with
+ * debris: len less the debris it ends with. */
+static inline size_t clean_back(const char *s, size_t len)
+{
+    do {
         if (len >= 8 && s[len - 1] == ' ') {
             /* padded lines: the trailing run of spaces in the last eight
              * bytes in one step */
@@ -140,7 +154,22 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
         } else {
             break;
         }
-    }
+    } while (clean_back_needed(s, len));
+    return len;
+}
+
+/* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
+ * at s without its paste debris. Inline: the driver calls it on every line,
+ * and the test checks it against the byte loops it replaced. */
+static inline void line_clean(const char *s, size_t len, struct line *l)
+{
+    int indent = 0;
+    /* Most lines open and end with no debris: one table load at each end
+     * says so before either loop is entered. */
+    if (len && (line_debris((unsigned char)*s) & DEBRIS_OPEN))
+        s = clean_front(s, &len, &indent);
+    if (clean_back_needed(s, len))
+        len = clean_back(s, len);
     l->raw = s;
     l->raw_len = len;
     l->indent = indent;
