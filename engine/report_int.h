@@ -202,15 +202,20 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
  * A marker can occur in the line only if all of its pairs are in the set,
  * so most searches for markers a line does not hold end after a few bit
  * tests instead of a scan. Lines are asked for dozens of markers (every
- * detector, then the section's parser), but many lines only one or two, so
- * the set is built on the third search, not before. */
+ * detector, then the section's parser), but many lines only a few, so the
+ * set is built on the sixth search (PAIRS_AFTER), not before: a fill costs
+ * some five memchr searches of a line (callgrind: on the bench log and on
+ * the fixtures once each, the sixth beat the third, the fourth and the
+ * eighth). */
+#define PAIRS_AFTER 6
 struct line_pairs {
     /* One slot per hash holding the stamp of the fill that last set it, so
      * a new line's set starts empty without clearing: plain stores, no
      * read-modify-write. Reused from line to line by the driver. */
     unsigned short seen[512];
     unsigned short gen;        /* stamp of the current fill; 0 is never used */
-    int searches;              /* searches so far; the set is valid once >= 3 */
+    int searches;              /* searches so far; the set is valid once
+                                  >= PAIRS_AFTER */
     /* The driver's per-line scratch holds more: the parser whose memo
      * of texts (report_parse.c) holds the notes (NULL: none, as in a set
      * made outside the driver), the line's slot in it (NULL until looked
@@ -459,8 +464,8 @@ void line_pairs_fill(const struct line *l);
 static inline void line_pairs_ensure(const struct line *l)
 {
     struct line_pairs *p = l->pairs;
-    if (p && p->searches < 3) {
-        p->searches = 3;
+    if (p && p->searches < PAIRS_AFTER) {
+        p->searches = PAIRS_AFTER;
         line_pairs_fill(l);
     }
 }
@@ -472,8 +477,8 @@ static inline int line_may_hold(const struct line *l, const char *lit, size_t n)
     struct line_pairs *p = l->pairs;
     if (n < 2 || !p)
         return 1;
-    if (p->searches < 3) {
-        if (++p->searches < 3)
+    if (p->searches < PAIRS_AFTER) {
+        if (++p->searches < PAIRS_AFTER)
             return 1;
         line_pairs_fill(l);
     }
