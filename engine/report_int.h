@@ -233,18 +233,24 @@ struct tok {
 };
 
 #define LINE_NO_BRACKET ((size_t)-1)
+#define LINE_SCAN_OPEN ((size_t)-1)
 /* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
  * the offset of its first ']' (LINE_NO_BRACKET if none), which tells NCCL
  * INFO lines apart. One pass finds both: every line needs both, and two
  * library calls per line cost more than the scan. With SSE2, sixteen bytes a
  * step in two phases: until the first ']' one mask test per step says
- * whether either byte is there; after it (INFO lines have theirs in the
- * first 30 bytes of about 100) the rest is a search for '\n' alone, 32 bytes
- * a step. Every line of the input passes through here: inline, in the
- * driver's loop. */
-static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
+ * whether either byte is there (line_scan_head); after it (INFO lines have
+ * theirs in the first 30 bytes of about 100) the rest is a search for '\n'
+ * alone, 32 bytes a step (line_scan_tail). The driver runs the two phases
+ * itself, to look at a line's INFO marker between them. Every line of the
+ * input passes through here: inline, in the driver's loop. */
+/* The first phase: the line's length, with *rb, when its end comes before
+ * any ']' or in the step that finds the first; LINE_SCAN_OPEN when a ']'
+ * comes first: *rb is its offset, s[0, *at) holds no newline, and
+ * line_scan_tail(s, avail, *at) finds the line's end. */
+static inline size_t line_scan_head(const char *s, size_t avail, size_t *rb, size_t *at)
 {
-    size_t i = 0, r = LINE_NO_BRACKET;
+    size_t i = 0;
 #if defined(__SSE2__)
     const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
     for (; i + 16 <= avail; i += 16) {
@@ -254,45 +260,58 @@ static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
             continue;
         unsigned mn = (unsigned)_mm_movemask_epi8(en);
         unsigned mb = (unsigned)_mm_movemask_epi8(eb);
-        if (mn)
-            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
-        if (mb)
-            r = i + (unsigned)__builtin_ctz(mb);
         if (mn) {
-            *rb = r;
+            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
+            *rb = mb ? i + (unsigned)__builtin_ctz(mb) : LINE_NO_BRACKET;
             return i + (unsigned)__builtin_ctz(mn);
         }
-        i += 16;
-        break;                              /* a ']' and no newline yet */
-    }
-    if (r != LINE_NO_BRACKET) {
-        for (; i + 32 <= avail; i += 32) {
-            __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-            __m128i e0 = _mm_cmpeq_epi8(v0, vn), e1 = _mm_cmpeq_epi8(v1, vn);
-            if (!_mm_movemask_epi8(_mm_or_si128(e0, e1)))
-                continue;
-            unsigned m = (unsigned)_mm_movemask_epi8(e0) |
-                         ((unsigned)_mm_movemask_epi8(e1) << 16);
-            *rb = r;
-            return i + (unsigned)__builtin_ctz(m);
-        }
-        if (i + 16 <= avail) {
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-                _mm_loadu_si128((const __m128i *)(const void *)(s + i)), vn));
-            if (m) {
-                *rb = r;
-                return i + (unsigned)__builtin_ctz(m);
-            }
-            i += 16;
-        }
+        *rb = i + (unsigned)__builtin_ctz(mb);  /* a ']' and no newline yet */
+        *at = i + 16;
+        return LINE_SCAN_OPEN;
     }
 #endif
     for (; i < avail && s[i] != '\n'; i++)
-        if (s[i] == ']' && r == LINE_NO_BRACKET)
-            r = i;
-    *rb = r;
+        if (s[i] == ']') {
+            *rb = i;
+            *at = i + 1;
+            return LINE_SCAN_OPEN;
+        }
+    *rb = LINE_NO_BRACKET;
     return i;
+}
+
+/* The second phase: the offset of the line's end (its newline, or avail),
+ * searched from i on. */
+static inline size_t line_scan_tail(const char *s, size_t avail, size_t i)
+{
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n');
+    for (; i + 32 <= avail; i += 32) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i e0 = _mm_cmpeq_epi8(v0, vn), e1 = _mm_cmpeq_epi8(v1, vn);
+        if (!_mm_movemask_epi8(_mm_or_si128(e0, e1)))
+            continue;
+        unsigned m = (unsigned)_mm_movemask_epi8(e0) | ((unsigned)_mm_movemask_epi8(e1) << 16);
+        return i + (unsigned)__builtin_ctz(m);
+    }
+    if (i + 16 <= avail) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), vn));
+        if (m)
+            return i + (unsigned)__builtin_ctz(m);
+        i += 16;
+    }
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        ;
+    return i;
+}
+
+static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t at = 0, ll = line_scan_head(s, avail, rb, &at);
+    return ll != LINE_SCAN_OPEN ? ll : line_scan_tail(s, avail, at);
 }
 
 /* Split l into blank-separated tokens (spaces or tabs); at most max. */

@@ -746,19 +746,30 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
                                                               size_t pos, size_t end, int lineno)
 {
     const char *s = text + pos;
-    size_t rb;
-    size_t ll = line_scan(s, end - pos, &rb);
+    size_t avail = end - pos, rb, at = 0;
+    size_t ll = line_scan_head(s, avail, &rb, &at);
+    if (ll == LINE_SCAN_OPEN) {
+        /* An NCCL INFO line with no NCCL section open is read by no one
+         * (feed drops it), and a debug log is full of them: told at the
+         * line's first ']', before the rest of the line is scanned or the
+         * line cleaned; its end is then found by one memchr (the bytes
+         * from at on are the rest of the line). Only for a line opening
+         * with no byte line_clean removes (line_debris): its raw text then
+         * starts at s, and ends past the marker (which holds no newline nor
+         * byte removed at the end), so this is the l.info that feed would
+         * see, with l.raw_len > 0. A line that is not told here (its ']'
+         * and its newline in one step of line_scan_head) still reaches
+         * feed, which drops it. */
+        if (rb + 11 <= avail && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
+            !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
+            span_starts(s + rb, avail - rb, "] NCCL INFO")) {
+            const char *nlp = memchr(s + at, '\n', avail - at);
+            return nlp ? (size_t)(nlp - text) + 1 : end;
+        }
+        ll = line_scan_tail(s, avail, at);
+    }
     int nl = pos + ll < end;
     size_t next = pos + ll + (nl ? 1 : 0);
-    /* An NCCL INFO line with no NCCL section open is read by no one (feed
-     * drops it), and a debug log is full of them: told at the line's
-     * first ']' before the line is cleaned. Only for a line opening with
-     * no byte line_clean removes (line_debris): its raw text then starts
-     * at s, and ends past the marker (which holds no byte removed at the
-     * end), so this is the l.info that feed would see, with l.raw_len > 0. */
-    if (rb != LINE_NO_BRACKET && rb + 11 <= ll && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
-        !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) && span_starts(s + rb, ll - rb, "] NCCL INFO"))
-        return next;
     struct line l;
     line_clean(s, ll, &l);
     p->pairs.searches = 0;
