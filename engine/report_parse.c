@@ -776,7 +776,8 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
     p->pairs.memo_slot = NULL;
     l.pairs = &p->pairs;
     l.info = 0;
-    if (l.raw_len > 0 && rb != LINE_NO_BRACKET) {
+    /* (most lines hold no ']': that test first, one branch a line) */
+    if (rb != LINE_NO_BRACKET && l.raw_len > 0) {
         /* The first ']' of the line is the first of raw unless the
          * cleaner cut it off with a malformed border character. */
         size_t off = (size_t)(l.raw - s);
