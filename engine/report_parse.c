@@ -671,13 +671,10 @@ static __attribute__((noinline)) void feed_open(struct parser *p, const struct l
 static inline __attribute__((always_inline)) void feed(struct parser *p, const struct line *l,
                                                      int lineno)
 {
-    int blank = l->raw_len == 0;
-    int info = l->info;
-
     if (p->cur) {
         /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another
          * tool's output they are noise, not the start of something new. */
-        if (info && p->cur_ops->kind != REPORT_NCCL)
+        if (l->info && p->cur_ops->kind != REPORT_NCCL)
             return;
         enum take t = p->cur_ops->line(p->cur, l);
         if (t == TAKE_YES) {
@@ -701,8 +698,10 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
             close_cur(p);
     }
     /* INFO lines outside a table never open a section of their own: alone
-     * they hold no measurement, and a long log is full of them. */
-    if (blank || info)
+     * they hold no measurement, and a long log is full of them. (l is read
+     * here, not kept from before the kind's call: across the call it
+     * would be saved and restored on every line.) */
+    if (l->raw_len == 0 || l->info)
         return;
     feed_open(p, l, lineno);
 }
