@@ -233,7 +233,6 @@ struct tok {
 };
 
 #define LINE_NO_BRACKET ((size_t)-1)
-#define LINE_SCAN_OPEN ((size_t)-1)
 /* Length of the line at s (up to '\n' or the end, avail bytes) and, in *rb,
  * the offset of its first ']' (LINE_NO_BRACKET if none), which tells NCCL
  * INFO lines apart. One pass finds both: every line needs both, and two
@@ -244,11 +243,13 @@ struct tok {
  * alone, 32 bytes a step (line_scan_tail). The driver runs the two phases
  * itself, to look at a line's INFO marker between them. Every line of the
  * input passes through here: inline, in the driver's loop. */
-/* The first phase: the line's length, with *rb, when its end comes before
- * any ']' or in the step that finds the first; LINE_SCAN_OPEN when a ']'
- * comes first: *rb is its offset, s[0, *at) holds no newline, and
- * line_scan_tail(s, avail, *at) finds the line's end. */
-static inline size_t line_scan_head(const char *s, size_t avail, size_t *rb, size_t *at)
+/* The first phase: 1 when the line's end comes before any ']' or in the
+ * step that finds the first (*ll its length, *rb as line_scan says); 0 when
+ * a ']' comes first: *rb is its offset, s[0, *at) holds no newline, and
+ * line_scan_tail(s, avail, *at) finds the line's end. (A flag, not a length
+ * with a reserved value: inlined, each return then branches straight to its
+ * case, with no compare of the length a line.) */
+static inline int line_scan_head(const char *s, size_t avail, size_t *ll, size_t *rb, size_t *at)
 {
     size_t i = 0;
 #if defined(__SSE2__)
@@ -263,21 +264,23 @@ static inline size_t line_scan_head(const char *s, size_t avail, size_t *rb, siz
         if (mn) {
             mb &= (mn & -mn) - 1;           /* only brackets before the newline */
             *rb = mb ? i + (unsigned)__builtin_ctz(mb) : LINE_NO_BRACKET;
-            return i + (unsigned)__builtin_ctz(mn);
+            *ll = i + (unsigned)__builtin_ctz(mn);
+            return 1;
         }
         *rb = i + (unsigned)__builtin_ctz(mb);  /* a ']' and no newline yet */
         *at = i + 16;
-        return LINE_SCAN_OPEN;
+        return 0;
     }
 #endif
     for (; i < avail && s[i] != '\n'; i++)
         if (s[i] == ']') {
             *rb = i;
             *at = i + 1;
-            return LINE_SCAN_OPEN;
+            return 0;
         }
     *rb = LINE_NO_BRACKET;
-    return i;
+    *ll = i;
+    return 1;
 }
 
 /* The second phase: the offset of the line's end (its newline, or avail),
@@ -310,8 +313,8 @@ static inline size_t line_scan_tail(const char *s, size_t avail, size_t i)
 
 static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
 {
-    size_t at = 0, ll = line_scan_head(s, avail, rb, &at);
-    return ll != LINE_SCAN_OPEN ? ll : line_scan_tail(s, avail, at);
+    size_t at = 0, ll = 0;
+    return line_scan_head(s, avail, &ll, rb, &at) ? ll : line_scan_tail(s, avail, at);
 }
 
 /* Split l into blank-separated tokens (spaces or tabs); at most max. */

@@ -745,9 +745,8 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
                                                               size_t pos, size_t end, int lineno)
 {
     const char *s = text + pos;
-    size_t avail = end - pos, rb, at = 0;
-    size_t ll = line_scan_head(s, avail, &rb, &at);
-    if (ll == LINE_SCAN_OPEN) {
+    size_t avail = end - pos, ll = 0, rb, at = 0;
+    if (!line_scan_head(s, avail, &ll, &rb, &at)) {
         /* An NCCL INFO line with no NCCL section open is read by no one
          * (feed drops it), and a debug log is full of them: told at the
          * line's first ']', before the rest of the line is scanned or the
