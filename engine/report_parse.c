@@ -191,6 +191,7 @@ struct parser {
     size_t nlines;             /* chunk parsers: lines of the chunk */
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
+    struct line line;          /* the line being read (read_line) */
     struct memo_slot *memo;    /* NULL: none yet */
     unsigned memo_bits;        /* log2 of its slots */
     size_t memo_taken;         /* texts taken in since it was made */
@@ -722,6 +723,7 @@ static struct parser *parser_new(size_t smax)
     p->ev_end = SIZE_MAX;
     p->smax = smax;
     p->pairs.memo_owner = p;
+    p->line.pairs = &p->pairs;
     return p;
 }
 
@@ -768,23 +770,23 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
     }
     int nl = pos + ll < end;
     size_t next = pos + ll + (nl ? 1 : 0);
-    struct line l;
-    line_clean(s, ll, &l);
+    /* the parser's line view: its pairs pointer is set once, in parser_new */
+    struct line *l = &p->line;
+    line_clean(s, ll, l);
     p->pairs.searches = 0;
     p->pairs.memo_slot = NULL;
-    l.pairs = &p->pairs;
-    l.info = 0;
+    l->info = 0;
     /* (most lines hold no ']': that test first, one branch a line) */
-    if (rb != LINE_NO_BRACKET && l.raw_len > 0) {
+    if (rb != LINE_NO_BRACKET && l->raw_len > 0) {
         /* The first ']' of the line is the first of raw unless the
          * cleaner cut it off with a malformed border character. */
-        size_t off = (size_t)(l.raw - s);
-        if (rb >= off && rb < off + l.raw_len)
-            l.info = nccl_info_at(&l, l.raw + (rb - off));
+        size_t off = (size_t)(l->raw - s);
+        if (rb >= off && rb < off + l->raw_len)
+            l->info = nccl_info_at(l, l->raw + (rb - off));
         else if (rb < off)
-            l.info = nccl_is_info(&l);
+            l->info = nccl_is_info(l);
     }
-    feed(p, &l, lineno);
+    feed(p, l, lineno);
     return next;
 }
 
