@@ -262,8 +262,11 @@ static inline int line_scan_head(const char *s, size_t avail, size_t *ll, size_t
         unsigned mn = (unsigned)_mm_movemask_epi8(en);
         unsigned mb = (unsigned)_mm_movemask_epi8(eb);
         if (mn) {
-            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
-            *rb = mb ? i + (unsigned)__builtin_ctz(mb) : LINE_NO_BRACKET;
+            /* only brackets before the newline (most lines hold none: one
+             * test says so) */
+            *rb = LINE_NO_BRACKET;
+            if (mb && (mb &= (mn & -mn) - 1))
+                *rb = i + (unsigned)__builtin_ctz(mb);
             *ll = i + (unsigned)__builtin_ctz(mn);
             return 1;
         }
