@@ -314,6 +314,9 @@ static inline size_t line_scan_tail(const char *s, size_t avail, size_t i)
     return i;
 }
 
+/* Both phases: the line's length, its first ']' in *rb (as the driver
+ * reads them, less its INFO test between; the unit test holds this to a
+ * byte loop). */
 static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
 {
     size_t at = 0, ll = 0;

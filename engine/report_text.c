@@ -78,13 +78,12 @@ static inline int walk_edges(struct tok_walk *w, const char *s, size_t base, uin
      * tokens: with room for that many, the tokens are taken with no test
      * of the count or of a missing end (most steps). */
     if (w->n + 32 <= max) {
-        /* one pointer walks the output (the count is taken from it at the
-         * end) and the bit indexes are 64-bit: no widening per token */
+        /* one pointer walks the output, the count taken from it at the end */
         const char *p = s + base;
         struct tok *o = out + w->n;
         while (ends) {
-            uint64_t b = (uint64_t)__builtin_ctzll(starts) >> shift;
-            uint64_t e = (uint64_t)__builtin_ctzll(ends) >> shift;
+            unsigned b = (unsigned)__builtin_ctzll(starts) >> shift;
+            unsigned e = (unsigned)__builtin_ctzll(ends) >> shift;
             starts &= starts - 1;
             ends &= ends - 1;
             o->s = p + b;
