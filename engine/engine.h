@@ -360,19 +360,50 @@ struct engine_candidate {
 
 #define ENGINE_CANDIDATES_MAX 2048
 
-/* The search's working memory for per-GPU memory figures (F5-F7), kept in
- * the caller's recommendation like the candidates. They depend on the GPU
- * count and the layout, not on the GPU type, so every GPU type with the
- * same count (most are 8 per server) reuses them. A cache: a slot holds one
- * layout and is overwritten by another that hashes to it. Not part of the
- * answer; engine_recommend_search clears it. */
-#define ENGINE_LAYOUT_MEMO_BITS 13
-#define ENGINE_LAYOUT_MEMO_SLOTS (1 << ENGINE_LAYOUT_MEMO_BITS)
+/* Engine-internal (engine_int.h: eval_pre_fill, eval_step): what eval_time's
+ * step time reads of a layout and the workload but not of the hardware, as
+ * the leading parts of its expressions, evaluated in the same order, so that
+ * eval_step's step is eval_time's bit for bit. By recompute level (0 none, 1
+ * selective, 2 full) where it differs. */
+struct engine_step_pre {
+    double tokens_step;               /* global batch x sequence length */
+    double bubble;                    /* F9 (p-1)/(v*m) */
+    double comp[3];                   /* hardware FLOPs per token x tokens_step */
+    double sa[3];                     /* standard attention's HBM term before / bandwidth (0: FlashAttention) */
+    double tp_q[3];                   /* F8 TP term before / bandwidth */
+    double pp_q, dp_q, moe_q, opt_q;  /* F8 PP, DP, MoE and optimizer terms before / bandwidth */
+    int tp, pp, dp, cp, ep, b, micro, gbs, n;
+    unsigned char std_attn, zero3, moe, offload;
+};
+
+/* The free search's working memory (engine_search.c), kept in the caller's
+ * recommendation like the candidates: for each GPU count, the layouts the
+ * search walks (tp, pp, ep, ZeRO, offload, micro-batch, in its order, one
+ * group per tp), each with what it costs in memory (F5-F7) and what its step
+ * time reads of it (struct engine_step_pre). None of it reads the GPU type,
+ * so every GPU type with the same count (most are 8 per server) walks the
+ * same list and only compares and divides. When it is full the search walks
+ * the layouts as before. Not part of the answer; engine_recommend_search
+ * empties it. */
+#define ENGINE_LAYOUT_ENTRIES_MAX 4096
+#define ENGINE_LAYOUT_LISTS_MAX 256
+#define ENGINE_LAYOUT_TP_GROUPS 5    /* tp 1, 2, 4, 8, 16 */
+struct engine_layout_entry {
+    struct engine_step_pre pre;
+    double lower_bound_gib;           /* eval_memory_lower_bound_gib over every recompute level */
+    double states[3];                 /* model states: weights, gradients, optimizer (bytes) */
+    double mem_gib[3];                /* per recompute level, when have has 1 << rc */
+    int zero, offload, vpp;
+    unsigned char have, batch_ok;     /* batch_ok: its global batch is within the search's cap */
+};
+struct engine_layout_list {
+    int n;                            /* GPU count, 0: empty slot */
+    int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];   /* count -1: not built */
+};
 struct engine_layout_memo {
-    unsigned long long key;           /* GPU count and layout; 0 = empty */
-    double lower_bound_gib;           /* eval_memory_lower_bound_gib */
-    double mem_gib[3];                /* per recompute level, engine_memory_finish */
-    unsigned have;                    /* bit 0: lower bound; bit 1 + rc: mem_gib[rc] */
+    int n_entries;
+    struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
+    struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
 };
 
 /* What the first step of completing a plan (the cluster's part: time model,
@@ -457,7 +488,7 @@ struct engine_recommendation {
     int min_mem_gpu;                  /* search: catalog index of that GPU, -1 when none */
     int n_candidates;
     struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
-    struct engine_layout_memo layout_memo[ENGINE_LAYOUT_MEMO_SLOTS];
+    struct engine_layout_memo layout_memo;
     /* Not the engine's: a caller that copies a kept search result into this
      * memory (search_memo.c) tags which one, so that it can leave candidates
      * already here in place. engine_recommend_search sets 0 (its own result,

@@ -84,6 +84,116 @@ double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision 
 void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
                struct eval_out *out);
 
+/* eval_time in parts, so that a search can compute once what does not read
+ * the hardware (eval_pre_fill: struct engine_step_pre, per layout and
+ * workload) and per GPU type what does not read the layout (eval_hwc_fill,
+ * eval_achieved), and then get each step time from eval_step with a few
+ * divisions. eval_time itself is these three steps, so the step is the same
+ * double either way: every expression keeps its operations in their order
+ * (C evaluates a * b / c * d left to right, and the hardware's terms come
+ * last in each, so the leading product is what the pre holds). */
+#define TP_EXPOSED 0.6
+#define PP_EXPOSED 0.5
+#define MOE_EXPOSED 0.7
+#define DP_OVERLAP 0.9
+#define ZERO3_OVERLAP 0.85
+#define DP_MIN_EXPOSED 0.05
+
+/* The recompute level's index in engine_step_pre's arrays: eval_time reads
+ * anything but selective and full as none. */
+static inline int eval_rc_index(int recompute)
+{
+    return recompute == RECOMPUTE_SELECTIVE ? 1 : recompute == RECOMPUTE_FULL ? 2 : 0;
+}
+
+/* Fills e for layout p; the per-level arrays for the levels in rc_mask
+ * (bit eval_rc_index). */
+void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                   unsigned rc_mask);
+/* eval_time's sustained FLOP/s of one GPU at micro-batch b and context
+ * parallelism cp (F4), and the kernel efficiency in *eff. */
+double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff);
+
+struct eval_hwc {
+    double bw_intra, bw_nic;          /* busbw x bw_scale, bytes/s */
+    double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
+    int per_node, scaleup;
+};
+
+static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
+{
+    c->bw_intra = hw->intra_busbw_gbs * hw->bw_scale * 1e9;
+    c->bw_nic = hw->nic_busbw_per_gpu_gbs * hw->bw_scale * 1e9;
+    c->mem_bw9 = hw->g->mem_bw_gbs * 1e9;
+    c->mem_bw08 = hw->g->mem_bw_gbs * 1e9 * 0.8;
+    c->per_node = hw->per_node > 0 ? hw->per_node : 1;
+    c->scaleup = hw->g->scaleup_domain;
+}
+
+struct eval_parts {
+    double t_comp, t_tp, t_pp, t_dp, t_moe, exposed, t_opt, step;
+};
+
+/* F8/F9 step time of layout e at recompute index ri on hardware c, with
+ * nach = GPUs x eval_achieved (eval_time's comments say why each term is
+ * what it is). */
+static inline void eval_step(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach,
+                             struct eval_parts *o)
+{
+    double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
+    const int tp = e->tp, per_node = c->per_node;
+
+    if (e->std_attn)
+        t_comp += e->sa[ri] / c->mem_bw08;
+    if (tp > 1) {
+        double bw = tp <= c->scaleup && tp <= per_node ? c->bw_intra : c->bw_nic;
+        t_tp = e->tp_q[ri] / bw * TP_EXPOSED;
+    }
+    if (e->pp > 1) {
+        double bw = tp * e->pp * e->cp > per_node ? c->bw_nic : c->bw_intra;
+        t_pp = e->pp_q / bw * PP_EXPOSED;
+    }
+    if (e->dp > 1) {
+        const int dp = e->dp, model_par = tp * e->pp * e->cp;
+        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+        double bw, t;
+        if (ranks_per_node > dp)
+            ranks_per_node = dp;
+        if (dp * model_par <= per_node)
+            bw = c->bw_intra;
+        else {
+            bw = c->bw_nic * ranks_per_node;
+            if (bw > c->bw_intra)
+                bw = c->bw_intra;
+        }
+        if (e->zero3) {
+            if (dp * model_par > per_node && c->bw_nic < bw)
+                bw = c->bw_nic;
+            t = e->dp_q / bw;
+            t_dp = t - t_comp * ZERO3_OVERLAP;
+        } else {
+            t = e->dp_q / bw;
+            t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
+        }
+        if (t_dp < t * DP_MIN_EXPOSED)
+            t_dp = t * DP_MIN_EXPOSED;
+    }
+    if (e->moe) {
+        double bw = e->ep * tp <= (c->scaleup > per_node ? c->scaleup : per_node) ? c->bw_intra * 0.5 : c->bw_nic;
+        t_moe = e->moe_q / bw * MOE_EXPOSED;
+    }
+    t_opt = e->opt_q / (e->offload ? 50e9 : c->mem_bw9);
+    exposed = t_tp + t_pp + t_dp + t_moe;
+    o->t_comp = t_comp;
+    o->t_tp = t_tp;
+    o->t_pp = t_pp;
+    o->t_dp = t_dp;
+    o->t_moe = t_moe;
+    o->exposed = exposed;
+    o->t_opt = t_opt;
+    o->step = t_comp * (1.0 + e->bubble) + exposed + t_opt;
+}
+
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */
 struct goodput {
     double mtbf_h, delta_s, interval_s, restart_s, goodput;

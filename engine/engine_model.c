@@ -453,46 +453,15 @@ double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision 
  * (bucketed all-reduce); ZeRO-3 gathers are prefetched one layer ahead and
  * overlap the same micro-batch's compute. MoE all-to-all: 70% exposed
  * (dispatch and combine block the expert GEMMs). */
-#define TP_EXPOSED 0.6
-#define PP_EXPOSED 0.5
-#define MOE_EXPOSED 0.7
-#define DP_OVERLAP 0.9
-#define ZERO3_OVERLAP 0.85
-#define DP_MIN_EXPOSED 0.05
+/* (TP_EXPOSED, PP_EXPOSED, MOE_EXPOSED, DP_OVERLAP, ZERO3_OVERLAP and
+ * DP_MIN_EXPOSED are in engine_int.h, where eval_step uses them.) */
 
-void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
-               struct eval_out *o)
+double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff_out)
 {
-    const struct engine_model *m = ctx->m;
-    const struct engine_workload *w = ctx->w;
-    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
-    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
-    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
-    int n = tp * pp * dp * cp;
-    double s = ctx->seq, h = m->hidden;
-    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
-    int micro = (gbs + dp * b - 1) / (dp * b);
-    double tokens_step, fpt_hw, eff, achieved, t_comp, bubble;
-    double bw_intra = hw->intra_busbw_gbs * hw->bw_scale * 1e9;
-    double bw_nic = hw->nic_busbw_per_gpu_gbs * hw->bw_scale * 1e9;
-    double t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt, step;
-    int per_node = hw->per_node > 0 ? hw->per_node : 1;
-    double psi;
-
-    if (micro < 1)
-        micro = 1;
-    gbs = micro * dp * b;
-    tokens_step = (double)gbs * s;
-
-    /* Hardware FLOPs: model FLOPs plus recomputation, counted apart (F2). */
-    fpt_hw = ctx->fpt_model;
-    if (p->recompute == RECOMPUTE_SELECTIVE)
-        fpt_hw += ctx->fpt_attn_fwd * 0.5;
-    else if (p->recompute == RECOMPUTE_FULL)
-        fpt_hw += is_lora(w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
-
-    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
-    if (w->task == TASK_QLORA)
+    double s = ctx->seq;
+    double eff = eval_kernel_efficiency(hw->g, ctx->w->precision, ctx->eff_width, 0, (double)b * s / cp);
+    double achieved;
+    if (ctx->w->task == TASK_QLORA)
         eff *= 0.8;   /* NF4 dequantisation before every base GEMM (QLoRA s3) */
     if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0) {
         /* A measured large-GEMM rate replaces peak * ceiling: cuBLAS reaches
@@ -502,127 +471,169 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     } else {
         achieved = hw->peak_tflops * 1e12 * eff * hw->eff_scale;
     }
-    t_comp = fpt_hw * tokens_step / (n * achieved);
-    /* Without FlashAttention the a*s score matrix of every token is written
-     * and read back by softmax, dropout and the AV product, about 30 bytes per
-     * score over forward and backward (Korthikanti's 5as^2b tensors, read and
-     * written), plus another forward's worth under full recompute. That
-     * traffic runs at HBM speed, not tensor-core speed, and is what makes
-     * small models slow on pre-2022 stacks (DOMAIN F6 s^2 term). */
-    if (w->standard_attention) {
-        double a = m->heads > 0 ? m->heads : 1;
-        double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
-        if (p->recompute == RECOMPUTE_FULL)
-            per_token *= 4.0 / 3.0;
-        t_comp += tokens_step / ((double)dp * cp) * per_token / (hw->g->mem_bw_gbs * 1e9 * 0.8);
+    *eff_out = eff;
+    return achieved;
+}
+
+/* Hardware FLOPs per token at recompute index ri: model FLOPs plus
+ * recomputation, counted apart (F2). */
+static double fpt_hw_at(const struct eval_ctx *ctx, int ri)
+{
+    double f = ctx->fpt_model;
+    if (ri == 1)
+        f += ctx->fpt_attn_fwd * 0.5;
+    else if (ri == 2)
+        f += is_lora(ctx->w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
+    return f;
+}
+
+void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                   unsigned rc_mask)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
+    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
+    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
+    double s = ctx->seq, h = m->hidden;
+    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    double tokens_step, psi;
+
+    if (micro < 1)
+        micro = 1;
+    gbs = micro * dp * b;
+    tokens_step = (double)gbs * s;
+    e->tp = tp;
+    e->pp = pp;
+    e->dp = dp;
+    e->cp = cp;
+    e->ep = ep;
+    e->b = b;
+    e->micro = micro;
+    e->gbs = gbs;
+    e->n = tp * pp * dp * cp;
+    e->tokens_step = tokens_step;
+    e->std_attn = w->standard_attention != 0;
+    e->zero3 = p->zero >= 3 && !is_lora(w);
+    e->moe = ctx->moe_layers > 0 && ep > 1;
+    e->offload = p->offload != 0;
+    for (int ri = 0; ri < 3; ri++) {
+        if (!(rc_mask >> ri & 1u))
+            continue;
+        e->comp[ri] = fpt_hw_at(ctx, ri) * tokens_step;
+        /* Without FlashAttention the a*s score matrix of every token is
+         * written and read back by softmax, dropout and the AV product, about
+         * 30 bytes per score over forward and backward (Korthikanti's 5as^2b
+         * tensors, read and written), plus another forward's worth under full
+         * recompute. That traffic runs at HBM speed, not tensor-core speed,
+         * and is what makes small models slow on pre-2022 stacks (DOMAIN F6
+         * s^2 term). */
+        e->sa[ri] = 0;
+        if (w->standard_attention) {
+            double a = m->heads > 0 ? m->heads : 1;
+            double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
+            if (ri == 2)
+                per_token *= 4.0 / 3.0;
+            e->sa[ri] = tokens_step / ((double)dp * cp) * per_token;
+        }
+        /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per
+         * micro-batch (2 forward, 2 backward; +2 forward again with full
+         * recompute). Inside the scale-up domain they run at the intra-node
+         * busbw, outside it over the NICs. */
+        e->tp_q[ri] = 0;
+        if (tp > 1) {
+            double msg = (double)b * s / cp * h * 2.0;
+            double count = 4.0 + (ri == 2 ? 2.0 : 0.0);
+            double layers = (double)m->layers / pp;
+            e->tp_q[ri] = layers * micro * count * 2.0 * (tp - 1) / tp * msg;
+        }
     }
 
     /* F9: 1F1B bubble (p-1)/(v*m). */
-    bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
-
-    /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per micro-batch
-     * (2 forward, 2 backward; +2 forward again with full recompute). Inside
-     * the scale-up domain they run at the intra-node busbw, outside it over
-     * the NICs. */
-    if (tp > 1) {
-        double msg = (double)b * s / cp * h * 2.0;
-        double count = 4.0 + (p->recompute == RECOMPUTE_FULL ? 2.0 : 0.0);
-        double bw = tp <= hw->g->scaleup_domain && tp <= per_node ? bw_intra : bw_nic;
-        double layers = (double)m->layers / pp;
-        t_tp = layers * micro * count * 2.0 * (tp - 1) / tp * msg / bw * TP_EXPOSED;
-    }
+    e->bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
     /* F8 PP: activations b*s*h*2 bytes forward and their gradient backward
      * per micro-batch and virtual stage; over NICs when a stage boundary
      * crosses nodes (tp*pp*cp > GPUs per node). */
+    e->pp_q = 0;
     if (pp > 1) {
         double msg = (double)b * s / cp * h * 2.0 / tp;
-        double bw = tp * pp * cp > per_node ? bw_nic : bw_intra;
-        t_pp = 2.0 * micro * v * msg / bw * PP_EXPOSED;
+        e->pp_q = 2.0 * micro * v * msg;
     }
     /* F8 DP: gradients of this GPU's model-parallel shard, 2 bytes each
      * (bf16 reduction; 4 in fp32 training). All-reduce moves 2(d-1)/d of it
      * (ZeRO 0-2, same volume as reduce-scatter + all-gather); ZeRO-3 moves
      * 3(d-1)/d per micro-batch (gather forward, gather backward,
      * reduce-scatter). The ring runs at the NIC busbw of the DP ranks that
-     * share a node, capped by the intra-node busbw. */
+     * share a node, capped by the intra-node busbw (eval_step). ZeRO-3/FSDP
+     * gathers each layer's parameters separately and does not reduce inside
+     * the node first, so across nodes a GPU sees about its own NIC's
+     * bandwidth, not the node aggregate (Megatron-LM 2021 Table 2: ZeRO-3
+     * falls from 100 to 31 tokens/s/GPU from 384 to 1536 A100s at a fixed
+     * batch). */
     psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
     if (is_lora(w))
         psi = ctx->lora_adapters / (double)(tp * pp);
+    e->dp_q = 0;
     if (dp > 1) {
         double gbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
-        int model_par = tp * pp * cp;
-        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
-        double bw;
-        if (ranks_per_node > dp)
-            ranks_per_node = dp;
-        if (dp * model_par <= per_node)
-            bw = bw_intra;
-        else {
-            bw = bw_nic * ranks_per_node;
-            if (bw > bw_intra)
-                bw = bw_intra;
-        }
-        if (p->zero >= 3 && !is_lora(w)) {
-            /* ZeRO-3/FSDP gathers each layer's parameters separately and does
-             * not reduce inside the node first, so across nodes a GPU sees
-             * about its own NIC's bandwidth, not the node aggregate
-             * (Megatron-LM 2021 Table 2: ZeRO-3 falls from 100 to 31
-             * tokens/s/GPU from 384 to 1536 A100s at a fixed batch). */
-            if (dp * model_par > per_node && bw_nic < bw)
-                bw = bw_nic;
-            double vol = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
-            double t = vol / bw;
-            double hidden_t = t_comp * ZERO3_OVERLAP;
-            t_dp = t - hidden_t;
-            if (t_dp < t * DP_MIN_EXPOSED)
-                t_dp = t * DP_MIN_EXPOSED;
-        } else {
-            double t = 2.0 * (dp - 1.0) / dp * psi * gbytes / bw;
-            double window = t_comp / micro * (2.0 / 3.0) * DP_OVERLAP;
-            t_dp = t - window;
-            if (t_dp < t * DP_MIN_EXPOSED)
-                t_dp = t * DP_MIN_EXPOSED;
-        }
+        if (e->zero3)
+            e->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+        else
+            e->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
     }
     /* F8 MoE: dispatch + combine, forward and backward, of every routed
      * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
-     * Inside a node when ep*tp fits the scale-up domain. */
-    if (ctx->moe_layers > 0 && ep > 1) {
+     * Inside a node when ep*tp fits the scale-up domain, where the
+     * all-to-all runs over NVLink at about half the all-reduce busbw. */
+    e->moe_q = 0;
+    if (e->moe) {
         double k = m->experts_active > 0 ? m->experts_active : 1;
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
-        /* Inside the scale-up domain (a node, or an NVL72 rack) the
-         * all-to-all runs over NVLink at about half the all-reduce busbw. */
-        double bw = ep * tp <= (hw->g->scaleup_domain > per_node ? hw->g->scaleup_domain : per_node)
-                        ? bw_intra * 0.5 : bw_nic;
-        t_moe = (double)ctx->moe_layers / pp * micro * 4.0 * msg / bw * MOE_EXPOSED;
+        e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
     }
     /* Optimizer step: memory-bound pass over this GPU's states (read and
-     * write 16 bytes per parameter of its shard). */
+     * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
+     * when offloaded (CPU Adam). */
     {
         double shard = psi / (p->zero >= 1 ? dp : 1);
-        t_opt = shard * 16.0 * 2.0 / (hw->g->mem_bw_gbs * 1e9);
-        if (p->offload)
-            t_opt = shard * 16.0 * 2.0 / 50e9;   /* CPU Adam over host DRAM */
+        e->opt_q = shard * 16.0 * 2.0;
     }
-    exposed = t_tp + t_pp + t_dp + t_moe;
-    step = t_comp * (1.0 + bubble) + exposed + t_opt;
+}
+
+void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
+               struct eval_out *o)
+{
+    struct engine_step_pre e;
+    struct eval_hwc c;
+    struct eval_parts t;
+    int ri = eval_rc_index(p->recompute);
+    double fpt_hw = fpt_hw_at(ctx, ri), eff, achieved, step;
+    int n;
+
+    eval_pre_fill(ctx, p, &e, 1u << ri);
+    eval_hwc_fill(&c, hw);
+    achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
+    n = e.n;
+    eval_step(&e, ri, &c, n * achieved, &t);
+    step = t.step;
 
     o->step_s = step;
-    o->tokens_per_s = tokens_step / step;
-    o->t_compute = t_comp;
-    o->t_tp = t_tp;
-    o->t_pp = t_pp;
-    o->t_dp = t_dp;
-    o->t_moe = t_moe;
-    o->t_exposed = exposed;
-    o->bubble_fraction = t_comp * bubble / step;
-    o->comm_fraction = exposed / step;
+    o->tokens_per_s = e.tokens_step / step;
+    o->t_compute = t.t_comp;
+    o->t_tp = t.t_tp;
+    o->t_pp = t.t_pp;
+    o->t_dp = t.t_dp;
+    o->t_moe = t.t_moe;
+    o->t_exposed = t.exposed;
+    o->bubble_fraction = t.t_comp * e.bubble / step;
+    o->comm_fraction = t.exposed / step;
     o->mfu = ctx->fpt_model * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->hfu = fpt_hw * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->achieved_tflops = ctx->fpt_model * o->tokens_per_s / n / 1e12;
     o->eff = eff;
-    o->global_batch = gbs;
-    o->grad_accum = micro;
+    o->global_batch = e.gbs;
+    o->grad_accum = e.micro;
 }
 
 /* A lower bound on eval_time's step_s / global_batch for layout p at any
@@ -633,7 +644,6 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
  * the best layout so far. */
 double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p)
 {
-    const struct engine_workload *w = ctx->w;
     int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
     int cp = p->cp > 0 ? p->cp : 1;
     int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
@@ -646,13 +656,7 @@ double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *
     if (micro < 1)
         micro = 1;
     gbs = micro * dp * b;
-    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
-    if (w->task == TASK_QLORA)
-        eff *= 0.8;
-    if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0)
-        achieved = hw->matmul_tflops * 1e12 * (eff / 0.8);
-    else
-        achieved = hw->peak_tflops * 1e12 * eff * hw->eff_scale;
+    achieved = eval_achieved(ctx, hw, b, cp, &eff);
     t_comp = ctx->fpt_model * ((double)gbs * s) / (n * achieved);
     bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
     return t_comp * (1.0 + bubble) / gbs * (1.0 - 1e-9);

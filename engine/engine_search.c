@@ -388,26 +388,6 @@ static double batch_cap_seqs(const struct eval_ctx *ctx)
     return cap;
 }
 
-/* The memo slot of a layout of n GPUs (powers of two for tp, pp, ep and the
- * micro-batch, as the free search walks them): key 0 is an empty slot. */
-static unsigned long long layout_key(int n, int tp, int pp, int ep, int zero, int off, int b)
-{
-    return (unsigned long long)(unsigned)n << 32 | (unsigned long long)__builtin_ctz((unsigned)tp) << 24 |
-           (unsigned long long)__builtin_ctz((unsigned)pp) << 16 | (unsigned long long)__builtin_ctz((unsigned)ep) << 8 |
-           (unsigned long long)zero << 4 | (unsigned long long)off << 3 |
-           (unsigned long long)__builtin_ctz((unsigned)b) << 1 | 1u;
-}
-
-static struct engine_layout_memo *layout_slot(struct engine_layout_memo *memo, unsigned long long key)
-{
-    struct engine_layout_memo *e = &memo[(key * 0x9e3779b97f4a7c15ULL) >> (64 - ENGINE_LAYOUT_MEMO_BITS)];
-    if (e->key != key) {
-        e->key = key;
-        e->have = 0;
-    }
-    return e;
-}
-
 /* Fastest layout that fits one cluster. Returns 1 and fills best when one
  * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen.
  * memo (the free search only; NULL otherwise) keeps the memory figures of
@@ -416,7 +396,7 @@ static struct engine_layout_memo *layout_slot(struct engine_layout_memo *memo, u
  * so a kept figure is the figure computed again, bit for bit, and the
  * model states are computed only when a figure is missing. */
 static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
-                       struct cand *best, double *min_mem_gib, long *evaluated, struct engine_layout_memo *memo)
+                       struct cand *best, double *min_mem_gib, long *evaluated)
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
@@ -429,12 +409,6 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     int cp = lim->cp > 0 ? lim->cp : 1;
     int free_batch = !lim->global_batch && !lim->dp && !lim->fixed_cluster;
     double batch_cap = batch_cap_seqs(ctx), best_score = INFINITY;
-    /* The memo's key holds n and the walked layout only: every other input
-     * of the memory figures must be the free search's. */
-    int use_memo = memo && !lim->tp && !lim->pp && !lim->dp && !lim->ep && !lim->cp && !lim->micro_batch &&
-                   !lim->global_batch && !lim->vpp && lim->zero < 0 && lim->recompute < 0 && lim->offload < 0 &&
-                   !lim->fixed_cluster;
-
     if (tp_max > 16)
         tp_max = 16;
     if (tp_max > n)
@@ -504,20 +478,10 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                              * "does not fit" message reports), and once a layout
                              * fits, one the batch cap refuses or whose best case
                              * cannot beat the best so far. */
-                            struct engine_layout_memo *e =
-                                use_memo ? layout_slot(memo, layout_key(n, tp, pp, ep, zero, off, b)) : NULL;
                             {
                                 double lbm;
-                                if (e && (e->have & 1u)) {
-                                    lbm = e->lower_bound_gib;
-                                } else {
-                                    NEED_STATES();
-                                    lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
-                                    if (e) {
-                                        e->lower_bound_gib = lbm;
-                                        e->have |= 1u;
-                                    }
-                                }
+                                NEED_STATES();
+                                lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
                                 if (lbm > cap && (found || lbm >= *min_mem_gib))
                                     continue;
                                 if (found && free_batch && eval_global_batch(ctx, &pb) > batch_cap)
@@ -532,18 +496,10 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 if (lim->recompute >= 0 && rc != lim->recompute)
                                     continue;
                                 p.recompute = rc;
-                                if (e && (e->have & (2u << rc))) {
-                                    mgib = e->mem_gib[rc];
-                                } else {
-                                    NEED_STATES();
-                                    mem = states;
-                                    engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
-                                    mgib = gib_of(mem.total);
-                                    if (e) {
-                                        e->mem_gib[rc] = mgib;
-                                        e->have |= 2u << rc;
-                                    }
-                                }
+                                NEED_STATES();
+                                mem = states;
+                                engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
+                                mgib = gib_of(mem.total);
                                 if (mgib < *min_mem_gib)
                                     *min_mem_gib = mgib;
                                 if (mgib > cap)
@@ -1084,7 +1040,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
                 continue;
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, out->layout_memo)) {
+            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
@@ -1110,7 +1066,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
             eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, out->layout_memo)) {
+            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
@@ -1540,7 +1496,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     if (nodes == 1 && (isnan(req->measured.inter_busbw_gbs)))
         hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
     memset(out, 0, sizeof *out);
-    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, NULL)) {
+    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
         char why[PLAN_TEXT_MAX];
         if (isinf(mm))
             snprintf(why, sizeof why, "no parallel layout of %d GPUs matches the given parallel settings",
