@@ -372,6 +372,7 @@ struct engine_step_pre {
     double sa[3];                     /* standard attention's HBM term before / bandwidth (0: FlashAttention) */
     double tp_q[3];                   /* F8 TP term before / bandwidth */
     double pp_q, dp_q, moe_q, opt_q;  /* F8 PP, DP, MoE and optimizer terms before / bandwidth */
+    double psi;                       /* parameters of this GPU's model-parallel shard */
     int tp, pp, dp, cp, ep, b, micro, gbs, n;
     unsigned char std_attn, zero3, moe, offload;
 };
@@ -402,6 +403,7 @@ struct engine_layout_list {
 };
 struct engine_layout_memo {
     int n_entries;
+    int full;                         /* a list did not fit: build no more */
     struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
     struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
 };

@@ -62,6 +62,15 @@ void engine_memory_states(const struct engine_workload *w, const struct engine_p
 void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
                           const struct engine_parallel *p, int seq_len, const struct engine_param_count *pc,
                           double lora_base_bytes, struct engine_memory *mem);
+/* engine_memory_finish in two steps for the search, whose micro-batch
+ * sizes and recompute levels share activations across ZeRO stages: F6
+ * activations of p (p's ZeRO stage and offload not read), then overhead and
+ * total on top of the states in *mem. */
+double engine_memory_activations(const struct engine_model *m, const struct engine_workload *w,
+                                 const struct engine_parallel *p, int seq_len);
+void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
+                       const struct engine_param_count *pc, double lora_base_bytes, double activations,
+                       struct engine_memory *mem);
 /* engine_memory with the per-request parts precomputed (eval_ctx). */
 struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
                                        const struct engine_parallel *p, int seq_len,
@@ -72,6 +81,10 @@ struct engine_memory engine_memory_pre(const struct engine_model *m, const struc
  * search may skip what they rule out without changing its answer. */
 double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
                                    const struct engine_memory *states);
+/* eval_memory_lower_bound_gib in two steps: the activations part (reads
+ * neither the ZeRO stage nor offload), then the bound from the states. */
+double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p);
+double eval_memory_lower_bound_of(const struct engine_memory *states, double act);
 double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p);
 int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p);
 
@@ -110,6 +123,9 @@ static inline int eval_rc_index(int recompute)
  * (bit eval_rc_index). */
 void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                    unsigned rc_mask);
+/* The parts of e that read the ZeRO stage and offload (eval_pre_fill's
+ * last step), for e filled for another stage of the same layout. */
+void eval_pre_zero(const struct eval_ctx *ctx, struct engine_step_pre *e, int zero, int offload);
 /* eval_time's sustained FLOP/s of one GPU at micro-batch b and context
  * parallelism cp (F4), and the kernel efficiency in *eff. */
 double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff);
@@ -407,6 +423,12 @@ void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fm
     __attribute__((format(printf, 3, 4)));
 void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* engine_recommend_search with the free search's layout lists (lists 1,
+ * what engine_recommend_search does) or walking every layout as an estimate
+ * does (lists 0): the same answer, for tests to compare. */
+enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
+                                       struct engine_recommendation *out, char *err, size_t errlen, int lists);
 
 /* Derived helpers. */
 double engine_pcie_gbs(int gen);   /* per direction, x16 */

@@ -264,26 +264,38 @@ void engine_memory_states(const struct engine_workload *w, const struct engine_p
 
 /* Activations, overhead and the total on top of the model states already in
  * *mem (engine_memory_states for the same tp, pp, dp, ep, zero, offload). */
-void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
-                          const struct engine_parallel *p, int seq_len, const struct engine_param_count *pcp,
-                          double lora_base_bytes, struct engine_memory *mem)
+double engine_memory_activations(const struct engine_model *m, const struct engine_workload *w,
+                                 const struct engine_parallel *p, int seq_len)
 {
-    const struct engine_param_count pc = *pcp;
-    int tp = p->tp > 0 ? p->tp : 1;
     int dp = p->dp > 0 ? p->dp : 1;
-    int zero = p->zero < 0 ? 1 : p->zero;
     int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
     int gb = p->global_batch > 0 ? p->global_batch : dp;
     int mb = p->micro_batch > 0 ? p->micro_batch : 1;
     int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+    return activation_bytes(m, w, p, seq, micro);
+}
+
+void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
+                       const struct engine_param_count *pcp, double lora_base_bytes, double activations,
+                       struct engine_memory *mem)
+{
+    int tp = p->tp > 0 ? p->tp : 1;
+    int zero = p->zero < 0 ? 1 : p->zero;
     double states, gib = 1024.0 * 1024.0 * 1024.0;
 
-    mem->activations = activation_bytes(m, w, p, seq, micro);
+    mem->activations = activations;
     states = mem->weights + mem->gradients + mem->optimizer;
     mem->other = 2.0 * gib + 0.05 * (states + mem->activations);
     if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
-        mem->other += 2.0 * (is_lora(w) ? lora_base_bytes / pc.total : 2.0) * pc.largest_layer / tp;
+        mem->other += 2.0 * (is_lora(w) ? lora_base_bytes / pcp->total : 2.0) * pcp->largest_layer / tp;
     mem->total = states + mem->activations + mem->other;
+}
+
+void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
+                          const struct engine_parallel *p, int seq_len, const struct engine_param_count *pcp,
+                          double lora_base_bytes, struct engine_memory *mem)
+{
+    engine_memory_add(w, p, pcp, lora_base_bytes, engine_memory_activations(m, w, p, seq_len), mem);
 }
 
 /* A lower bound, in GiB, on the total engine_memory_finish gives layout p
@@ -296,8 +308,7 @@ void engine_memory_finish(const struct engine_model *m, const struct engine_work
  * in every level. Lowered by 1e-9 so rounding can never put it above the
  * exact figure: the search skips a micro-batch size whose bound does not
  * fit the card, without changing what it finds. */
-double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
-                                   const struct engine_memory *st)
+double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p)
 {
     const struct engine_model *m = ctx->m;
     double h = m->hidden, s = ctx->seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
@@ -307,7 +318,7 @@ double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engi
     int dp = p->dp > 0 ? p->dp : 1, mb = p->micro_batch > 0 ? p->micro_batch : 1;
     int gb = p->global_batch > 0 ? p->global_batch : dp;
     int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
-    double in_flight = micro < pp ? micro : pp, x, sel, full, act, states, gib = 1024.0 * 1024.0 * 1024.0;
+    double in_flight = micro < pp ? micro : pp, x, sel, full;
 
     if (m->experts > 0) {
         double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
@@ -320,9 +331,19 @@ double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engi
         x *= 1.0 + (pp - 1.0) / (pp * v);
     sel = s * b * (18.0 * h + 2.0 * f) / t * x;
     full = 2.0 * s * b * h / t * x + s * b * (18.0 * h + 4.0 * f) / t;
-    act = (sel < full ? sel : full) + s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
-    states = st->weights + st->gradients + st->optimizer;
+    return (sel < full ? sel : full) + s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
+}
+
+double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
+{
+    double states = st->weights + st->gradients + st->optimizer, gib = 1024.0 * 1024.0 * 1024.0;
     return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
+}
+
+double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
+                                   const struct engine_memory *st)
+{
+    return eval_memory_lower_bound_of(st, eval_memory_lower_bound_act(ctx, p));
 }
 
 /* ------------------------------------------------------------------ F2/F3 */
@@ -515,9 +536,7 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
     e->n = tp * pp * dp * cp;
     e->tokens_step = tokens_step;
     e->std_attn = w->standard_attention != 0;
-    e->zero3 = p->zero >= 3 && !is_lora(w);
     e->moe = ctx->moe_layers > 0 && ep > 1;
-    e->offload = p->offload != 0;
     for (int ri = 0; ri < 3; ri++) {
         if (!(rc_mask >> ri & 1u))
             continue;
@@ -574,14 +593,7 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
     psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
     if (is_lora(w))
         psi = ctx->lora_adapters / (double)(tp * pp);
-    e->dp_q = 0;
-    if (dp > 1) {
-        double gbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
-        if (e->zero3)
-            e->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
-        else
-            e->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
-    }
+    e->psi = psi;
     /* F8 MoE: dispatch + combine, forward and backward, of every routed
      * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
      * Inside a node when ep*tp fits the scale-up domain, where the
@@ -592,11 +604,29 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
         e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
     }
+    eval_pre_zero(ctx, e, p->zero, p->offload);
+}
+
+void eval_pre_zero(const struct eval_ctx *ctx, struct engine_step_pre *e, int zero, int offload)
+{
+    const int dp = e->dp, micro = e->micro;
+    const double psi = e->psi;
+
+    e->zero3 = zero >= 3 && !is_lora(ctx->w);
+    e->offload = offload != 0;
+    e->dp_q = 0;
+    if (dp > 1) {
+        double gbytes = ctx->w->precision == PREC_FP32 ? 4.0 : 2.0;
+        if (e->zero3)
+            e->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+        else
+            e->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
+    }
     /* Optimizer step: memory-bound pass over this GPU's states (read and
      * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
      * when offloaded (CPU Adam). */
     {
-        double shard = psi / (p->zero >= 1 ? dp : 1);
+        double shard = psi / (zero >= 1 ? dp : 1);
         e->opt_q = shard * 16.0 * 2.0;
     }
 }

@@ -529,6 +529,236 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     return found;
 }
 
+/* ------------------------------------------------------------ free search */
+
+/* The free search (no part of the layout fixed: every recommendation) in
+ * two steps, with the same answer as best_layout's walk, decision for
+ * decision, and the same count of layouts scored:
+ * - per GPU count n, once per search (struct engine_layout_memo): the
+ *   layouts best_layout walks for n in its order (tp, pp, ep, ZeRO,
+ *   offload, micro-batch), with every test of that walk that reads neither
+ *   the GPU type nor what was found so far already applied, each layout's
+ *   memory lower bound, model states and global batch, and what its step
+ *   time reads of it (eval_pre_fill). One group per tp, so that a GPU type
+ *   walks the groups up to its tp_max, as the walk's tp loop stops there.
+ * - per GPU type and n (best_layout_free): that list, with the tests that
+ *   read the card (memory cap), what was found (offload only as the last
+ *   rung, the batch cap and the score bound once a layout fits) and the
+ *   step time from eval_step, whose operations are eval_time's in its
+ *   order, and eval_achieved's rate per micro-batch size computed once.
+ * So every comparison sees the same doubles as the walk's and takes the
+ * same branch: the same layout, memory and count. Only the chosen layout
+ * goes through eval_time, for the figures it reports.
+ * tests/unit/test_engine_search.c compares both over random workloads. */
+
+/* The list of n (slot created empty), NULL when the table is full. */
+static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, int n)
+{
+    unsigned h = ((unsigned)n * 2654435761u) >> 24;
+    for (int k = 0; k < ENGINE_LAYOUT_LISTS_MAX; k++) {
+        struct engine_layout_list *l = &memo->lists[(h + (unsigned)k) % ENGINE_LAYOUT_LISTS_MAX];
+        if (l->n == n)
+            return l;
+        if (l->n == 0) {
+            l->n = n;
+            for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
+                l->count[g] = -1;
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* Appends the group of tp = 1 << gx to list l: best_layout's walk under
+ * free limits (cp 1, global batch from the workload) for that tp, with the
+ * tests that read neither the card nor what was found. 0 when the memo is
+ * full (nothing kept). */
+static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
+                              struct engine_layout_list *l, int gx)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    const int n = l->n, tp = 1 << gx, cp = 1, first = memo->n_entries, lora = w->task == TASK_LORA || w->task == TASK_QLORA;
+    const double batch_cap = batch_cap_seqs(ctx);
+    int k = first;
+
+    if (memo->full)
+        return 0;
+    if (engine_fits_tp(m, tp)) {
+        for (int pp = 1; pp <= m->layers && pp <= n; pp *= 2) {
+            if (n % (tp * pp * cp) != 0)
+                continue;
+            int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
+            if (dp > ctx->batch_seqs)
+                continue;
+            if (pp > 1 && ceil(ctx->batch_seqs / dp) < pp)
+                continue;
+            int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
+            for (int ep = 1; ep <= ep_max; ep *= 2) {
+                if (ep > 1 && dp % ep != 0)
+                    continue;
+                for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
+                    if (pp > 1 && zero >= 2)
+                        continue;
+                    for (int off = 0; off <= 1; off++) {
+                        struct engine_memory states;
+                        int have_states = 0;
+                        if (off && lora)
+                            continue;
+                        for (int b = 1; b <= 4; b *= 2) {
+                            if (b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
+                                continue;
+                            struct engine_parallel pb = {0};
+                            struct engine_layout_entry *e;
+                            if (k >= ENGINE_LAYOUT_ENTRIES_MAX) {
+                                memo->full = 1;
+                                return 0;
+                            }
+                            e = &memo->entries[k++];
+                            pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
+                            pb.zero = zero; pb.micro_batch = b; pb.offload = off;
+                            pb.global_batch = (int)ctx->batch_seqs;
+                            pb.vpp = vpp;
+                            if (!have_states) {
+                                engine_memory_states(w, &pb, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters,
+                                                     &states);
+                                have_states = 1;
+                            }
+                            e->lower_bound_gib = eval_memory_lower_bound_gib(ctx, &pb, &states);
+                            e->states[0] = states.weights;
+                            e->states[1] = states.gradients;
+                            e->states[2] = states.optimizer;
+                            e->zero = zero;
+                            e->offload = off;
+                            e->vpp = vpp;
+                            e->have = 0;
+                            eval_pre_fill(ctx, &pb, &e->pre, 7u);
+                            e->batch_ok = !(e->pre.gbs > batch_cap);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    l->first[gx] = first;
+    l->count[gx] = k - first;
+    memo->n_entries = k;
+    return 1;
+}
+
+/* The layout of entry e at recompute level rc, as best_layout's walk
+ * builds it (global batch: the workload's). */
+static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layout_entry *e, int rc,
+                           struct engine_parallel *p)
+{
+    memset(p, 0, sizeof *p);
+    p->tp = e->pre.tp; p->pp = e->pre.pp; p->dp = e->pre.dp; p->ep = e->pre.ep; p->cp = e->pre.cp;
+    p->zero = e->zero; p->micro_batch = e->pre.b; p->offload = e->offload;
+    p->global_batch = (int)ctx->batch_seqs;
+    p->vpp = e->vpp;
+    p->recompute = rc;
+}
+
+/* engine_memory_finish's total in GiB for entry e at level rc: the model
+ * states kept, then activations and overhead, as the walk computes them. */
+static double entry_mem_gib(const struct eval_ctx *ctx, struct engine_layout_entry *e, int rc)
+{
+    if (!(e->have >> rc & 1u)) {
+        struct engine_parallel p;
+        struct engine_memory mem = {0};
+        entry_parallel(ctx, e, rc, &p);
+        mem.weights = e->states[0];
+        mem.gradients = e->states[1];
+        mem.optimizer = e->states[2];
+        engine_memory_finish(ctx->m, ctx->w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
+        e->mem_gib[rc] = gib_of(mem.total);
+        e->have |= (unsigned char)(1u << rc);
+    }
+    return e->mem_gib[rc];
+}
+
+/* best_layout under free limits from the memo's list of hw->n (see above).
+ * -1 when the memo cannot hold the list: the caller walks instead. */
+static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, struct engine_layout_memo *memo,
+                            struct cand *best, double *min_mem_gib, long *evaluated)
+{
+    const struct engine_gpu *g = hw->g;
+    const int n = hw->n;
+    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0, skip_off = 0;
+    const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
+    double best_score = INFINITY, best_mgib = 0, nach[3], eff;
+    struct engine_layout_entry *best_e = NULL;
+    struct engine_layout_list *l = layout_list(memo, n);
+    struct eval_hwc hc;
+
+    if (!l)
+        return -1;
+    if (tp_max > 16)
+        tp_max = 16;
+    if (tp_max > n)
+        tp_max = n;
+    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
+        if (l->count[gx] < 0 && !layout_group_build(ctx, memo, l, gx))
+            return -1;
+    eval_hwc_fill(&hc, hw);
+    /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
+    for (int bi = 0; bi < 3; bi++)
+        nach[bi] = n * eval_achieved(ctx, hw, 1 << bi, 1, &eff);
+    *min_mem_gib = INFINITY;
+    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
+        struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
+        for (; e < end; e++) {
+            const double lbm = e->lower_bound_gib;
+            const double na = nach[e->pre.b >> 1];   /* b 1, 2, 4 -> 0, 1, 2 */
+            /* offload only as the last rung of the ladder (R40): the walk
+             * asks once per offload layout, before its micro-batch sizes
+             * (the first is always 1), so a size found there does not stop
+             * the next ones */
+            if (e->pre.b == 1)
+                skip_off = e->offload && found;
+            if (skip_off)
+                continue;
+            if (lbm > cap && (found || lbm >= *min_mem_gib))
+                continue;
+            if (found) {
+                if (!e->batch_ok)
+                    continue;
+                /* eval_score_lower_bound, from the same parts */
+                double t_comp = e->pre.comp[0] / na;
+                if (t_comp * (1.0 + e->pre.bubble) / e->pre.gbs * (1.0 - 1e-9) >= best_score)
+                    continue;
+            }
+            for (int rc = 0; rc <= 2; rc++) {
+                double mgib = entry_mem_gib(ctx, e, rc);
+                struct eval_parts t;
+                if (mgib < *min_mem_gib)
+                    *min_mem_gib = mgib;
+                if (mgib > cap)
+                    continue;
+                eval_step(&e->pre, rc, &hc, na, &t);
+                (*evaluated)++;
+                if (!e->batch_ok)
+                    break;   /* would inflate the global batch (convergence) */
+                if (!found || t.step / e->pre.gbs < best_score) {
+                    best_e = e;
+                    best_rc = rc;
+                    best_mgib = mgib;
+                    best_score = t.step / e->pre.gbs;
+                    found = 1;
+                }
+                break;   /* less recompute always runs faster: stop at the first fit */
+            }
+        }
+    }
+    if (!found)
+        return 0;
+    entry_parallel(ctx, best_e, best_rc, &best->par);
+    eval_time(ctx, hw, &best->par, &best->ev);
+    best->par.global_batch = best->ev.global_batch;
+    best->mem_gib = best_mgib;
+    return 1;
+}
+
 /* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
  * its time model at that rate: what the search keeps of a cluster. None of
  * it depends on the tokens, deadline, budget or dataset size, which only
@@ -955,6 +1185,15 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
                        chosen->nodes > 1 ? "s" : "", 100.0 * (chosen->cost / cheapest->cost - 1.0));
 }
 
+/* The search's layout for one cluster: from the memo's lists when given
+ * and they hold it, else best_layout's walk (the same answer). */
+static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
+                         struct cand *best, double *min_mem_gib, long *evaluated, struct engine_layout_memo *memo)
+{
+    int r = memo ? best_layout_free(ctx, hw, memo, best, min_mem_gib, evaluated) : -1;
+    return r >= 0 ? r : best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
+}
+
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
 static int next_nodes(int x)
 {
@@ -982,7 +1221,13 @@ static void recommendation_clear(struct engine_recommendation *out)
     size_t cols = offsetof(struct engine_recommendation, price_cols);
     memset(p, 0, tiers);
     memset(p + tiers + sizeof out->tiers, 0, cands - tiers - sizeof out->tiers);
-    memset(p + cands + sizeof out->candidates, 0, memo - cands - sizeof out->candidates);
+    size_t lm = offsetof(struct engine_recommendation, layout_memo);
+    memset(p + cands + sizeof out->candidates, 0, lm - cands - sizeof out->candidates);
+    /* the layout lists: their entries are read only through a list */
+    out->layout_memo.n_entries = 0;
+    out->layout_memo.full = 0;
+    memset(out->layout_memo.lists, 0, sizeof out->layout_memo.lists);
+    memset(p + lm + sizeof out->layout_memo, 0, memo - lm - sizeof out->layout_memo);
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
         memset(&out->plan_memo[i], 0, offsetof(struct engine_plan_memo, w));
     memset(p + memo + sizeof out->plan_memo, 0, cols - memo - sizeof out->plan_memo);
@@ -992,6 +1237,12 @@ static void recommendation_clear(struct engine_recommendation *out)
 
 enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
                                     struct engine_recommendation *out, char *err, size_t errlen)
+{
+    return engine_recommend_search_at(c, w, out, err, errlen, 1);
+}
+
+enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
+                                       struct engine_recommendation *out, char *err, size_t errlen, int lists)
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
@@ -1040,7 +1291,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
                 continue;
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+            if (search_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
@@ -1066,7 +1317,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
             eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
+            if (search_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
