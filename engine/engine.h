@@ -392,10 +392,10 @@ struct engine_step_pre {
 struct engine_layout_entry {
     struct engine_step_pre pre;
     double lower_bound_gib;           /* eval_memory_lower_bound_gib over every recompute level */
-    double states[3];                 /* model states: weights, gradients, optimizer (bytes) */
-    double mem_gib[3];                /* per recompute level, when have has 1 << rc */
+    double mem_gib[3];                /* per recompute level, engine_memory_finish's total */
     int zero, offload, vpp;
-    unsigned char have, batch_ok;     /* batch_ok: its global batch is within the search's cap */
+    unsigned char batch_ok;           /* its global batch is within the search's cap */
+    unsigned char bi;                 /* micro-batch 1 << bi */
 };
 struct engine_layout_list {
     int n;                            /* GPU count, 0: empty slot */

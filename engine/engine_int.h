@@ -71,6 +71,23 @@ double engine_memory_activations(const struct engine_model *m, const struct engi
 void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
                        const struct engine_param_count *pc, double lora_base_bytes, double activations,
                        struct engine_memory *mem);
+/* engine_memory_activations at recompute levels 0, 1 and 2 (p's level not
+ * read), from the parts they share: the same doubles. */
+void engine_memory_activations3(const struct engine_model *m, const struct engine_workload *w,
+                                const struct engine_parallel *p, int seq_len, double act[3]);
+/* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
+ * total from the states' sum, the activations and that term (added when
+ * zero3). */
+double engine_memory_zero3_extra(const struct engine_workload *w, int tp, const struct engine_param_count *pc,
+                                 double lora_base_bytes);
+static inline double engine_memory_total_of(double states, double act, int zero3, double zero3_extra, double *other)
+{
+    double o = 2.0 * (1024.0 * 1024.0 * 1024.0) + 0.05 * (states + act);
+    if (zero3)
+        o += zero3_extra;
+    *other = o;
+    return states + act + o;
+}
 /* engine_memory with the per-request parts precomputed (eval_ctx). */
 struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
                                        const struct engine_parallel *p, int seq_len,

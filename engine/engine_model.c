@@ -148,39 +148,64 @@ static int is_lora(const struct engine_workload *w)
  * Pipeline: the first stage holds min(pp, m) micro-batches of its L/pp
  * layers, i.e. L layers' worth when m >= pp, times (1 + (pp-1)/(pp*v)) when
  * interleaved. The output layer adds fp32 logits s*b*V*4/tp. */
-static double activation_bytes(const struct engine_model *m, const struct engine_workload *w,
-                               const struct engine_parallel *p, int seq, int micro_batches)
+struct act_common {
+    double layer;                /* one layer's full set (with the standard-attention scores) */
+    double sel, full;            /* what selective and full recompute keep per layer */
+    double per_stage, in_flight, pp, v, logits;
+};
+
+static void act_common(const struct engine_model *m, const struct engine_workload *w, const struct engine_parallel *p,
+                       int seq, int micro_batches, struct act_common *a)
 {
     double h = m->hidden, s = seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
     double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
     double t = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
     double pp = p->pp > 0 ? p->pp : 1, v = p->vpp > 0 ? p->vpp : 1;
-    double layer, kept, in_flight, total;
+    double in_flight;
 
     if (m->experts > 0) {
         double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
         f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
     }
-    layer = s * b * (18.0 * h + 4.0 * f) / t;
+    a->layer = s * b * (18.0 * h + 4.0 * f) / t;
     if (w->standard_attention)   /* Korthikanti's 5as^2b score, softmax and dropout tensors */
-        layer += 5.0 * (m->heads > 0 ? m->heads : 1) * s * s * b / t;
-    switch (p->recompute) {
-    case RECOMPUTE_NONE: kept = layer; break;
-    case RECOMPUTE_SELECTIVE:   /* recompute the attention core and the MLP activation function */
-        kept = s * b * (18.0 * h + 2.0 * f) / t;
-        break;
-    default: kept = 2.0 * s * b * h / t; break;
-    }
+        a->layer += 5.0 * (m->heads > 0 ? m->heads : 1) * s * s * b / t;
+    /* selective: recompute the attention core and the MLP activation function */
+    a->sel = s * b * (18.0 * h + 2.0 * f) / t;
+    a->full = 2.0 * s * b * h / t;
     in_flight = micro_batches < pp ? micro_batches : pp;
     if (in_flight < 1)
         in_flight = 1;
-    total = kept * ((double)m->layers / pp) * in_flight;
-    if (pp > 1 && v > 1)
-        total *= 1.0 + (pp - 1.0) / (pp * v);
-    if (p->recompute == RECOMPUTE_FULL)
-        total += layer;
-    total += s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
-    return total;
+    a->per_stage = (double)m->layers / pp;
+    a->in_flight = in_flight;
+    a->pp = pp;
+    a->v = v;
+    a->logits = s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
+}
+
+static double act_total(const struct act_common *a, double kept, int full)
+{
+    double total = kept * a->per_stage * a->in_flight;
+    if (a->pp > 1 && a->v > 1)
+        total *= 1.0 + (a->pp - 1.0) / (a->pp * a->v);
+    if (full)
+        total += a->layer;
+    return total + a->logits;
+}
+
+static double activation_bytes(const struct engine_model *m, const struct engine_workload *w,
+                               const struct engine_parallel *p, int seq, int micro_batches)
+{
+    struct act_common a;
+    double kept;
+
+    act_common(m, w, p, seq, micro_batches, &a);
+    switch (p->recompute) {
+    case RECOMPUTE_NONE: kept = a.layer; break;
+    case RECOMPUTE_SELECTIVE: kept = a.sel; break;
+    default: kept = a.full; break;
+    }
+    return act_total(&a, kept, p->recompute == RECOMPUTE_FULL);
 }
 
 /* F5 + F6 + F7: everything one GPU holds for a layout. `other` is CUDA/NCCL
@@ -264,15 +289,30 @@ void engine_memory_states(const struct engine_workload *w, const struct engine_p
 
 /* Activations, overhead and the total on top of the model states already in
  * *mem (engine_memory_states for the same tp, pp, dp, ep, zero, offload). */
+static int finish_micro(const struct engine_parallel *p)
+{
+    int dp = p->dp > 0 ? p->dp : 1;
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    return gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+}
+
 double engine_memory_activations(const struct engine_model *m, const struct engine_workload *w,
                                  const struct engine_parallel *p, int seq_len)
 {
-    int dp = p->dp > 0 ? p->dp : 1;
     int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
-    int gb = p->global_batch > 0 ? p->global_batch : dp;
-    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
-    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
-    return activation_bytes(m, w, p, seq, micro);
+    return activation_bytes(m, w, p, seq, finish_micro(p));
+}
+
+void engine_memory_activations3(const struct engine_model *m, const struct engine_workload *w,
+                                const struct engine_parallel *p, int seq_len, double act[3])
+{
+    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
+    struct act_common a;
+    act_common(m, w, p, seq, finish_micro(p), &a);
+    act[RECOMPUTE_NONE] = act_total(&a, a.layer, 0);
+    act[RECOMPUTE_SELECTIVE] = act_total(&a, a.sel, 0);
+    act[RECOMPUTE_FULL] = act_total(&a, a.full, 1);
 }
 
 void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
@@ -281,14 +321,20 @@ void engine_memory_add(const struct engine_workload *w, const struct engine_para
 {
     int tp = p->tp > 0 ? p->tp : 1;
     int zero = p->zero < 0 ? 1 : p->zero;
-    double states, gib = 1024.0 * 1024.0 * 1024.0;
+    double states;
 
     mem->activations = activations;
     states = mem->weights + mem->gradients + mem->optimizer;
-    mem->other = 2.0 * gib + 0.05 * (states + mem->activations);
-    if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
-        mem->other += 2.0 * (is_lora(w) ? lora_base_bytes / pcp->total : 2.0) * pcp->largest_layer / tp;
-    mem->total = states + mem->activations + mem->other;
+    mem->total = engine_memory_total_of(states, activations, zero >= 3,
+                                        zero >= 3 ? engine_memory_zero3_extra(w, tp, pcp, lora_base_bytes) : 0.0,
+                                        &mem->other);
+}
+
+double engine_memory_zero3_extra(const struct engine_workload *w, int tp, const struct engine_param_count *pcp,
+                                 double lora_base_bytes)
+{
+    /* two gathered layers in flight, at the bytes/param the weights are stored in */
+    return 2.0 * (is_lora(w) ? lora_base_bytes / pcp->total : 2.0) * pcp->largest_layer / tp;
 }
 
 void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
@@ -537,6 +583,7 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
     e->tokens_step = tokens_step;
     e->std_attn = w->standard_attention != 0;
     e->moe = ctx->moe_layers > 0 && ep > 1;
+    const double tp_msg = (double)b * s / cp * h * 2.0, tp_layers = (double)m->layers / pp;
     for (int ri = 0; ri < 3; ri++) {
         if (!(rc_mask >> ri & 1u))
             continue;
@@ -562,10 +609,8 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
          * busbw, outside it over the NICs. */
         e->tp_q[ri] = 0;
         if (tp > 1) {
-            double msg = (double)b * s / cp * h * 2.0;
             double count = 4.0 + (ri == 2 ? 2.0 : 0.0);
-            double layers = (double)m->layers / pp;
-            e->tp_q[ri] = layers * micro * count * 2.0 * (tp - 1) / tp * msg;
+            e->tp_q[ri] = tp_layers * micro * count * 2.0 * (tp - 1) / tp * tp_msg;
         }
     }
 

@@ -584,6 +584,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
 
     if (memo->full)
         return 0;
+    const double zero3_extra = engine_memory_zero3_extra(w, tp, &ctx->pc, ctx->lora_base_bytes);
     if (engine_fits_tp(m, tp)) {
         for (int pp = 1; pp <= m->layers && pp <= n; pp *= 2) {
             if (n % (tp * pp * cp) != 0)
@@ -597,43 +598,57 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
             for (int ep = 1; ep <= ep_max; ep *= 2) {
                 if (ep > 1 && dp % ep != 0)
                     continue;
+                /* What reads the micro-batch size but not the ZeRO stage or
+                 * offload, once per size: the step's parts, the activations
+                 * at each recompute level and the bound's activations. */
+                struct engine_step_pre base[3];
+                double act[3][3], lb_act[3];
+                int nb = 0;
+                for (int b = 1, bi = 0; b <= 4; b *= 2, bi++) {
+                    struct engine_parallel pb = {0};
+                    if (b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
+                        break;   /* the walk's skip; it skips every larger size too */
+                    pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
+                    pb.micro_batch = b;
+                    pb.global_batch = (int)ctx->batch_seqs;
+                    pb.vpp = vpp;
+                    eval_pre_fill(ctx, &pb, &base[bi], 7u);
+                    engine_memory_activations3(m, w, &pb, ctx->seq, act[bi]);
+                    lb_act[bi] = eval_memory_lower_bound_act(ctx, &pb);
+                    nb++;
+                }
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
                     if (pp > 1 && zero >= 2)
                         continue;
                     for (int off = 0; off <= 1; off++) {
                         struct engine_memory states;
-                        int have_states = 0;
+                        struct engine_parallel ps = {0};
                         if (off && lora)
                             continue;
-                        for (int b = 1; b <= 4; b *= 2) {
-                            if (b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
-                                continue;
-                            struct engine_parallel pb = {0};
-                            struct engine_layout_entry *e;
-                            if (k >= ENGINE_LAYOUT_ENTRIES_MAX) {
-                                memo->full = 1;
-                                return 0;
+                        if (k + nb > ENGINE_LAYOUT_ENTRIES_MAX) {
+                            memo->full = 1;
+                            return 0;
+                        }
+                        ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
+                        ps.zero = zero; ps.offload = off;
+                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
+                        /* engine_memory_add's sum of the states and ZeRO-3 term */
+                        const double st_sum = states.weights + states.gradients + states.optimizer;
+                        const double z3 = zero >= 3 ? zero3_extra : 0.0;
+                        for (int bi = 0; bi < nb; bi++) {
+                            struct engine_layout_entry *e = &memo->entries[k++];
+                            e->pre = base[bi];
+                            eval_pre_zero(ctx, &e->pre, zero, off);
+                            e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
+                            for (int rc = 0; rc <= 2; rc++) {
+                                double other;
+                                e->mem_gib[rc] = gib_of(engine_memory_total_of(st_sum, act[bi][rc], zero >= 3, z3, &other));
                             }
-                            e = &memo->entries[k++];
-                            pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
-                            pb.zero = zero; pb.micro_batch = b; pb.offload = off;
-                            pb.global_batch = (int)ctx->batch_seqs;
-                            pb.vpp = vpp;
-                            if (!have_states) {
-                                engine_memory_states(w, &pb, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters,
-                                                     &states);
-                                have_states = 1;
-                            }
-                            e->lower_bound_gib = eval_memory_lower_bound_gib(ctx, &pb, &states);
-                            e->states[0] = states.weights;
-                            e->states[1] = states.gradients;
-                            e->states[2] = states.optimizer;
                             e->zero = zero;
                             e->offload = off;
                             e->vpp = vpp;
-                            e->have = 0;
-                            eval_pre_fill(ctx, &pb, &e->pre, 7u);
                             e->batch_ok = !(e->pre.gbs > batch_cap);
+                            e->bi = (unsigned char)bi;
                         }
                     }
                 }
@@ -659,24 +674,6 @@ static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layou
     p->recompute = rc;
 }
 
-/* engine_memory_finish's total in GiB for entry e at level rc: the model
- * states kept, then activations and overhead, as the walk computes them. */
-static double entry_mem_gib(const struct eval_ctx *ctx, struct engine_layout_entry *e, int rc)
-{
-    if (!(e->have >> rc & 1u)) {
-        struct engine_parallel p;
-        struct engine_memory mem = {0};
-        entry_parallel(ctx, e, rc, &p);
-        mem.weights = e->states[0];
-        mem.gradients = e->states[1];
-        mem.optimizer = e->states[2];
-        engine_memory_finish(ctx->m, ctx->w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
-        e->mem_gib[rc] = gib_of(mem.total);
-        e->have |= (unsigned char)(1u << rc);
-    }
-    return e->mem_gib[rc];
-}
-
 /* best_layout under free limits from the memo's list of hw->n (see above).
  * -1 when the memo cannot hold the list: the caller walks instead. */
 static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, struct engine_layout_memo *memo,
@@ -686,8 +683,9 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     const int n = hw->n;
     int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0, skip_off = 0;
     const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
-    double best_score = INFINITY, best_mgib = 0, nach[3], eff;
-    struct engine_layout_entry *best_e = NULL;
+    double best_score = INFINITY, best_mgib = 0, nach[3], eff, min_mem = INFINITY;
+    const struct engine_layout_entry *best_e = NULL;
+    long scored = 0;
     struct engine_layout_list *l = layout_list(memo, n);
     struct eval_hwc hc;
 
@@ -704,12 +702,10 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
     for (int bi = 0; bi < 3; bi++)
         nach[bi] = n * eval_achieved(ctx, hw, 1 << bi, 1, &eff);
-    *min_mem_gib = INFINITY;
     for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
-        struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
+        const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
         for (; e < end; e++) {
             const double lbm = e->lower_bound_gib;
-            const double na = nach[e->pre.b >> 1];   /* b 1, 2, 4 -> 0, 1, 2 */
             /* offload only as the last rung of the ladder (R40): the walk
              * asks once per offload layout, before its micro-batch sizes
              * (the first is always 1), so a size found there does not stop
@@ -718,8 +714,9 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                 skip_off = e->offload && found;
             if (skip_off)
                 continue;
-            if (lbm > cap && (found || lbm >= *min_mem_gib))
+            if (lbm > cap && (found || lbm >= min_mem))
                 continue;
+            const double na = nach[e->bi];
             if (found) {
                 if (!e->batch_ok)
                     continue;
@@ -729,14 +726,14 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                     continue;
             }
             for (int rc = 0; rc <= 2; rc++) {
-                double mgib = entry_mem_gib(ctx, e, rc);
+                double mgib = e->mem_gib[rc];
                 struct eval_parts t;
-                if (mgib < *min_mem_gib)
-                    *min_mem_gib = mgib;
+                if (mgib < min_mem)
+                    min_mem = mgib;
                 if (mgib > cap)
                     continue;
                 eval_step(&e->pre, rc, &hc, na, &t);
-                (*evaluated)++;
+                scored++;
                 if (!e->batch_ok)
                     break;   /* would inflate the global batch (convergence) */
                 if (!found || t.step / e->pre.gbs < best_score) {
@@ -750,6 +747,8 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
             }
         }
     }
+    *min_mem_gib = min_mem;
+    *evaluated += scored;
     if (!found)
         return 0;
     entry_parallel(ctx, best_e, best_rc, &best->par);
