@@ -140,9 +140,10 @@ static inline int eval_rc_index(int recompute)
  * (bit eval_rc_index). */
 void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                    unsigned rc_mask);
-/* The parts of e that read the ZeRO stage and offload (eval_pre_fill's
- * last step), for e filled for another stage of the same layout. */
-void eval_pre_zero(const struct eval_ctx *ctx, struct engine_step_pre *e, int zero, int offload);
+/* The parts of layout e that read the ZeRO stage and offload (eval_pre_fill's
+ * last step, into e->z), for any stage of the same layout. */
+void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
+                   struct engine_step_zero *z);
 /* eval_time's sustained FLOP/s of one GPU at micro-batch b and context
  * parallelism cp (F4), and the kernel efficiency in *eff. */
 double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff);
@@ -170,8 +171,8 @@ struct eval_parts {
 /* F8/F9 step time of layout e at recompute index ri on hardware c, with
  * nach = GPUs x eval_achieved (eval_time's comments say why each term is
  * what it is). */
-static inline void eval_step(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach,
-                             struct eval_parts *o)
+static inline void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                             const struct eval_hwc *c, double nach, struct eval_parts *o)
 {
     double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
     const int tp = e->tp, per_node = c->per_node;
@@ -199,13 +200,13 @@ static inline void eval_step(const struct engine_step_pre *e, int ri, const stru
             if (bw > c->bw_intra)
                 bw = c->bw_intra;
         }
-        if (e->zero3) {
+        if (z->zero3) {
             if (dp * model_par > per_node && c->bw_nic < bw)
                 bw = c->bw_nic;
-            t = e->dp_q / bw;
+            t = z->dp_q / bw;
             t_dp = t - t_comp * ZERO3_OVERLAP;
         } else {
-            t = e->dp_q / bw;
+            t = z->dp_q / bw;
             t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
         }
         if (t_dp < t * DP_MIN_EXPOSED)
@@ -215,7 +216,7 @@ static inline void eval_step(const struct engine_step_pre *e, int ri, const stru
         double bw = e->ep * tp <= (c->scaleup > per_node ? c->scaleup : per_node) ? c->bw_intra * 0.5 : c->bw_nic;
         t_moe = e->moe_q / bw * MOE_EXPOSED;
     }
-    t_opt = e->opt_q / (e->offload ? 50e9 : c->mem_bw9);
+    t_opt = z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
     exposed = t_tp + t_pp + t_dp + t_moe;
     o->t_comp = t_comp;
     o->t_tp = t_tp;
@@ -442,8 +443,10 @@ void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* engine_recommend_search with the free search's layout lists (lists 1,
- * what engine_recommend_search does) or walking every layout as an estimate
- * does (lists 0): the same answer, for tests to compare. */
+ * what engine_recommend_search does; lists > 1: lists holding at most that
+ * many layouts, so that tests reach the emptying and the walk) or walking
+ * every layout as an estimate does (lists 0): the same answer, for tests to
+ * compare. */
 enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
                                        struct engine_recommendation *out, char *err, size_t errlen, int lists);
 

@@ -649,30 +649,31 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
         e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
     }
-    eval_pre_zero(ctx, e, p->zero, p->offload);
+    eval_pre_zero(ctx, e, p->zero, p->offload, &e->z);
 }
 
-void eval_pre_zero(const struct eval_ctx *ctx, struct engine_step_pre *e, int zero, int offload)
+void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
+                   struct engine_step_zero *z)
 {
     const int dp = e->dp, micro = e->micro;
     const double psi = e->psi;
 
-    e->zero3 = zero >= 3 && !is_lora(ctx->w);
-    e->offload = offload != 0;
-    e->dp_q = 0;
+    z->zero3 = zero >= 3 && !is_lora(ctx->w);
+    z->offload = offload != 0;
+    z->dp_q = 0;
     if (dp > 1) {
         double gbytes = ctx->w->precision == PREC_FP32 ? 4.0 : 2.0;
-        if (e->zero3)
-            e->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+        if (z->zero3)
+            z->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
         else
-            e->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
+            z->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
     }
     /* Optimizer step: memory-bound pass over this GPU's states (read and
      * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
      * when offloaded (CPU Adam). */
     {
         double shard = psi / (zero >= 1 ? dp : 1);
-        e->opt_q = shard * 16.0 * 2.0;
+        z->opt_q = shard * 16.0 * 2.0;
     }
 }
 
@@ -690,7 +691,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     eval_hwc_fill(&c, hw);
     achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
     n = e.n;
-    eval_step(&e, ri, &c, n * achieved, &t);
+    eval_step(&e, &e.z, ri, &c, n * achieved, &t);
     step = t.step;
 
     o->step_s = step;

@@ -551,7 +551,17 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  * goes through eval_time, for the figures it reports.
  * tests/unit/test_engine_search.c compares both over random workloads. */
 
-/* The list of n (slot created empty), NULL when the table is full. */
+/* Empties the memo: no list, no layout. */
+static void layout_memo_empty(struct engine_layout_memo *memo)
+{
+    memo->n_entries = 0;
+    memo->n_bases = 0;
+    memo->n_lists = 0;
+    memset(memo->lists, 0, sizeof memo->lists);
+}
+
+/* The list of n (slot created empty), NULL when the table is full (kept at
+ * most half full, so that a search for a missing n ends early). */
 static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, int n)
 {
     unsigned h = ((unsigned)n * 2654435761u) >> 24;
@@ -560,6 +570,9 @@ static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, i
         if (l->n == n)
             return l;
         if (l->n == 0) {
+            if (memo->n_lists >= ENGINE_LAYOUT_LISTS_MAX / 2)
+                return NULL;
+            memo->n_lists++;
             l->n = n;
             for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
                 l->count[g] = -1;
@@ -571,20 +584,19 @@ static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, i
 
 /* Appends the group of tp = 1 << gx to list l: best_layout's walk under
  * free limits (cp 1, global batch from the workload) for that tp, with the
- * tests that read neither the card nor what was found. 0 when the memo is
- * full (nothing kept). */
+ * tests that read neither the card nor what was found. 0 when the memo
+ * cannot hold it (nothing kept). */
 static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
                               struct engine_layout_list *l, int gx)
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
-    const int n = l->n, tp = 1 << gx, cp = 1, first = memo->n_entries, lora = w->task == TASK_LORA || w->task == TASK_QLORA;
+    const int n = l->n, tp = 1 << gx, cp = 1, first = memo->n_entries;
+    const int lora = w->task == TASK_LORA || w->task == TASK_QLORA;
     const double batch_cap = batch_cap_seqs(ctx);
-    int k = first;
-
-    if (memo->full)
-        return 0;
     const double zero3_extra = engine_memory_zero3_extra(w, tp, &ctx->pc, ctx->lora_base_bytes);
+    int k = first, nbase = memo->n_bases;
+
     if (engine_fits_tp(m, tp)) {
         for (int pp = 1; pp <= m->layers && pp <= n; pp *= 2) {
             if (n % (tp * pp * cp) != 0)
@@ -599,20 +611,26 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                 if (ep > 1 && dp % ep != 0)
                     continue;
                 /* What reads the micro-batch size but not the ZeRO stage or
-                 * offload, once per size: the step's parts, the activations
-                 * at each recompute level and the bound's activations. */
-                struct engine_step_pre base[3];
+                 * offload, once per size: the step's parts (a base), the
+                 * activations at each recompute level and the bound's
+                 * activations. The walk skips a size above 1 when pp > 1 or
+                 * dp x size exceeds the batch, and then every larger size. */
                 double act[3][3], lb_act[3];
-                int nb = 0;
+                int nb = 0, base0 = nbase;
                 for (int b = 1, bi = 0; b <= 4; b *= 2, bi++) {
                     struct engine_parallel pb = {0};
+                    struct engine_layout_base *bs;
                     if (b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
-                        break;   /* the walk's skip; it skips every larger size too */
+                        break;
+                    if (nbase >= ENGINE_LAYOUT_BASES_MAX)
+                        return 0;
+                    bs = &memo->bases[nbase++];
                     pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
                     pb.micro_batch = b;
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
-                    eval_pre_fill(ctx, &pb, &base[bi], 7u);
+                    eval_pre_fill(ctx, &pb, &bs->pre, 7u);
+                    bs->vpp = vpp;
                     engine_memory_activations3(m, w, &pb, ctx->seq, act[bi]);
                     lb_act[bi] = eval_memory_lower_bound_act(ctx, &pb);
                     nb++;
@@ -625,10 +643,8 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                         struct engine_parallel ps = {0};
                         if (off && lora)
                             continue;
-                        if (k + nb > ENGINE_LAYOUT_ENTRIES_MAX) {
-                            memo->full = 1;
+                        if (k + nb > memo->cap_entries)
                             return 0;
-                        }
                         ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
                         ps.zero = zero; ps.offload = off;
                         engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
@@ -637,18 +653,17 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                         const double z3 = zero >= 3 ? zero3_extra : 0.0;
                         for (int bi = 0; bi < nb; bi++) {
                             struct engine_layout_entry *e = &memo->entries[k++];
-                            e->pre = base[bi];
-                            eval_pre_zero(ctx, &e->pre, zero, off);
+                            const struct engine_step_pre *pre = &memo->bases[base0 + bi].pre;
+                            eval_pre_zero(ctx, pre, zero, off, &e->z);
                             e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
                             for (int rc = 0; rc <= 2; rc++) {
                                 double other;
                                 e->mem_gib[rc] = gib_of(engine_memory_total_of(st_sum, act[bi][rc], zero >= 3, z3, &other));
                             }
-                            e->zero = zero;
-                            e->offload = off;
-                            e->vpp = vpp;
-                            e->batch_ok = !(e->pre.gbs > batch_cap);
+                            e->base = base0 + bi;
+                            e->zero = (unsigned char)zero;
                             e->bi = (unsigned char)bi;
+                            e->batch_ok = !(pre->gbs > batch_cap);
                         }
                     }
                 }
@@ -658,19 +673,43 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     l->first[gx] = first;
     l->count[gx] = k - first;
     memo->n_entries = k;
+    memo->n_bases = nbase;
     return 1;
+}
+
+/* The list of n with every group up to tp_max built; when the memo cannot
+ * hold them it is emptied and they are built alone. NULL when not even
+ * that fits: the caller walks. */
+static const struct engine_layout_list *layout_list_ready(const struct eval_ctx *ctx,
+                                                          struct engine_layout_memo *memo, int n, int tp_max)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct engine_layout_list *l = layout_list(memo, n);
+        int ok = l != NULL;
+        for (int gx = 0; ok && gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
+            if (l->count[gx] < 0)
+                ok = layout_group_build(ctx, memo, l, gx);
+        if (ok)
+            return l;
+        if (attempt == 0) {
+            layout_memo_empty(memo);
+            memo->emptied++;
+        }
+    }
+    return NULL;
 }
 
 /* The layout of entry e at recompute level rc, as best_layout's walk
  * builds it (global batch: the workload's). */
-static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layout_entry *e, int rc,
-                           struct engine_parallel *p)
+static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layout_memo *memo,
+                           const struct engine_layout_entry *e, int rc, struct engine_parallel *p)
 {
+    const struct engine_layout_base *bs = &memo->bases[e->base];
     memset(p, 0, sizeof *p);
-    p->tp = e->pre.tp; p->pp = e->pre.pp; p->dp = e->pre.dp; p->ep = e->pre.ep; p->cp = e->pre.cp;
-    p->zero = e->zero; p->micro_batch = e->pre.b; p->offload = e->offload;
+    p->tp = bs->pre.tp; p->pp = bs->pre.pp; p->dp = bs->pre.dp; p->ep = bs->pre.ep; p->cp = bs->pre.cp;
+    p->zero = e->zero; p->micro_batch = bs->pre.b; p->offload = e->z.offload;
     p->global_batch = (int)ctx->batch_seqs;
-    p->vpp = e->vpp;
+    p->vpp = bs->vpp;
     p->recompute = rc;
 }
 
@@ -685,19 +724,19 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
     double best_score = INFINITY, best_mgib = 0, nach[3], eff, min_mem = INFINITY;
     const struct engine_layout_entry *best_e = NULL;
-    long scored = 0;
-    struct engine_layout_list *l = layout_list(memo, n);
+    const struct engine_layout_list *l;
+    const struct engine_layout_base *bases = memo->bases;
     struct eval_hwc hc;
+    long scored = 0;
 
-    if (!l)
-        return -1;
     if (tp_max > 16)
         tp_max = 16;
     if (tp_max > n)
         tp_max = n;
-    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
-        if (l->count[gx] < 0 && !layout_group_build(ctx, memo, l, gx))
-            return -1;
+    if (!(l = layout_list_ready(ctx, memo, n, tp_max))) {
+        memo->walked++;
+        return -1;
+    }
     eval_hwc_fill(&hc, hw);
     /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
     for (int bi = 0; bi < 3; bi++)
@@ -710,19 +749,20 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
              * asks once per offload layout, before its micro-batch sizes
              * (the first is always 1), so a size found there does not stop
              * the next ones */
-            if (e->pre.b == 1)
-                skip_off = e->offload && found;
+            if (e->bi == 0)
+                skip_off = e->z.offload && found;
             if (skip_off)
                 continue;
             if (lbm > cap && (found || lbm >= min_mem))
                 continue;
+            const struct engine_step_pre *pre = &bases[e->base].pre;
             const double na = nach[e->bi];
             if (found) {
                 if (!e->batch_ok)
                     continue;
                 /* eval_score_lower_bound, from the same parts */
-                double t_comp = e->pre.comp[0] / na;
-                if (t_comp * (1.0 + e->pre.bubble) / e->pre.gbs * (1.0 - 1e-9) >= best_score)
+                double t_comp = pre->comp[0] / na;
+                if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
                     continue;
             }
             for (int rc = 0; rc <= 2; rc++) {
@@ -732,15 +772,15 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                     min_mem = mgib;
                 if (mgib > cap)
                     continue;
-                eval_step(&e->pre, rc, &hc, na, &t);
+                eval_step(pre, &e->z, rc, &hc, na, &t);
                 scored++;
                 if (!e->batch_ok)
                     break;   /* would inflate the global batch (convergence) */
-                if (!found || t.step / e->pre.gbs < best_score) {
+                if (!found || t.step / pre->gbs < best_score) {
                     best_e = e;
                     best_rc = rc;
                     best_mgib = mgib;
-                    best_score = t.step / e->pre.gbs;
+                    best_score = t.step / pre->gbs;
                     found = 1;
                 }
                 break;   /* less recompute always runs faster: stop at the first fit */
@@ -751,7 +791,7 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     *evaluated += scored;
     if (!found)
         return 0;
-    entry_parallel(ctx, best_e, best_rc, &best->par);
+    entry_parallel(ctx, memo, best_e, best_rc, &best->par);
     eval_time(ctx, hw, &best->par, &best->ev);
     best->par.global_batch = best->ev.global_batch;
     best->mem_gib = best_mgib;
@@ -1222,10 +1262,11 @@ static void recommendation_clear(struct engine_recommendation *out)
     memset(p + tiers + sizeof out->tiers, 0, cands - tiers - sizeof out->tiers);
     size_t lm = offsetof(struct engine_recommendation, layout_memo);
     memset(p + cands + sizeof out->candidates, 0, lm - cands - sizeof out->candidates);
-    /* the layout lists: their entries are read only through a list */
-    out->layout_memo.n_entries = 0;
-    out->layout_memo.full = 0;
-    memset(out->layout_memo.lists, 0, sizeof out->layout_memo.lists);
+    /* the layout lists: their layouts are read only through a list */
+    layout_memo_empty(&out->layout_memo);
+    out->layout_memo.emptied = 0;
+    out->layout_memo.walked = 0;
+    out->layout_memo.cap_entries = ENGINE_LAYOUT_ENTRIES_MAX;
     memset(p + lm + sizeof out->layout_memo, 0, memo - lm - sizeof out->layout_memo);
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
         memset(&out->plan_memo[i], 0, offsetof(struct engine_plan_memo, w));
@@ -1257,6 +1298,8 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         return ST_INVALID;
     }
     recommendation_clear(out);
+    if (lists > 1 && lists < ENGINE_LAYOUT_ENTRIES_MAX)
+        out->layout_memo.cap_entries = lists;
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
     limits_free(&lim);
