@@ -713,16 +713,19 @@ static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layou
     p->recompute = rc;
 }
 
-/* best_layout under free limits from the memo's list of hw->n (see above).
- * -1 when the memo cannot hold the list: the caller walks instead. */
-static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, struct engine_layout_memo *memo,
-                            struct cand *best, double *min_mem_gib, long *evaluated)
+/* best_layout under free limits from the memo's list of hw->n (see above),
+ * with ach[bi] = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
+ * type (it reads nothing else of hw). Fills best's layout and memory, not
+ * its time model (best->ev). -1 when the memo cannot hold the list: the
+ * caller walks instead. */
+static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+                            struct engine_layout_memo *memo, struct cand *best, double *min_mem_gib, long *evaluated)
 {
     const struct engine_gpu *g = hw->g;
     const int n = hw->n;
     int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0, skip_off = 0;
     const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
-    double best_score = INFINITY, best_mgib = 0, nach[3], eff, min_mem = INFINITY;
+    double best_score = INFINITY, best_mgib = 0, nach[3], min_mem = INFINITY;
     const struct engine_layout_entry *best_e = NULL;
     const struct engine_layout_list *l;
     const struct engine_layout_base *bases = memo->bases;
@@ -740,7 +743,7 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     eval_hwc_fill(&hc, hw);
     /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
     for (int bi = 0; bi < 3; bi++)
-        nach[bi] = n * eval_achieved(ctx, hw, 1 << bi, 1, &eff);
+        nach[bi] = n * ach[bi];
     for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
         const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
         for (; e < end; e++) {
@@ -791,9 +794,10 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     *evaluated += scored;
     if (!found)
         return 0;
+    /* best->ev is left alone: the search times the cluster again at the
+     * fabric it chooses (cand_fabric) */
     entry_parallel(ctx, memo, best_e, best_rc, &best->par);
-    eval_time(ctx, hw, &best->par, &best->ev);
-    best->par.global_batch = best->ev.global_batch;
+    best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
     best->mem_gib = best_mgib;
     return 1;
 }
@@ -1224,12 +1228,14 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
                        chosen->nodes > 1 ? "s" : "", 100.0 * (chosen->cost / cheapest->cost - 1.0));
 }
 
-/* The search's layout for one cluster: from the memo's lists when given
- * and they hold it, else best_layout's walk (the same answer). */
-static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
-                         struct cand *best, double *min_mem_gib, long *evaluated, struct engine_layout_memo *memo)
+/* The search's layout for one cluster (its layout and memory; the caller
+ * times it at its fabric): from the memo's lists when given and they hold
+ * it, else best_layout's walk (the same answer). ach: best_layout_free's. */
+static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+                         const struct limits *lim, struct cand *best, double *min_mem_gib, long *evaluated,
+                         struct engine_layout_memo *memo)
 {
-    int r = memo ? best_layout_free(ctx, hw, memo, best, min_mem_gib, evaluated) : -1;
+    int r = memo ? best_layout_free(ctx, hw, ach, memo, best, min_mem_gib, evaluated) : -1;
     return r >= 0 ? r : best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
 }
 
@@ -1321,6 +1327,17 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
             lb_bytes = engine_lora_base_bytes(&w->model, w);
         else
             lb_bytes = engine_model_states_bytes(ctx.pc.total, 3, 1, w->optimizer);
+        /* eval_achieved at micro-batch 1, 2, 4 (cp 1) on this GPU type:
+         * what the layout lists' walk reads of it besides bandwidths
+         * (eval_fill_hw sets the same peak and scales for every count) */
+        double ach[3];
+        {
+            struct eval_hw hw1;
+            double eff;
+            eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
+            for (int bi = 0; bi < 3; bi++)
+                ach[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &eff);
+        }
         /* Servers smaller than a full one, single node (PCIe cards). */
         for (int si = 0; si < 4; si++) {
             int per_node = small_nodes[si], n = per_node;
@@ -1333,7 +1350,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
                 continue;
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
+            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
@@ -1359,7 +1376,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
             eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
+            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
