@@ -430,43 +430,62 @@ static int form_keeps(const struct engine_num_form *f, char kind, int p, double 
     return s >= u - 0.5 + 1.0 / 4096 && s <= u + 0.5 - 1.0 / 4096;
 }
 
+/* How conversion k's argument (taken from *ap) stands against the memo's:
+ * what memo_match and memo_patch both ask, one conversion at a time. */
+enum conv_cmp {
+    CONV_SAME,    /* the same argument: the memo's bytes and key stand */
+    CONV_KEEPS,   /* another double of the same form: the bytes stand, the key is *x's */
+    CONV_INT,     /* another %d, *v: other bytes */
+    CONV_FORM,    /* a number of another form, *f: other bytes */
+    CONV_NEW      /* a string that differs, or a number form_of cannot take */
+};
+
+static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k, va_list *ap, int *v,
+                                         double *x, struct engine_num_form *f)
+{
+    switch (m->kind[k]) {
+    case 'd':
+        *v = va_arg(*ap, int);
+        return (unsigned int)*v == m->bits[k] ? CONV_SAME : CONV_INT;
+    case 's': {
+        const char *str = va_arg(*ap, const char *);
+        return str && strcmp(str, m->strs + m->str_at[k]) == 0 ? CONV_SAME : CONV_NEW;
+    }
+    default:
+        *x = va_arg(*ap, double);
+        if (double_bits(*x) == m->bits[k])
+            return CONV_SAME;
+        if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], *x))
+            return CONV_KEEPS;
+        if (!form_of(f, m->kind[k], *x, m->prec[k]))
+            return CONV_NEW;
+        return form_eq(f, &m->form[k]) ? CONV_KEEPS : CONV_FORM;
+    }
+}
+
 /* The first conversion whose argument prints other bytes than the memo's
  * (m->nconv when none): every %d and %s equal, every number the same
  * double or one of the same form (digits, decimals, sign, exponent). The
  * literals are the format's, which is the memo's. When that conversion is a
  * number of another form, its form goes to *first_form (*have_form 1), so
  * that memo_rebuild need not work it out again. */
-static int memo_match(const struct engine_text_memo *m, va_list ap, struct engine_num_form *first_form,
+static int memo_match(const struct engine_text_memo *m, va_list *ap, struct engine_num_form *first_form,
                       int *have_form)
 {
     for (int k = 0; k < m->nconv; k++) {
-        switch (m->kind[k]) {
-        case 'd':
-            if ((unsigned int)va_arg(ap, int) != m->bits[k])
-                return k;
+        int v;
+        double x;
+        struct engine_num_form f;
+        switch (conv_compare(m, k, ap, &v, &x, &f)) {
+        case CONV_SAME:
+        case CONV_KEEPS:
             break;
-        case 's': {
-            const char *str = va_arg(ap, const char *);
-            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
-                return k;
-            break;
-        }
-        default: {
-            double x = va_arg(ap, double);
-            struct engine_num_form f;
-            if (double_bits(x) == m->bits[k])
-                break;
-            if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], x))
-                break;
-            if (!form_of(&f, m->kind[k], x, m->prec[k]))
-                return k;
-            if (!form_eq(&f, &m->form[k])) {
-                *first_form = f;   /* memo_rebuild's form for this conversion */
-                *have_form = 1;
-                return k;
-            }
-            break;
-        }
+        case CONV_FORM:
+            *first_form = f;   /* memo_rebuild's form for this conversion */
+            *have_form = 1;
+            return k;
+        default:
+            return k;
         }
     }
     return m->nconv;
@@ -568,53 +587,40 @@ static int patch_span(struct engine_text_memo *m, int k, const char *bytes, size
     return 1;
 }
 
-static int memo_patch(struct engine_text_memo *m, va_list ap, struct engine_num_form *stop_form, int *have_stop_form)
+static int memo_patch(struct engine_text_memo *m, va_list *ap, struct engine_num_form *stop_form, int *have_stop_form)
 {
     for (int k = 0; k < m->nconv; k++) {
-        switch (m->kind[k]) {
-        case 'd': {
-            int v = va_arg(ap, int);
-            if ((unsigned int)v != m->bits[k]) {
-                char tmp[16];
-                struct fmt_out t = {tmp, sizeof tmp, 0};
-                out_int(&t, v);
-                if (!patch_span(m, k, tmp, t.len))
-                    return k;
-                m->bits[k] = (unsigned int)v;
-            }
+        int v;
+        double x;
+        struct engine_num_form f;
+        char tmp[48];
+        struct fmt_out t;
+        switch (conv_compare(m, k, ap, &v, &x, &f)) {
+        case CONV_SAME:
             break;
-        }
-        case 's': {
-            const char *str = va_arg(ap, const char *);
-            if (!str || strcmp(str, m->strs + m->str_at[k]) != 0)
-                return k;
-            break;
-        }
-        default: {
-            double x = va_arg(ap, double);
-            struct engine_num_form f;
-            if (double_bits(x) == m->bits[k])
-                break;
-            if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], x)) {
-                m->bits[k] = double_bits(x);
-                break;
-            }
-            if (!form_of(&f, m->kind[k], x, m->prec[k]))
-                return k;
-            if (!form_eq(&f, &m->form[k])) {
-                char tmp[48];
-                struct fmt_out t = {tmp, sizeof tmp, 0};
-                out_form(&t, &f);
-                if (!patch_span(m, k, tmp, t.len)) {
-                    *stop_form = f;   /* memo_rebuild's form for this conversion */
-                    *have_stop_form = 1;
-                    return k;
-                }
-                m->form[k] = f;
-            }
+        case CONV_KEEPS:
             m->bits[k] = double_bits(x);
             break;
-        }
+        case CONV_INT:
+            t = (struct fmt_out){tmp, sizeof tmp, 0};
+            out_int(&t, v);
+            if (!patch_span(m, k, tmp, t.len))
+                return k;
+            m->bits[k] = (unsigned int)v;
+            break;
+        case CONV_FORM:
+            t = (struct fmt_out){tmp, sizeof tmp, 0};
+            out_form(&t, &f);
+            if (!patch_span(m, k, tmp, t.len)) {
+                *stop_form = f;   /* memo_rebuild's form for this conversion */
+                *have_stop_form = 1;
+                return k;
+            }
+            m->form[k] = f;
+            m->bits[k] = double_bits(x);
+            break;
+        default:
+            return k;
         }
     }
     return m->nconv;
@@ -638,7 +644,7 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
              * prints a text of another length on, rebuilt (memo_rebuild,
              * which gives up on a string that differs). */
             va_copy(ap2, ap);
-            first = memo_patch(m, ap2, &first_form, &have_form);
+            first = memo_patch(m, &ap2, &first_form, &have_form);
             va_end(ap2);
             if (first == m->nconv) {
                 memcpy(dst, m->text, (size_t)m->len + 1);
@@ -651,7 +657,7 @@ void engine_vfmt_memo(struct engine_text_memo *m, char *dst, size_t n, const cha
             /* A cut text (len n - 1) may lack some of its conversions:
              * kept only for arguments that print it all again. */
             va_copy(ap2, ap);
-            first = memo_match(m, ap2, &first_form, &have_form);
+            first = memo_match(m, &ap2, &first_form, &have_form);
             va_end(ap2);
             if (first == m->nconv) {
                 memcpy(dst, m->text, (size_t)m->len + 1);
