@@ -19,6 +19,7 @@ struct eval_ctx {
     int seq;
     double fpt_model;           /* model FLOPs per token (F2/F3, no recompute) */
     double fpt_attn_fwd;        /* forward attention-core FLOPs per token (for recompute) */
+    double fpt_hw[3];           /* hardware FLOPs per token by recompute index (F2, recompute counted) */
     double batch_seqs;          /* target global batch in sequences */
     int moe_layers;
     double lora_base_bytes;     /* F7 frozen base (LoRA/QLoRA), 0 otherwise */
@@ -72,9 +73,11 @@ void engine_memory_add(const struct engine_workload *w, const struct engine_para
                        const struct engine_param_count *pc, double lora_base_bytes, double activations,
                        struct engine_memory *mem);
 /* engine_memory_activations at recompute levels 0, 1 and 2 (p's level not
- * read), from the parts they share: the same doubles. */
-void engine_memory_activations3(const struct engine_model *m, const struct engine_workload *w,
-                                const struct engine_parallel *p, int seq_len, double act[3]);
+ * read) for ctx's workload and sequence, and eval_memory_lower_bound_act
+ * in *lb_act, from the parts they share: the same doubles. */
+struct eval_ctx;
+void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
+                                double *lb_act);
 /* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
  * total from the states' sum, the activations and that term (added when
  * zero3). */

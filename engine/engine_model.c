@@ -134,6 +134,8 @@ static int is_lora(const struct engine_workload *w)
     return w->task == TASK_LORA || w->task == TASK_QLORA;
 }
 
+static double fpt_hw_at(const struct eval_ctx *ctx, int ri);
+
 /* ------------------------------------------------------------------ F6 */
 
 /* F6, Korthikanti et al. 2022, with FlashAttention (the 5as^2b score tensors
@@ -150,6 +152,7 @@ static int is_lora(const struct engine_workload *w)
  * interleaved. The output layer adds fp32 logits s*b*V*4/tp. */
 struct act_common {
     double layer;                /* one layer's full set (with the standard-attention scores) */
+    double layer_fa;             /* the same without them (FlashAttention) */
     double sel, full;            /* what selective and full recompute keep per layer */
     double per_stage, in_flight, pp, v, logits;
 };
@@ -168,6 +171,7 @@ static void act_common(const struct engine_model *m, const struct engine_workloa
         f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
     }
     a->layer = s * b * (18.0 * h + 4.0 * f) / t;
+    a->layer_fa = a->layer;
     if (w->standard_attention)   /* Korthikanti's 5as^2b score, softmax and dropout tensors */
         a->layer += 5.0 * (m->heads > 0 ? m->heads : 1) * s * s * b / t;
     /* selective: recompute the attention core and the MLP activation function */
@@ -191,6 +195,20 @@ static double act_total(const struct act_common *a, double kept, int full)
     if (full)
         total += a->layer;
     return total + a->logits;
+}
+
+/* eval_memory_lower_bound_gib's activations (see there) from the parts
+ * engine_memory_activations uses: x = layers per stage x micro-batches in
+ * flight x the interleaving factor; min(selective x X, full x X + one
+ * layer without scores) + logits. */
+static double eval_memory_lower_bound_act_of(const struct act_common *a)
+{
+    double x = a->per_stage * a->in_flight, sel, full;
+    if (a->pp > 1 && a->v > 1)
+        x *= 1.0 + (a->pp - 1.0) / (a->pp * a->v);
+    sel = a->sel * x;
+    full = a->full * x + a->layer_fa;
+    return (sel < full ? sel : full) + a->logits;
 }
 
 static double activation_bytes(const struct engine_model *m, const struct engine_workload *w,
@@ -304,15 +322,15 @@ double engine_memory_activations(const struct engine_model *m, const struct engi
     return activation_bytes(m, w, p, seq, finish_micro(p));
 }
 
-void engine_memory_activations3(const struct engine_model *m, const struct engine_workload *w,
-                                const struct engine_parallel *p, int seq_len, double act[3])
+void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
+                                double *lb_act)
 {
-    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
     struct act_common a;
-    act_common(m, w, p, seq, finish_micro(p), &a);
+    act_common(ctx->m, ctx->w, p, ctx->seq, finish_micro(p), &a);
     act[RECOMPUTE_NONE] = act_total(&a, a.layer, 0);
     act[RECOMPUTE_SELECTIVE] = act_total(&a, a.sel, 0);
     act[RECOMPUTE_FULL] = act_total(&a, a.full, 1);
+    *lb_act = eval_memory_lower_bound_act_of(&a);
 }
 
 void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
@@ -356,28 +374,9 @@ void engine_memory_finish(const struct engine_model *m, const struct engine_work
  * fit the card, without changing what it finds. */
 double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p)
 {
-    const struct engine_model *m = ctx->m;
-    double h = m->hidden, s = ctx->seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
-    double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
-    double t = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
-    double pp = p->pp > 0 ? p->pp : 1, v = p->vpp > 0 ? p->vpp : 1;
-    int dp = p->dp > 0 ? p->dp : 1, mb = p->micro_batch > 0 ? p->micro_batch : 1;
-    int gb = p->global_batch > 0 ? p->global_batch : dp;
-    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
-    double in_flight = micro < pp ? micro : pp, x, sel, full;
-
-    if (m->experts > 0) {
-        double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
-        f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
-    }
-    if (in_flight < 1)
-        in_flight = 1;
-    x = ((double)m->layers / pp) * in_flight;
-    if (pp > 1 && v > 1)
-        x *= 1.0 + (pp - 1.0) / (pp * v);
-    sel = s * b * (18.0 * h + 2.0 * f) / t * x;
-    full = 2.0 * s * b * h / t * x + s * b * (18.0 * h + 4.0 * f) / t;
-    return (sel < full ? sel : full) + s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
+    struct act_common a;
+    act_common(ctx->m, ctx->w, p, ctx->seq, finish_micro(p), &a);
+    return eval_memory_lower_bound_act_of(&a);
 }
 
 double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
@@ -447,6 +446,8 @@ void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const str
     ctx->seq = w->seq_len > 0 ? w->seq_len : (m->seq_len > 0 ? m->seq_len : 4096);
     ctx->fpt_model = engine_flops_per_token(m, w, ctx->seq);
     ctx->fpt_attn_fwd = 2.0 * (double)m->layers * ctx->seq * m->hidden * 0.5;
+    for (int ri = 0; ri < 3; ri++)
+        ctx->fpt_hw[ri] = fpt_hw_at(ctx, ri);
     ctx->batch_seqs = engine_default_batch_seqs(m, w, ctx->seq);
     ctx->moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
     ctx->lora_base_bytes = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
@@ -587,7 +588,14 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
     for (int ri = 0; ri < 3; ri++) {
         if (!(rc_mask >> ri & 1u))
             continue;
-        e->comp[ri] = fpt_hw_at(ctx, ri) * tokens_step;
+        e->comp[ri] = ctx->fpt_hw[ri] * tokens_step;
+        if (ri == 1 && (rc_mask & 1u)) {
+            /* selective recompute reads what none does (the same
+             * expressions of the same values below: the same doubles) */
+            e->sa[1] = e->sa[0];
+            e->tp_q[1] = e->tp_q[0];
+            continue;
+        }
         /* Without FlashAttention the a*s score matrix of every token is
          * written and read back by softmax, dropout and the AV product, about
          * 30 bytes per score over forward and backward (Korthikanti's 5as^2b
@@ -684,7 +692,7 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     struct eval_hwc c;
     struct eval_parts t;
     int ri = eval_rc_index(p->recompute);
-    double fpt_hw = fpt_hw_at(ctx, ri), eff, achieved, step;
+    double fpt_hw = ctx->fpt_hw[ri], eff, achieved, step;
     int n;
 
     eval_pre_fill(ctx, p, &e, 1u << ri);

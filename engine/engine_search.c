@@ -631,8 +631,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.vpp = vpp;
                     eval_pre_fill(ctx, &pb, &bs->pre, 7u);
                     bs->vpp = vpp;
-                    engine_memory_activations3(m, w, &pb, ctx->seq, act[bi]);
-                    lb_act[bi] = eval_memory_lower_bound_act(ctx, &pb);
+                    engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
                     nb++;
                 }
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
