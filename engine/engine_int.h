@@ -171,9 +171,11 @@ struct eval_parts {
     double t_comp, t_tp, t_pp, t_dp, t_moe, exposed, t_opt, step;
 };
 
-/* F8/F9 step time of layout e at recompute index ri on hardware c, with
- * nach = GPUs x eval_achieved (eval_time's comments say why each term is
- * what it is). */
+/* F8/F9 step time of layout e (ZeRO stage and offload z) at recompute
+ * index ri on hardware c, with nach = GPUs x eval_achieved (eval_pre_fill's
+ * comments say why each term is what it is; the bandwidth each crosses is
+ * chosen here: inside the scale-up domain or node at the intra-node busbw,
+ * else over the NICs). */
 static inline void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
                              const struct eval_hwc *c, double nach, struct eval_parts *o)
 {

@@ -4,7 +4,12 @@
  * reader can check a number the planner prints against the paper it comes
  * from. The time model is evaluated tens of thousands of times per
  * recommendation, so it works on precomputed per-request values (eval_ctx)
- * and does only arithmetic: no allocation, no strings, no branches on ids. */
+ * and does only arithmetic: no allocation, no strings, no branches on ids.
+ * eval_time is split by what each part reads (the layout: eval_pre_fill; the
+ * GPU: eval_achieved, eval_hwc_fill; both: eval_step), and the memory
+ * figures by what reads the ZeRO stage, so that the search computes each
+ * part once and combines them; every expression keeps its operations in
+ * their order, so the parts give the same doubles as the whole. */
 #include <math.h>
 #include <string.h>
 

@@ -13,6 +13,12 @@
  * so far. The model states are computed once per tp/pp/dp/ep/ZeRO/offload
  * and shared by every micro-batch size and recompute level. The bounds only
  * skip work: tests/unit/test_engine_golden.c holds the answers bit for bit.
+ * (5) A recommendation's search (no part of the layout fixed) lists, once
+ * per GPU count, the layouts it walks with everything about them that does
+ * not read the GPU type (memory figures, the step time's layout terms), and
+ * each GPU type with that count walks the list with the same tests and the
+ * same doubles (best_layout_free; tests/unit/test_engine_search.c compares
+ * it with the walk over random workloads).
  * For each cluster it keeps only the fastest layout: on a fixed cluster the
  * fastest layout is also the cheapest, so the tiers can be chosen among
  * clusters alone. */
