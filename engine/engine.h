@@ -411,6 +411,7 @@ struct engine_layout_entry {
     unsigned char zero;
     unsigned char bi;                 /* micro-batch 1 << bi */
     unsigned char batch_ok;           /* its global batch is within the search's cap */
+    unsigned char off_run;            /* first of an offload layout's sizes: how many; else 0 */
 };
 struct engine_layout_list {
     int n;                            /* GPU count, 0: empty slot */

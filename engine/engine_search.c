@@ -668,6 +668,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                             e->base = base0 + bi;
                             e->zero = (unsigned char)zero;
                             e->bi = (unsigned char)bi;
+                            e->off_run = (unsigned char)(off && bi == 0 ? nb : 0);
                             e->batch_ok = !(pre->gbs > batch_cap);
                         }
                     }
@@ -728,7 +729,7 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
 {
     const struct engine_gpu *g = hw->g;
     const int n = hw->n;
-    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0, skip_off = 0;
+    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0;
     const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
     double best_score = INFINITY, best_mgib = 0, nach[3], min_mem = INFINITY;
     const struct engine_layout_entry *best_e = NULL;
@@ -755,12 +756,12 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
             const double lbm = e->lower_bound_gib;
             /* offload only as the last rung of the ladder (R40): the walk
              * asks once per offload layout, before its micro-batch sizes
-             * (the first is always 1), so a size found there does not stop
-             * the next ones */
-            if (e->bi == 0)
-                skip_off = e->z.offload && found;
-            if (skip_off)
+             * (its first entry, off_run long), so a size found there does
+             * not stop the next ones */
+            if (e->off_run && found) {
+                e += e->off_run - 1;
                 continue;
+            }
             if (lbm > cap && (found || lbm >= min_mem))
                 continue;
             const struct engine_step_pre *pre = &bases[e->base].pre;
