@@ -544,7 +544,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  *   layouts best_layout walks for n in its order (tp, pp, ep, ZeRO,
  *   offload, micro-batch), with every test of that walk that reads neither
  *   the GPU type nor what was found so far already applied, each layout's
- *   memory lower bound, model states and global batch, and what its step
+ *   memory figures (the lower bound, and the total at each recompute
+ *   level), whether its global batch is within the cap, and what its step
  *   time reads of it (eval_pre_fill). One group per tp, so that a GPU type
  *   walks the groups up to its tp_max, as the walk's tp loop stops there.
  * - per GPU type and n (best_layout_free): that list, with the tests that
@@ -553,8 +554,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  *   step time from eval_step, whose operations are eval_time's in its
  *   order, and eval_achieved's rate per micro-batch size computed once.
  * So every comparison sees the same doubles as the walk's and takes the
- * same branch: the same layout, memory and count. Only the chosen layout
- * goes through eval_time, for the figures it reports.
+ * same branch: the same layout, memory and count. The chosen layout's time
+ * model is left to the caller, which times it at the fabric it picks.
  * tests/unit/test_engine_search.c compares both over random workloads. */
 
 /* Empties the memo: no list, no layout. */
