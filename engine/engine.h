@@ -391,12 +391,12 @@ struct engine_step_pre {
  * time reads of it. None of it reads the GPU type, so every GPU type with
  * the same count (most are 8 per server) walks the same list and only
  * compares and divides. A layout's ZeRO stages and offload share one base
- * (tp, pp, dp, ep, micro-batch). When it is full it is emptied and filled
- * again for the count at hand (or, when one count alone does not fit, the
- * search walks as before). Not part of the answer; engine_recommend_search
- * empties it. */
+ * (tp, pp, dp, ep, micro-batch). Kept lists fill at most 3/4 of it; a
+ * count that finds no room then has its list built after them for one walk
+ * (engine_search.c, layout_list_ready says why). Not part of the answer;
+ * engine_recommend_search empties it. */
 #define ENGINE_LAYOUT_ENTRIES_MAX 8192
-#define ENGINE_LAYOUT_BASES_MAX 4096
+#define ENGINE_LAYOUT_BASES_MAX 2048
 #define ENGINE_LAYOUT_LISTS_MAX 256
 #define ENGINE_LAYOUT_TP_GROUPS 5    /* tp 1, 2, 4, 8, 16 */
 struct engine_layout_base {
@@ -422,6 +422,7 @@ struct engine_layout_memo {
     int cap_entries;                  /* entries it may hold (at most ENGINE_LAYOUT_ENTRIES_MAX) */
     long emptied;                     /* times it was emptied because it was full */
     long walked;                      /* clusters walked because their count alone did not fit */
+    long scratch;                     /* lists built for one walk only (no room to keep them) */
     struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
     struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
     struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];

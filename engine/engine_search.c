@@ -592,9 +592,9 @@ static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, i
 /* Appends the group of tp = 1 << gx to list l: best_layout's walk under
  * free limits (cp 1, global batch from the workload) for that tp, with the
  * tests that read neither the card nor what was found. 0 when the memo
- * cannot hold it (nothing kept). */
+ * cannot hold it within max_entries and max_bases (nothing kept). */
 static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
-                              struct engine_layout_list *l, int gx)
+                              struct engine_layout_list *l, int gx, int max_entries, int max_bases)
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
@@ -629,7 +629,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     struct engine_layout_base *bs;
                     if (b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
                         break;
-                    if (nbase >= ENGINE_LAYOUT_BASES_MAX)
+                    if (nbase >= max_bases)
                         return 0;
                     bs = &memo->bases[nbase++];
                     pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
@@ -649,7 +649,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                         struct engine_parallel ps = {0};
                         if (off && lora)
                             continue;
-                        if (k + nb > memo->cap_entries)
+                        if (k + nb > max_entries)
                             return 0;
                         ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
                         ps.zero = zero; ps.offload = off;
@@ -684,20 +684,53 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     return 1;
 }
 
-/* The list of n with every group up to tp_max built; when the memo cannot
- * hold them it is emptied and they are built alone. NULL when not even
- * that fits: the caller walks. */
-static const struct engine_layout_list *layout_list_ready(const struct eval_ctx *ctx,
-                                                          struct engine_layout_memo *memo, int n, int tp_max)
+/* Every group of l up to tp_max built, within the limits. */
+static int layout_groups_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
+                               struct engine_layout_list *l, int tp_max, int max_entries, int max_bases)
 {
+    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
+        if (l->count[gx] < 0 && !layout_group_build(ctx, memo, l, gx, max_entries, max_bases))
+            return 0;
+    return 1;
+}
+
+/* The list of n with every group up to tp_max built. Lists that are kept
+ * for the next GPU types fill at most 3/4 of the memo; the rest takes a
+ * count whose list no longer fits, built into *tmp for this walk only
+ * (*undo_entries and *undo_bases then say where the memo ends again after
+ * it, else they are -1). The search asks for the counts in the same order
+ * for every GPU type, so the lists kept are used again and the others are
+ * built each time, rather than each new list pushing out an old one. When
+ * neither fits, the memo is emptied and the list built again; NULL when
+ * not even the whole memo holds it: the caller walks. */
+static const struct engine_layout_list *layout_list_ready(const struct eval_ctx *ctx,
+                                                          struct engine_layout_memo *memo, int n, int tp_max,
+                                                          struct engine_layout_list *tmp, int *undo_entries,
+                                                          int *undo_bases)
+{
+    const int keep_entries = memo->cap_entries / 4 * 3, keep_bases = ENGINE_LAYOUT_BASES_MAX / 4 * 3;
+
+    *undo_entries = *undo_bases = -1;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct engine_layout_list *l = layout_list(memo, n);
-        int ok = l != NULL;
-        for (int gx = 0; ok && gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
-            if (l->count[gx] < 0)
-                ok = layout_group_build(ctx, memo, l, gx);
-        if (ok)
+        int ne, nb;
+        if (l && layout_groups_build(ctx, memo, l, tp_max, keep_entries, keep_bases))
             return l;
+        /* the groups of l that were built stay (kept, as l says) */
+        ne = memo->n_entries;
+        nb = memo->n_bases;
+        memset(tmp, 0, sizeof *tmp);
+        tmp->n = n;
+        for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
+            tmp->count[g] = -1;
+        if (layout_groups_build(ctx, memo, tmp, tp_max, memo->cap_entries, ENGINE_LAYOUT_BASES_MAX)) {
+            *undo_entries = ne;
+            *undo_bases = nb;
+            memo->scratch++;
+            return tmp;
+        }
+        memo->n_entries = ne;
+        memo->n_bases = nb;
         if (attempt == 0) {
             layout_memo_empty(memo);
             memo->emptied++;
@@ -736,14 +769,16 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     const struct engine_layout_entry *best_e = NULL;
     const struct engine_layout_list *l;
     const struct engine_layout_base *bases = memo->bases;
+    struct engine_layout_list tmp;
     struct eval_hwc hc;
     long scored = 0;
+    int undo_entries, undo_bases;
 
     if (tp_max > 16)
         tp_max = 16;
     if (tp_max > n)
         tp_max = n;
-    if (!(l = layout_list_ready(ctx, memo, n, tp_max))) {
+    if (!(l = layout_list_ready(ctx, memo, n, tp_max, &tmp, &undo_entries, &undo_bases))) {
         memo->walked++;
         return -1;
     }
@@ -799,14 +834,18 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     }
     *min_mem_gib = min_mem;
     *evaluated += scored;
-    if (!found)
-        return 0;
-    /* best->ev is left alone: the search times the cluster again at the
-     * fabric it chooses (cand_fabric) */
-    entry_parallel(ctx, memo, best_e, best_rc, &best->par);
-    best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
-    best->mem_gib = best_mgib;
-    return 1;
+    if (found) {
+        /* best->ev is left alone: the search times the cluster again at the
+         * fabric it chooses (cand_fabric) */
+        entry_parallel(ctx, memo, best_e, best_rc, &best->par);
+        best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
+        best->mem_gib = best_mgib;
+    }
+    if (undo_entries >= 0) {   /* a list for this walk only */
+        memo->n_entries = undo_entries;
+        memo->n_bases = undo_bases;
+    }
+    return found;
 }
 
 /* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
@@ -1278,6 +1317,7 @@ static void recommendation_clear(struct engine_recommendation *out)
     /* the layout lists: their layouts are read only through a list */
     layout_memo_empty(&out->layout_memo);
     out->layout_memo.emptied = 0;
+    out->layout_memo.scratch = 0;
     out->layout_memo.walked = 0;
     out->layout_memo.cap_entries = ENGINE_LAYOUT_ENTRIES_MAX;
     memset(p + lm + sizeof out->layout_memo, 0, memo - lm - sizeof out->layout_memo);

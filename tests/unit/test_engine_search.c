@@ -130,7 +130,7 @@ START_TEST(the_layout_lists_give_the_walks_answers_for_random_workloads)
 {
     struct engine_recommendation *lists = malloc(sizeof *lists), *walk = malloc(sizeof *walk);
     unsigned long long st = 0x9e3779b97f4a7c15ULL;
-    int compared = 0, with_candidates = 0, tries = 0, used_max = 0, n_emptied = 0;
+    int compared = 0, with_candidates = 0, tries = 0, used_max = 0, n_scratch = 0;
     char err[256];
 
     ck_assert_ptr_nonnull(lists);
@@ -146,7 +146,7 @@ START_TEST(the_layout_lists_give_the_walks_answers_for_random_workloads)
             continue;
         ck_assert_int_eq(engine_recommend_search_at(cat, &w, lists, err, sizeof err, 1), ST_OK);
         ck_assert_int_eq(engine_recommend_search_at(cat, &w, walk, err, sizeof err, 0), ST_OK);
-        n_emptied += lists->layout_memo.emptied > 0;
+        n_scratch += lists->layout_memo.scratch > 0;
         if (lists->layout_memo.n_entries > used_max)
             used_max = lists->layout_memo.n_entries;
         ck_assert_int_eq(engine_recommend_price(cat, &w, lists, err, sizeof err), ST_OK);
@@ -167,19 +167,20 @@ START_TEST(the_layout_lists_give_the_walks_answers_for_random_workloads)
     ck_assert_int_eq(compared, 400);
     ck_assert_msg(with_candidates >= 200, "only %d of the workloads had candidates", with_candidates);
     ck_assert_int_gt(used_max, 0);
-    ck_assert_msg(n_emptied > 0, "no workload filled the lists: their emptying was not compared");
+    ck_assert_msg(n_scratch > 0, "no workload filled the lists: lists built for one walk were not compared");
     free(lists);
     free(walk);
 }
 END_TEST
 
-/* Lists with little room: emptied and refilled count by count, and where
- * one count alone does not fit, walked. Still the walk's answers. */
+/* Lists with little room: kept while they fit, then built for one walk,
+ * emptied when not even that fits, and where one count alone does not fit
+ * the whole memo, walked. Still the walk's answers. */
 START_TEST(lists_with_little_room_give_the_walks_answers)
 {
     struct engine_recommendation *lists = calloc(1, sizeof *lists), *walk = calloc(1, sizeof *walk);
     unsigned long long st = 0x2545f4914f6cdd1dULL;
-    int compared = 0, emptied = 0, walked = 0;
+    int compared = 0, emptied = 0, walked = 0, scratch = 0;
     char err[256];
 
     ck_assert_ptr_nonnull(lists);
@@ -196,6 +197,7 @@ START_TEST(lists_with_little_room_give_the_walks_answers)
             ck_assert_int_eq(engine_recommend_search_at(cat, &w, lists, err, sizeof err, room), ST_OK);
             emptied += lists->layout_memo.emptied > 0;
             walked += lists->layout_memo.walked > 0;
+            scratch += lists->layout_memo.scratch > 0;
             ck_assert_int_eq(engine_recommend_price(cat, &w, lists, err, sizeof err), ST_OK);
             a = dump(lists);
             ck_assert_msg(strcmp(a, b) == 0, "workload %d, room for %d layouts: the lists' answer differs", compared,
@@ -205,7 +207,8 @@ START_TEST(lists_with_little_room_give_the_walks_answers)
         free(b);
         compared++;
     }
-    ck_assert_msg(emptied > 0 && walked > 0, "emptied %d, walked %d: a path was not reached", emptied, walked);
+    ck_assert_msg(emptied > 0 && walked > 0 && scratch > 0, "emptied %d, walked %d, built for one walk %d: a path "
+                  "was not reached", emptied, walked, scratch);
     free(lists);
     free(walk);
 }
