@@ -360,19 +360,72 @@ struct engine_candidate {
 
 #define ENGINE_CANDIDATES_MAX 2048
 
-/* The search's working memory for per-GPU memory figures (F5-F7), kept in
- * the caller's recommendation like the candidates. They depend on the GPU
- * count and the layout, not on the GPU type, so every GPU type with the
- * same count (most are 8 per server) reuses them. A cache: a slot holds one
- * layout and is overwritten by another that hashes to it. Not part of the
- * answer; engine_recommend_search clears it. */
-#define ENGINE_LAYOUT_MEMO_BITS 13
-#define ENGINE_LAYOUT_MEMO_SLOTS (1 << ENGINE_LAYOUT_MEMO_BITS)
+/* Engine-internal (engine_int.h: eval_pre_fill, eval_step): what eval_time's
+ * step time reads of a layout and the workload but not of the hardware, as
+ * the leading parts of its expressions, evaluated in the same order, so that
+ * eval_step's step is eval_time's bit for bit. By recompute level (0 none, 1
+ * selective, 2 full) where it differs; the parts that read the ZeRO stage
+ * and offload apart (struct engine_step_zero, eval_pre_zero), so that the
+ * stages of one layout share the rest. */
+struct engine_step_zero {
+    double dp_q, opt_q;               /* F8 DP and optimizer terms before / bandwidth */
+    unsigned char zero3, offload;
+};
+struct engine_step_pre {
+    double tokens_step;               /* global batch x sequence length */
+    double bubble;                    /* F9 (p-1)/(v*m) */
+    double comp[3];                   /* hardware FLOPs per token x tokens_step */
+    double sa[3];                     /* standard attention's HBM term before / bandwidth (0: FlashAttention) */
+    double tp_q[3];                   /* F8 TP term before / bandwidth */
+    double pp_q, moe_q;               /* F8 PP and MoE terms before / bandwidth */
+    double psi;                       /* parameters of this GPU's model-parallel shard */
+    struct engine_step_zero z;        /* for the layout's own ZeRO stage and offload */
+    int tp, pp, dp, cp, ep, b, micro, gbs, n;
+    unsigned char std_attn, moe;
+};
+
+/* The free search's working memory (engine_search.c), kept in the caller's
+ * recommendation like the candidates: for each GPU count, the layouts the
+ * search walks (tp, pp, ep, ZeRO, offload, micro-batch, in its order, one
+ * group per tp), each with what it costs in memory (F5-F7) and what its step
+ * time reads of it. None of it reads the GPU type, so every GPU type with
+ * the same count (most are 8 per server) walks the same list and only
+ * compares and divides. A layout's ZeRO stages and offload share one base
+ * (tp, pp, dp, ep, micro-batch). Kept lists fill at most 3/4 of it; a
+ * count that finds no room then has its list built after them for one walk
+ * (engine_search.c, layout_list_ready says why). Not part of the answer;
+ * engine_recommend_search empties it. */
+#define ENGINE_LAYOUT_ENTRIES_MAX 8192
+#define ENGINE_LAYOUT_BASES_MAX 2048
+#define ENGINE_LAYOUT_LISTS_MAX 256
+#define ENGINE_LAYOUT_TP_GROUPS 5    /* tp 1, 2, 4, 8, 16 */
+struct engine_layout_base {
+    struct engine_step_pre pre;       /* its z unused: each entry has its own */
+    int vpp;
+};
+struct engine_layout_entry {
+    struct engine_step_zero z;
+    double lower_bound_gib;           /* eval_memory_lower_bound_gib over every recompute level */
+    double mem_gib[3];                /* per recompute level, engine_memory_finish's total */
+    int base;                         /* index in bases */
+    unsigned char zero;
+    unsigned char bi;                 /* micro-batch 1 << bi */
+    unsigned char batch_ok;           /* its global batch is within the search's cap */
+    unsigned char off_run;            /* first of an offload layout's sizes: how many; else 0 */
+};
+struct engine_layout_list {
+    int n;                            /* GPU count, 0: empty slot */
+    int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];   /* count -1: not built */
+};
 struct engine_layout_memo {
-    unsigned long long key;           /* GPU count and layout; 0 = empty */
-    double lower_bound_gib;           /* eval_memory_lower_bound_gib */
-    double mem_gib[3];                /* per recompute level, engine_memory_finish */
-    unsigned have;                    /* bit 0: lower bound; bit 1 + rc: mem_gib[rc] */
+    int n_entries, n_bases, n_lists;
+    int cap_entries;                  /* entries it may hold (at most ENGINE_LAYOUT_ENTRIES_MAX) */
+    long emptied;                     /* times it was emptied because it was full */
+    long walked;                      /* clusters walked because their count alone did not fit */
+    long scratch;                     /* lists built for one walk only (no room to keep them) */
+    struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
+    struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
+    struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];
 };
 
 /* What the first step of completing a plan (the cluster's part: time model,
@@ -457,7 +510,7 @@ struct engine_recommendation {
     int min_mem_gpu;                  /* search: catalog index of that GPU, -1 when none */
     int n_candidates;
     struct engine_candidate candidates[ENGINE_CANDIDATES_MAX];
-    struct engine_layout_memo layout_memo[ENGINE_LAYOUT_MEMO_SLOTS];
+    struct engine_layout_memo layout_memo;
     /* Not the engine's: a caller that copies a kept search result into this
      * memory (search_memo.c) tags which one, so that it can leave candidates
      * already here in place. engine_recommend_search sets 0 (its own result,

@@ -19,6 +19,7 @@ struct eval_ctx {
     int seq;
     double fpt_model;           /* model FLOPs per token (F2/F3, no recompute) */
     double fpt_attn_fwd;        /* forward attention-core FLOPs per token (for recompute) */
+    double fpt_hw[3];           /* hardware FLOPs per token by recompute index (F2, recompute counted) */
     double batch_seqs;          /* target global batch in sequences */
     int moe_layers;
     double lora_base_bytes;     /* F7 frozen base (LoRA/QLoRA), 0 otherwise */
@@ -62,6 +63,34 @@ void engine_memory_states(const struct engine_workload *w, const struct engine_p
 void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
                           const struct engine_parallel *p, int seq_len, const struct engine_param_count *pc,
                           double lora_base_bytes, struct engine_memory *mem);
+/* engine_memory_finish in two steps for the search, whose micro-batch
+ * sizes and recompute levels share activations across ZeRO stages: F6
+ * activations of p (p's ZeRO stage and offload not read), then overhead and
+ * total on top of the states in *mem. */
+double engine_memory_activations(const struct engine_model *m, const struct engine_workload *w,
+                                 const struct engine_parallel *p, int seq_len);
+void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
+                       const struct engine_param_count *pc, double lora_base_bytes, double activations,
+                       struct engine_memory *mem);
+/* engine_memory_activations at recompute levels 0, 1 and 2 (p's level not
+ * read) for ctx's workload and sequence, and eval_memory_lower_bound_act
+ * in *lb_act, from the parts they share: the same doubles. */
+struct eval_ctx;
+void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
+                                double *lb_act);
+/* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
+ * total from the states' sum, the activations and that term (added when
+ * zero3). */
+double engine_memory_zero3_extra(const struct engine_workload *w, int tp, const struct engine_param_count *pc,
+                                 double lora_base_bytes);
+static inline double engine_memory_total_of(double states, double act, int zero3, double zero3_extra, double *other)
+{
+    double o = 2.0 * (1024.0 * 1024.0 * 1024.0) + 0.05 * (states + act);
+    if (zero3)
+        o += zero3_extra;
+    *other = o;
+    return states + act + o;
+}
 /* engine_memory with the per-request parts precomputed (eval_ctx). */
 struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
                                        const struct engine_parallel *p, int seq_len,
@@ -72,6 +101,10 @@ struct engine_memory engine_memory_pre(const struct engine_model *m, const struc
  * search may skip what they rule out without changing its answer. */
 double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
                                    const struct engine_memory *states);
+/* eval_memory_lower_bound_gib in two steps: the activations part (reads
+ * neither the ZeRO stage nor offload), then the bound from the states. */
+double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p);
+double eval_memory_lower_bound_of(const struct engine_memory *states, double act);
 double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p);
 int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p);
 
@@ -83,6 +116,122 @@ double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision 
                               double tokens_per_microbatch);
 void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
                struct eval_out *out);
+
+/* eval_time in parts, so that a search can compute once what does not read
+ * the hardware (eval_pre_fill: struct engine_step_pre, per layout and
+ * workload) and per GPU type what does not read the layout (eval_hwc_fill,
+ * eval_achieved), and then get each step time from eval_step with a few
+ * divisions. eval_time itself is these three steps, so the step is the same
+ * double either way: every expression keeps its operations in their order
+ * (C evaluates a * b / c * d left to right, and the hardware's terms come
+ * last in each, so the leading product is what the pre holds). */
+#define TP_EXPOSED 0.6
+#define PP_EXPOSED 0.5
+#define MOE_EXPOSED 0.7
+#define DP_OVERLAP 0.9
+#define ZERO3_OVERLAP 0.85
+#define DP_MIN_EXPOSED 0.05
+
+/* The recompute level's index in engine_step_pre's arrays: eval_time reads
+ * anything but selective and full as none. */
+static inline int eval_rc_index(int recompute)
+{
+    return recompute == RECOMPUTE_SELECTIVE ? 1 : recompute == RECOMPUTE_FULL ? 2 : 0;
+}
+
+/* Fills e for layout p; the per-level arrays for the levels in rc_mask
+ * (bit eval_rc_index). */
+void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                   unsigned rc_mask);
+/* The parts of layout e that read the ZeRO stage and offload (eval_pre_fill's
+ * last step, into e->z), for any stage of the same layout. */
+void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
+                   struct engine_step_zero *z);
+/* eval_time's sustained FLOP/s of one GPU at micro-batch b and context
+ * parallelism cp (F4), and the kernel efficiency in *eff. */
+double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff);
+
+struct eval_hwc {
+    double bw_intra, bw_nic;          /* busbw x bw_scale, bytes/s */
+    double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
+    int per_node, scaleup;
+};
+
+static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
+{
+    c->bw_intra = hw->intra_busbw_gbs * hw->bw_scale * 1e9;
+    c->bw_nic = hw->nic_busbw_per_gpu_gbs * hw->bw_scale * 1e9;
+    c->mem_bw9 = hw->g->mem_bw_gbs * 1e9;
+    c->mem_bw08 = hw->g->mem_bw_gbs * 1e9 * 0.8;
+    c->per_node = hw->per_node > 0 ? hw->per_node : 1;
+    c->scaleup = hw->g->scaleup_domain;
+}
+
+struct eval_parts {
+    double t_comp, t_tp, t_pp, t_dp, t_moe, exposed, t_opt, step;
+};
+
+/* F8/F9 step time of layout e (ZeRO stage and offload z) at recompute
+ * index ri on hardware c, with nach = GPUs x eval_achieved (eval_pre_fill's
+ * comments say why each term is what it is; the bandwidth each crosses is
+ * chosen here: inside the scale-up domain or node at the intra-node busbw,
+ * else over the NICs). */
+static inline void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                             const struct eval_hwc *c, double nach, struct eval_parts *o)
+{
+    double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
+    const int tp = e->tp, per_node = c->per_node;
+
+    if (e->std_attn)
+        t_comp += e->sa[ri] / c->mem_bw08;
+    if (tp > 1) {
+        double bw = tp <= c->scaleup && tp <= per_node ? c->bw_intra : c->bw_nic;
+        t_tp = e->tp_q[ri] / bw * TP_EXPOSED;
+    }
+    if (e->pp > 1) {
+        double bw = tp * e->pp * e->cp > per_node ? c->bw_nic : c->bw_intra;
+        t_pp = e->pp_q / bw * PP_EXPOSED;
+    }
+    if (e->dp > 1) {
+        const int dp = e->dp, model_par = tp * e->pp * e->cp;
+        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+        double bw, t;
+        if (ranks_per_node > dp)
+            ranks_per_node = dp;
+        if (dp * model_par <= per_node)
+            bw = c->bw_intra;
+        else {
+            bw = c->bw_nic * ranks_per_node;
+            if (bw > c->bw_intra)
+                bw = c->bw_intra;
+        }
+        if (z->zero3) {
+            if (dp * model_par > per_node && c->bw_nic < bw)
+                bw = c->bw_nic;
+            t = z->dp_q / bw;
+            t_dp = t - t_comp * ZERO3_OVERLAP;
+        } else {
+            t = z->dp_q / bw;
+            t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
+        }
+        if (t_dp < t * DP_MIN_EXPOSED)
+            t_dp = t * DP_MIN_EXPOSED;
+    }
+    if (e->moe) {
+        double bw = e->ep * tp <= (c->scaleup > per_node ? c->scaleup : per_node) ? c->bw_intra * 0.5 : c->bw_nic;
+        t_moe = e->moe_q / bw * MOE_EXPOSED;
+    }
+    t_opt = z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
+    exposed = t_tp + t_pp + t_dp + t_moe;
+    o->t_comp = t_comp;
+    o->t_tp = t_tp;
+    o->t_pp = t_pp;
+    o->t_dp = t_dp;
+    o->t_moe = t_moe;
+    o->exposed = exposed;
+    o->t_opt = t_opt;
+    o->step = t_comp * (1.0 + e->bubble) + exposed + t_opt;
+}
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */
 struct goodput {
@@ -297,6 +446,14 @@ void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fm
     __attribute__((format(printf, 3, 4)));
 void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* engine_recommend_search with the free search's layout lists (lists 1,
+ * what engine_recommend_search does; lists > 1: lists holding at most that
+ * many layouts, so that tests reach the emptying and the walk) or walking
+ * every layout as an estimate does (lists 0): the same answer, for tests to
+ * compare. */
+enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
+                                       struct engine_recommendation *out, char *err, size_t errlen, int lists);
 
 /* Derived helpers. */
 double engine_pcie_gbs(int gen);   /* per direction, x16 */

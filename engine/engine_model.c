@@ -4,7 +4,12 @@
  * reader can check a number the planner prints against the paper it comes
  * from. The time model is evaluated tens of thousands of times per
  * recommendation, so it works on precomputed per-request values (eval_ctx)
- * and does only arithmetic: no allocation, no strings, no branches on ids. */
+ * and does only arithmetic: no allocation, no strings, no branches on ids.
+ * eval_time is split by what each part reads (the layout: eval_pre_fill; the
+ * GPU: eval_achieved, eval_hwc_fill; both: eval_step), and the memory
+ * figures by what reads the ZeRO stage, so that the search computes each
+ * part once and combines them; every expression keeps its operations in
+ * their order, so the parts give the same doubles as the whole. */
 #include <math.h>
 #include <string.h>
 
@@ -134,6 +139,8 @@ static int is_lora(const struct engine_workload *w)
     return w->task == TASK_LORA || w->task == TASK_QLORA;
 }
 
+static double fpt_hw_at(const struct eval_ctx *ctx, int ri);
+
 /* ------------------------------------------------------------------ F6 */
 
 /* F6, Korthikanti et al. 2022, with FlashAttention (the 5as^2b score tensors
@@ -148,39 +155,80 @@ static int is_lora(const struct engine_workload *w)
  * Pipeline: the first stage holds min(pp, m) micro-batches of its L/pp
  * layers, i.e. L layers' worth when m >= pp, times (1 + (pp-1)/(pp*v)) when
  * interleaved. The output layer adds fp32 logits s*b*V*4/tp. */
-static double activation_bytes(const struct engine_model *m, const struct engine_workload *w,
-                               const struct engine_parallel *p, int seq, int micro_batches)
+struct act_common {
+    double layer;                /* one layer's full set (with the standard-attention scores) */
+    double layer_fa;             /* the same without them (FlashAttention) */
+    double sel, full;            /* what selective and full recompute keep per layer */
+    double per_stage, in_flight, pp, v, logits;
+};
+
+static void act_common(const struct engine_model *m, const struct engine_workload *w, const struct engine_parallel *p,
+                       int seq, int micro_batches, struct act_common *a)
 {
     double h = m->hidden, s = seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
     double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
     double t = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
     double pp = p->pp > 0 ? p->pp : 1, v = p->vpp > 0 ? p->vpp : 1;
-    double layer, kept, in_flight, total;
+    double in_flight;
 
     if (m->experts > 0) {
         double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
         f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
     }
-    layer = s * b * (18.0 * h + 4.0 * f) / t;
+    a->layer = s * b * (18.0 * h + 4.0 * f) / t;
+    a->layer_fa = a->layer;
     if (w->standard_attention)   /* Korthikanti's 5as^2b score, softmax and dropout tensors */
-        layer += 5.0 * (m->heads > 0 ? m->heads : 1) * s * s * b / t;
-    switch (p->recompute) {
-    case RECOMPUTE_NONE: kept = layer; break;
-    case RECOMPUTE_SELECTIVE:   /* recompute the attention core and the MLP activation function */
-        kept = s * b * (18.0 * h + 2.0 * f) / t;
-        break;
-    default: kept = 2.0 * s * b * h / t; break;
-    }
+        a->layer += 5.0 * (m->heads > 0 ? m->heads : 1) * s * s * b / t;
+    /* selective: recompute the attention core and the MLP activation function */
+    a->sel = s * b * (18.0 * h + 2.0 * f) / t;
+    a->full = 2.0 * s * b * h / t;
     in_flight = micro_batches < pp ? micro_batches : pp;
     if (in_flight < 1)
         in_flight = 1;
-    total = kept * ((double)m->layers / pp) * in_flight;
-    if (pp > 1 && v > 1)
-        total *= 1.0 + (pp - 1.0) / (pp * v);
-    if (p->recompute == RECOMPUTE_FULL)
-        total += layer;
-    total += s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
-    return total;
+    a->per_stage = (double)m->layers / pp;
+    a->in_flight = in_flight;
+    a->pp = pp;
+    a->v = v;
+    a->logits = s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
+}
+
+static double act_total(const struct act_common *a, double kept, int full)
+{
+    double total = kept * a->per_stage * a->in_flight;
+    if (a->pp > 1 && a->v > 1)
+        total *= 1.0 + (a->pp - 1.0) / (a->pp * a->v);
+    if (full)
+        total += a->layer;
+    return total + a->logits;
+}
+
+/* eval_memory_lower_bound_gib's activations (see there) from the parts
+ * engine_memory_activations uses: x = layers per stage x micro-batches in
+ * flight x the interleaving factor; min(selective x X, full x X + one
+ * layer without scores) + logits. */
+static double eval_memory_lower_bound_act_of(const struct act_common *a)
+{
+    double x = a->per_stage * a->in_flight, sel, full;
+    if (a->pp > 1 && a->v > 1)
+        x *= 1.0 + (a->pp - 1.0) / (a->pp * a->v);
+    sel = a->sel * x;
+    full = a->full * x + a->layer_fa;
+    return (sel < full ? sel : full) + a->logits;
+}
+
+static double activation_bytes(const struct engine_model *m, const struct engine_workload *w,
+                               const struct engine_parallel *p, int seq, int micro_batches)
+{
+    struct act_common a;
+    double kept;
+
+    act_common(m, w, p, seq, micro_batches, &a);
+    switch (p->recompute) {
+    case RECOMPUTE_NONE: kept = a.layer; break;
+    case RECOMPUTE_SELECTIVE: kept = a.sel; break;
+    default: kept = a.full; break;
+    }
+    return act_total(&a, kept, p->recompute == RECOMPUTE_FULL);
 }
 
 /* F5 + F6 + F7: everything one GPU holds for a layout. `other` is CUDA/NCCL
@@ -264,26 +312,59 @@ void engine_memory_states(const struct engine_workload *w, const struct engine_p
 
 /* Activations, overhead and the total on top of the model states already in
  * *mem (engine_memory_states for the same tp, pp, dp, ep, zero, offload). */
+static int finish_micro(const struct engine_parallel *p)
+{
+    int dp = p->dp > 0 ? p->dp : 1;
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    return gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+}
+
+double engine_memory_activations(const struct engine_model *m, const struct engine_workload *w,
+                                 const struct engine_parallel *p, int seq_len)
+{
+    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
+    return activation_bytes(m, w, p, seq, finish_micro(p));
+}
+
+void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
+                                double *lb_act)
+{
+    struct act_common a;
+    act_common(ctx->m, ctx->w, p, ctx->seq, finish_micro(p), &a);
+    act[RECOMPUTE_NONE] = act_total(&a, a.layer, 0);
+    act[RECOMPUTE_SELECTIVE] = act_total(&a, a.sel, 0);
+    act[RECOMPUTE_FULL] = act_total(&a, a.full, 1);
+    *lb_act = eval_memory_lower_bound_act_of(&a);
+}
+
+void engine_memory_add(const struct engine_workload *w, const struct engine_parallel *p,
+                       const struct engine_param_count *pcp, double lora_base_bytes, double activations,
+                       struct engine_memory *mem)
+{
+    int tp = p->tp > 0 ? p->tp : 1;
+    int zero = p->zero < 0 ? 1 : p->zero;
+    double states;
+
+    mem->activations = activations;
+    states = mem->weights + mem->gradients + mem->optimizer;
+    mem->total = engine_memory_total_of(states, activations, zero >= 3,
+                                        zero >= 3 ? engine_memory_zero3_extra(w, tp, pcp, lora_base_bytes) : 0.0,
+                                        &mem->other);
+}
+
+double engine_memory_zero3_extra(const struct engine_workload *w, int tp, const struct engine_param_count *pcp,
+                                 double lora_base_bytes)
+{
+    /* two gathered layers in flight, at the bytes/param the weights are stored in */
+    return 2.0 * (is_lora(w) ? lora_base_bytes / pcp->total : 2.0) * pcp->largest_layer / tp;
+}
+
 void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
                           const struct engine_parallel *p, int seq_len, const struct engine_param_count *pcp,
                           double lora_base_bytes, struct engine_memory *mem)
 {
-    const struct engine_param_count pc = *pcp;
-    int tp = p->tp > 0 ? p->tp : 1;
-    int dp = p->dp > 0 ? p->dp : 1;
-    int zero = p->zero < 0 ? 1 : p->zero;
-    int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
-    int gb = p->global_batch > 0 ? p->global_batch : dp;
-    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
-    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
-    double states, gib = 1024.0 * 1024.0 * 1024.0;
-
-    mem->activations = activation_bytes(m, w, p, seq, micro);
-    states = mem->weights + mem->gradients + mem->optimizer;
-    mem->other = 2.0 * gib + 0.05 * (states + mem->activations);
-    if (zero >= 3)   /* two gathered layers in flight, at the bytes/param the weights are stored in */
-        mem->other += 2.0 * (is_lora(w) ? lora_base_bytes / pc.total : 2.0) * pc.largest_layer / tp;
-    mem->total = states + mem->activations + mem->other;
+    engine_memory_add(w, p, pcp, lora_base_bytes, engine_memory_activations(m, w, p, seq_len), mem);
 }
 
 /* A lower bound, in GiB, on the total engine_memory_finish gives layout p
@@ -296,33 +377,23 @@ void engine_memory_finish(const struct engine_model *m, const struct engine_work
  * in every level. Lowered by 1e-9 so rounding can never put it above the
  * exact figure: the search skips a micro-batch size whose bound does not
  * fit the card, without changing what it finds. */
+double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p)
+{
+    struct act_common a;
+    act_common(ctx->m, ctx->w, p, ctx->seq, finish_micro(p), &a);
+    return eval_memory_lower_bound_act_of(&a);
+}
+
+double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
+{
+    double states = st->weights + st->gradients + st->optimizer, gib = 1024.0 * 1024.0 * 1024.0;
+    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
+}
+
 double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
                                    const struct engine_memory *st)
 {
-    const struct engine_model *m = ctx->m;
-    double h = m->hidden, s = ctx->seq, b = p->micro_batch > 0 ? p->micro_batch : 1;
-    double f = m->ffn_hidden > 0 ? m->ffn_hidden : 4.0 * h;
-    double t = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
-    double pp = p->pp > 0 ? p->pp : 1, v = p->vpp > 0 ? p->vpp : 1;
-    int dp = p->dp > 0 ? p->dp : 1, mb = p->micro_batch > 0 ? p->micro_batch : 1;
-    int gb = p->global_batch > 0 ? p->global_batch : dp;
-    int micro = gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
-    double in_flight = micro < pp ? micro : pp, x, sel, full, act, states, gib = 1024.0 * 1024.0 * 1024.0;
-
-    if (m->experts > 0) {
-        double fm = m->moe_ffn_hidden > 0 ? m->moe_ffn_hidden : f;
-        f = fm * ((m->experts_active > 0 ? m->experts_active : 1) + m->shared_experts);
-    }
-    if (in_flight < 1)
-        in_flight = 1;
-    x = ((double)m->layers / pp) * in_flight;
-    if (pp > 1 && v > 1)
-        x *= 1.0 + (pp - 1.0) / (pp * v);
-    sel = s * b * (18.0 * h + 2.0 * f) / t * x;
-    full = 2.0 * s * b * h / t * x + s * b * (18.0 * h + 4.0 * f) / t;
-    act = (sel < full ? sel : full) + s * b * (double)m->vocab * 4.0 / (p->tp > 0 ? p->tp : 1);
-    states = st->weights + st->gradients + st->optimizer;
-    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
+    return eval_memory_lower_bound_of(st, eval_memory_lower_bound_act(ctx, p));
 }
 
 /* ------------------------------------------------------------------ F2/F3 */
@@ -380,6 +451,8 @@ void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const str
     ctx->seq = w->seq_len > 0 ? w->seq_len : (m->seq_len > 0 ? m->seq_len : 4096);
     ctx->fpt_model = engine_flops_per_token(m, w, ctx->seq);
     ctx->fpt_attn_fwd = 2.0 * (double)m->layers * ctx->seq * m->hidden * 0.5;
+    for (int ri = 0; ri < 3; ri++)
+        ctx->fpt_hw[ri] = fpt_hw_at(ctx, ri);
     ctx->batch_seqs = engine_default_batch_seqs(m, w, ctx->seq);
     ctx->moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
     ctx->lora_base_bytes = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
@@ -453,46 +526,15 @@ double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision 
  * (bucketed all-reduce); ZeRO-3 gathers are prefetched one layer ahead and
  * overlap the same micro-batch's compute. MoE all-to-all: 70% exposed
  * (dispatch and combine block the expert GEMMs). */
-#define TP_EXPOSED 0.6
-#define PP_EXPOSED 0.5
-#define MOE_EXPOSED 0.7
-#define DP_OVERLAP 0.9
-#define ZERO3_OVERLAP 0.85
-#define DP_MIN_EXPOSED 0.05
+/* (TP_EXPOSED, PP_EXPOSED, MOE_EXPOSED, DP_OVERLAP, ZERO3_OVERLAP and
+ * DP_MIN_EXPOSED are in engine_int.h, where eval_step uses them.) */
 
-void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
-               struct eval_out *o)
+double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff_out)
 {
-    const struct engine_model *m = ctx->m;
-    const struct engine_workload *w = ctx->w;
-    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
-    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
-    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
-    int n = tp * pp * dp * cp;
-    double s = ctx->seq, h = m->hidden;
-    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
-    int micro = (gbs + dp * b - 1) / (dp * b);
-    double tokens_step, fpt_hw, eff, achieved, t_comp, bubble;
-    double bw_intra = hw->intra_busbw_gbs * hw->bw_scale * 1e9;
-    double bw_nic = hw->nic_busbw_per_gpu_gbs * hw->bw_scale * 1e9;
-    double t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt, step;
-    int per_node = hw->per_node > 0 ? hw->per_node : 1;
-    double psi;
-
-    if (micro < 1)
-        micro = 1;
-    gbs = micro * dp * b;
-    tokens_step = (double)gbs * s;
-
-    /* Hardware FLOPs: model FLOPs plus recomputation, counted apart (F2). */
-    fpt_hw = ctx->fpt_model;
-    if (p->recompute == RECOMPUTE_SELECTIVE)
-        fpt_hw += ctx->fpt_attn_fwd * 0.5;
-    else if (p->recompute == RECOMPUTE_FULL)
-        fpt_hw += is_lora(w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
-
-    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
-    if (w->task == TASK_QLORA)
+    double s = ctx->seq;
+    double eff = eval_kernel_efficiency(hw->g, ctx->w->precision, ctx->eff_width, 0, (double)b * s / cp);
+    double achieved;
+    if (ctx->w->task == TASK_QLORA)
         eff *= 0.8;   /* NF4 dequantisation before every base GEMM (QLoRA s3) */
     if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0) {
         /* A measured large-GEMM rate replaces peak * ceiling: cuBLAS reaches
@@ -502,127 +544,185 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
     } else {
         achieved = hw->peak_tflops * 1e12 * eff * hw->eff_scale;
     }
-    t_comp = fpt_hw * tokens_step / (n * achieved);
-    /* Without FlashAttention the a*s score matrix of every token is written
-     * and read back by softmax, dropout and the AV product, about 30 bytes per
-     * score over forward and backward (Korthikanti's 5as^2b tensors, read and
-     * written), plus another forward's worth under full recompute. That
-     * traffic runs at HBM speed, not tensor-core speed, and is what makes
-     * small models slow on pre-2022 stacks (DOMAIN F6 s^2 term). */
-    if (w->standard_attention) {
-        double a = m->heads > 0 ? m->heads : 1;
-        double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
-        if (p->recompute == RECOMPUTE_FULL)
-            per_token *= 4.0 / 3.0;
-        t_comp += tokens_step / ((double)dp * cp) * per_token / (hw->g->mem_bw_gbs * 1e9 * 0.8);
+    *eff_out = eff;
+    return achieved;
+}
+
+/* Hardware FLOPs per token at recompute index ri: model FLOPs plus
+ * recomputation, counted apart (F2). */
+static double fpt_hw_at(const struct eval_ctx *ctx, int ri)
+{
+    double f = ctx->fpt_model;
+    if (ri == 1)
+        f += ctx->fpt_attn_fwd * 0.5;
+    else if (ri == 2)
+        f += is_lora(ctx->w) ? ctx->fpt_model * 0.5 : ctx->fpt_model / 3.0;
+    return f;
+}
+
+void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                   unsigned rc_mask)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
+    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
+    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
+    double s = ctx->seq, h = m->hidden;
+    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    double tokens_step, psi;
+
+    if (micro < 1)
+        micro = 1;
+    gbs = micro * dp * b;
+    tokens_step = (double)gbs * s;
+    e->tp = tp;
+    e->pp = pp;
+    e->dp = dp;
+    e->cp = cp;
+    e->ep = ep;
+    e->b = b;
+    e->micro = micro;
+    e->gbs = gbs;
+    e->n = tp * pp * dp * cp;
+    e->tokens_step = tokens_step;
+    e->std_attn = w->standard_attention != 0;
+    e->moe = ctx->moe_layers > 0 && ep > 1;
+    const double tp_msg = (double)b * s / cp * h * 2.0, tp_layers = (double)m->layers / pp;
+    for (int ri = 0; ri < 3; ri++) {
+        if (!(rc_mask >> ri & 1u))
+            continue;
+        e->comp[ri] = ctx->fpt_hw[ri] * tokens_step;
+        if (ri == 1 && (rc_mask & 1u)) {
+            /* selective recompute reads what none does (the same
+             * expressions of the same values below: the same doubles) */
+            e->sa[1] = e->sa[0];
+            e->tp_q[1] = e->tp_q[0];
+            continue;
+        }
+        /* Without FlashAttention the a*s score matrix of every token is
+         * written and read back by softmax, dropout and the AV product, about
+         * 30 bytes per score over forward and backward (Korthikanti's 5as^2b
+         * tensors, read and written), plus another forward's worth under full
+         * recompute. That traffic runs at HBM speed, not tensor-core speed,
+         * and is what makes small models slow on pre-2022 stacks (DOMAIN F6
+         * s^2 term). */
+        e->sa[ri] = 0;
+        if (w->standard_attention) {
+            double a = m->heads > 0 ? m->heads : 1;
+            double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
+            if (ri == 2)
+                per_token *= 4.0 / 3.0;
+            e->sa[ri] = tokens_step / ((double)dp * cp) * per_token;
+        }
+        /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per
+         * micro-batch (2 forward, 2 backward; +2 forward again with full
+         * recompute). Inside the scale-up domain they run at the intra-node
+         * busbw, outside it over the NICs. */
+        e->tp_q[ri] = 0;
+        if (tp > 1) {
+            double count = 4.0 + (ri == 2 ? 2.0 : 0.0);
+            e->tp_q[ri] = tp_layers * micro * count * 2.0 * (tp - 1) / tp * tp_msg;
+        }
     }
 
     /* F9: 1F1B bubble (p-1)/(v*m). */
-    bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
-
-    /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per micro-batch
-     * (2 forward, 2 backward; +2 forward again with full recompute). Inside
-     * the scale-up domain they run at the intra-node busbw, outside it over
-     * the NICs. */
-    if (tp > 1) {
-        double msg = (double)b * s / cp * h * 2.0;
-        double count = 4.0 + (p->recompute == RECOMPUTE_FULL ? 2.0 : 0.0);
-        double bw = tp <= hw->g->scaleup_domain && tp <= per_node ? bw_intra : bw_nic;
-        double layers = (double)m->layers / pp;
-        t_tp = layers * micro * count * 2.0 * (tp - 1) / tp * msg / bw * TP_EXPOSED;
-    }
+    e->bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
     /* F8 PP: activations b*s*h*2 bytes forward and their gradient backward
      * per micro-batch and virtual stage; over NICs when a stage boundary
      * crosses nodes (tp*pp*cp > GPUs per node). */
+    e->pp_q = 0;
     if (pp > 1) {
         double msg = (double)b * s / cp * h * 2.0 / tp;
-        double bw = tp * pp * cp > per_node ? bw_nic : bw_intra;
-        t_pp = 2.0 * micro * v * msg / bw * PP_EXPOSED;
+        e->pp_q = 2.0 * micro * v * msg;
     }
     /* F8 DP: gradients of this GPU's model-parallel shard, 2 bytes each
      * (bf16 reduction; 4 in fp32 training). All-reduce moves 2(d-1)/d of it
      * (ZeRO 0-2, same volume as reduce-scatter + all-gather); ZeRO-3 moves
      * 3(d-1)/d per micro-batch (gather forward, gather backward,
      * reduce-scatter). The ring runs at the NIC busbw of the DP ranks that
-     * share a node, capped by the intra-node busbw. */
+     * share a node, capped by the intra-node busbw (eval_step). ZeRO-3/FSDP
+     * gathers each layer's parameters separately and does not reduce inside
+     * the node first, so across nodes a GPU sees about its own NIC's
+     * bandwidth, not the node aggregate (Megatron-LM 2021 Table 2: ZeRO-3
+     * falls from 100 to 31 tokens/s/GPU from 384 to 1536 A100s at a fixed
+     * batch). */
     psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
     if (is_lora(w))
         psi = ctx->lora_adapters / (double)(tp * pp);
-    if (dp > 1) {
-        double gbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
-        int model_par = tp * pp * cp;
-        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
-        double bw;
-        if (ranks_per_node > dp)
-            ranks_per_node = dp;
-        if (dp * model_par <= per_node)
-            bw = bw_intra;
-        else {
-            bw = bw_nic * ranks_per_node;
-            if (bw > bw_intra)
-                bw = bw_intra;
-        }
-        if (p->zero >= 3 && !is_lora(w)) {
-            /* ZeRO-3/FSDP gathers each layer's parameters separately and does
-             * not reduce inside the node first, so across nodes a GPU sees
-             * about its own NIC's bandwidth, not the node aggregate
-             * (Megatron-LM 2021 Table 2: ZeRO-3 falls from 100 to 31
-             * tokens/s/GPU from 384 to 1536 A100s at a fixed batch). */
-            if (dp * model_par > per_node && bw_nic < bw)
-                bw = bw_nic;
-            double vol = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
-            double t = vol / bw;
-            double hidden_t = t_comp * ZERO3_OVERLAP;
-            t_dp = t - hidden_t;
-            if (t_dp < t * DP_MIN_EXPOSED)
-                t_dp = t * DP_MIN_EXPOSED;
-        } else {
-            double t = 2.0 * (dp - 1.0) / dp * psi * gbytes / bw;
-            double window = t_comp / micro * (2.0 / 3.0) * DP_OVERLAP;
-            t_dp = t - window;
-            if (t_dp < t * DP_MIN_EXPOSED)
-                t_dp = t * DP_MIN_EXPOSED;
-        }
-    }
+    e->psi = psi;
     /* F8 MoE: dispatch + combine, forward and backward, of every routed
      * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
-     * Inside a node when ep*tp fits the scale-up domain. */
-    if (ctx->moe_layers > 0 && ep > 1) {
+     * Inside a node when ep*tp fits the scale-up domain, where the
+     * all-to-all runs over NVLink at about half the all-reduce busbw. */
+    e->moe_q = 0;
+    if (e->moe) {
         double k = m->experts_active > 0 ? m->experts_active : 1;
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
-        /* Inside the scale-up domain (a node, or an NVL72 rack) the
-         * all-to-all runs over NVLink at about half the all-reduce busbw. */
-        double bw = ep * tp <= (hw->g->scaleup_domain > per_node ? hw->g->scaleup_domain : per_node)
-                        ? bw_intra * 0.5 : bw_nic;
-        t_moe = (double)ctx->moe_layers / pp * micro * 4.0 * msg / bw * MOE_EXPOSED;
+        e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
+    }
+    eval_pre_zero(ctx, e, p->zero, p->offload, &e->z);
+}
+
+void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
+                   struct engine_step_zero *z)
+{
+    const int dp = e->dp, micro = e->micro;
+    const double psi = e->psi;
+
+    z->zero3 = zero >= 3 && !is_lora(ctx->w);
+    z->offload = offload != 0;
+    z->dp_q = 0;
+    if (dp > 1) {
+        double gbytes = ctx->w->precision == PREC_FP32 ? 4.0 : 2.0;
+        if (z->zero3)
+            z->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+        else
+            z->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
     }
     /* Optimizer step: memory-bound pass over this GPU's states (read and
-     * write 16 bytes per parameter of its shard). */
+     * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
+     * when offloaded (CPU Adam). */
     {
-        double shard = psi / (p->zero >= 1 ? dp : 1);
-        t_opt = shard * 16.0 * 2.0 / (hw->g->mem_bw_gbs * 1e9);
-        if (p->offload)
-            t_opt = shard * 16.0 * 2.0 / 50e9;   /* CPU Adam over host DRAM */
+        double shard = psi / (zero >= 1 ? dp : 1);
+        z->opt_q = shard * 16.0 * 2.0;
     }
-    exposed = t_tp + t_pp + t_dp + t_moe;
-    step = t_comp * (1.0 + bubble) + exposed + t_opt;
+}
+
+void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
+               struct eval_out *o)
+{
+    struct engine_step_pre e;
+    struct eval_hwc c;
+    struct eval_parts t;
+    int ri = eval_rc_index(p->recompute);
+    double fpt_hw = ctx->fpt_hw[ri], eff, achieved, step;
+    int n;
+
+    eval_pre_fill(ctx, p, &e, 1u << ri);
+    eval_hwc_fill(&c, hw);
+    achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
+    n = e.n;
+    eval_step(&e, &e.z, ri, &c, n * achieved, &t);
+    step = t.step;
 
     o->step_s = step;
-    o->tokens_per_s = tokens_step / step;
-    o->t_compute = t_comp;
-    o->t_tp = t_tp;
-    o->t_pp = t_pp;
-    o->t_dp = t_dp;
-    o->t_moe = t_moe;
-    o->t_exposed = exposed;
-    o->bubble_fraction = t_comp * bubble / step;
-    o->comm_fraction = exposed / step;
+    o->tokens_per_s = e.tokens_step / step;
+    o->t_compute = t.t_comp;
+    o->t_tp = t.t_tp;
+    o->t_pp = t.t_pp;
+    o->t_dp = t.t_dp;
+    o->t_moe = t.t_moe;
+    o->t_exposed = t.exposed;
+    o->bubble_fraction = t.t_comp * e.bubble / step;
+    o->comm_fraction = t.exposed / step;
     o->mfu = ctx->fpt_model * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->hfu = fpt_hw * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->achieved_tflops = ctx->fpt_model * o->tokens_per_s / n / 1e12;
     o->eff = eff;
-    o->global_batch = gbs;
-    o->grad_accum = micro;
+    o->global_batch = e.gbs;
+    o->grad_accum = e.micro;
 }
 
 /* A lower bound on eval_time's step_s / global_batch for layout p at any
@@ -633,7 +733,6 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
  * the best layout so far. */
 double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p)
 {
-    const struct engine_workload *w = ctx->w;
     int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
     int cp = p->cp > 0 ? p->cp : 1;
     int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
@@ -646,13 +745,7 @@ double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *
     if (micro < 1)
         micro = 1;
     gbs = micro * dp * b;
-    eff = eval_kernel_efficiency(hw->g, w->precision, ctx->eff_width, tp, (double)b * s / cp);
-    if (w->task == TASK_QLORA)
-        eff *= 0.8;
-    if (!isnan(hw->matmul_tflops) && hw->matmul_tflops > 0)
-        achieved = hw->matmul_tflops * 1e12 * (eff / 0.8);
-    else
-        achieved = hw->peak_tflops * 1e12 * eff * hw->eff_scale;
+    achieved = eval_achieved(ctx, hw, b, cp, &eff);
     t_comp = ctx->fpt_model * ((double)gbs * s) / (n * achieved);
     bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
     return t_comp * (1.0 + bubble) / gbs * (1.0 - 1e-9);

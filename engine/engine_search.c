@@ -13,6 +13,12 @@
  * so far. The model states are computed once per tp/pp/dp/ep/ZeRO/offload
  * and shared by every micro-batch size and recompute level. The bounds only
  * skip work: tests/unit/test_engine_golden.c holds the answers bit for bit.
+ * (5) A recommendation's search (no part of the layout fixed) lists, once
+ * per GPU count, the layouts it walks with everything about them that does
+ * not read the GPU type (memory figures, the step time's layout terms), and
+ * each GPU type with that count walks the list with the same tests and the
+ * same doubles (best_layout_free; tests/unit/test_engine_search.c compares
+ * it with the walk over random workloads).
  * For each cluster it keeps only the fastest layout: on a fixed cluster the
  * fastest layout is also the cheapest, so the tiers can be chosen among
  * clusters alone. */
@@ -388,26 +394,6 @@ static double batch_cap_seqs(const struct eval_ctx *ctx)
     return cap;
 }
 
-/* The memo slot of a layout of n GPUs (powers of two for tp, pp, ep and the
- * micro-batch, as the free search walks them): key 0 is an empty slot. */
-static unsigned long long layout_key(int n, int tp, int pp, int ep, int zero, int off, int b)
-{
-    return (unsigned long long)(unsigned)n << 32 | (unsigned long long)__builtin_ctz((unsigned)tp) << 24 |
-           (unsigned long long)__builtin_ctz((unsigned)pp) << 16 | (unsigned long long)__builtin_ctz((unsigned)ep) << 8 |
-           (unsigned long long)zero << 4 | (unsigned long long)off << 3 |
-           (unsigned long long)__builtin_ctz((unsigned)b) << 1 | 1u;
-}
-
-static struct engine_layout_memo *layout_slot(struct engine_layout_memo *memo, unsigned long long key)
-{
-    struct engine_layout_memo *e = &memo[(key * 0x9e3779b97f4a7c15ULL) >> (64 - ENGINE_LAYOUT_MEMO_BITS)];
-    if (e->key != key) {
-        e->key = key;
-        e->have = 0;
-    }
-    return e;
-}
-
 /* Fastest layout that fits one cluster. Returns 1 and fills best when one
  * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen.
  * memo (the free search only; NULL otherwise) keeps the memory figures of
@@ -416,7 +402,7 @@ static struct engine_layout_memo *layout_slot(struct engine_layout_memo *memo, u
  * so a kept figure is the figure computed again, bit for bit, and the
  * model states are computed only when a figure is missing. */
 static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
-                       struct cand *best, double *min_mem_gib, long *evaluated, struct engine_layout_memo *memo)
+                       struct cand *best, double *min_mem_gib, long *evaluated)
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
@@ -429,12 +415,6 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
     int cp = lim->cp > 0 ? lim->cp : 1;
     int free_batch = !lim->global_batch && !lim->dp && !lim->fixed_cluster;
     double batch_cap = batch_cap_seqs(ctx), best_score = INFINITY;
-    /* The memo's key holds n and the walked layout only: every other input
-     * of the memory figures must be the free search's. */
-    int use_memo = memo && !lim->tp && !lim->pp && !lim->dp && !lim->ep && !lim->cp && !lim->micro_batch &&
-                   !lim->global_batch && !lim->vpp && lim->zero < 0 && lim->recompute < 0 && lim->offload < 0 &&
-                   !lim->fixed_cluster;
-
     if (tp_max > 16)
         tp_max = 16;
     if (tp_max > n)
@@ -504,20 +484,10 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                              * "does not fit" message reports), and once a layout
                              * fits, one the batch cap refuses or whose best case
                              * cannot beat the best so far. */
-                            struct engine_layout_memo *e =
-                                use_memo ? layout_slot(memo, layout_key(n, tp, pp, ep, zero, off, b)) : NULL;
                             {
                                 double lbm;
-                                if (e && (e->have & 1u)) {
-                                    lbm = e->lower_bound_gib;
-                                } else {
-                                    NEED_STATES();
-                                    lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
-                                    if (e) {
-                                        e->lower_bound_gib = lbm;
-                                        e->have |= 1u;
-                                    }
-                                }
+                                NEED_STATES();
+                                lbm = eval_memory_lower_bound_gib(ctx, &pb, &states);
                                 if (lbm > cap && (found || lbm >= *min_mem_gib))
                                     continue;
                                 if (found && free_batch && eval_global_batch(ctx, &pb) > batch_cap)
@@ -532,18 +502,10 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 if (lim->recompute >= 0 && rc != lim->recompute)
                                     continue;
                                 p.recompute = rc;
-                                if (e && (e->have & (2u << rc))) {
-                                    mgib = e->mem_gib[rc];
-                                } else {
-                                    NEED_STATES();
-                                    mem = states;
-                                    engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
-                                    mgib = gib_of(mem.total);
-                                    if (e) {
-                                        e->mem_gib[rc] = mgib;
-                                        e->have |= 2u << rc;
-                                    }
-                                }
+                                NEED_STATES();
+                                mem = states;
+                                engine_memory_finish(m, w, &p, ctx->seq, &ctx->pc, ctx->lora_base_bytes, &mem);
+                                mgib = gib_of(mem.total);
                                 if (mgib < *min_mem_gib)
                                     *min_mem_gib = mgib;
                                 if (mgib > cap)
@@ -570,6 +532,319 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
         }
     }
 #undef NEED_STATES
+    return found;
+}
+
+/* ------------------------------------------------------------ free search */
+
+/* The free search (no part of the layout fixed: every recommendation) in
+ * two steps, with the same answer as best_layout's walk, decision for
+ * decision, and the same count of layouts scored:
+ * - per GPU count n, once per search (struct engine_layout_memo): the
+ *   layouts best_layout walks for n in its order (tp, pp, ep, ZeRO,
+ *   offload, micro-batch), with every test of that walk that reads neither
+ *   the GPU type nor what was found so far already applied, each layout's
+ *   memory figures (the lower bound, and the total at each recompute
+ *   level), whether its global batch is within the cap, and what its step
+ *   time reads of it (eval_pre_fill). One group per tp, so that a GPU type
+ *   walks the groups up to its tp_max, as the walk's tp loop stops there.
+ * - per GPU type and n (best_layout_free): that list, with the tests that
+ *   read the card (memory cap), what was found (offload only as the last
+ *   rung, the batch cap and the score bound once a layout fits) and the
+ *   step time from eval_step, whose operations are eval_time's in its
+ *   order, and eval_achieved's rate per micro-batch size computed once.
+ * So every comparison sees the same doubles as the walk's and takes the
+ * same branch: the same layout, memory and count. The chosen layout's time
+ * model is left to the caller, which times it at the fabric it picks.
+ * tests/unit/test_engine_search.c compares both over random workloads. */
+
+/* Empties the memo: no list, no layout. */
+static void layout_memo_empty(struct engine_layout_memo *memo)
+{
+    memo->n_entries = 0;
+    memo->n_bases = 0;
+    memo->n_lists = 0;
+    memset(memo->lists, 0, sizeof memo->lists);
+}
+
+/* The list of n (slot created empty), NULL when the table is full (kept at
+ * most half full, so that a search for a missing n ends early). */
+static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, int n)
+{
+    unsigned h = ((unsigned)n * 2654435761u) >> 24;
+    for (int k = 0; k < ENGINE_LAYOUT_LISTS_MAX; k++) {
+        struct engine_layout_list *l = &memo->lists[(h + (unsigned)k) % ENGINE_LAYOUT_LISTS_MAX];
+        if (l->n == n)
+            return l;
+        if (l->n == 0) {
+            if (memo->n_lists >= ENGINE_LAYOUT_LISTS_MAX / 2)
+                return NULL;
+            memo->n_lists++;
+            l->n = n;
+            for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
+                l->count[g] = -1;
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* Appends the group of tp = 1 << gx to list l: best_layout's walk under
+ * free limits (cp 1, global batch from the workload) for that tp, with the
+ * tests that read neither the card nor what was found. 0 when the memo
+ * cannot hold it within max_entries and max_bases (nothing kept). */
+static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
+                              struct engine_layout_list *l, int gx, int max_entries, int max_bases)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    const int n = l->n, tp = 1 << gx, cp = 1, first = memo->n_entries;
+    const int lora = w->task == TASK_LORA || w->task == TASK_QLORA;
+    const double batch_cap = batch_cap_seqs(ctx);
+    const double zero3_extra = engine_memory_zero3_extra(w, tp, &ctx->pc, ctx->lora_base_bytes);
+    int k = first, nbase = memo->n_bases;
+
+    if (engine_fits_tp(m, tp)) {
+        for (int pp = 1; pp <= m->layers && pp <= n; pp *= 2) {
+            if (n % (tp * pp * cp) != 0)
+                continue;
+            int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
+            if (dp > ctx->batch_seqs)
+                continue;
+            if (pp > 1 && ceil(ctx->batch_seqs / dp) < pp)
+                continue;
+            int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
+            for (int ep = 1; ep <= ep_max; ep *= 2) {
+                if (ep > 1 && dp % ep != 0)
+                    continue;
+                /* What reads the micro-batch size but not the ZeRO stage or
+                 * offload, once per size: the step's parts (a base), the
+                 * activations at each recompute level and the bound's
+                 * activations. The walk skips a size above 1 when pp > 1 or
+                 * dp x size exceeds the batch, and then every larger size. */
+                double act[3][3], lb_act[3];
+                int nb = 0, base0 = nbase;
+                for (int b = 1, bi = 0; b <= 4; b *= 2, bi++) {
+                    struct engine_parallel pb = {0};
+                    struct engine_layout_base *bs;
+                    if (b > 1 && (pp > 1 || dp * b > ctx->batch_seqs))
+                        break;
+                    if (nbase >= max_bases)
+                        return 0;
+                    bs = &memo->bases[nbase++];
+                    pb.tp = tp; pb.pp = pp; pb.dp = dp; pb.ep = ep; pb.cp = cp;
+                    pb.micro_batch = b;
+                    pb.global_batch = (int)ctx->batch_seqs;
+                    pb.vpp = vpp;
+                    eval_pre_fill(ctx, &pb, &bs->pre, 7u);
+                    bs->vpp = vpp;
+                    engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
+                    nb++;
+                }
+                for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
+                    if (pp > 1 && zero >= 2)
+                        continue;
+                    for (int off = 0; off <= 1; off++) {
+                        struct engine_memory states;
+                        struct engine_parallel ps = {0};
+                        if (off && lora)
+                            continue;
+                        if (k + nb > max_entries)
+                            return 0;
+                        ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
+                        ps.zero = zero; ps.offload = off;
+                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
+                        /* engine_memory_add's sum of the states and ZeRO-3 term */
+                        const double st_sum = states.weights + states.gradients + states.optimizer;
+                        const double z3 = zero >= 3 ? zero3_extra : 0.0;
+                        for (int bi = 0; bi < nb; bi++) {
+                            struct engine_layout_entry *e = &memo->entries[k++];
+                            const struct engine_step_pre *pre = &memo->bases[base0 + bi].pre;
+                            eval_pre_zero(ctx, pre, zero, off, &e->z);
+                            e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
+                            for (int rc = 0; rc <= 2; rc++) {
+                                double other;
+                                e->mem_gib[rc] = gib_of(engine_memory_total_of(st_sum, act[bi][rc], zero >= 3, z3, &other));
+                            }
+                            e->base = base0 + bi;
+                            e->zero = (unsigned char)zero;
+                            e->bi = (unsigned char)bi;
+                            e->off_run = (unsigned char)(off && bi == 0 ? nb : 0);
+                            e->batch_ok = !(pre->gbs > batch_cap);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    l->first[gx] = first;
+    l->count[gx] = k - first;
+    memo->n_entries = k;
+    memo->n_bases = nbase;
+    return 1;
+}
+
+/* Every group of l up to tp_max built, within the limits. */
+static int layout_groups_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
+                               struct engine_layout_list *l, int tp_max, int max_entries, int max_bases)
+{
+    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
+        if (l->count[gx] < 0 && !layout_group_build(ctx, memo, l, gx, max_entries, max_bases))
+            return 0;
+    return 1;
+}
+
+/* The list of n with every group up to tp_max built. Lists that are kept
+ * for the next GPU types fill at most 3/4 of the memo; the rest takes a
+ * count whose list no longer fits, built into *tmp for this walk only
+ * (*undo_entries and *undo_bases then say where the memo ends again after
+ * it, else they are -1). The search asks for the counts in the same order
+ * for every GPU type, so the lists kept are used again and the others are
+ * built each time, rather than each new list pushing out an old one. When
+ * neither fits, the memo is emptied and the list built again; NULL when
+ * not even the whole memo holds it: the caller walks. */
+static const struct engine_layout_list *layout_list_ready(const struct eval_ctx *ctx,
+                                                          struct engine_layout_memo *memo, int n, int tp_max,
+                                                          struct engine_layout_list *tmp, int *undo_entries,
+                                                          int *undo_bases)
+{
+    const int keep_entries = memo->cap_entries / 4 * 3, keep_bases = ENGINE_LAYOUT_BASES_MAX / 4 * 3;
+
+    *undo_entries = *undo_bases = -1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct engine_layout_list *l = layout_list(memo, n);
+        int ne, nb;
+        if (l && layout_groups_build(ctx, memo, l, tp_max, keep_entries, keep_bases))
+            return l;
+        /* the groups of l that were built stay (kept, as l says) */
+        ne = memo->n_entries;
+        nb = memo->n_bases;
+        memset(tmp, 0, sizeof *tmp);
+        tmp->n = n;
+        for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
+            tmp->count[g] = -1;
+        if (layout_groups_build(ctx, memo, tmp, tp_max, memo->cap_entries, ENGINE_LAYOUT_BASES_MAX)) {
+            *undo_entries = ne;
+            *undo_bases = nb;
+            memo->scratch++;
+            return tmp;
+        }
+        memo->n_entries = ne;
+        memo->n_bases = nb;
+        if (attempt == 0) {
+            layout_memo_empty(memo);
+            memo->emptied++;
+        }
+    }
+    return NULL;
+}
+
+/* The layout of entry e at recompute level rc, as best_layout's walk
+ * builds it (global batch: the workload's). */
+static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layout_memo *memo,
+                           const struct engine_layout_entry *e, int rc, struct engine_parallel *p)
+{
+    const struct engine_layout_base *bs = &memo->bases[e->base];
+    memset(p, 0, sizeof *p);
+    p->tp = bs->pre.tp; p->pp = bs->pre.pp; p->dp = bs->pre.dp; p->ep = bs->pre.ep; p->cp = bs->pre.cp;
+    p->zero = e->zero; p->micro_batch = bs->pre.b; p->offload = e->z.offload;
+    p->global_batch = (int)ctx->batch_seqs;
+    p->vpp = bs->vpp;
+    p->recompute = rc;
+}
+
+/* best_layout under free limits from the memo's list of hw->n (see above),
+ * with ach[bi] = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
+ * type (it reads nothing else of hw). Fills best's layout and memory, not
+ * its time model (best->ev). -1 when the memo cannot hold the list: the
+ * caller walks instead. */
+static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+                            struct engine_layout_memo *memo, struct cand *best, double *min_mem_gib, long *evaluated)
+{
+    const struct engine_gpu *g = hw->g;
+    const int n = hw->n;
+    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0;
+    const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
+    double best_score = INFINITY, best_mgib = 0, nach[3], min_mem = INFINITY;
+    const struct engine_layout_entry *best_e = NULL;
+    const struct engine_layout_list *l;
+    const struct engine_layout_base *bases = memo->bases;
+    struct engine_layout_list tmp;
+    struct eval_hwc hc;
+    long scored = 0;
+    int undo_entries, undo_bases;
+
+    if (tp_max > 16)
+        tp_max = 16;
+    if (tp_max > n)
+        tp_max = n;
+    if (!(l = layout_list_ready(ctx, memo, n, tp_max, &tmp, &undo_entries, &undo_bases))) {
+        memo->walked++;
+        return -1;
+    }
+    eval_hwc_fill(&hc, hw);
+    /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
+    for (int bi = 0; bi < 3; bi++)
+        nach[bi] = n * ach[bi];
+    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
+        const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
+        for (; e < end; e++) {
+            const double lbm = e->lower_bound_gib;
+            /* offload only as the last rung of the ladder (R40): the walk
+             * asks once per offload layout, before its micro-batch sizes
+             * (its first entry, off_run long), so a size found there does
+             * not stop the next ones */
+            if (e->off_run && found) {
+                e += e->off_run - 1;
+                continue;
+            }
+            if (lbm > cap && (found || lbm >= min_mem))
+                continue;
+            const struct engine_step_pre *pre = &bases[e->base].pre;
+            const double na = nach[e->bi];
+            if (found) {
+                if (!e->batch_ok)
+                    continue;
+                /* eval_score_lower_bound, from the same parts */
+                double t_comp = pre->comp[0] / na;
+                if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
+                    continue;
+            }
+            for (int rc = 0; rc <= 2; rc++) {
+                double mgib = e->mem_gib[rc];
+                struct eval_parts t;
+                if (mgib < min_mem)
+                    min_mem = mgib;
+                if (mgib > cap)
+                    continue;
+                eval_step(pre, &e->z, rc, &hc, na, &t);
+                scored++;
+                if (!e->batch_ok)
+                    break;   /* would inflate the global batch (convergence) */
+                if (!found || t.step / pre->gbs < best_score) {
+                    best_e = e;
+                    best_rc = rc;
+                    best_mgib = mgib;
+                    best_score = t.step / pre->gbs;
+                    found = 1;
+                }
+                break;   /* less recompute always runs faster: stop at the first fit */
+            }
+        }
+    }
+    *min_mem_gib = min_mem;
+    *evaluated += scored;
+    if (found) {
+        /* best->ev is left alone: the search times the cluster again at the
+         * fabric it chooses (cand_fabric) */
+        entry_parallel(ctx, memo, best_e, best_rc, &best->par);
+        best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
+        best->mem_gib = best_mgib;
+    }
+    if (undo_entries >= 0) {   /* a list for this walk only */
+        memo->n_entries = undo_entries;
+        memo->n_bases = undo_bases;
+    }
     return found;
 }
 
@@ -999,6 +1274,17 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
                        chosen->nodes > 1 ? "s" : "", 100.0 * (chosen->cost / cheapest->cost - 1.0));
 }
 
+/* The search's layout for one cluster (its layout and memory; the caller
+ * times it at its fabric): from the memo's lists when given and they hold
+ * it, else best_layout's walk (the same answer). ach: best_layout_free's. */
+static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+                         const struct limits *lim, struct cand *best, double *min_mem_gib, long *evaluated,
+                         struct engine_layout_memo *memo)
+{
+    int r = memo ? best_layout_free(ctx, hw, ach, memo, best, min_mem_gib, evaluated) : -1;
+    return r >= 0 ? r : best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
+}
+
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
 static int next_nodes(int x)
 {
@@ -1026,7 +1312,15 @@ static void recommendation_clear(struct engine_recommendation *out)
     size_t cols = offsetof(struct engine_recommendation, price_cols);
     memset(p, 0, tiers);
     memset(p + tiers + sizeof out->tiers, 0, cands - tiers - sizeof out->tiers);
-    memset(p + cands + sizeof out->candidates, 0, memo - cands - sizeof out->candidates);
+    size_t lm = offsetof(struct engine_recommendation, layout_memo);
+    memset(p + cands + sizeof out->candidates, 0, lm - cands - sizeof out->candidates);
+    /* the layout lists: their layouts are read only through a list */
+    layout_memo_empty(&out->layout_memo);
+    out->layout_memo.emptied = 0;
+    out->layout_memo.scratch = 0;
+    out->layout_memo.walked = 0;
+    out->layout_memo.cap_entries = ENGINE_LAYOUT_ENTRIES_MAX;
+    memset(p + lm + sizeof out->layout_memo, 0, memo - lm - sizeof out->layout_memo);
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
         memset(&out->plan_memo[i], 0, offsetof(struct engine_plan_memo, w));
     memset(p + memo + sizeof out->plan_memo, 0, cols - memo - sizeof out->plan_memo);
@@ -1036,6 +1330,12 @@ static void recommendation_clear(struct engine_recommendation *out)
 
 enum status engine_recommend_search(const struct catalog *c, const struct engine_workload *w,
                                     struct engine_recommendation *out, char *err, size_t errlen)
+{
+    return engine_recommend_search_at(c, w, out, err, errlen, 1);
+}
+
+enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
+                                       struct engine_recommendation *out, char *err, size_t errlen, int lists)
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
@@ -1051,6 +1351,8 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
         return ST_INVALID;
     }
     recommendation_clear(out);
+    if (lists > 1 && lists < ENGINE_LAYOUT_ENTRIES_MAX)
+        out->layout_memo.cap_entries = lists;
     eval_ctx_init(&ctx, &w->model, w);
     eval_ctx_bind_storage(&ctx, c);
     limits_free(&lim);
@@ -1072,6 +1374,17 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
             lb_bytes = engine_lora_base_bytes(&w->model, w);
         else
             lb_bytes = engine_model_states_bytes(ctx.pc.total, 3, 1, w->optimizer);
+        /* eval_achieved at micro-batch 1, 2, 4 (cp 1) on this GPU type:
+         * what the layout lists' walk reads of it besides bandwidths
+         * (eval_fill_hw sets the same peak and scales for every count) */
+        double ach[3];
+        {
+            struct eval_hw hw1;
+            double eff;
+            eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
+            for (int bi = 0; bi < 3; bi++)
+                ach[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &eff);
+        }
         /* Servers smaller than a full one, single node (PCIe cards). */
         for (int si = 0; si < 4; si++) {
             int per_node = small_nodes[si], n = per_node;
@@ -1084,7 +1397,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
                 continue;
             eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, out->layout_memo)) {
+            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
@@ -1110,7 +1423,7 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
             eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, out->layout_memo)) {
+            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
@@ -1540,7 +1853,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     if (nodes == 1 && (isnan(req->measured.inter_busbw_gbs)))
         hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
     memset(out, 0, sizeof *out);
-    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated, NULL)) {
+    if (!best_layout(&ctx, &hw, &lim, &cd, &mm, &evaluated)) {
         char why[PLAN_TEXT_MAX];
         if (isinf(mm))
             snprintf(why, sizeof why, "no parallel layout of %d GPUs matches the given parallel settings",

@@ -1,0 +1,237 @@
+/* test_engine_search.c: the free search's layout lists against the walk.
+ *
+ * engine_recommend_search finds each cluster's layout from per-count lists
+ * built once per search (engine_search.c, best_layout_free); estimates and
+ * a search whose lists do not fit walk every layout (best_layout). Both
+ * must give the same answer bit for bit and score the same number of
+ * layouts (configs_evaluated is in the recorded JSON answers). The golden
+ * test holds 48 recorded workloads; this one draws several hundred random
+ * ones (shapes dense and MoE, tasks, precisions, optimizers, sequence
+ * lengths, batch sizes, standard attention, max_gpus, gpus_allowed, buy or
+ * rent) and compares the two paths on each: every candidate and tier with
+ * %a (golden_dump.h), the count and the least memory seen. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "engine.h"
+#include "engine_int.h"
+#include "unit/catalog_fixture.h"
+#include "unit/golden_dump.h"
+
+/* Deterministic pseudo-random numbers (xorshift64*): varied, repeatable. */
+static unsigned long long rng_next(unsigned long long *st)
+{
+    *st ^= *st >> 12;
+    *st ^= *st << 25;
+    *st ^= *st >> 27;
+    return *st * 2685821657736338717ULL;
+}
+
+static int rnd_int(unsigned long long *st, int lo, int hi)
+{
+    return lo + (int)(rng_next(st) >> 33) % (hi - lo + 1);
+}
+
+static double rnd_log(unsigned long long *st, double lo, double hi)
+{
+    double u = (double)(rng_next(st) >> 11) / 9007199254740992.0;
+    return lo * pow(hi / lo, u);
+}
+
+/* A random workload: a catalog preset or a shape of its own (dense or
+ * MoE), with the other inputs drawn too. 0 when it does not resolve. */
+static int random_workload(unsigned long long *st, struct engine_workload *w)
+{
+    char err[256];
+    engine_workload_init(w);
+    if (cat->n_models > 0 && rnd_int(st, 0, 2) == 0) {
+        snprintf(w->preset, sizeof w->preset, "%s", cat->models[rnd_int(st, 0, cat->n_models - 1)].id);
+    } else {
+        struct engine_model *m = &w->model;
+        int heads = 1 << rnd_int(st, 2, 7);
+        m->hidden = heads * (rnd_int(st, 0, 1) ? 128 : 64);
+        m->heads = heads;
+        m->kv_heads = heads >> rnd_int(st, 0, 3);
+        m->layers = rnd_int(st, 2, 128);
+        m->ffn_hidden = rnd_int(st, 0, 3) == 0 ? 0 : m->hidden * rnd_int(st, 2, 4);
+        m->vocab = rnd_int(st, 0, 1) ? 32000 : 128256;
+        m->gated = rnd_int(st, 0, 1);
+        m->tied_embeddings = rnd_int(st, 0, 3) == 0;
+        if (rnd_int(st, 0, 3) == 0) {
+            m->experts = 1 << rnd_int(st, 2, 7);
+            m->experts_active = rnd_int(st, 1, m->experts < 8 ? m->experts : 8);
+            m->shared_experts = rnd_int(st, 0, 1);
+            m->moe_ffn_hidden = rnd_int(st, 0, 1) ? m->hidden / 2 : 0;
+            m->dense_layers = rnd_int(st, 0, m->layers / 4);
+        }
+        m->params_b = rnd_int(st, 0, 2) == 0 ? 0 : rnd_log(st, 0.05, 800);
+    }
+    w->task = (enum engine_task)rnd_int(st, 0, 3);
+    w->precision = (enum engine_precision)rnd_int(st, 0, 3);
+    w->optimizer = rnd_int(st, 0, 3) == 0 ? OPT_ADAMW_8BIT : OPT_ADAMW;
+    w->tokens_b = rnd_log(st, 0.01, 30000);
+    {
+        static const int seqs[] = {0, 512, 1024, 2048, 4096, 8192, 32768, 131072};
+        w->seq_len = seqs[rnd_int(st, 0, 7)];
+    }
+    if (rnd_int(st, 0, 3) == 0)
+        w->global_batch_tokens = rnd_log(st, 1e4, 3e7);
+    w->standard_attention = rnd_int(st, 0, 7) == 0;
+    if (rnd_int(st, 0, 2) == 0)
+        w->lora_rank = 1 << rnd_int(st, 2, 8);
+    if (rnd_int(st, 0, 1))
+        w->deadline_days = rnd_log(st, 1, 1000);
+    if (rnd_int(st, 0, 1))
+        w->budget_usd = rnd_log(st, 1e3, 1e9);
+    w->pricing = rnd_int(st, 0, 2) == 0 ? PRICING_BUY : PRICING_CLOUD;
+    if (rnd_int(st, 0, 1))
+        w->max_gpus = (int)rnd_log(st, 1, 200000);
+    if (rnd_int(st, 0, 3) == 0) {
+        /* a random subset, restricted GPUs included */
+        for (int i = 0; i < cat->n_gpus && w->n_gpus_allowed < WORKLOAD_GPUS_ALLOWED_MAX; i++)
+            if (rnd_int(st, 0, 2) == 0)
+                snprintf(w->gpus_allowed[w->n_gpus_allowed++], ENGINE_ID_MAX, "%s", cat->gpus[i].id);
+    }
+    return engine_workload_resolve(w, cat, err, sizeof err) == ST_OK;
+}
+
+static char *dump(const struct engine_recommendation *r)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(f);
+    golden_dump_recommendation(f, r);
+    fprintf(f, "configs_evaluated %ld\n", r->configs_evaluated);
+    gd_num(f, "min_mem_gib", r->min_mem_gib);
+    fprintf(f, "min_mem_gpu %d\n", r->min_mem_gpu);
+    fclose(f);
+    return out;
+}
+
+/* First differing line of two dumps, for the failure message. */
+static void first_difference(const char *a, const char *b, char *out, size_t n)
+{
+    const char *p = a, *q = b;
+    while (*p && *p == *q) {
+        p++;
+        q++;
+    }
+    while (p > a && p[-1] != '\n')
+        p--;
+    snprintf(out, n, "%.160s", p);
+}
+
+START_TEST(the_layout_lists_give_the_walks_answers_for_random_workloads)
+{
+    struct engine_recommendation *lists = malloc(sizeof *lists), *walk = malloc(sizeof *walk);
+    unsigned long long st = 0x9e3779b97f4a7c15ULL;
+    int compared = 0, with_candidates = 0, tries = 0, used_max = 0, n_scratch = 0;
+    char err[256];
+
+    ck_assert_ptr_nonnull(lists);
+    ck_assert_ptr_nonnull(walk);
+    /* caller memory holds leftovers, as a pooled recommendation does */
+    memset(lists, 0xa5, sizeof *lists);
+    memset(walk, 0x5a, sizeof *walk);
+    while (compared < 400 && tries < 4000) {
+        struct engine_workload w;
+        char *a, *b, diff[200];
+        tries++;
+        if (!random_workload(&st, &w))
+            continue;
+        ck_assert_int_eq(engine_recommend_search_at(cat, &w, lists, err, sizeof err, 1), ST_OK);
+        ck_assert_int_eq(engine_recommend_search_at(cat, &w, walk, err, sizeof err, 0), ST_OK);
+        n_scratch += lists->layout_memo.scratch > 0;
+        if (lists->layout_memo.n_entries > used_max)
+            used_max = lists->layout_memo.n_entries;
+        ck_assert_int_eq(engine_recommend_price(cat, &w, lists, err, sizeof err), ST_OK);
+        ck_assert_int_eq(engine_recommend_price(cat, &w, walk, err, sizeof err), ST_OK);
+        a = dump(lists);
+        b = dump(walk);
+        if (strcmp(a, b) != 0) {
+            first_difference(a, b, diff, sizeof diff);
+            ck_abort_msg("workload %d (preset \"%s\", %d layers, task %d, precision %d, max_gpus %d): the lists' "
+                         "answer differs from the walk's at: %s",
+                         tries, w.preset, w.model.layers, (int)w.task, (int)w.precision, w.max_gpus, diff);
+        }
+        free(a);
+        free(b);
+        with_candidates += lists->n_candidates > 0;
+        compared++;
+    }
+    ck_assert_int_eq(compared, 400);
+    ck_assert_msg(with_candidates >= 200, "only %d of the workloads had candidates", with_candidates);
+    ck_assert_int_gt(used_max, 0);
+    ck_assert_msg(n_scratch > 0, "no workload filled the lists: lists built for one walk were not compared");
+    free(lists);
+    free(walk);
+}
+END_TEST
+
+/* Lists with little room: kept while they fit, then built for one walk,
+ * emptied when not even that fits, and where one count alone does not fit
+ * the whole memo, walked. Still the walk's answers. */
+START_TEST(lists_with_little_room_give_the_walks_answers)
+{
+    struct engine_recommendation *lists = calloc(1, sizeof *lists), *walk = calloc(1, sizeof *walk);
+    unsigned long long st = 0x2545f4914f6cdd1dULL;
+    int compared = 0, emptied = 0, walked = 0, scratch = 0;
+    char err[256];
+
+    ck_assert_ptr_nonnull(lists);
+    ck_assert_ptr_nonnull(walk);
+    while (compared < 60) {
+        struct engine_workload w;
+        char *a, *b;
+        if (!random_workload(&st, &w))
+            continue;
+        ck_assert_int_eq(engine_recommend_search_at(cat, &w, walk, err, sizeof err, 0), ST_OK);
+        ck_assert_int_eq(engine_recommend_price(cat, &w, walk, err, sizeof err), ST_OK);
+        b = dump(walk);
+        for (int room = 24; room <= 384; room *= 4) {
+            ck_assert_int_eq(engine_recommend_search_at(cat, &w, lists, err, sizeof err, room), ST_OK);
+            emptied += lists->layout_memo.emptied > 0;
+            walked += lists->layout_memo.walked > 0;
+            scratch += lists->layout_memo.scratch > 0;
+            ck_assert_int_eq(engine_recommend_price(cat, &w, lists, err, sizeof err), ST_OK);
+            a = dump(lists);
+            ck_assert_msg(strcmp(a, b) == 0, "workload %d, room for %d layouts: the lists' answer differs", compared,
+                          room);
+            free(a);
+        }
+        free(b);
+        compared++;
+    }
+    ck_assert_msg(emptied > 0 && walked > 0 && scratch > 0, "emptied %d, walked %d, built for one walk %d: a path "
+                  "was not reached", emptied, walked, scratch);
+    free(lists);
+    free(walk);
+}
+END_TEST
+
+static Suite *engine_search_suite(void)
+{
+    Suite *s = suite_create("engine_search");
+    TCase *t = tcase_create("lists");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, the_layout_lists_give_the_walks_answers_for_random_workloads);
+    tcase_add_test(t, lists_with_little_room_give_the_walks_answers);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(engine_search_suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
