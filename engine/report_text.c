@@ -159,6 +159,12 @@ static inline uint64_t rest_mask(const char *s, size_t len, size_t i, __m128i *c
 }
 #endif
 
+/* Built twice, picked once at load time by the CPU (GCC/clang function
+ * multiversioning): with BMI1 a token's edge walk clears each lowest bit
+ * in one instruction (blsr) instead of two; other machines take the
+ * default build. The same code either way, so the same tokens. (0.75%
+ * fewer instructions on the bench log; no other function here gained.) */
+__attribute__((target_clones("bmi", "default")))
 int tok_split(const char *s, size_t len, struct tok *out, int max)
 {
     struct tok_walk w = {0, 0, 0};
