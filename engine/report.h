@@ -394,8 +394,9 @@ void report_free(struct report *rep);
 enum status report_append(struct report *dst, const struct report *src);
 
 /* How report_parse_opts may use threads. Zero fields take the defaults,
- * which report_parse uses: threads = the online CPUs (at most 8), min_chunk
- * = 8 MiB, so that only inputs of 16 MiB and more are cut into chunks. */
+ * which report_parse uses: threads = the CPUs this process may run on (its
+ * affinity mask; at most 8), min_chunk = 8 MiB, so that only inputs of
+ * 16 MiB and more are cut into chunks. */
 #define REPORT_PARSE_THREADS_MAX 256
 struct report_parse_opts {
     unsigned threads;          /* chunks parsed at once at most (1: one thread;

@@ -45,7 +45,9 @@
  * up to REPORT_SECTIONS_MAX sections (3.5 MB) and its log; with chunks of
  * 8 MiB or more that stays under half the input. Two threads on the bench
  * log run 0.6% more instructions than one, half on each (callgrind). */
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT: the CPUs this process may use */
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -959,7 +961,7 @@ static void *chunk_main(void *arg)
 #define DEFAULT_MIN_CHUNK ((size_t)8 << 20)
 #define DEFAULT_THREADS_MAX 8
 
-/* How many chunks: threads (0: the online CPUs, at most eight) but no more
+/* How many chunks: threads (0: the CPUs this process may use, at most eight) but no more
  * than leave min_chunk bytes (0: 8 MiB) to each, so that inputs below twice
  * that (every upload the server takes) are parsed on the calling thread.
  * (Chunks may end up fewer: each must begin a line.) */
@@ -971,7 +973,12 @@ size_t report_parse_chunks(size_t len, const struct report_parse_opts *o)
     if (k <= 1)
         return 1; /* before asking for the CPUs: glibc reads a /sys file for them */
     if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        /* The CPUs this process may run on (a container's or taskset's
+         * cpuset), not all the machine's: more threads than those only take
+         * turns. The online count where the mask cannot be read. */
+        cpu_set_t set;
+        long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                             : sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : n > DEFAULT_THREADS_MAX ? DEFAULT_THREADS_MAX : (size_t)n;
     }
     if (threads > REPORT_PARSE_THREADS_MAX)

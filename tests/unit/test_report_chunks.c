@@ -8,8 +8,10 @@
  * from a few bytes to a third of the input, and on small inputs a chunk
  * boundary at every line. The random choices come from a fixed seed, so a
  * failure names an input that can be made again. */
+#define _GNU_SOURCE   /* sched_setaffinity, CPU_SET */
 #include <check.h>
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,8 +422,8 @@ END_TEST
 
 START_TEST(default_parse_of_a_large_log_equals_one_thread)
 {
-    /* report_parse's own choice (online CPUs, 8 MiB chunks) on a log past
-     * the threshold, built the way bench_parse builds its log */
+    /* report_parse's own choice (the CPUs it may use, 8 MiB chunks) on a log
+     * past the threshold, built the way bench_parse builds its log */
     load_fixtures();
     rng_state = 0xabcdefull;
     struct buf b = {0};
@@ -436,6 +438,29 @@ START_TEST(default_parse_of_a_large_log_equals_one_thread)
     report_free(one);
     report_free(dflt);
     free(b.p);
+}
+END_TEST
+
+START_TEST(default_threads_are_the_cpus_the_process_may_run_on)
+{
+    /* A process held to one CPU (taskset, a container's cpuset) parses on
+     * one thread by default however many CPUs the machine has online; with
+     * its whole mask back, on as many as the mask holds (at most 8). */
+    cpu_set_t all, one;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &all))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    size_t held = report_parse_chunks((size_t)256 << 20, NULL);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
+    ck_assert_uint_eq(held, 1);
+    size_t mask = (size_t)CPU_COUNT(&all);
+    ck_assert_uint_eq(report_parse_chunks((size_t)256 << 20, NULL), mask < 8 ? mask : 8);
+    /* fewer chunks than CPUs when the input has fewer 8 MiB pieces */
+    ck_assert_uint_eq(report_parse_chunks((size_t)12 << 20, NULL), 1);
 }
 END_TEST
 
@@ -455,6 +480,7 @@ int main(void)
     tcase_add_test(c, chunked_parse_equals_one_thread_with_a_boundary_at_every_line);
     tcase_add_test(c, chunked_parse_of_nothing_and_of_blank_lines_is_empty);
     tcase_add_test(c, default_parse_of_a_large_log_equals_one_thread);
+    tcase_add_test(c, default_threads_are_the_cpus_the_process_may_run_on);
     suite_add_tcase(s, c);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
