@@ -9,9 +9,9 @@
  * the file (its own process, file in the page cache after our read), and the
  * process's peak RSS against the input size. report_parse is timed twice
  * per round: on one thread (report_parse_opts, threads = 1) and with its
- * default threads (the online CPUs, at most eight, by chunks of 8 MiB or
+ * default threads (the CPUs it may run on, at most eight, by chunks of 8 MiB or
  * more); parses and grep alternate, REPS rounds; best and median are
- * printed with their ratios to grep. usage: bench_parse [MB] */
+ * printed with their ratios to grep. usage: [BENCH_REPORTS_DIR=DIR] bench_parse [MB] */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,9 +102,12 @@ int main(int argc, char **argv)
 {
     double target_mb = argc > 1 ? strtod(argv[1], NULL) : 100;
     struct buf seed = {0}, log = {0};
-    add_inputs(&seed, TESTDATA "/reports", 0);
+    /* BENCH_REPORTS_DIR: the fixtures of a copy of the tree elsewhere (a
+     * bigger machine that runs this binary from another checkout path). */
+    const char *reports = getenv("BENCH_REPORTS_DIR") ? getenv("BENCH_REPORTS_DIR") : TESTDATA "/reports";
+    add_inputs(&seed, reports, 0);
     if (seed.len == 0) {
-        fprintf(stderr, "bench_parse: no fixtures under %s\n", TESTDATA "/reports");
+        fprintf(stderr, "bench_parse: no fixtures under %s\n", reports);
         return 1;
     }
     /* Interleave NCCL INFO noise after every 4th line of the fixtures. */
@@ -210,8 +213,8 @@ int main(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     printf("input: %.1f MB, %zu lines, %zu sections (%zu kept), %zu unrecognized lines\n", mb, lines,
            sections, sections > REPORT_SECTIONS_MAX ? (size_t)REPORT_SECTIONS_MAX : sections, unrec);
-    printf("machine: %ld online CPUs; report_parse's default here: %zu threads\n", cpus,
-           report_parse_chunks(len, NULL));
+    printf("machine: %ld online CPUs; report_parse's default here (the CPUs it may run on): %zu threads\n",
+           cpus, report_parse_chunks(len, NULL));
     printf("grep -c 'NCCL INFO': best %.0f MB/s, median %.0f MB/s (%ld matches, incl. process "
            "start)\n", mb / tg[0], mb / tg[REPS / 2], matches);
     printf("report_parse, 1 thread:  best %.0f MB/s, median %.0f MB/s (%d runs)\n", mb / tp1[0],
