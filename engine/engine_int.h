@@ -60,6 +60,37 @@ struct eval_out {
 void engine_memory_states(const struct engine_workload *w, const struct engine_parallel *p,
                           const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
                           struct engine_memory *mem);
+/* engine_memory_states in two steps for the search, whose ZeRO stages and
+ * offload share a layout's shards: the parts that read tp, pp, dp and ep
+ * (per parameter class: unsharded and sharded by dp), then the states at a
+ * stage from them with the same operations, so the same doubles. */
+struct engine_states_parts {
+    double K, wbytes;           /* optimizer and weight bytes per parameter */
+    double full, shard;         /* trainable parameters per GPU, unsharded and under ZeRO (dp) */
+    double full_w, shard_w;     /* LoRA: the frozen base's bytes, unsharded and under ZeRO-3 */
+    int lora;
+};
+void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
+                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                         struct engine_states_parts *sp);
+static inline void engine_states_of(const struct engine_states_parts *sp, int zero, int offload,
+                                    struct engine_memory *mem)
+{
+    memset(mem, 0, sizeof *mem);
+    if (sp->lora) {
+        mem->weights = (zero >= 3 ? sp->shard_w : sp->full_w) + 2.0 * (zero >= 3 ? sp->shard : sp->full);
+        mem->gradients = 2.0 * (zero >= 2 ? sp->shard : sp->full);
+        mem->optimizer = sp->K * (zero >= 1 ? sp->shard : sp->full);
+    } else {
+        mem->weights = sp->wbytes * (zero >= 3 ? sp->shard : sp->full);
+        mem->gradients = 2.0 * (zero >= 2 ? sp->shard : sp->full);
+        mem->optimizer = sp->K * (zero >= 1 ? sp->shard : sp->full);
+    }
+    if (offload) {
+        mem->host_offload = mem->optimizer;
+        mem->optimizer = 0;
+    }
+}
 void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
                           const struct engine_parallel *p, int seq_len, const struct engine_param_count *pc,
                           double lora_base_bytes, struct engine_memory *mem);

@@ -251,21 +251,18 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
 /* F5/F7 model states of one GPU (weights, gradients, optimizer, host
  * offload) for a layout: what engine_memory_pre holds besides activations
  * and overhead, and what the search's memory bound starts from. */
-static void model_states(const struct engine_workload *w, const struct engine_parallel *p,
-                         const struct engine_param_count *pcp, double lora_base_bytes, double lora_adapters,
-                         struct engine_memory *mem)
+void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
+                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                         struct engine_states_parts *sp)
 {
-    const struct engine_param_count pc = *pcp;
-    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1;
-    int dp = p->dp > 0 ? p->dp : 1, ep = p->ep > 0 ? p->ep : 1;
-    int zero = p->zero < 0 ? 1 : p->zero;
-    double K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
-    double wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
-    double dense = (pc.total - pc.expert) / (double)(tp * pp);
-    double expert = pc.expert / (double)(tp * pp * ep);
-    int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
-
-    if (is_lora(w)) {
+    tp = tp > 0 ? tp : 1;
+    pp = pp > 0 ? pp : 1;
+    dp = dp > 0 ? dp : 1;
+    ep = ep > 0 ? ep : 1;
+    sp->K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
+    sp->wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
+    sp->lora = is_lora(w);
+    if (sp->lora) {
         /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
          * QLoRA with embeddings and head left in bf16), sharded by dp under
          * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
@@ -274,21 +271,32 @@ static void model_states(const struct engine_workload *w, const struct engine_pa
         double base = lora_base_bytes / (double)(tp * pp);
         double adapters = lora_adapters / (double)(tp * pp);
         double d = dp;
-        mem->weights = (zero >= 3 ? base / d : base) + 2.0 * (zero >= 3 ? adapters / d : adapters);
-        mem->gradients = 2.0 * (zero >= 2 ? adapters / d : adapters);
-        mem->optimizer = K * (zero >= 1 ? adapters / d : adapters);
+        sp->full_w = base;
+        sp->shard_w = base / d;
+        sp->full = adapters;
+        sp->shard = adapters / d;
     } else {
+        double dense = (pc->total - pc->expert) / (double)(tp * pp);
+        double expert = pc->expert / (double)(tp * pp * ep);
+        int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
         double d = dp, de = dpe;
         /* Split engine_model_states_bytes into its three parts so the plan
          * can show them; the sum equals it for wbytes = 2. */
-        mem->weights = wbytes * (zero >= 3 ? dense / d + expert / de : dense + expert);
-        mem->gradients = 2.0 * (zero >= 2 ? dense / d + expert / de : dense + expert);
-        mem->optimizer = K * (zero >= 1 ? dense / d + expert / de : dense + expert);
+        sp->full = dense + expert;
+        sp->shard = dense / d + expert / de;
     }
-    if (p->offload) {
-        mem->host_offload = mem->optimizer;
-        mem->optimizer = 0;
-    }
+}
+
+/* F5/F7 model states of one GPU (weights, gradients, optimizer, host
+ * offload) for a layout: what engine_memory_pre holds besides activations
+ * and overhead, and what the search's memory bound starts from. */
+static void model_states(const struct engine_workload *w, const struct engine_parallel *p,
+                         const struct engine_param_count *pcp, double lora_base_bytes, double lora_adapters,
+                         struct engine_memory *mem)
+{
+    struct engine_states_parts sp;
+    engine_states_parts(w, p->tp, p->pp, p->dp, p->ep, pcp, lora_base_bytes, lora_adapters, &sp);
+    engine_states_of(&sp, p->zero < 0 ? 1 : p->zero, p->offload, mem);
 }
 
 struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,

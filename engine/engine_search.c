@@ -641,19 +641,19 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
                     nb++;
                 }
+                /* engine_memory_states' shards, once for every ZeRO stage */
+                struct engine_states_parts sp;
+                engine_states_parts(w, tp, pp, dp, ep, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &sp);
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
                     if (pp > 1 && zero >= 2)
                         continue;
                     for (int off = 0; off <= 1; off++) {
                         struct engine_memory states;
-                        struct engine_parallel ps = {0};
                         if (off && lora)
                             continue;
                         if (k + nb > max_entries)
                             return 0;
-                        ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
-                        ps.zero = zero; ps.offload = off;
-                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
+                        engine_states_of(&sp, zero, off, &states);
                         /* engine_memory_add's sum of the states and ZeRO-3 term */
                         const double st_sum = states.weights + states.gradients + states.optimizer;
                         const double z3 = zero >= 3 ? zero3_extra : 0.0;
