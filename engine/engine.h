@@ -413,6 +413,15 @@ struct engine_layout_entry {
     unsigned char batch_ok;           /* its global batch is within the search's cap */
     unsigned char off_run;            /* first of an offload layout's sizes: how many; else 0 */
 };
+/* F6 activations of a tp group, pp = 1 << pp_log and micro-batch 1 << bi
+ * (engine_memory_activations3), which read the GPU count only through the
+ * micro-batches in flight: kept per search for the next count with the same
+ * in_flight (0: empty). */
+#define ENGINE_LAYOUT_PP_LOGS 16
+struct engine_layout_act {
+    int in_flight;
+    double act[3], lb;
+};
 struct engine_layout_list {
     int n;                            /* GPU count, 0: empty slot */
     int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];   /* count -1: not built */
@@ -426,6 +435,7 @@ struct engine_layout_memo {
     struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
     struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
     struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];
+    struct engine_layout_act acts[ENGINE_LAYOUT_TP_GROUPS][ENGINE_LAYOUT_PP_LOGS][3];
 };
 
 /* What the first step of completing a plan (the cluster's part: time model,

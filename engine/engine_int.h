@@ -109,6 +109,10 @@ void engine_memory_add(const struct engine_workload *w, const struct engine_para
 struct eval_ctx;
 void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
                                 double *lb_act);
+/* The micro-batches in flight on the first stage (F6): all that
+ * engine_memory_activations3 reads of dp, global batch and ZeRO (the rest
+ * is tp, cp, pp, vpp, micro-batch size and the workload). */
+int engine_act_in_flight(const struct engine_parallel *p);
 /* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
  * total from the states' sum, the activations and that term (added when
  * zero3). */

@@ -335,6 +335,13 @@ double engine_memory_activations(const struct engine_model *m, const struct engi
     return activation_bytes(m, w, p, seq, finish_micro(p));
 }
 
+int engine_act_in_flight(const struct engine_parallel *p)
+{
+    int micro_batches = finish_micro(p), pp = p->pp > 0 ? p->pp : 1;
+    int in_flight = micro_batches < pp ? micro_batches : pp;
+    return in_flight < 1 ? 1 : in_flight;
+}
+
 void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
                                 double *lb_act)
 {

@@ -565,6 +565,7 @@ static void layout_memo_empty(struct engine_layout_memo *memo)
     memo->n_bases = 0;
     memo->n_lists = 0;
     memset(memo->lists, 0, sizeof memo->lists);
+    memset(memo->acts, 0, sizeof memo->acts);
 }
 
 /* The list of n (slot created empty), NULL when the table is full (kept at
@@ -605,7 +606,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     int k = first, nbase = memo->n_bases;
 
     if (engine_fits_tp(m, tp)) {
-        for (int pp = 1; pp <= m->layers && pp <= n; pp *= 2) {
+        for (int pp = 1, pp_log = 0; pp <= m->layers && pp <= n; pp *= 2, pp_log++) {
             if (n % (tp * pp * cp) != 0)
                 continue;
             int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
@@ -638,7 +639,19 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.vpp = vpp;
                     eval_pre_fill(ctx, &pb, &bs->pre, 7u);
                     bs->vpp = vpp;
-                    engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
+                    if (pp_log < ENGINE_LAYOUT_PP_LOGS) {
+                        /* the same inputs as another count's: the same doubles */
+                        struct engine_layout_act *a = &memo->acts[gx][pp_log][bi];
+                        int in_flight = engine_act_in_flight(&pb);
+                        if (a->in_flight != in_flight) {
+                            engine_memory_activations3(ctx, &pb, a->act, &a->lb);
+                            a->in_flight = in_flight;
+                        }
+                        memcpy(act[bi], a->act, sizeof a->act);
+                        lb_act[bi] = a->lb;
+                    } else {
+                        engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
+                    }
                     nb++;
                 }
                 /* engine_memory_states' shards, once for every ZeRO stage */
