@@ -145,6 +145,13 @@ int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *
 
 void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
                   const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas);
+/* eval_fill_hw in two steps, for a search that fills many with the same
+ * GPU type and rate: the fabric's realised busbw per NIC over its line rate
+ * (the catalog row of g's port at that rate, else T2's 0.92), then the
+ * rest with it. */
+double eval_fabric_ratio(const struct catalog *c, const struct engine_gpu *g, double fabric_gbps);
+void eval_fill_hw_ratio(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+                        double ratio, const struct engine_workload *w, const struct engine_measured *meas);
 void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const struct engine_workload *w);
 double eval_peak_tflops(const struct engine_gpu *g, enum engine_precision p);
 double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision p, int hidden, int tp,
@@ -166,6 +173,20 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
 #define DP_OVERLAP 0.9
 #define ZERO3_OVERLAP 0.85
 #define DP_MIN_EXPOSED 0.05
+
+/* A layout's step parts as a search's layout lists hold them (pre, with
+ * the layout's ZeRO stage and offload in pre.z), its recompute index and
+ * eval_achieved (rate and efficiency) at its micro-batch size on the GPU
+ * type: what eval_time computes before the hardware's bandwidths.
+ * eval_time_ref times it on hw with eval_time's last steps: the same
+ * eval_out as eval_time for that layout on hw, without eval_pre_fill. */
+struct eval_ref {
+    struct engine_step_pre pre;
+    int ri;
+    double achieved, eff;
+};
+void eval_time_ref(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct eval_ref *r,
+                   struct eval_out *o);
 
 /* The recompute level's index in engine_step_pre's arrays: eval_time reads
  * anything but selective and full as none. */
@@ -413,9 +434,14 @@ void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, co
                          int per_node, int nodes, double rate, const struct engine_measured *meas, double eff_scale,
                          double bw_scale, const struct engine_parallel *par, struct eval_out *ev);
 /* Per-GPU fabric rate for a multi-node cluster (cloud: the usual rate; buy:
- * the cheapest that costs no time); *ev gets the time model at that rate. */
+ * the cheapest that costs no time); *ev gets the time model at that rate.
+ * ref, when not NULL, holds par's step parts (eval_time_ref: the same
+ * times without eval_pre_fill at every rate tried); hw_usual, when not
+ * NULL, is eval_fill_hw of the cluster at g's usual rate (no measurements),
+ * which the search has at hand. */
 double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g,
-                                 int n, int per_node, const struct engine_parallel *par, struct eval_out *ev);
+                                 int n, int per_node, const struct engine_parallel *par, const struct eval_ref *ref,
+                                 const struct eval_hw *hw_usual, struct eval_out *ev);
 /* Fabric, storage tiers, power, bill of materials and cost_usd from the
  * plan's gpu_index, count, per_node, nodes, fabric_gbps_per_gpu,
  * fabric_kind (FABRIC_NONE = choose), days, tokens_per_s (and days_low/high

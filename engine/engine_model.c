@@ -705,39 +705,55 @@ void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, 
     }
 }
 
-void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
-               struct eval_out *o)
+/* eval_time's last steps, from layout e's parts (ZeRO stage and offload
+ * z) at recompute index ri and one GPU's sustained rate on hw. */
+static void eval_out_of(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_step_pre *e,
+                        const struct engine_step_zero *z, int ri, double achieved, double eff, struct eval_out *o)
 {
-    struct engine_step_pre e;
     struct eval_hwc c;
     struct eval_parts t;
-    int ri = eval_rc_index(p->recompute);
-    double fpt_hw = ctx->fpt_hw[ri], eff, achieved, step;
+    double fpt_hw = ctx->fpt_hw[ri], step;
     int n;
 
-    eval_pre_fill(ctx, p, &e, 1u << ri);
     eval_hwc_fill(&c, hw);
-    achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
-    n = e.n;
-    eval_step(&e, &e.z, ri, &c, n * achieved, &t);
+    n = e->n;
+    eval_step(e, z, ri, &c, n * achieved, &t);
     step = t.step;
 
     o->step_s = step;
-    o->tokens_per_s = e.tokens_step / step;
+    o->tokens_per_s = e->tokens_step / step;
     o->t_compute = t.t_comp;
     o->t_tp = t.t_tp;
     o->t_pp = t.t_pp;
     o->t_dp = t.t_dp;
     o->t_moe = t.t_moe;
     o->t_exposed = t.exposed;
-    o->bubble_fraction = t.t_comp * e.bubble / step;
+    o->bubble_fraction = t.t_comp * e->bubble / step;
     o->comm_fraction = t.exposed / step;
     o->mfu = ctx->fpt_model * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->hfu = fpt_hw * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->achieved_tflops = ctx->fpt_model * o->tokens_per_s / n / 1e12;
     o->eff = eff;
-    o->global_batch = e.gbs;
-    o->grad_accum = e.micro;
+    o->global_batch = e->gbs;
+    o->grad_accum = e->micro;
+}
+
+void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
+               struct eval_out *o)
+{
+    struct engine_step_pre e;
+    int ri = eval_rc_index(p->recompute);
+    double eff, achieved;
+
+    eval_pre_fill(ctx, p, &e, 1u << ri);
+    achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
+    eval_out_of(ctx, hw, &e, &e.z, ri, achieved, eff, o);
+}
+
+void eval_time_ref(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct eval_ref *r,
+                   struct eval_out *o)
+{
+    eval_out_of(ctx, hw, &r->pre, &r->pre.z, r->ri, r->achieved, r->eff, o);
 }
 
 /* A lower bound on eval_time's step_s / global_batch for layout p at any

@@ -300,6 +300,14 @@ struct cand {
     double fabric_gbps;
     struct eval_out ev;
     double mem_gib, days, cost;
+    int have_ref;               /* ref holds par's step parts (the layout lists found it) */
+    struct eval_ref ref;
+};
+
+/* eval_achieved at micro-batch 1, 2, 4 (cp 1) on one GPU type: rate and
+ * kernel efficiency */
+struct gpu_ach {
+    double rate[3], eff[3];
 };
 
 static void rec_warn(struct engine_recommendation *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -348,18 +356,19 @@ static int pick_vpp(int layers, int pp)
     return 1;
 }
 
-void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
-             const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas)
+double eval_fabric_ratio(const struct catalog *c, const struct engine_gpu *g, double fabric_gbps)
 {
-    double ratio = 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
-
     double port = engine_port_gbps(g, fabric_gbps);
 
     for (int i = 0; i < c->n_fabrics; i++)
-        if (fabs(c->fabrics[i].gbps - port) < 1e-6) {
-            ratio = c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
-            break;
-        }
+        if (fabs(c->fabrics[i].gbps - port) < 1e-6)
+            return c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
+    return 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
+}
+
+void eval_fill_hw_ratio(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+                        double ratio, const struct engine_workload *w, const struct engine_measured *meas)
+{
     memset(hw, 0, sizeof *hw);
     hw->g = g;
     hw->n = n;
@@ -378,6 +387,12 @@ void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per
         if (!isnan(meas->matmul_tflops) && meas->matmul_tflops > 0)
             hw->matmul_tflops = meas->matmul_tflops;
     }
+}
+
+void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+             const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas)
+{
+    eval_fill_hw_ratio(hw, g, n, per_node, fabric_gbps, eval_fabric_ratio(c, g, fabric_gbps), w, meas);
 }
 
 /* How far the search may round the global batch up to fill dp x micro-batch:
@@ -771,7 +786,7 @@ static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layou
  * type (it reads nothing else of hw). Fills best's layout and memory, not
  * its time model (best->ev). -1 when the memo cannot hold the list: the
  * caller walks instead. */
-static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
                             struct engine_layout_memo *memo, struct cand *best, double *min_mem_gib, long *evaluated)
 {
     const struct engine_gpu *g = hw->g;
@@ -798,7 +813,7 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     eval_hwc_fill(&hc, hw);
     /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
     for (int bi = 0; bi < 3; bi++)
-        nach[bi] = n * ach[bi];
+        nach[bi] = n * ach->rate[bi];
     for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
         const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
         for (; e < end; e++) {
@@ -853,6 +868,15 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
         entry_parallel(ctx, memo, best_e, best_rc, &best->par);
         best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
         best->mem_gib = best_mgib;
+        /* what eval_time computes of that layout before the bandwidths:
+         * eval_pre_fill gives the same parts for global batch gbs (the
+         * same micro-batch count) at the entry's stage and offload */
+        best->have_ref = 1;
+        best->ref.pre = bases[best_e->base].pre;
+        best->ref.pre.z = best_e->z;
+        best->ref.ri = eval_rc_index(best_rc);
+        best->ref.achieved = ach->rate[best_e->bi];
+        best->ref.eff = ach->eff[best_e->bi];
     }
     if (undo_entries >= 0) {   /* a list for this walk only */
         memo->n_entries = undo_entries;
@@ -865,16 +889,26 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
  * its time model at that rate: what the search keeps of a cluster. None of
  * it depends on the tokens, deadline, budget or dataset size, which only
  * price it (cand_cost). */
-static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd)
+static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
+                        const struct eval_hw *hw_search)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     struct eval_out ev;
+    const struct eval_ref *ref = cd->have_ref ? &cd->ref : NULL;
 
     cd->fabric_gbps = 0;
-    if (cd->nodes > 1)
-        cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, &ev);
-    else
+    if (cd->nodes > 1) {
+        cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, ref, hw_search, &ev);
+    } else if (ref) {
+        /* engine_eval_cluster on one node, from the lists' parts: the
+         * search's hardware (eval_fill_hw at rate 0) with its scale-up
+         * link for the NICs */
+        struct eval_hw hw = *hw_search;
+        hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
+        eval_time_ref(ctx, &hw, ref, &ev);
+    } else {
         engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
+    }
     cd->ev = ev;
 }
 
@@ -1290,12 +1324,15 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
 /* The search's layout for one cluster (its layout and memory; the caller
  * times it at its fabric): from the memo's lists when given and they hold
  * it, else best_layout's walk (the same answer). ach: best_layout_free's. */
-static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
                          const struct limits *lim, struct cand *best, double *min_mem_gib, long *evaluated,
                          struct engine_layout_memo *memo)
 {
     int r = memo ? best_layout_free(ctx, hw, ach, memo, best, min_mem_gib, evaluated) : -1;
-    return r >= 0 ? r : best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
+    if (r >= 0)
+        return r;
+    best->have_ref = 0;
+    return best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
 }
 
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
@@ -1390,13 +1427,16 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         /* eval_achieved at micro-batch 1, 2, 4 (cp 1) on this GPU type:
          * what the layout lists' walk reads of it besides bandwidths
          * (eval_fill_hw sets the same peak and scales for every count) */
-        double ach[3];
+        /* eval_fill_hw's fabric ratio at rate 0 (one node) and at the
+         * GPU's usual rate (more) */
+        const double rate_multi = engine_default_fabric_gbps(g);
+        const double ratio_one = eval_fabric_ratio(c, g, 0.0), ratio_multi = eval_fabric_ratio(c, g, rate_multi);
+        struct gpu_ach ach;
         {
             struct eval_hw hw1;
-            double eff;
             eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
             for (int bi = 0; bi < 3; bi++)
-                ach[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &eff);
+                ach.rate[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &ach.eff[bi]);
         }
         /* Servers smaller than a full one, single node (PCIe cards). */
         for (int si = 0; si < 4; si++) {
@@ -1408,13 +1448,13 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
                 continue;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
+            eval_fill_hw_ratio(&hw, g, n, per_node, 0.0, ratio_one, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
+            if (search_layout(&ctx, &hw, &ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cand_fabric(c, &ctx, &cd);
+                cand_fabric(c, &ctx, &cd, &hw);
                 cand_keep(c, &ctx, &cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
@@ -1433,14 +1473,15 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
             double mm;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
+            eval_fill_hw_ratio(&hw, g, n, per_node, nodes > 1 ? rate_multi : 0.0, nodes > 1 ? ratio_multi : ratio_one, w,
+                               NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
+            if (search_layout(&ctx, &hw, &ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cand_fabric(c, &ctx, &cd);
+                cand_fabric(c, &ctx, &cd, &hw);
                 cand_keep(c, &ctx, &cands[nc++], &cd);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
