@@ -232,8 +232,12 @@ struct eval_parts {
  * comments say why each term is what it is; the bandwidth each crosses is
  * chosen here: inside the scale-up domain or node at the intra-node busbw,
  * else over the NICs). */
-static inline void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
-                             const struct eval_hwc *c, double nach, struct eval_parts *o)
+/* always inlined: the walk's two loops call it, and a call keeps every part
+ * it stores, where inlined only the step's operations remain */
+static inline __attribute__((always_inline)) void eval_step(const struct engine_step_pre *e,
+                                                            const struct engine_step_zero *z, int ri,
+                                                            const struct eval_hwc *c, double nach,
+                                                            struct eval_parts *o)
 {
     double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
     const int tp = e->tp, per_node = c->per_node;

@@ -816,28 +816,14 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
         nach[bi] = n * ach->rate[bi];
     for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
         const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
-        for (; e < end; e++) {
+        /* until a layout fits: the least memory seen is kept (the caller
+         * reads it only when none fits) and decides which layouts that do
+         * not fit are looked at */
+        for (; e < end && !found; e++) {
             const double lbm = e->lower_bound_gib;
-            /* offload only as the last rung of the ladder (R40): the walk
-             * asks once per offload layout, before its micro-batch sizes
-             * (its first entry, off_run long), so a size found there does
-             * not stop the next ones */
-            if (e->off_run && found) {
-                e += e->off_run - 1;
-                continue;
-            }
-            if (lbm > cap && (found || lbm >= min_mem))
+            if (lbm > cap && lbm >= min_mem)
                 continue;
             const struct engine_step_pre *pre = &bases[e->base].pre;
-            const double na = nach[e->bi];
-            if (found) {
-                if (!e->batch_ok)
-                    continue;
-                /* eval_score_lower_bound, from the same parts */
-                double t_comp = pre->comp[0] / na;
-                if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
-                    continue;
-            }
             for (int rc = 0; rc <= 2; rc++) {
                 double mgib = e->mem_gib[rc];
                 struct eval_parts t;
@@ -845,16 +831,49 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                     min_mem = mgib;
                 if (mgib > cap)
                     continue;
-                eval_step(pre, &e->z, rc, &hc, na, &t);
+                eval_step(pre, &e->z, rc, &hc, nach[e->bi], &t);
                 scored++;
                 if (!e->batch_ok)
                     break;   /* would inflate the global batch (convergence) */
-                if (!found || t.step / pre->gbs < best_score) {
+                best_e = e;
+                best_rc = rc;
+                best_mgib = mgib;
+                best_score = t.step / pre->gbs;
+                found = 1;
+                break;   /* less recompute always runs faster: stop at the first fit */
+            }
+        }
+        /* once one fits: the same tests with found set, less the least
+         * memory (not read any more) */
+        for (; e < end; e++) {
+            /* offload only as the last rung of the ladder (R40): the walk
+             * asks once per offload layout, before its micro-batch sizes
+             * (its first entry, off_run long), so a size found there does
+             * not stop the next ones */
+            if (e->off_run) {
+                e += e->off_run - 1;
+                continue;
+            }
+            if (e->lower_bound_gib > cap || !e->batch_ok)
+                continue;
+            const struct engine_step_pre *pre = &bases[e->base].pre;
+            const double na = nach[e->bi];
+            /* eval_score_lower_bound, from the same parts */
+            double t_comp = pre->comp[0] / na;
+            if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
+                continue;
+            for (int rc = 0; rc <= 2; rc++) {
+                double mgib = e->mem_gib[rc];
+                struct eval_parts t;
+                if (mgib > cap)
+                    continue;
+                eval_step(pre, &e->z, rc, &hc, na, &t);
+                scored++;
+                if (t.step / pre->gbs < best_score) {
                     best_e = e;
                     best_rc = rc;
                     best_mgib = mgib;
                     best_score = t.step / pre->gbs;
-                    found = 1;
                 }
                 break;   /* less recompute always runs faster: stop at the first fit */
             }
