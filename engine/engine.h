@@ -381,6 +381,7 @@ struct engine_step_pre {
     double psi;                       /* parameters of this GPU's model-parallel shard */
     struct engine_step_zero z;        /* for the layout's own ZeRO stage and offload */
     int tp, pp, dp, cp, ep, b, micro, gbs, n;
+    int model_par, ep_tp;             /* tp x pp x cp, ep x tp */
     unsigned char std_attn, moe;
 };
 

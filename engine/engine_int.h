@@ -209,8 +209,11 @@ double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b
 
 struct eval_hwc {
     double bw_intra, bw_nic;          /* busbw x bw_scale, bytes/s */
+    double bw_a2a;                    /* bw_intra x 0.5: the all-to-all inside the domain */
     double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
     int per_node, scaleup;
+    int tp_in;                        /* the largest tp inside both the scale-up domain and the node */
+    int a2a_in;                       /* the largest ep x tp inside the domain or the node */
 };
 
 static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
@@ -221,6 +224,9 @@ static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
     c->mem_bw08 = hw->g->mem_bw_gbs * 1e9 * 0.8;
     c->per_node = hw->per_node > 0 ? hw->per_node : 1;
     c->scaleup = hw->g->scaleup_domain;
+    c->bw_a2a = c->bw_intra * 0.5;
+    c->tp_in = c->scaleup < c->per_node ? c->scaleup : c->per_node;
+    c->a2a_in = c->scaleup > c->per_node ? c->scaleup : c->per_node;
 }
 
 struct eval_parts {
@@ -245,28 +251,28 @@ static inline __attribute__((always_inline)) void eval_step(const struct engine_
     if (e->std_attn)
         t_comp += e->sa[ri] / c->mem_bw08;
     if (tp > 1) {
-        double bw = tp <= c->scaleup && tp <= per_node ? c->bw_intra : c->bw_nic;
+        double bw = tp <= c->tp_in ? c->bw_intra : c->bw_nic;
         t_tp = e->tp_q[ri] / bw * TP_EXPOSED;
     }
     if (e->pp > 1) {
-        double bw = tp * e->pp * e->cp > per_node ? c->bw_nic : c->bw_intra;
+        double bw = e->model_par > per_node ? c->bw_nic : c->bw_intra;
         t_pp = e->pp_q / bw * PP_EXPOSED;
     }
     if (e->dp > 1) {
-        const int dp = e->dp, model_par = tp * e->pp * e->cp;
-        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+        const int dp = e->dp, model_par = e->model_par;
         double bw, t;
-        if (ranks_per_node > dp)
-            ranks_per_node = dp;
-        if (dp * model_par <= per_node)
+        if (e->n <= per_node) {   /* n = dp x model_par */
             bw = c->bw_intra;
-        else {
+        } else {
+            int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+            if (ranks_per_node > dp)
+                ranks_per_node = dp;
             bw = c->bw_nic * ranks_per_node;
             if (bw > c->bw_intra)
                 bw = c->bw_intra;
         }
         if (z->zero3) {
-            if (dp * model_par > per_node && c->bw_nic < bw)
+            if (e->n > per_node && c->bw_nic < bw)
                 bw = c->bw_nic;
             t = z->dp_q / bw;
             t_dp = t - t_comp * ZERO3_OVERLAP;
@@ -278,7 +284,7 @@ static inline __attribute__((always_inline)) void eval_step(const struct engine_
             t_dp = t * DP_MIN_EXPOSED;
     }
     if (e->moe) {
-        double bw = e->ep * tp <= (c->scaleup > per_node ? c->scaleup : per_node) ? c->bw_intra * 0.5 : c->bw_nic;
+        double bw = e->ep_tp <= c->a2a_in ? c->bw_a2a : c->bw_nic;
         t_moe = e->moe_q / bw * MOE_EXPOSED;
     }
     t_opt = z->opt_q / (z->offload ? 50e9 : c->mem_bw9);

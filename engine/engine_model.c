@@ -601,6 +601,8 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
     e->micro = micro;
     e->gbs = gbs;
     e->n = tp * pp * dp * cp;
+    e->model_par = tp * pp * cp;
+    e->ep_tp = ep * tp;
     e->tokens_step = tokens_step;
     e->std_attn = w->standard_attention != 0;
     e->moe = ctx->moe_layers > 0 && ep > 1;
