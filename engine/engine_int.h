@@ -139,7 +139,11 @@ double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engi
 /* eval_memory_lower_bound_gib in two steps: the activations part (reads
  * neither the ZeRO stage nor offload), then the bound from the states. */
 double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p);
-double eval_memory_lower_bound_of(const struct engine_memory *states, double act);
+static inline double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
+{
+    double states = st->weights + st->gradients + st->optimizer, gib = 1024.0 * 1024.0 * 1024.0;
+    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
+}
 double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p);
 int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p);
 
@@ -199,6 +203,10 @@ static inline int eval_rc_index(int recompute)
  * (bit eval_rc_index). */
 void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                    unsigned rc_mask);
+/* eval_pre_fill less its last step (e->z is left alone): for a search that
+ * fills the ZeRO stages' parts apart. */
+void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                        unsigned rc_mask);
 /* The parts of layout e that read the ZeRO stage and offload (eval_pre_fill's
  * last step, into e->z), for any stage of the same layout. */
 void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,

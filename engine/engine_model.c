@@ -399,12 +399,6 @@ double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engi
     return eval_memory_lower_bound_act_of(&a);
 }
 
-double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
-{
-    double states = st->weights + st->gradients + st->optimizer, gib = 1024.0 * 1024.0 * 1024.0;
-    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
-}
-
 double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
                                    const struct engine_memory *st)
 {
@@ -578,6 +572,13 @@ static double fpt_hw_at(const struct eval_ctx *ctx, int ri)
 void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                    unsigned rc_mask)
 {
+    eval_pre_fill_base(ctx, p, e, rc_mask);
+    eval_pre_zero(ctx, e, p->zero, p->offload, &e->z);
+}
+
+void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                        unsigned rc_mask)
+{
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
     int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
@@ -679,7 +680,6 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
         e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
     }
-    eval_pre_zero(ctx, e, p->zero, p->offload, &e->z);
 }
 
 void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,

@@ -652,7 +652,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.micro_batch = b;
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
-                    eval_pre_fill(ctx, &pb, &bs->pre, 7u);
+                    eval_pre_fill_base(ctx, &pb, &bs->pre, 7u);   /* each entry has its own z */
                     bs->vpp = vpp;
                     if (pp_log < ENGINE_LAYOUT_PP_LOGS) {
                         /* the same inputs as another count's: the same doubles */
@@ -672,9 +672,14 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                 /* engine_memory_states' shards, once for every ZeRO stage */
                 struct engine_states_parts sp;
                 engine_states_parts(w, tp, pp, dp, ep, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &sp);
+                struct engine_step_zero zq[3];
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
                     if (pp > 1 && zero >= 2)
                         continue;
+                    /* eval_pre_zero of each size at this stage; offload
+                     * sets only its flag */
+                    for (int bi = 0; bi < nb; bi++)
+                        eval_pre_zero(ctx, &memo->bases[base0 + bi].pre, zero, 0, &zq[bi]);
                     for (int off = 0; off <= 1; off++) {
                         struct engine_memory states;
                         if (off && lora)
@@ -688,7 +693,8 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                         for (int bi = 0; bi < nb; bi++) {
                             struct engine_layout_entry *e = &memo->entries[k++];
                             const struct engine_step_pre *pre = &memo->bases[base0 + bi].pre;
-                            eval_pre_zero(ctx, pre, zero, off, &e->z);
+                            e->z = zq[bi];
+                            e->z.offload = (unsigned char)(off != 0);
                             e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
                             for (int rc = 0; rc <= 2; rc++) {
                                 double other;
