@@ -248,10 +248,27 @@ struct eval_parts {
  * else over the NICs). */
 /* always inlined: the walk's two loops call it, and a call keeps every part
  * it stores, where inlined only the step's operations remain */
-static inline __attribute__((always_inline)) void eval_step(const struct engine_step_pre *e,
-                                                            const struct engine_step_zero *z, int ri,
-                                                            const struct eval_hwc *c, double nach,
-                                                            struct eval_parts *o)
+static inline double eval_dp_bw(const struct engine_step_pre *e, const struct eval_hwc *c)
+{
+    const int per_node = c->per_node, model_par = e->model_par;
+    int ranks_per_node;
+    double bw;
+    if (e->n <= per_node)   /* n = dp x model_par */
+        return c->bw_intra;
+    ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+    if (ranks_per_node > e->dp)
+        ranks_per_node = e->dp;
+    bw = c->bw_nic * ranks_per_node;
+    return bw > c->bw_intra ? c->bw_intra : bw;
+}
+
+/* eval_step with the DP ring's bandwidth given (eval_dp_bw of e on c): a
+ * walk whose layouts share a model-parallel size (so, with the GPU count,
+ * dp) finds it once. */
+static inline __attribute__((always_inline)) void eval_step_bw(const struct engine_step_pre *e,
+                                                               const struct engine_step_zero *z, int ri,
+                                                               const struct eval_hwc *c, double nach,
+                                                               double dp_bw, struct eval_parts *o)
 {
     double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
     const int tp = e->tp, per_node = c->per_node;
@@ -267,18 +284,7 @@ static inline __attribute__((always_inline)) void eval_step(const struct engine_
         t_pp = e->pp_q / bw * PP_EXPOSED;
     }
     if (e->dp > 1) {
-        const int dp = e->dp, model_par = e->model_par;
-        double bw, t;
-        if (e->n <= per_node) {   /* n = dp x model_par */
-            bw = c->bw_intra;
-        } else {
-            int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
-            if (ranks_per_node > dp)
-                ranks_per_node = dp;
-            bw = c->bw_nic * ranks_per_node;
-            if (bw > c->bw_intra)
-                bw = c->bw_intra;
-        }
+        double bw = dp_bw, t;
         if (z->zero3) {
             if (e->n > per_node && c->bw_nic < bw)
                 bw = c->bw_nic;
@@ -305,6 +311,14 @@ static inline __attribute__((always_inline)) void eval_step(const struct engine_
     o->exposed = exposed;
     o->t_opt = t_opt;
     o->step = t_comp * (1.0 + e->bubble) + exposed + t_opt;
+}
+
+static inline __attribute__((always_inline)) void eval_step(const struct engine_step_pre *e,
+                                                            const struct engine_step_zero *z, int ri,
+                                                            const struct eval_hwc *c, double nach,
+                                                            struct eval_parts *o)
+{
+    eval_step_bw(e, z, ri, c, nach, e->dp > 1 ? eval_dp_bw(e, c) : 0.0, o);
 }
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */

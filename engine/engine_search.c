@@ -807,6 +807,10 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     struct eval_hwc hc;
     long scored = 0;
     int undo_entries, undo_bases;
+    /* eval_dp_bw of the last model-parallel size scored (n is fixed, so
+     * the size gives dp) */
+    int dp_mp = 0;
+    double dp_bw = 0;
 
     if (tp_max > 16)
         tp_max = 16;
@@ -837,7 +841,11 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                     min_mem = mgib;
                 if (mgib > cap)
                     continue;
-                eval_step(pre, &e->z, rc, &hc, nach[e->bi], &t);
+                if (pre->model_par != dp_mp) {
+                    dp_mp = pre->model_par;
+                    dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &hc) : 0.0;
+                }
+                eval_step_bw(pre, &e->z, rc, &hc, nach[e->bi], dp_bw, &t);
                 scored++;
                 if (!e->batch_ok)
                     break;   /* would inflate the global batch (convergence) */
@@ -873,7 +881,11 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                 struct eval_parts t;
                 if (mgib > cap)
                     continue;
-                eval_step(pre, &e->z, rc, &hc, na, &t);
+                if (pre->model_par != dp_mp) {
+                    dp_mp = pre->model_par;
+                    dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &hc) : 0.0;
+                }
+                eval_step_bw(pre, &e->z, rc, &hc, na, dp_bw, &t);
                 scored++;
                 if (t.step / pre->gbs < best_score) {
                     best_e = e;
