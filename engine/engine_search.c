@@ -570,8 +570,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  *   order, and eval_achieved's rate per micro-batch size computed once.
  * So every comparison sees the same doubles as the walk's and takes the
  * same branch: the same layout, memory and count. The chosen layout's time
- * model is left to the caller, which times it at the fabric it picks.
- * tests/unit/test_engine_search.c compares both over random workloads. */
+ * model is left to the caller, which times it at the fabric it picks from
+ * the list's parts (eval_time_ref).
+ * Across counts, a search keeps what a list reads of a layout but not of
+ * the count: a tp group's activations by pp, micro-batch and micro-batches
+ * in flight (memo->acts). Per search, engine_run_fixed by count, nodes and
+ * PCIe generation (cand_keep).
+ * tests/unit/test_engine_search.c compares both over random workloads, and
+ * every candidate with the plain models for its cluster. */
 
 /* Empties the memo: no list, no layout. */
 static void layout_memo_empty(struct engine_layout_memo *memo)
@@ -788,9 +794,12 @@ static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layou
 }
 
 /* best_layout under free limits from the memo's list of hw->n (see above),
- * with ach[bi] = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
- * type (it reads nothing else of hw). Fills best's layout and memory, not
- * its time model (best->ev). -1 when the memo cannot hold the list: the
+ * with ach = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
+ * type (it reads nothing else of hw). Fills best's layout and memory, and
+ * in best->ref what its time model reads of the list (the caller times it
+ * at the fabric it picks; best->ev is left alone). *min_mem_gib is the
+ * walk's least memory seen only when nothing fits (0 returned), the one
+ * case its caller reads it. -1 when the memo cannot hold the list: the
  * caller walks instead. */
 static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
                             struct engine_layout_memo *memo, struct cand *best, double *min_mem_gib, long *evaluated)
