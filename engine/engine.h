@@ -419,6 +419,7 @@ struct engine_layout_entry {
  * micro-batches in flight: kept per search for the next count with the same
  * in_flight (0: empty). */
 #define ENGINE_LAYOUT_PP_LOGS 16
+#define ENGINE_RUN_FIXED_SLOTS 128
 struct engine_layout_act {
     int in_flight;
     double act[3], lb;
@@ -437,6 +438,13 @@ struct engine_layout_memo {
     struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
     struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];
     struct engine_layout_act acts[ENGINE_LAYOUT_TP_GROUPS][ENGINE_LAYOUT_PP_LOGS][3];
+    /* engine_run_fixed of the search's clusters by GPU count, node count
+     * and PCIe generation (all it reads of one), open addressing (n 0:
+     * empty); engine_recommend_search empties it */
+    struct engine_run_fixed_slot {
+        int n, nodes, gen;
+        double startup_s, goodput, interval_s;
+    } run_fixed[ENGINE_RUN_FIXED_SLOTS];
 };
 
 /* What the first step of completing a plan (the cluster's part: time model,

@@ -1161,49 +1161,61 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-/* engine_run_fixed of the search's clusters at fail scale 1, which reads
- * the GPU type only through its PCIe generation: kept per search by GPU
- * count, node count and generation (most GPU types share a count and a
- * generation with another), the same doubles for the same inputs. */
-#define RUN_FIXED_SLOTS 128
-struct run_fixed_memo {
-    int n[RUN_FIXED_SLOTS], nodes[RUN_FIXED_SLOTS], gen[RUN_FIXED_SLOTS];   /* n 0: empty */
-    struct run_time rt[RUN_FIXED_SLOTS];
-};
-
-static struct run_time run_fixed_at(struct run_fixed_memo *m, const struct eval_ctx *ctx, const struct engine_gpu *g,
-                                    int n, int nodes)
+/* engine_run_fixed of the search's clusters at fail scale 1 (start-up,
+ * goodput, checkpoint interval), which reads the GPU type only through its
+ * PCIe generation: kept per search by GPU count, node count and generation
+ * in memo->run_fixed (most GPU types share a count and a generation with
+ * another), the same doubles for the same inputs. */
+static void run_fixed_at(struct engine_layout_memo *m, const struct eval_ctx *ctx, const struct engine_gpu *g,
+                         int n, int nodes, struct engine_candidate *out)
 {
     unsigned h = ((unsigned)n * 2654435761u ^ (unsigned)nodes * 40503u ^ (unsigned)g->pcie_gen * 97u) %
-                 RUN_FIXED_SLOTS;
+                 ENGINE_RUN_FIXED_SLOTS;
+    struct engine_run_fixed_slot *sl = NULL;
+    struct run_time rt;
     for (int k = 0; k < 8; k++) {
-        unsigned i = (h + (unsigned)k) % RUN_FIXED_SLOTS;
-        if (m->n[i] == n && m->nodes[i] == nodes && m->gen[i] == g->pcie_gen)
-            return m->rt[i];
-        if (m->n[i] == 0) {
-            m->n[i] = n;
-            m->nodes[i] = nodes;
-            m->gen[i] = g->pcie_gen;
-            m->rt[i] = engine_run_fixed(ctx, g, n, nodes, 1.0);
-            return m->rt[i];
+        struct engine_run_fixed_slot *x = &m->run_fixed[(h + (unsigned)k) % ENGINE_RUN_FIXED_SLOTS];
+        if (x->n == n && x->nodes == nodes && x->gen == g->pcie_gen) {
+            out->startup_s = x->startup_s;
+            out->goodput = x->goodput;
+            out->ckpt_interval_s = x->interval_s;
+            return;
+        }
+        if (x->n == 0) {
+            sl = x;
+            break;
         }
     }
-    return engine_run_fixed(ctx, g, n, nodes, 1.0);
+    rt = engine_run_fixed(ctx, g, n, nodes, 1.0);
+    out->startup_s = rt.startup_s;
+    out->goodput = rt.gp.goodput;
+    out->ckpt_interval_s = rt.gp.interval_s;
+    if (sl) {
+        sl->n = n;
+        sl->nodes = nodes;
+        sl->gen = g->pcie_gen;
+        sl->startup_s = rt.startup_s;
+        sl->goodput = rt.gp.goodput;
+        sl->interval_s = rt.gp.interval_s;
+    }
 }
 
 /* Keeps a scored cluster with its start-up and goodput (engine_run_fixed)
  * and the token-free parts of its rented bill (engine_cloud_cost_fixed),
- * which every later pricing of it reuses. rf: the search's memo of
- * engine_run_fixed (NULL: none). */
+ * which every later pricing of it reuses. rf: the search's memory, whose
+ * run_fixed it uses (NULL: none). */
 static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *out,
-                      const struct cand *cd, struct run_fixed_memo *rf)
+                      const struct cand *cd, struct engine_layout_memo *rf)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
-    struct run_time rt = rf ? run_fixed_at(rf, ctx, g, cd->n, cd->nodes)
-                            : engine_run_fixed(ctx, g, cd->n, cd->nodes, 1.0);
-    out->startup_s = rt.startup_s;
-    out->goodput = rt.gp.goodput;
-    out->ckpt_interval_s = rt.gp.interval_s;
+    if (rf) {
+        run_fixed_at(rf, ctx, g, cd->n, cd->nodes, out);
+    } else {
+        struct run_time rt = engine_run_fixed(ctx, g, cd->n, cd->nodes, 1.0);
+        out->startup_s = rt.startup_s;
+        out->goodput = rt.gp.goodput;
+        out->ckpt_interval_s = rt.gp.interval_s;
+    }
     out->gi = cd->gi;
     out->per_node = cd->per_node;
     out->nodes = cd->nodes;
@@ -1474,14 +1486,13 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
     long evaluated = 0;
     double min_mem_all = INFINITY;
     const char *min_mem_gpu = "";
-    struct run_fixed_memo run_fixed;
 
     if (w->model.layers < 1 || w->model.hidden < 1) {
         snprintf(err, errlen, "model: workload is not resolved");
         return ST_INVALID;
     }
     recommendation_clear(out);
-    memset(run_fixed.n, 0, sizeof run_fixed.n);
+    memset(out->layout_memo.run_fixed, 0, sizeof out->layout_memo.run_fixed);
     if (lists > 1 && lists < ENGINE_LAYOUT_ENTRIES_MAX)
         out->layout_memo.cap_entries = lists;
     eval_ctx_init(&ctx, &w->model, w);
@@ -1536,7 +1547,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
                 cand_fabric(c, &ctx, &cd, &hw);
-                cand_keep(c, &ctx, &cands[nc++], &cd, &run_fixed);
+                cand_keep(c, &ctx, &cands[nc++], &cd, &out->layout_memo);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -1563,7 +1574,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
                 cand_fabric(c, &ctx, &cd, &hw);
-                cand_keep(c, &ctx, &cands[nc++], &cd, &run_fixed);
+                cand_keep(c, &ctx, &cands[nc++], &cd, &out->layout_memo);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
