@@ -439,11 +439,12 @@ struct engine_layout_memo {
     struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];
     struct engine_layout_act acts[ENGINE_LAYOUT_TP_GROUPS][ENGINE_LAYOUT_PP_LOGS][3];
     /* engine_run_fixed of the search's clusters by GPU count, node count
-     * and PCIe generation (all it reads of one), open addressing (n 0:
+     * and PCIe generation (all it reads of one), with the node cache's
+     * monthly price (engine_cloud_cache_month_usd), open addressing (n 0:
      * empty); engine_recommend_search empties it */
     struct engine_run_fixed_slot {
         int n, nodes, gen;
-        double startup_s, goodput, interval_s;
+        double startup_s, goodput, interval_s, cache_month_usd;
     } run_fixed[ENGINE_RUN_FIXED_SLOTS];
 };
 

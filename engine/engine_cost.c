@@ -600,6 +600,12 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
  * ranked and reported costs agree, engine_golden that answers do not move. */
 void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd)
 {
+    engine_cloud_cost_hot(c, ctx, cd);
+    cd->cache_month_usd = engine_cloud_cache_month_usd(c, ctx, cd->nodes, cd->per_node);
+}
+
+void engine_cloud_cost_hot(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd)
+{
     double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
     double read_gbs = cd->tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;
     double ckpt_write_gbs = ckpt_size_gb / (0.5 * cd->ckpt_interval_s);
@@ -613,9 +619,14 @@ void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx
         cd->hot_bw_tb = storage_bw_tb(s, ckpt_write_gbs, read_gbs);
         cd->hot_bw_month_usd = storage_cap_finish(s, cd->hot_bw_tb) * s->usd_per_tb_month;
     }
-    cd->cache_month_usd = NAN;
-    if (cd->nodes > 2 && (s = storage_kind(ctx, c, STORAGE_LOCAL_NVME)) != NULL)
-        cd->cache_month_usd = storage_cap_tb(s, cache_need_tb(cd->nodes, cd->per_node), 0, 0) * s->usd_per_tb_month;
+}
+
+double engine_cloud_cache_month_usd(const struct catalog *c, const struct eval_ctx *ctx, int nodes, int per_node)
+{
+    const struct engine_storage *s;
+    if (nodes > 2 && (s = storage_kind(ctx, c, STORAGE_LOCAL_NVME)) != NULL)
+        return storage_cap_tb(s, cache_need_tb(nodes, per_node), 0, 0) * s->usd_per_tb_month;
+    return NAN;
 }
 
 void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog *c, const struct eval_ctx *ctx)

@@ -399,6 +399,12 @@ static inline double engine_run_days(const struct eval_ctx *ctx, double startup_
  * (engine_cloud_cost_memo_init: the capacities the data sets) and then each
  * candidate's bill from its days (engine_cloud_cost_cand). */
 void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd);
+/* engine_cloud_cost_fixed in two parts: the hot tier (reads the
+ * candidate's throughput and checkpoint interval) and the node cache's
+ * monthly price, which reads only the node count and GPUs per node (NaN:
+ * none), so a search keeps it per cluster shape. */
+void engine_cloud_cost_hot(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd);
+double engine_cloud_cache_month_usd(const struct catalog *c, const struct eval_ctx *ctx, int nodes, int per_node);
 struct cloud_cost_memo {
     double tokens;                    /* tokens_b x 1e9, as engine_run_days multiplies it */
     int big10, big100;                /* the model's size against engine_needs_warm's and _cold's thresholds */

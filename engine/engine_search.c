@@ -1166,8 +1166,8 @@ static void limits_free(struct limits *l)
  * PCIe generation: kept per search by GPU count, node count and generation
  * in memo->run_fixed (most GPU types share a count and a generation with
  * another), the same doubles for the same inputs. */
-static void run_fixed_at(struct engine_layout_memo *m, const struct eval_ctx *ctx, const struct engine_gpu *g,
-                         int n, int nodes, struct engine_candidate *out)
+static void run_fixed_at(struct engine_layout_memo *m, const struct catalog *c, const struct eval_ctx *ctx,
+                         const struct engine_gpu *g, int n, int nodes, int per_node, struct engine_candidate *out)
 {
     unsigned h = ((unsigned)n * 2654435761u ^ (unsigned)nodes * 40503u ^ (unsigned)g->pcie_gen * 97u) %
                  ENGINE_RUN_FIXED_SLOTS;
@@ -1179,6 +1179,7 @@ static void run_fixed_at(struct engine_layout_memo *m, const struct eval_ctx *ct
             out->startup_s = x->startup_s;
             out->goodput = x->goodput;
             out->ckpt_interval_s = x->interval_s;
+            out->cache_month_usd = x->cache_month_usd;
             return;
         }
         if (x->n == 0) {
@@ -1190,7 +1191,9 @@ static void run_fixed_at(struct engine_layout_memo *m, const struct eval_ctx *ct
     out->startup_s = rt.startup_s;
     out->goodput = rt.gp.goodput;
     out->ckpt_interval_s = rt.gp.interval_s;
+    out->cache_month_usd = engine_cloud_cache_month_usd(c, ctx, nodes, per_node);
     if (sl) {
+        sl->cache_month_usd = out->cache_month_usd;
         sl->n = n;
         sl->nodes = nodes;
         sl->gen = g->pcie_gen;
@@ -1209,12 +1212,15 @@ static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struc
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     if (rf) {
-        run_fixed_at(rf, ctx, g, cd->n, cd->nodes, out);
+        /* per_node = n / nodes in every cluster of the search, so the key
+         * (n, nodes) gives the node cache's shape too */
+        run_fixed_at(rf, c, ctx, g, cd->n, cd->nodes, cd->per_node, out);
     } else {
         struct run_time rt = engine_run_fixed(ctx, g, cd->n, cd->nodes, 1.0);
         out->startup_s = rt.startup_s;
         out->goodput = rt.gp.goodput;
         out->ckpt_interval_s = rt.gp.interval_s;
+        out->cache_month_usd = engine_cloud_cache_month_usd(c, ctx, cd->nodes, cd->per_node);
     }
     out->gi = cd->gi;
     out->per_node = cd->per_node;
@@ -1226,7 +1232,7 @@ static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struc
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
     out->cost = cd->cost;
-    engine_cloud_cost_fixed(c, ctx, out);
+    engine_cloud_cost_hot(c, ctx, out);   /* engine_cloud_cost_fixed, its cache part above */
 }
 
 /* A tier's plan for a candidate, before plan_complete. Only the members

@@ -222,10 +222,11 @@ static int same_double(double a, double b)
 /* The search's shortcuts for a chosen cluster (activations kept across GPU
  * counts, model states shared by ZeRO stages, the time model from the
  * lists' step parts on the hardware the search filled, eval_fill_hw's
- * fabric ratio per GPU type, engine_run_fixed kept per count, node count
- * and PCIe generation) against the plain models run for that cluster and
- * layout alone: every candidate's memory, fabric, throughput, start-up,
- * goodput and checkpoint interval, bit for bit. */
+ * fabric ratio per GPU type, engine_run_fixed and the node cache's price
+ * kept per count, node count and PCIe generation) against the plain models
+ * run for that cluster and layout alone: every candidate's memory, fabric,
+ * throughput, start-up, goodput, checkpoint interval and rented storage
+ * parts, bit for bit. */
 START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
 {
     struct engine_recommendation *r = malloc(sizeof *r);
@@ -274,6 +275,15 @@ START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
                               same_double(cd->ckpt_interval_s, rt.gp.interval_s),
                           "workload %d, candidate %d (%s x %d, %d nodes): start-up, goodput or checkpoint interval "
                           "differs from engine_run_fixed", compared, i, g->id, cd->n, cd->nodes);
+            {
+                struct engine_candidate plain = *cd;
+                engine_cloud_cost_fixed(cat, &ctx, &plain);
+                ck_assert_msg(plain.hot_kind == cd->hot_kind && same_double(plain.hot_bw_tb, cd->hot_bw_tb) &&
+                                  same_double(plain.hot_bw_month_usd, cd->hot_bw_month_usd) &&
+                                  same_double(plain.cache_month_usd, cd->cache_month_usd),
+                              "workload %d, candidate %d (%s x %d, %d nodes): rented storage parts differ from "
+                              "engine_cloud_cost_fixed", compared, i, g->id, cd->n, cd->nodes);
+            }
         }
         compared++;
     }
