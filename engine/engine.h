@@ -381,6 +381,7 @@ struct engine_step_pre {
     double psi;                       /* parameters of this GPU's model-parallel shard */
     struct engine_step_zero z;        /* for the layout's own ZeRO stage and offload */
     int tp, pp, dp, cp, ep, b, micro, gbs, n;
+    int model_par, ep_tp;             /* tp x pp x cp, ep x tp */
     unsigned char std_attn, moe;
 };
 
@@ -413,6 +414,16 @@ struct engine_layout_entry {
     unsigned char batch_ok;           /* its global batch is within the search's cap */
     unsigned char off_run;            /* first of an offload layout's sizes: how many; else 0 */
 };
+/* F6 activations of a tp group, pp = 1 << pp_log and micro-batch 1 << bi
+ * (engine_memory_activations3), which read the GPU count only through the
+ * micro-batches in flight: kept per search for the next count with the same
+ * in_flight (0: empty). */
+#define ENGINE_LAYOUT_PP_LOGS 16
+#define ENGINE_RUN_FIXED_SLOTS 128
+struct engine_layout_act {
+    int in_flight;
+    double act[3], lb;
+};
 struct engine_layout_list {
     int n;                            /* GPU count, 0: empty slot */
     int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];   /* count -1: not built */
@@ -426,6 +437,15 @@ struct engine_layout_memo {
     struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
     struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
     struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];
+    struct engine_layout_act acts[ENGINE_LAYOUT_TP_GROUPS][ENGINE_LAYOUT_PP_LOGS][3];
+    /* engine_run_fixed of the search's clusters by GPU count, node count
+     * and PCIe generation (all it reads of one), with the node cache's
+     * monthly price (engine_cloud_cache_month_usd), open addressing (n 0:
+     * empty); engine_recommend_search empties it */
+    struct engine_run_fixed_slot {
+        int n, nodes, gen;
+        double startup_s, goodput, interval_s, cache_month_usd;
+    } run_fixed[ENGINE_RUN_FIXED_SLOTS];
 };
 
 /* What the first step of completing a plan (the cluster's part: time model,

@@ -114,10 +114,26 @@ void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, co
     eval_time(ctx, &hw, par, ev);
 }
 
+/* engine_eval_cluster on nodes > 1 at rate, without measurements or
+ * scales, from ref's parts when given (eval_time_ref), else from par. */
 static double step_at(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
-                      int per_node, const struct engine_parallel *par, double rate, struct eval_out *ev)
+                      int per_node, const struct engine_parallel *par, const struct eval_ref *ref,
+                      const struct eval_hw *hw_at, double rate, struct eval_out *ev)
 {
-    engine_eval_cluster(c, ctx, g, n, per_node, 2, rate, NULL, 1.0, 1.0, par, ev);
+    struct eval_hw hw;
+    if (!ref) {
+        if (!hw_at) {
+            engine_eval_cluster(c, ctx, g, n, per_node, 2, rate, NULL, 1.0, 1.0, par, ev);
+            return ev->step_s;
+        }
+        eval_time(ctx, hw_at, par, ev);
+        return ev->step_s;
+    }
+    if (!hw_at) {
+        eval_fill_hw(&hw, g, n, per_node, rate, c, ctx->w, NULL);
+        hw_at = &hw;
+    }
+    eval_time_ref(ctx, hw_at, ref, ev);
     return ev->step_s;
 }
 
@@ -128,13 +144,14 @@ static double step_at(const struct catalog *c, const struct eval_ctx *ctx, const
  * costs no time. On-chip ports are already paid for with the card, so such
  * GPUs use all of them. Fills *ev with the time model at the chosen rate. */
 double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g,
-                                 int n, int per_node, const struct engine_parallel *par, struct eval_out *ev)
+                                 int n, int per_node, const struct engine_parallel *par, const struct eval_ref *ref,
+                                 const struct eval_hw *hw_usual, struct eval_out *ev)
 {
     double rate = engine_default_fabric_gbps(g), cap = engine_fabric_cap_gbps(g);
     double floor_gbps = ctx->pc.total >= 100e9 ? 200.0 : 100.0, step_default, rates[CATALOG_FABRICS_MAX];
     int nr = 0;
 
-    step_default = step_at(c, ctx, g, n, per_node, par, rate, ev);
+    step_default = step_at(c, ctx, g, n, per_node, par, ref, hw_usual, rate, ev);
     if (ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0)
         return rate;
     for (int i = 0; i < c->n_fabrics; i++) {
@@ -150,7 +167,7 @@ double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx 
         }
     for (int i = 0; i < nr && rates[i] < rate; i++) {
         struct eval_out e;
-        if (step_at(c, ctx, g, n, per_node, par, rates[i], &e) <= step_default * 1.01) {
+        if (step_at(c, ctx, g, n, per_node, par, ref, NULL, rates[i], &e) <= step_default * 1.01) {
             *ev = e;
             return rates[i];
         }
@@ -583,6 +600,12 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
  * ranked and reported costs agree, engine_golden that answers do not move. */
 void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd)
 {
+    engine_cloud_cost_hot(c, ctx, cd);
+    cd->cache_month_usd = engine_cloud_cache_month_usd(c, ctx, cd->nodes, cd->per_node);
+}
+
+void engine_cloud_cost_hot(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd)
+{
     double ckpt_size_gb = engine_ckpt_bytes(ctx) / 1e9;
     double read_gbs = cd->tokens_per_s * ENGINE_BYTES_PER_TOKEN * 2.0 / 1e9;
     double ckpt_write_gbs = ckpt_size_gb / (0.5 * cd->ckpt_interval_s);
@@ -596,9 +619,14 @@ void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx
         cd->hot_bw_tb = storage_bw_tb(s, ckpt_write_gbs, read_gbs);
         cd->hot_bw_month_usd = storage_cap_finish(s, cd->hot_bw_tb) * s->usd_per_tb_month;
     }
-    cd->cache_month_usd = NAN;
-    if (cd->nodes > 2 && (s = storage_kind(ctx, c, STORAGE_LOCAL_NVME)) != NULL)
-        cd->cache_month_usd = storage_cap_tb(s, cache_need_tb(cd->nodes, cd->per_node), 0, 0) * s->usd_per_tb_month;
+}
+
+double engine_cloud_cache_month_usd(const struct catalog *c, const struct eval_ctx *ctx, int nodes, int per_node)
+{
+    const struct engine_storage *s;
+    if (nodes > 2 && (s = storage_kind(ctx, c, STORAGE_LOCAL_NVME)) != NULL)
+        return storage_cap_tb(s, cache_need_tb(nodes, per_node), 0, 0) * s->usd_per_tb_month;
+    return NAN;
 }
 
 void engine_cloud_cost_memo_init(struct cloud_cost_memo *m, const struct catalog *c, const struct eval_ctx *ctx)

@@ -60,6 +60,37 @@ struct eval_out {
 void engine_memory_states(const struct engine_workload *w, const struct engine_parallel *p,
                           const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
                           struct engine_memory *mem);
+/* engine_memory_states in two steps for the search, whose ZeRO stages and
+ * offload share a layout's shards: the parts that read tp, pp, dp and ep
+ * (per parameter class: unsharded and sharded by dp), then the states at a
+ * stage from them with the same operations, so the same doubles. */
+struct engine_states_parts {
+    double K, wbytes;           /* optimizer and weight bytes per parameter */
+    double full, shard;         /* trainable parameters per GPU, unsharded and under ZeRO (dp) */
+    double full_w, shard_w;     /* LoRA: the frozen base's bytes, unsharded and under ZeRO-3 */
+    int lora;
+};
+void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
+                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                         struct engine_states_parts *sp);
+static inline void engine_states_of(const struct engine_states_parts *sp, int zero, int offload,
+                                    struct engine_memory *mem)
+{
+    memset(mem, 0, sizeof *mem);
+    if (sp->lora) {
+        mem->weights = (zero >= 3 ? sp->shard_w : sp->full_w) + 2.0 * (zero >= 3 ? sp->shard : sp->full);
+        mem->gradients = 2.0 * (zero >= 2 ? sp->shard : sp->full);
+        mem->optimizer = sp->K * (zero >= 1 ? sp->shard : sp->full);
+    } else {
+        mem->weights = sp->wbytes * (zero >= 3 ? sp->shard : sp->full);
+        mem->gradients = 2.0 * (zero >= 2 ? sp->shard : sp->full);
+        mem->optimizer = sp->K * (zero >= 1 ? sp->shard : sp->full);
+    }
+    if (offload) {
+        mem->host_offload = mem->optimizer;
+        mem->optimizer = 0;
+    }
+}
 void engine_memory_finish(const struct engine_model *m, const struct engine_workload *w,
                           const struct engine_parallel *p, int seq_len, const struct engine_param_count *pc,
                           double lora_base_bytes, struct engine_memory *mem);
@@ -78,6 +109,10 @@ void engine_memory_add(const struct engine_workload *w, const struct engine_para
 struct eval_ctx;
 void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
                                 double *lb_act);
+/* The micro-batches in flight on the first stage (F6): all that
+ * engine_memory_activations3 reads of dp, global batch and ZeRO (the rest
+ * is tp, cp, pp, vpp, micro-batch size and the workload). */
+int engine_act_in_flight(const struct engine_parallel *p);
 /* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
  * total from the states' sum, the activations and that term (added when
  * zero3). */
@@ -104,12 +139,23 @@ double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engi
 /* eval_memory_lower_bound_gib in two steps: the activations part (reads
  * neither the ZeRO stage nor offload), then the bound from the states. */
 double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engine_parallel *p);
-double eval_memory_lower_bound_of(const struct engine_memory *states, double act);
+static inline double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
+{
+    double states = st->weights + st->gradients + st->optimizer, gib = 1024.0 * 1024.0 * 1024.0;
+    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
+}
 double eval_score_lower_bound(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p);
 int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *p);
 
 void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
                   const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas);
+/* eval_fill_hw in two steps, for a search that fills many with the same
+ * GPU type and rate: the fabric's realised busbw per NIC over its line rate
+ * (the catalog row of g's port at that rate, else T2's 0.92), then the
+ * rest with it. */
+double eval_fabric_ratio(const struct catalog *c, const struct engine_gpu *g, double fabric_gbps);
+void eval_fill_hw_ratio(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+                        double ratio, const struct engine_workload *w, const struct engine_measured *meas);
 void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const struct engine_workload *w);
 double eval_peak_tflops(const struct engine_gpu *g, enum engine_precision p);
 double eval_kernel_efficiency(const struct engine_gpu *g, enum engine_precision p, int hidden, int tp,
@@ -132,6 +178,20 @@ void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struc
 #define ZERO3_OVERLAP 0.85
 #define DP_MIN_EXPOSED 0.05
 
+/* A layout's step parts as a search's layout lists hold them (pre, with
+ * the layout's ZeRO stage and offload in pre.z), its recompute index and
+ * eval_achieved (rate and efficiency) at its micro-batch size on the GPU
+ * type: what eval_time computes before the hardware's bandwidths.
+ * eval_time_ref times it on hw with eval_time's last steps: the same
+ * eval_out as eval_time for that layout on hw, without eval_pre_fill. */
+struct eval_ref {
+    struct engine_step_pre pre;
+    int ri;
+    double achieved, eff;
+};
+void eval_time_ref(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct eval_ref *r,
+                   struct eval_out *o);
+
 /* The recompute level's index in engine_step_pre's arrays: eval_time reads
  * anything but selective and full as none. */
 static inline int eval_rc_index(int recompute)
@@ -143,6 +203,10 @@ static inline int eval_rc_index(int recompute)
  * (bit eval_rc_index). */
 void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                    unsigned rc_mask);
+/* eval_pre_fill less its last step (e->z is left alone): for a search that
+ * fills the ZeRO stages' parts apart. */
+void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                        unsigned rc_mask);
 /* The parts of layout e that read the ZeRO stage and offload (eval_pre_fill's
  * last step, into e->z), for any stage of the same layout. */
 void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
@@ -153,8 +217,11 @@ double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b
 
 struct eval_hwc {
     double bw_intra, bw_nic;          /* busbw x bw_scale, bytes/s */
+    double bw_a2a;                    /* bw_intra x 0.5: the all-to-all inside the domain */
     double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
     int per_node, scaleup;
+    int tp_in;                        /* the largest tp inside both the scale-up domain and the node */
+    int a2a_in;                       /* the largest ep x tp inside the domain or the node */
 };
 
 static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
@@ -165,6 +232,9 @@ static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
     c->mem_bw08 = hw->g->mem_bw_gbs * 1e9 * 0.8;
     c->per_node = hw->per_node > 0 ? hw->per_node : 1;
     c->scaleup = hw->g->scaleup_domain;
+    c->bw_a2a = c->bw_intra * 0.5;
+    c->tp_in = c->scaleup < c->per_node ? c->scaleup : c->per_node;
+    c->a2a_in = c->scaleup > c->per_node ? c->scaleup : c->per_node;
 }
 
 struct eval_parts {
@@ -176,8 +246,29 @@ struct eval_parts {
  * comments say why each term is what it is; the bandwidth each crosses is
  * chosen here: inside the scale-up domain or node at the intra-node busbw,
  * else over the NICs). */
-static inline void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
-                             const struct eval_hwc *c, double nach, struct eval_parts *o)
+/* always inlined: the walk's two loops call it, and a call keeps every part
+ * it stores, where inlined only the step's operations remain */
+static inline double eval_dp_bw(const struct engine_step_pre *e, const struct eval_hwc *c)
+{
+    const int per_node = c->per_node, model_par = e->model_par;
+    int ranks_per_node;
+    double bw;
+    if (e->n <= per_node)   /* n = dp x model_par */
+        return c->bw_intra;
+    ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
+    if (ranks_per_node > e->dp)
+        ranks_per_node = e->dp;
+    bw = c->bw_nic * ranks_per_node;
+    return bw > c->bw_intra ? c->bw_intra : bw;
+}
+
+/* eval_step with the DP ring's bandwidth given (eval_dp_bw of e on c): a
+ * walk whose layouts share a model-parallel size (so, with the GPU count,
+ * dp) finds it once. */
+static inline __attribute__((always_inline)) void eval_step_bw(const struct engine_step_pre *e,
+                                                               const struct engine_step_zero *z, int ri,
+                                                               const struct eval_hwc *c, double nach,
+                                                               double dp_bw, struct eval_parts *o)
 {
     double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
     const int tp = e->tp, per_node = c->per_node;
@@ -185,28 +276,17 @@ static inline void eval_step(const struct engine_step_pre *e, const struct engin
     if (e->std_attn)
         t_comp += e->sa[ri] / c->mem_bw08;
     if (tp > 1) {
-        double bw = tp <= c->scaleup && tp <= per_node ? c->bw_intra : c->bw_nic;
+        double bw = tp <= c->tp_in ? c->bw_intra : c->bw_nic;
         t_tp = e->tp_q[ri] / bw * TP_EXPOSED;
     }
     if (e->pp > 1) {
-        double bw = tp * e->pp * e->cp > per_node ? c->bw_nic : c->bw_intra;
+        double bw = e->model_par > per_node ? c->bw_nic : c->bw_intra;
         t_pp = e->pp_q / bw * PP_EXPOSED;
     }
     if (e->dp > 1) {
-        const int dp = e->dp, model_par = tp * e->pp * e->cp;
-        int ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
-        double bw, t;
-        if (ranks_per_node > dp)
-            ranks_per_node = dp;
-        if (dp * model_par <= per_node)
-            bw = c->bw_intra;
-        else {
-            bw = c->bw_nic * ranks_per_node;
-            if (bw > c->bw_intra)
-                bw = c->bw_intra;
-        }
+        double bw = dp_bw, t;
         if (z->zero3) {
-            if (dp * model_par > per_node && c->bw_nic < bw)
+            if (e->n > per_node && c->bw_nic < bw)
                 bw = c->bw_nic;
             t = z->dp_q / bw;
             t_dp = t - t_comp * ZERO3_OVERLAP;
@@ -218,7 +298,7 @@ static inline void eval_step(const struct engine_step_pre *e, const struct engin
             t_dp = t * DP_MIN_EXPOSED;
     }
     if (e->moe) {
-        double bw = e->ep * tp <= (c->scaleup > per_node ? c->scaleup : per_node) ? c->bw_intra * 0.5 : c->bw_nic;
+        double bw = e->ep_tp <= c->a2a_in ? c->bw_a2a : c->bw_nic;
         t_moe = e->moe_q / bw * MOE_EXPOSED;
     }
     t_opt = z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
@@ -231,6 +311,14 @@ static inline void eval_step(const struct engine_step_pre *e, const struct engin
     o->exposed = exposed;
     o->t_opt = t_opt;
     o->step = t_comp * (1.0 + e->bubble) + exposed + t_opt;
+}
+
+static inline __attribute__((always_inline)) void eval_step(const struct engine_step_pre *e,
+                                                            const struct engine_step_zero *z, int ri,
+                                                            const struct eval_hwc *c, double nach,
+                                                            struct eval_parts *o)
+{
+    eval_step_bw(e, z, ri, c, nach, e->dp > 1 ? eval_dp_bw(e, c) : 0.0, o);
 }
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */
@@ -311,6 +399,12 @@ static inline double engine_run_days(const struct eval_ctx *ctx, double startup_
  * (engine_cloud_cost_memo_init: the capacities the data sets) and then each
  * candidate's bill from its days (engine_cloud_cost_cand). */
 void engine_cloud_cost_fixed(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd);
+/* engine_cloud_cost_fixed in two parts: the hot tier (reads the
+ * candidate's throughput and checkpoint interval) and the node cache's
+ * monthly price, which reads only the node count and GPUs per node (NaN:
+ * none), so a search keeps it per cluster shape. */
+void engine_cloud_cost_hot(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *cd);
+double engine_cloud_cache_month_usd(const struct catalog *c, const struct eval_ctx *ctx, int nodes, int per_node);
 struct cloud_cost_memo {
     double tokens;                    /* tokens_b x 1e9, as engine_run_days multiplies it */
     int big10, big100;                /* the model's size against engine_needs_warm's and _cold's thresholds */
@@ -378,9 +472,14 @@ void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, co
                          int per_node, int nodes, double rate, const struct engine_measured *meas, double eff_scale,
                          double bw_scale, const struct engine_parallel *par, struct eval_out *ev);
 /* Per-GPU fabric rate for a multi-node cluster (cloud: the usual rate; buy:
- * the cheapest that costs no time); *ev gets the time model at that rate. */
+ * the cheapest that costs no time); *ev gets the time model at that rate.
+ * ref, when not NULL, holds par's step parts (eval_time_ref: the same
+ * times without eval_pre_fill at every rate tried); hw_usual, when not
+ * NULL, is eval_fill_hw of the cluster at g's usual rate (no measurements),
+ * which the search has at hand. */
 double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g,
-                                 int n, int per_node, const struct engine_parallel *par, struct eval_out *ev);
+                                 int n, int per_node, const struct engine_parallel *par, const struct eval_ref *ref,
+                                 const struct eval_hw *hw_usual, struct eval_out *ev);
 /* Fabric, storage tiers, power, bill of materials and cost_usd from the
  * plan's gpu_index, count, per_node, nodes, fabric_gbps_per_gpu,
  * fabric_kind (FABRIC_NONE = choose), days, tokens_per_s (and days_low/high

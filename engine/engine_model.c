@@ -251,21 +251,18 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
 /* F5/F7 model states of one GPU (weights, gradients, optimizer, host
  * offload) for a layout: what engine_memory_pre holds besides activations
  * and overhead, and what the search's memory bound starts from. */
-static void model_states(const struct engine_workload *w, const struct engine_parallel *p,
-                         const struct engine_param_count *pcp, double lora_base_bytes, double lora_adapters,
-                         struct engine_memory *mem)
+void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
+                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
+                         struct engine_states_parts *sp)
 {
-    const struct engine_param_count pc = *pcp;
-    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1;
-    int dp = p->dp > 0 ? p->dp : 1, ep = p->ep > 0 ? p->ep : 1;
-    int zero = p->zero < 0 ? 1 : p->zero;
-    double K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
-    double wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
-    double dense = (pc.total - pc.expert) / (double)(tp * pp);
-    double expert = pc.expert / (double)(tp * pp * ep);
-    int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
-
-    if (is_lora(w)) {
+    tp = tp > 0 ? tp : 1;
+    pp = pp > 0 ? pp : 1;
+    dp = dp > 0 ? dp : 1;
+    ep = ep > 0 ? ep : 1;
+    sp->K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
+    sp->wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
+    sp->lora = is_lora(w);
+    if (sp->lora) {
         /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
          * QLoRA with embeddings and head left in bf16), sharded by dp under
          * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
@@ -274,21 +271,32 @@ static void model_states(const struct engine_workload *w, const struct engine_pa
         double base = lora_base_bytes / (double)(tp * pp);
         double adapters = lora_adapters / (double)(tp * pp);
         double d = dp;
-        mem->weights = (zero >= 3 ? base / d : base) + 2.0 * (zero >= 3 ? adapters / d : adapters);
-        mem->gradients = 2.0 * (zero >= 2 ? adapters / d : adapters);
-        mem->optimizer = K * (zero >= 1 ? adapters / d : adapters);
+        sp->full_w = base;
+        sp->shard_w = base / d;
+        sp->full = adapters;
+        sp->shard = adapters / d;
     } else {
+        double dense = (pc->total - pc->expert) / (double)(tp * pp);
+        double expert = pc->expert / (double)(tp * pp * ep);
+        int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
         double d = dp, de = dpe;
         /* Split engine_model_states_bytes into its three parts so the plan
          * can show them; the sum equals it for wbytes = 2. */
-        mem->weights = wbytes * (zero >= 3 ? dense / d + expert / de : dense + expert);
-        mem->gradients = 2.0 * (zero >= 2 ? dense / d + expert / de : dense + expert);
-        mem->optimizer = K * (zero >= 1 ? dense / d + expert / de : dense + expert);
+        sp->full = dense + expert;
+        sp->shard = dense / d + expert / de;
     }
-    if (p->offload) {
-        mem->host_offload = mem->optimizer;
-        mem->optimizer = 0;
-    }
+}
+
+/* F5/F7 model states of one GPU (weights, gradients, optimizer, host
+ * offload) for a layout: what engine_memory_pre holds besides activations
+ * and overhead, and what the search's memory bound starts from. */
+static void model_states(const struct engine_workload *w, const struct engine_parallel *p,
+                         const struct engine_param_count *pcp, double lora_base_bytes, double lora_adapters,
+                         struct engine_memory *mem)
+{
+    struct engine_states_parts sp;
+    engine_states_parts(w, p->tp, p->pp, p->dp, p->ep, pcp, lora_base_bytes, lora_adapters, &sp);
+    engine_states_of(&sp, p->zero < 0 ? 1 : p->zero, p->offload, mem);
 }
 
 struct engine_memory engine_memory_pre(const struct engine_model *m, const struct engine_workload *w,
@@ -325,6 +333,13 @@ double engine_memory_activations(const struct engine_model *m, const struct engi
 {
     int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
     return activation_bytes(m, w, p, seq, finish_micro(p));
+}
+
+int engine_act_in_flight(const struct engine_parallel *p)
+{
+    int micro_batches = finish_micro(p), pp = p->pp > 0 ? p->pp : 1;
+    int in_flight = micro_batches < pp ? micro_batches : pp;
+    return in_flight < 1 ? 1 : in_flight;
 }
 
 void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
@@ -382,12 +397,6 @@ double eval_memory_lower_bound_act(const struct eval_ctx *ctx, const struct engi
     struct act_common a;
     act_common(ctx->m, ctx->w, p, ctx->seq, finish_micro(p), &a);
     return eval_memory_lower_bound_act_of(&a);
-}
-
-double eval_memory_lower_bound_of(const struct engine_memory *st, double act)
-{
-    double states = st->weights + st->gradients + st->optimizer, gib = 1024.0 * 1024.0 * 1024.0;
-    return (states + act + 2.0 * gib + 0.05 * (states + act)) / gib * (1.0 - 1e-9);
 }
 
 double eval_memory_lower_bound_gib(const struct eval_ctx *ctx, const struct engine_parallel *p,
@@ -563,6 +572,13 @@ static double fpt_hw_at(const struct eval_ctx *ctx, int ri)
 void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                    unsigned rc_mask)
 {
+    eval_pre_fill_base(ctx, p, e, rc_mask);
+    eval_pre_zero(ctx, e, p->zero, p->offload, &e->z);
+}
+
+void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
+                        unsigned rc_mask)
+{
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
     int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
@@ -586,6 +602,8 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
     e->micro = micro;
     e->gbs = gbs;
     e->n = tp * pp * dp * cp;
+    e->model_par = tp * pp * cp;
+    e->ep_tp = ep * tp;
     e->tokens_step = tokens_step;
     e->std_attn = w->standard_attention != 0;
     e->moe = ctx->moe_layers > 0 && ep > 1;
@@ -662,7 +680,6 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
         double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
         e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
     }
-    eval_pre_zero(ctx, e, p->zero, p->offload, &e->z);
 }
 
 void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
@@ -690,39 +707,55 @@ void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, 
     }
 }
 
-void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
-               struct eval_out *o)
+/* eval_time's last steps, from layout e's parts (ZeRO stage and offload
+ * z) at recompute index ri and one GPU's sustained rate on hw. */
+static void eval_out_of(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_step_pre *e,
+                        const struct engine_step_zero *z, int ri, double achieved, double eff, struct eval_out *o)
 {
-    struct engine_step_pre e;
     struct eval_hwc c;
     struct eval_parts t;
-    int ri = eval_rc_index(p->recompute);
-    double fpt_hw = ctx->fpt_hw[ri], eff, achieved, step;
+    double fpt_hw = ctx->fpt_hw[ri], step;
     int n;
 
-    eval_pre_fill(ctx, p, &e, 1u << ri);
     eval_hwc_fill(&c, hw);
-    achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
-    n = e.n;
-    eval_step(&e, &e.z, ri, &c, n * achieved, &t);
+    n = e->n;
+    eval_step(e, z, ri, &c, n * achieved, &t);
     step = t.step;
 
     o->step_s = step;
-    o->tokens_per_s = e.tokens_step / step;
+    o->tokens_per_s = e->tokens_step / step;
     o->t_compute = t.t_comp;
     o->t_tp = t.t_tp;
     o->t_pp = t.t_pp;
     o->t_dp = t.t_dp;
     o->t_moe = t.t_moe;
     o->t_exposed = t.exposed;
-    o->bubble_fraction = t.t_comp * e.bubble / step;
+    o->bubble_fraction = t.t_comp * e->bubble / step;
     o->comm_fraction = t.exposed / step;
     o->mfu = ctx->fpt_model * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->hfu = fpt_hw * o->tokens_per_s / (n * hw->peak_tflops * 1e12);
     o->achieved_tflops = ctx->fpt_model * o->tokens_per_s / n / 1e12;
     o->eff = eff;
-    o->global_batch = e.gbs;
-    o->grad_accum = e.micro;
+    o->global_batch = e->gbs;
+    o->grad_accum = e->micro;
+}
+
+void eval_time(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct engine_parallel *p,
+               struct eval_out *o)
+{
+    struct engine_step_pre e;
+    int ri = eval_rc_index(p->recompute);
+    double eff, achieved;
+
+    eval_pre_fill(ctx, p, &e, 1u << ri);
+    achieved = eval_achieved(ctx, hw, e.b, e.cp, &eff);
+    eval_out_of(ctx, hw, &e, &e.z, ri, achieved, eff, o);
+}
+
+void eval_time_ref(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct eval_ref *r,
+                   struct eval_out *o)
+{
+    eval_out_of(ctx, hw, &r->pre, &r->pre.z, r->ri, r->achieved, r->eff, o);
 }
 
 /* A lower bound on eval_time's step_s / global_batch for layout p at any

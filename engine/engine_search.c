@@ -300,6 +300,14 @@ struct cand {
     double fabric_gbps;
     struct eval_out ev;
     double mem_gib, days, cost;
+    int have_ref;               /* ref holds par's step parts (the layout lists found it) */
+    struct eval_ref ref;
+};
+
+/* eval_achieved at micro-batch 1, 2, 4 (cp 1) on one GPU type: rate and
+ * kernel efficiency */
+struct gpu_ach {
+    double rate[3], eff[3];
 };
 
 static void rec_warn(struct engine_recommendation *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -348,18 +356,19 @@ static int pick_vpp(int layers, int pp)
     return 1;
 }
 
-void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
-             const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas)
+double eval_fabric_ratio(const struct catalog *c, const struct engine_gpu *g, double fabric_gbps)
 {
-    double ratio = 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
-
     double port = engine_port_gbps(g, fabric_gbps);
 
     for (int i = 0; i < c->n_fabrics; i++)
-        if (fabs(c->fabrics[i].gbps - port) < 1e-6) {
-            ratio = c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
-            break;
-        }
+        if (fabs(c->fabrics[i].gbps - port) < 1e-6)
+            return c->fabrics[i].busbw_per_nic_gbs / (c->fabrics[i].gbps / 8.0);
+    return 0.92;   /* realised NCCL busbw per NIC / line rate (T2: 46/50) */
+}
+
+void eval_fill_hw_ratio(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+                        double ratio, const struct engine_workload *w, const struct engine_measured *meas)
+{
     memset(hw, 0, sizeof *hw);
     hw->g = g;
     hw->n = n;
@@ -378,6 +387,12 @@ void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per
         if (!isnan(meas->matmul_tflops) && meas->matmul_tflops > 0)
             hw->matmul_tflops = meas->matmul_tflops;
     }
+}
+
+void eval_fill_hw(struct eval_hw *hw, const struct engine_gpu *g, int n, int per_node, double fabric_gbps,
+             const struct catalog *c, const struct engine_workload *w, const struct engine_measured *meas)
+{
+    eval_fill_hw_ratio(hw, g, n, per_node, fabric_gbps, eval_fabric_ratio(c, g, fabric_gbps), w, meas);
 }
 
 /* How far the search may round the global batch up to fill dp x micro-batch:
@@ -555,8 +570,14 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  *   order, and eval_achieved's rate per micro-batch size computed once.
  * So every comparison sees the same doubles as the walk's and takes the
  * same branch: the same layout, memory and count. The chosen layout's time
- * model is left to the caller, which times it at the fabric it picks.
- * tests/unit/test_engine_search.c compares both over random workloads. */
+ * model is left to the caller, which times it at the fabric it picks from
+ * the list's parts (eval_time_ref).
+ * Across counts, a search keeps what a list reads of a layout but not of
+ * the count: a tp group's activations by pp, micro-batch and micro-batches
+ * in flight (memo->acts). Per search, engine_run_fixed by count, nodes and
+ * PCIe generation (cand_keep).
+ * tests/unit/test_engine_search.c compares both over random workloads, and
+ * every candidate with the plain models for its cluster. */
 
 /* Empties the memo: no list, no layout. */
 static void layout_memo_empty(struct engine_layout_memo *memo)
@@ -565,6 +586,7 @@ static void layout_memo_empty(struct engine_layout_memo *memo)
     memo->n_bases = 0;
     memo->n_lists = 0;
     memset(memo->lists, 0, sizeof memo->lists);
+    memset(memo->acts, 0, sizeof memo->acts);
 }
 
 /* The list of n (slot created empty), NULL when the table is full (kept at
@@ -605,7 +627,7 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     int k = first, nbase = memo->n_bases;
 
     if (engine_fits_tp(m, tp)) {
-        for (int pp = 1; pp <= m->layers && pp <= n; pp *= 2) {
+        for (int pp = 1, pp_log = 0; pp <= m->layers && pp <= n; pp *= 2, pp_log++) {
             if (n % (tp * pp * cp) != 0)
                 continue;
             int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
@@ -636,31 +658,49 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.micro_batch = b;
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
-                    eval_pre_fill(ctx, &pb, &bs->pre, 7u);
+                    eval_pre_fill_base(ctx, &pb, &bs->pre, 7u);   /* each entry has its own z */
                     bs->vpp = vpp;
-                    engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
+                    if (pp_log < ENGINE_LAYOUT_PP_LOGS) {
+                        /* the same inputs as another count's: the same doubles */
+                        struct engine_layout_act *a = &memo->acts[gx][pp_log][bi];
+                        int in_flight = engine_act_in_flight(&pb);
+                        if (a->in_flight != in_flight) {
+                            engine_memory_activations3(ctx, &pb, a->act, &a->lb);
+                            a->in_flight = in_flight;
+                        }
+                        memcpy(act[bi], a->act, sizeof a->act);
+                        lb_act[bi] = a->lb;
+                    } else {
+                        engine_memory_activations3(ctx, &pb, act[bi], &lb_act[bi]);
+                    }
                     nb++;
                 }
+                /* engine_memory_states' shards, once for every ZeRO stage */
+                struct engine_states_parts sp;
+                engine_states_parts(w, tp, pp, dp, ep, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &sp);
+                struct engine_step_zero zq[3];
                 for (int zero = (dp > 1 ? 1 : 0); zero <= (dp > 1 ? 3 : 0); zero++) {
                     if (pp > 1 && zero >= 2)
                         continue;
+                    /* eval_pre_zero of each size at this stage; offload
+                     * sets only its flag */
+                    for (int bi = 0; bi < nb; bi++)
+                        eval_pre_zero(ctx, &memo->bases[base0 + bi].pre, zero, 0, &zq[bi]);
                     for (int off = 0; off <= 1; off++) {
                         struct engine_memory states;
-                        struct engine_parallel ps = {0};
                         if (off && lora)
                             continue;
                         if (k + nb > max_entries)
                             return 0;
-                        ps.tp = tp; ps.pp = pp; ps.dp = dp; ps.ep = ep; ps.cp = cp;
-                        ps.zero = zero; ps.offload = off;
-                        engine_memory_states(w, &ps, &ctx->pc, ctx->lora_base_bytes, ctx->lora_adapters, &states);
+                        engine_states_of(&sp, zero, off, &states);
                         /* engine_memory_add's sum of the states and ZeRO-3 term */
                         const double st_sum = states.weights + states.gradients + states.optimizer;
                         const double z3 = zero >= 3 ? zero3_extra : 0.0;
                         for (int bi = 0; bi < nb; bi++) {
                             struct engine_layout_entry *e = &memo->entries[k++];
                             const struct engine_step_pre *pre = &memo->bases[base0 + bi].pre;
-                            eval_pre_zero(ctx, pre, zero, off, &e->z);
+                            e->z = zq[bi];
+                            e->z.offload = (unsigned char)(off != 0);
                             e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
                             for (int rc = 0; rc <= 2; rc++) {
                                 double other;
@@ -754,11 +794,14 @@ static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layou
 }
 
 /* best_layout under free limits from the memo's list of hw->n (see above),
- * with ach[bi] = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
- * type (it reads nothing else of hw). Fills best's layout and memory, not
- * its time model (best->ev). -1 when the memo cannot hold the list: the
+ * with ach = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
+ * type (it reads nothing else of hw). Fills best's layout and memory, and
+ * in best->ref what its time model reads of the list (the caller times it
+ * at the fabric it picks; best->ev is left alone). *min_mem_gib is the
+ * walk's least memory seen only when nothing fits (0 returned), the one
+ * case its caller reads it. -1 when the memo cannot hold the list: the
  * caller walks instead. */
-static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
                             struct engine_layout_memo *memo, struct cand *best, double *min_mem_gib, long *evaluated)
 {
     const struct engine_gpu *g = hw->g;
@@ -773,6 +816,10 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     struct eval_hwc hc;
     long scored = 0;
     int undo_entries, undo_bases;
+    /* eval_dp_bw of the last model-parallel size scored (n is fixed, so
+     * the size gives dp) */
+    int dp_mp = 0;
+    double dp_bw = 0;
 
     if (tp_max > 16)
         tp_max = 16;
@@ -785,31 +832,17 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
     eval_hwc_fill(&hc, hw);
     /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
     for (int bi = 0; bi < 3; bi++)
-        nach[bi] = n * ach[bi];
+        nach[bi] = n * ach->rate[bi];
     for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
         const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
-        for (; e < end; e++) {
+        /* until a layout fits: the least memory seen is kept (the caller
+         * reads it only when none fits) and decides which layouts that do
+         * not fit are looked at */
+        for (; e < end && !found; e++) {
             const double lbm = e->lower_bound_gib;
-            /* offload only as the last rung of the ladder (R40): the walk
-             * asks once per offload layout, before its micro-batch sizes
-             * (its first entry, off_run long), so a size found there does
-             * not stop the next ones */
-            if (e->off_run && found) {
-                e += e->off_run - 1;
-                continue;
-            }
-            if (lbm > cap && (found || lbm >= min_mem))
+            if (lbm > cap && lbm >= min_mem)
                 continue;
             const struct engine_step_pre *pre = &bases[e->base].pre;
-            const double na = nach[e->bi];
-            if (found) {
-                if (!e->batch_ok)
-                    continue;
-                /* eval_score_lower_bound, from the same parts */
-                double t_comp = pre->comp[0] / na;
-                if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
-                    continue;
-            }
             for (int rc = 0; rc <= 2; rc++) {
                 double mgib = e->mem_gib[rc];
                 struct eval_parts t;
@@ -817,16 +850,57 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                     min_mem = mgib;
                 if (mgib > cap)
                     continue;
-                eval_step(pre, &e->z, rc, &hc, na, &t);
+                if (pre->model_par != dp_mp) {
+                    dp_mp = pre->model_par;
+                    dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &hc) : 0.0;
+                }
+                eval_step_bw(pre, &e->z, rc, &hc, nach[e->bi], dp_bw, &t);
                 scored++;
                 if (!e->batch_ok)
                     break;   /* would inflate the global batch (convergence) */
-                if (!found || t.step / pre->gbs < best_score) {
+                best_e = e;
+                best_rc = rc;
+                best_mgib = mgib;
+                best_score = t.step / pre->gbs;
+                found = 1;
+                break;   /* less recompute always runs faster: stop at the first fit */
+            }
+        }
+        /* once one fits: the same tests with found set, less the least
+         * memory (not read any more) */
+        for (; e < end; e++) {
+            /* offload only as the last rung of the ladder (R40): the walk
+             * asks once per offload layout, before its micro-batch sizes
+             * (its first entry, off_run long), so a size found there does
+             * not stop the next ones */
+            if (e->off_run) {
+                e += e->off_run - 1;
+                continue;
+            }
+            if (e->lower_bound_gib > cap || !e->batch_ok)
+                continue;
+            const struct engine_step_pre *pre = &bases[e->base].pre;
+            const double na = nach[e->bi];
+            /* eval_score_lower_bound, from the same parts */
+            double t_comp = pre->comp[0] / na;
+            if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
+                continue;
+            for (int rc = 0; rc <= 2; rc++) {
+                double mgib = e->mem_gib[rc];
+                struct eval_parts t;
+                if (mgib > cap)
+                    continue;
+                if (pre->model_par != dp_mp) {
+                    dp_mp = pre->model_par;
+                    dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &hc) : 0.0;
+                }
+                eval_step_bw(pre, &e->z, rc, &hc, na, dp_bw, &t);
+                scored++;
+                if (t.step / pre->gbs < best_score) {
                     best_e = e;
                     best_rc = rc;
                     best_mgib = mgib;
                     best_score = t.step / pre->gbs;
-                    found = 1;
                 }
                 break;   /* less recompute always runs faster: stop at the first fit */
             }
@@ -840,6 +914,15 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
         entry_parallel(ctx, memo, best_e, best_rc, &best->par);
         best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
         best->mem_gib = best_mgib;
+        /* what eval_time computes of that layout before the bandwidths:
+         * eval_pre_fill gives the same parts for global batch gbs (the
+         * same micro-batch count) at the entry's stage and offload */
+        best->have_ref = 1;
+        best->ref.pre = bases[best_e->base].pre;
+        best->ref.pre.z = best_e->z;
+        best->ref.ri = eval_rc_index(best_rc);
+        best->ref.achieved = ach->rate[best_e->bi];
+        best->ref.eff = ach->eff[best_e->bi];
     }
     if (undo_entries >= 0) {   /* a list for this walk only */
         memo->n_entries = undo_entries;
@@ -852,16 +935,26 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
  * its time model at that rate: what the search keeps of a cluster. None of
  * it depends on the tokens, deadline, budget or dataset size, which only
  * price it (cand_cost). */
-static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd)
+static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
+                        const struct eval_hw *hw_search)
 {
     const struct engine_gpu *g = &c->gpus[cd->gi];
     struct eval_out ev;
+    const struct eval_ref *ref = cd->have_ref ? &cd->ref : NULL;
 
     cd->fabric_gbps = 0;
-    if (cd->nodes > 1)
-        cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, &ev);
-    else
+    if (cd->nodes > 1) {
+        cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, ref, hw_search, &ev);
+    } else if (ref) {
+        /* engine_eval_cluster on one node, from the lists' parts: the
+         * search's hardware (eval_fill_hw at rate 0) with its scale-up
+         * link for the NICs */
+        struct eval_hw hw = *hw_search;
+        hw.nic_busbw_per_gpu_gbs = hw.intra_busbw_gbs;
+        eval_time_ref(ctx, &hw, ref, &ev);
+    } else {
         engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
+    }
     cd->ev = ev;
 }
 
@@ -1068,16 +1161,67 @@ static void limits_free(struct limits *l)
     l->offload = -1;
 }
 
-/* Keeps a scored cluster with its start-up and goodput (engine_run_fixed)
- * and the token-free parts of its rented bill (engine_cloud_cost_fixed),
- * which every later pricing of it reuses. */
-static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *out,
-                      const struct cand *cd)
+/* engine_run_fixed of the search's clusters at fail scale 1 (start-up,
+ * goodput, checkpoint interval), which reads the GPU type only through its
+ * PCIe generation: kept per search by GPU count, node count and generation
+ * in memo->run_fixed (most GPU types share a count and a generation with
+ * another), the same doubles for the same inputs. */
+static void run_fixed_at(struct engine_layout_memo *m, const struct catalog *c, const struct eval_ctx *ctx,
+                         const struct engine_gpu *g, int n, int nodes, int per_node, struct engine_candidate *out)
 {
-    struct run_time rt = engine_run_fixed(ctx, &c->gpus[cd->gi], cd->n, cd->nodes, 1.0);
+    unsigned h = ((unsigned)n * 2654435761u ^ (unsigned)nodes * 40503u ^ (unsigned)g->pcie_gen * 97u) %
+                 ENGINE_RUN_FIXED_SLOTS;
+    struct engine_run_fixed_slot *sl = NULL;
+    struct run_time rt;
+    for (int k = 0; k < 8; k++) {
+        struct engine_run_fixed_slot *x = &m->run_fixed[(h + (unsigned)k) % ENGINE_RUN_FIXED_SLOTS];
+        if (x->n == n && x->nodes == nodes && x->gen == g->pcie_gen) {
+            out->startup_s = x->startup_s;
+            out->goodput = x->goodput;
+            out->ckpt_interval_s = x->interval_s;
+            out->cache_month_usd = x->cache_month_usd;
+            return;
+        }
+        if (x->n == 0) {
+            sl = x;
+            break;
+        }
+    }
+    rt = engine_run_fixed(ctx, g, n, nodes, 1.0);
     out->startup_s = rt.startup_s;
     out->goodput = rt.gp.goodput;
     out->ckpt_interval_s = rt.gp.interval_s;
+    out->cache_month_usd = engine_cloud_cache_month_usd(c, ctx, nodes, per_node);
+    if (sl) {
+        sl->cache_month_usd = out->cache_month_usd;
+        sl->n = n;
+        sl->nodes = nodes;
+        sl->gen = g->pcie_gen;
+        sl->startup_s = rt.startup_s;
+        sl->goodput = rt.gp.goodput;
+        sl->interval_s = rt.gp.interval_s;
+    }
+}
+
+/* Keeps a scored cluster with its start-up and goodput (engine_run_fixed)
+ * and the token-free parts of its rented bill (engine_cloud_cost_fixed),
+ * which every later pricing of it reuses. rf: the search's memory, whose
+ * run_fixed it uses (NULL: none). */
+static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struct engine_candidate *out,
+                      const struct cand *cd, struct engine_layout_memo *rf)
+{
+    const struct engine_gpu *g = &c->gpus[cd->gi];
+    if (rf) {
+        /* per_node = n / nodes in every cluster of the search, so the key
+         * (n, nodes) gives the node cache's shape too */
+        run_fixed_at(rf, c, ctx, g, cd->n, cd->nodes, cd->per_node, out);
+    } else {
+        struct run_time rt = engine_run_fixed(ctx, g, cd->n, cd->nodes, 1.0);
+        out->startup_s = rt.startup_s;
+        out->goodput = rt.gp.goodput;
+        out->ckpt_interval_s = rt.gp.interval_s;
+        out->cache_month_usd = engine_cloud_cache_month_usd(c, ctx, cd->nodes, cd->per_node);
+    }
     out->gi = cd->gi;
     out->per_node = cd->per_node;
     out->nodes = cd->nodes;
@@ -1088,7 +1232,7 @@ static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struc
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
     out->cost = cd->cost;
-    engine_cloud_cost_fixed(c, ctx, out);
+    engine_cloud_cost_hot(c, ctx, out);   /* engine_cloud_cost_fixed, its cache part above */
 }
 
 /* A tier's plan for a candidate, before plan_complete. Only the members
@@ -1277,12 +1421,15 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
 /* The search's layout for one cluster (its layout and memory; the caller
  * times it at its fabric): from the memo's lists when given and they hold
  * it, else best_layout's walk (the same answer). ach: best_layout_free's. */
-static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const double ach[3],
+static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
                          const struct limits *lim, struct cand *best, double *min_mem_gib, long *evaluated,
                          struct engine_layout_memo *memo)
 {
     int r = memo ? best_layout_free(ctx, hw, ach, memo, best, min_mem_gib, evaluated) : -1;
-    return r >= 0 ? r : best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
+    if (r >= 0)
+        return r;
+    best->have_ref = 0;
+    return best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
 }
 
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
@@ -1351,6 +1498,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         return ST_INVALID;
     }
     recommendation_clear(out);
+    memset(out->layout_memo.run_fixed, 0, sizeof out->layout_memo.run_fixed);
     if (lists > 1 && lists < ENGINE_LAYOUT_ENTRIES_MAX)
         out->layout_memo.cap_entries = lists;
     eval_ctx_init(&ctx, &w->model, w);
@@ -1377,13 +1525,16 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         /* eval_achieved at micro-batch 1, 2, 4 (cp 1) on this GPU type:
          * what the layout lists' walk reads of it besides bandwidths
          * (eval_fill_hw sets the same peak and scales for every count) */
-        double ach[3];
+        /* eval_fill_hw's fabric ratio at rate 0 (one node) and at the
+         * GPU's usual rate (more) */
+        const double rate_multi = engine_default_fabric_gbps(g);
+        const double ratio_one = eval_fabric_ratio(c, g, 0.0), ratio_multi = eval_fabric_ratio(c, g, rate_multi);
+        struct gpu_ach ach;
         {
             struct eval_hw hw1;
-            double eff;
             eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
             for (int bi = 0; bi < 3; bi++)
-                ach[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &eff);
+                ach.rate[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &ach.eff[bi]);
         }
         /* Servers smaller than a full one, single node (PCIe cards). */
         for (int si = 0; si < 4; si++) {
@@ -1395,14 +1546,14 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
                 continue;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw(&hw, g, n, per_node, 0.0, c, w, NULL);
+            eval_fill_hw_ratio(&hw, g, n, per_node, 0.0, ratio_one, w, NULL);
             hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
+            if (search_layout(&ctx, &hw, &ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cand_fabric(c, &ctx, &cd);
-                cand_keep(c, &ctx, &cands[nc++], &cd);
+                cand_fabric(c, &ctx, &cd, &hw);
+                cand_keep(c, &ctx, &cands[nc++], &cd, &out->layout_memo);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -1420,15 +1571,16 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
             double mm;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw(&hw, g, n, per_node, nodes > 1 ? engine_default_fabric_gbps(g) : 0.0, c, w, NULL);
+            eval_fill_hw_ratio(&hw, g, n, per_node, nodes > 1 ? rate_multi : 0.0, nodes > 1 ? ratio_multi : ratio_one, w,
+                               NULL);
             if (nodes == 1)
                 hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
+            if (search_layout(&ctx, &hw, &ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
                 if (nc >= ENGINE_CANDIDATES_MAX)
                     break;
                 cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cand_fabric(c, &ctx, &cd);
-                cand_keep(c, &ctx, &cands[nc++], &cd);
+                cand_fabric(c, &ctx, &cd, &hw);
+                cand_keep(c, &ctx, &cands[nc++], &cd, &out->layout_memo);
             } else if (mm < min_mem_all) {
                 min_mem_all = mm;
                 min_mem_gpu = g->id;
@@ -1881,7 +2033,7 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     cd.cost = 0;
     {
         struct engine_candidate kept;
-        cand_keep(c, &ctx, &kept, &cd);
+        cand_keep(c, &ctx, &kept, &cd, NULL);
         plan_from_cand(c, &kept, out);
     }
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;

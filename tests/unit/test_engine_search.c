@@ -214,6 +214,85 @@ START_TEST(lists_with_little_room_give_the_walks_answers)
 }
 END_TEST
 
+static int same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* The search's shortcuts for a chosen cluster (activations kept across GPU
+ * counts, model states shared by ZeRO stages, the time model from the
+ * lists' step parts on the hardware the search filled, eval_fill_hw's
+ * fabric ratio per GPU type, engine_run_fixed and the node cache's price
+ * kept per count, node count and PCIe generation) against the plain models
+ * run for that cluster and layout alone: every candidate's memory, fabric,
+ * throughput, start-up, goodput, checkpoint interval and rented storage
+ * parts, bit for bit. */
+START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
+{
+    struct engine_recommendation *r = malloc(sizeof *r);
+    unsigned long long st = 0x3c6ef372fe94f82bULL;
+    int compared = 0, multi = 0, single = 0;
+    char err[256];
+
+    ck_assert_ptr_nonnull(r);
+    memset(r, 0xa5, sizeof *r);
+    while (compared < 300) {
+        struct engine_workload w;
+        struct eval_ctx ctx;
+        if (!random_workload(&st, &w))
+            continue;
+        ck_assert_int_eq(engine_recommend_search_at(cat, &w, r, err, sizeof err, 1), ST_OK);
+        eval_ctx_init(&ctx, &w.model, &w);
+        eval_ctx_bind_storage(&ctx, cat);
+        for (int i = 0; i < r->n_candidates; i++) {
+            const struct engine_candidate *cd = &r->candidates[i];
+            const struct engine_gpu *g = &cat->gpus[cd->gi];
+            struct engine_parallel par = cd->par;
+            struct engine_memory mem;
+            struct eval_out ev;
+            struct run_time rt;
+            double rate = 0;
+
+            /* the memory figure is the layout's at the workload's batch
+             * (the candidate keeps the batch its step runs) */
+            par.global_batch = (int)ctx.batch_seqs;
+            mem = engine_memory_pre(&w.model, &w, &par, ctx.seq, &ctx.pc, ctx.lora_base_bytes, ctx.lora_adapters);
+            ck_assert_msg(same_double(cd->mem_gib, mem.total / (1024.0 * 1024.0 * 1024.0)),
+                          "workload %d, candidate %d (%s x %d): memory %a, plain %a", compared, i, g->id, cd->n,
+                          cd->mem_gib, mem.total / (1024.0 * 1024.0 * 1024.0));
+            if (cd->nodes > 1) {
+                rate = engine_choose_fabric_gbps(cat, &ctx, g, cd->n, cd->per_node, &cd->par, NULL, NULL, &ev);
+                multi++;
+            } else {
+                engine_eval_cluster(cat, &ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
+                single++;
+            }
+            ck_assert_msg(same_double(cd->fabric_gbps, rate) && same_double(cd->tokens_per_s, ev.tokens_per_s),
+                          "workload %d, candidate %d (%s x %d): fabric %a tokens/s %a, plain %a %a", compared, i,
+                          g->id, cd->n, cd->fabric_gbps, cd->tokens_per_s, rate, ev.tokens_per_s);
+            rt = engine_run_fixed(&ctx, g, cd->n, cd->nodes, 1.0);
+            ck_assert_msg(same_double(cd->startup_s, rt.startup_s) && same_double(cd->goodput, rt.gp.goodput) &&
+                              same_double(cd->ckpt_interval_s, rt.gp.interval_s),
+                          "workload %d, candidate %d (%s x %d, %d nodes): start-up, goodput or checkpoint interval "
+                          "differs from engine_run_fixed", compared, i, g->id, cd->n, cd->nodes);
+            {
+                struct engine_candidate plain = *cd;
+                engine_cloud_cost_fixed(cat, &ctx, &plain);
+                ck_assert_msg(plain.hot_kind == cd->hot_kind && same_double(plain.hot_bw_tb, cd->hot_bw_tb) &&
+                                  same_double(plain.hot_bw_month_usd, cd->hot_bw_month_usd) &&
+                                  same_double(plain.cache_month_usd, cd->cache_month_usd),
+                              "workload %d, candidate %d (%s x %d, %d nodes): rented storage parts differ from "
+                              "engine_cloud_cost_fixed", compared, i, g->id, cd->n, cd->nodes);
+            }
+        }
+        compared++;
+    }
+    ck_assert_msg(multi > 1000 && single > 100, "only %d multi-node and %d one-node candidates compared", multi,
+                  single);
+    free(r);
+}
+END_TEST
+
 static Suite *engine_search_suite(void)
 {
     Suite *s = suite_create("engine_search");
@@ -222,6 +301,7 @@ static Suite *engine_search_suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, the_layout_lists_give_the_walks_answers_for_random_workloads);
     tcase_add_test(t, lists_with_little_room_give_the_walks_answers);
+    tcase_add_test(t, every_candidate_matches_the_plain_models_for_its_cluster);
     suite_add_tcase(s, t);
     return s;
 }
