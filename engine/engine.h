@@ -546,7 +546,13 @@ struct engine_recommendation {
          * than one node, or a model of 10B+: big10, made for that) */
         unsigned long long warm_always[ENGINE_PRICE_COLS];
         double cost[ENGINE_PRICE_COLS];   /* written by each pricing: the candidates' costs */
+        double days[ENGINE_PRICE_COLS];   /* and their days */
         int hot_kind_at[ENGINE_PRICE_COLS];   /* hot_kind when 0..2, else 3 */
+        /* the last pricing's picks of these candidates (-1: none), where
+         * the next pricing's scans start looking: hints only, any value
+         * gives the same answer (engine_search.c, scan_cols) */
+#define ENGINE_PRICE_SEEDS 6
+        int seed[ENGINE_PRICE_SEEDS];
         int big10;
     } price_cols;
 };

@@ -981,6 +981,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         pc->catalog = c;
         pc->n = nc;
         pc->big10 = m->big10;
+        for (int x = 0; x < ENGINE_PRICE_SEEDS; x++)
+            pc->seed[x] = -1;
     }
     for (int i = 0; i < nc; i += 2) {
         const int j = base + i;   /* the pair's column index */
@@ -991,9 +993,14 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, zero), _mm_cmplt_pd(x, big))) != 3) {
             double dl[2];
             _mm_storeu_pd(dl, d);
-            for (int l = 0; l < 2 && i + l < nc; l++) {
+            for (int l = 0; l < 2; l++) {
                 struct engine_candidate *cd = &cands[i + l];
-                cd->days = dl[l];
+                if (i + l >= nc) {   /* an odd count's pair: a copy of the last, as in the other columns */
+                    pc->days[j + l] = pc->days[j + l - 1];
+                    pc->cost[j + l] = pc->cost[j + l - 1];
+                    break;
+                }
+                cd->days = pc->days[j + l] = dl[l];
                 cd->cost = pc->cost[j + l] = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
             }
             continue;
@@ -1026,6 +1033,7 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
         _mm_store_pd(&pc->cost[j], total);
+        _mm_store_pd(&pc->days[j], d);
         _mm_storel_pd(&cands[i].days, d);
         _mm_storel_pd(&cands[i].cost, total);
         if (i + 1 < nc) {
@@ -1251,6 +1259,190 @@ static int cheaper(const struct pick *p, double days, double cost)
     return p->i < 0 || cost < p->cost || (cost == p->cost && days < p->days);
 }
 
+/* The picks the pricing makes from days and costs alone, in one pass in
+ * candidate order, each the comparisons of its own loop (the tier choice
+ * depends on the order of ties):
+ * - the cheapest overall and the cheapest within min_days_cap (the
+ *   minimum tier's pool is one or the other, by any_short);
+ * - the cheapest meeting deadline and budget (recommended);
+ * - the cheapest meeting the deadline and the fastest within budget
+ *   (what the answer says when nothing meets both);
+ * - the fastest overall, first of equals (performance when nothing fits
+ *   the budget).
+ * The cheapest and the fastest overall take the first candidate whatever
+ * it is (no pick yet): given to them before the pass, which then compares
+ * with a pick that is always there (candidate 0 against itself changes
+ * nothing). */
+struct scans {
+    struct pick min_all, min_short, rec, cheap_dl, fast_b, fast_all;
+    int any_short;
+    double deadline, budget, min_days_cap;
+};
+
+static inline void scan_cand(struct scans *s, int i, double d, double k)
+{
+    if (d <= DAYS_CAP)
+        s->any_short = 1;
+    if (k < s->min_all.cost || (k == s->min_all.cost && d < s->min_all.days))   /* cheaper(), a pick there */
+        pick(&s->min_all, i, d, k);
+    if (d <= s->min_days_cap && cheaper(&s->min_short, d, k))
+        pick(&s->min_short, i, d, k);
+    /* recommended's !(d > deadline || k > budget) and the cheapest on
+     * time's d <= deadline are both false past the deadline (most
+     * candidates of a short one); NaN days take the other branch */
+    if (!(d > s->deadline)) {
+        if (!(k > s->budget) && cheaper(&s->rec, d, k))
+            pick(&s->rec, i, d, k);
+        if (d <= s->deadline && (s->cheap_dl.i < 0 || k < s->cheap_dl.cost))
+            pick(&s->cheap_dl, i, d, k);
+    }
+    if (k <= s->budget && (s->fast_b.i < 0 || d < s->fast_b.days))
+        pick(&s->fast_b, i, d, k);
+    if (d < s->fast_all.days)
+        pick(&s->fast_all, i, d, k);
+}
+
+#ifdef __SSE2__
+/* The smaller of a and b, a NaN b leaving a (INFINITY: none). */
+static inline double min_num(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+/* The larger of a and b, a NaN b leaving a (-INFINITY: none yet). */
+static inline double max_num(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* scan_cand over every candidate from price_cloud's days and cost columns,
+ * two at a time, passing over the pairs that cannot hold a pick's answer.
+ * Without NaN days or costs every pick compares by a strict weak order
+ * (cost then days, cost alone, or days alone) and keeps the first of
+ * equals, so its answer is the first candidate of its set (its days and
+ * budget tests) with the least key, and scan_cand over any subsequence of
+ * the candidates that holds every candidate of that least key (in order)
+ * gives the same answer. A candidate whose key is above that of one in the
+ * set (the pick so far, or a seed: any candidate, e.g. last pricing's
+ * pick, tested against the set now) is not one of them: a pair goes
+ * through scan_cand only when one of them could be (most pairs cannot):
+ * - cheapest (overall, within the cap, recommended): cost <= the pick's
+ *   and the seed's, or with neither, its days test (the cap or the
+ *   deadline); cheapest on time: the same, by the deadline;
+ * - fastest within budget: days <= the pick's and the seed's, or with
+ *   neither, cost <= budget; fastest overall: days <= the pick's;
+ * - any_short: days <= DAYS_CAP until it is set (a seed within it sets
+ *   it: it says only whether one is).
+ * First one test for all of them (cost <= the largest of their cost limits
+ * or days <= the largest of their days limits), then pick by pick. A NaN
+ * days or cost anywhere breaks the order: the scan starts again over every
+ * candidate as it was (s as given), and seeds are not used. */
+enum { SEED_MIN_ALL, SEED_MIN_SHORT, SEED_REC, SEED_CHEAP_DL, SEED_FAST_B, SEED_FAST_ALL, SEEDS };
+_Static_assert(SEEDS == ENGINE_PRICE_SEEDS, "a seed for each pick");
+
+static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, int nc, struct scans *s)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
+    const struct scans s0 = *s;
+    /* the seeds' keys where a seed is in its set (else +inf) */
+    double seed_k[SEEDS], seed_d[SEEDS];
+    __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
+    for (int x = 0; x < SEEDS; x++) {
+        int j = pc->seed[x];
+        double d, k;
+        int in;
+        seed_k[x] = seed_d[x] = INFINITY;
+        if (j < 0 || j >= nc)
+            continue;
+        d = pc->days[base + j];
+        k = pc->cost[base + j];
+        if (isnan(d) || isnan(k))
+            continue;
+        if (d <= DAYS_CAP)
+            s->any_short = 1;
+        switch (x) {
+        case SEED_MIN_SHORT: in = d <= s->min_days_cap; break;
+        case SEED_REC: in = d <= s->deadline && k <= s->budget; break;
+        case SEED_CHEAP_DL: in = d <= s->deadline; break;
+        case SEED_FAST_B: in = k <= s->budget; break;
+        default: in = 1; break;
+        }
+        if (in) {
+            seed_k[x] = k;
+            seed_d[x] = d;
+        }
+    }
+    /* a cost-keyed pick's limit: its cost and the seed's, or (none and no
+     * seed) +inf with its days test; days-keyed alike */
+#define KLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).cost, seed_k[x])
+#define DLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).days, seed_d[x])
+#define NONE(p, x) ((p).i < 0 && isinf(seed_k[x]))
+#define LIMITS()                                                                                                   \
+    do {                                                                                                           \
+        double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);                          \
+        t_all = _mm_set1_pd(k_);                                                                                   \
+        t_fast = _mm_set1_pd(d_);                                                                                  \
+        t_short = _mm_set1_pd(KLIM(s->min_short, SEED_MIN_SHORT));                                                 \
+        t_rec = _mm_set1_pd(KLIM(s->rec, SEED_REC));                                                               \
+        t_cheap = _mm_set1_pd(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                   \
+        t_fast_b = _mm_set1_pd(DLIM(s->fast_b, SEED_FAST_B));                                                      \
+        k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));            \
+        d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;                               \
+        k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));                                    \
+        k_ = NONE(s->cheap_dl, SEED_CHEAP_DL) ? k_ : max_num(k_, KLIM(s->cheap_dl, SEED_CHEAP_DL));                \
+        d_ = NONE(s->rec, SEED_REC) || NONE(s->cheap_dl, SEED_CHEAP_DL) ? max_num(d_, s->deadline) : d_;           \
+        d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));                        \
+        k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;                                           \
+        d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);                                                            \
+        t_k = _mm_set1_pd(k_);                                                                                     \
+        t_d = _mm_set1_pd(d_);                                                                                     \
+        t_any = _mm_set1_pd(s->any_short ? NAN : DAYS_CAP);                                                        \
+    } while (0)
+    LIMITS();
+    for (int i = 0; i < nc; i += 2) {
+        const __m128d d = _mm_load_pd(&pc->days[base + i]), k = _mm_load_pd(&pc->cost[base + i]);
+        const __m128d nan = _mm_cmpunord_pd(d, k);
+        __m128d m = _mm_or_pd(nan, _mm_or_pd(_mm_cmple_pd(k, t_k), _mm_cmple_pd(d, t_d)));
+        if (_mm_movemask_pd(m) == 0)
+            continue;
+        if (_mm_movemask_pd(nan) != 0) {   /* a NaN: every candidate, in order */
+            *s = s0;
+            for (int j = 0; j < nc; j++)
+                scan_cand(s, j, pc->days[base + j], pc->cost[base + j]);
+            break;
+        }
+        {
+            /* pick by pick (a pick with neither its own nor a seed has
+             * limit +inf: its days and budget tests alone) */
+            const __m128d on_time = _mm_cmple_pd(d, dl), in_budget = _mm_cmple_pd(k, bud);
+            m = _mm_or_pd(_mm_cmple_pd(k, t_all), _mm_and_pd(_mm_cmple_pd(d, cap), _mm_cmple_pd(k, t_short)));
+            m = _mm_or_pd(m, _mm_and_pd(on_time, _mm_or_pd(_mm_and_pd(in_budget, _mm_cmple_pd(k, t_rec)),
+                                                           _mm_cmple_pd(k, t_cheap))));
+            m = _mm_or_pd(m, _mm_and_pd(in_budget, _mm_cmple_pd(d, t_fast_b)));
+            m = _mm_or_pd(m, _mm_or_pd(_mm_cmple_pd(d, t_fast), _mm_cmple_pd(d, t_any)));
+            if (_mm_movemask_pd(m) == 0)
+                continue;
+        }
+        scan_cand(s, i, pc->days[base + i], pc->cost[base + i]);
+        if (i + 1 < nc)
+            scan_cand(s, i + 1, pc->days[base + i + 1], pc->cost[base + i + 1]);
+        LIMITS();
+    }
+#undef LIMITS
+#undef NONE
+#undef DLIM
+#undef KLIM
+    /* this pricing's picks: the next one's seeds */
+    pc->seed[SEED_MIN_ALL] = s->min_all.i;
+    pc->seed[SEED_MIN_SHORT] = s->min_short.i;
+    pc->seed[SEED_REC] = s->rec.i;
+    pc->seed[SEED_CHEAP_DL] = s->cheap_dl.i;
+    pc->seed[SEED_FAST_B] = s->fast_b.i;
+    pc->seed[SEED_FAST_ALL] = s->fast_all.i;
+}
+#endif
+
 /* Fewer nodes, then fewer GPUs, then cheaper. */
 static int simpler(const struct engine_candidate *a, const struct engine_candidate *b)
 {
@@ -1475,20 +1667,12 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * plan_empty clear the plan first; the others are copies of those). */
     if (w->pricing != PRICING_CLOUD)
         memset(scratch, 0, sizeof *scratch);
-    /* Each candidate priced, then the scans below that need nothing but the
-     * prices done in one pass, each one the comparisons of its own loop in
-     * the same order (the tier choice depends on the order of ties):
-     * - the cheapest overall and the cheapest within min_days_cap (the
-     *   minimum tier's pool is one or the other, by any_short);
-     * - the cheapest meeting deadline and budget (recommended);
-     * - the cheapest meeting the deadline and the fastest within budget
-     *   (what the answer says when nothing meets both);
-     * - the fastest overall, first of equals (performance when nothing
-     *   fits the budget). */
+    /* Each candidate priced, then the scans that need nothing but the
+     * prices in one pass (struct scans). */
     int imin = -1, irec = -1, iperf = -1, any_short = 0;
-    struct pick min_all = {-1, 0, 0}, min_short = {-1, 0, 0}, rec = {-1, 0, 0}, cheap_dl = {-1, 0, 0},
-                fast_b = {-1, 0, 0}, fast_all = {-1, 0, 0};
     double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
+    struct scans sc = {{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, 0, deadline, budget,
+                       min_days_cap};
     const int cloud = w->pricing == PRICING_CLOUD;
     const struct cloud_cost_memo mm = memo;   /* a copy no store into a candidate can touch */
     /* Every candidate's days and cost first: the rented ones two at a time
@@ -1519,37 +1703,20 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             cand_cost(c, &ctx, &cands[i], scratch, &memo);
         }
     }
-    /* The cheapest and the fastest overall take the first candidate
-     * whatever it is (no pick yet), so it is given to them before the loop,
-     * which then compares with a pick that is always there. */
     if (nc > 0) {
-        pick(&min_all, 0, cands[0].days, cands[0].cost);
-        pick(&fast_all, 0, cands[0].days, cands[0].cost);   /* as `ifast = 0` then i = 1.. did */
+        pick(&sc.min_all, 0, cands[0].days, cands[0].cost);
+        pick(&sc.fast_all, 0, cands[0].days, cands[0].cost);   /* as `ifast = 0` then i = 1.. did */
     }
-    for (int i = 0; i < nc; i++) {
-        double d = cands[i].days, k = cands[i].cost;
-        if (d <= DAYS_CAP)
-            any_short = 1;
-        if (k < min_all.cost || (k == min_all.cost && d < min_all.days))   /* cheaper(), a pick there */
-            pick(&min_all, i, d, k);
-        if (d <= min_days_cap && cheaper(&min_short, d, k))
-            pick(&min_short, i, d, k);
-        /* recommended's !(d > deadline || k > budget) and the cheapest on
-         * time's d <= deadline are both false past the deadline (most
-         * candidates of a short one); NaN days take the other branch */
-        if (!(d > deadline)) {
-            if (!(k > budget) && cheaper(&rec, d, k))
-                pick(&rec, i, d, k);
-            if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
-                pick(&cheap_dl, i, d, k);
-        }
-        if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
-            pick(&fast_b, i, d, k);
-        if (d < fast_all.days)
-            pick(&fast_all, i, d, k);
-    }
-    irec = rec.i;
-    int icheap_dl = cheap_dl.i, ifast_b = fast_b.i, ifast_all = fast_all.i;
+#ifdef __SSE2__
+    if (priced)
+        scan_cols(&out->price_cols, nc, &sc);
+#endif
+    for (int i = 0; i < nc && !priced; i++)
+        scan_cand(&sc, i, cands[i].days, cands[i].cost);
+    irec = sc.rec.i;
+    any_short = sc.any_short;
+    struct pick min_all = sc.min_all, min_short = sc.min_short;
+    int icheap_dl = sc.cheap_dl.i, ifast_b = sc.fast_b.i, ifast_all = sc.fast_all.i;
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
