@@ -545,6 +545,9 @@ struct engine_recommendation {
         /* all ones or 0: the warm tier is needed whatever the days (more
          * than one node, or a model of 10B+: big10, made for that) */
         unsigned long long warm_always[ENGINE_PRICE_COLS];
+        /* all ones or 0: the cold tier is needed after a week (256 GPUs or
+         * more, or a model of 100B+: big100, made for that) */
+        unsigned long long cold_always[ENGINE_PRICE_COLS];
         double cost[ENGINE_PRICE_COLS];   /* written by each pricing: the candidates' costs */
         double days[ENGINE_PRICE_COLS];   /* and their days */
         int hot_kind_at[ENGINE_PRICE_COLS];   /* hot_kind when 0..2, else 3 */
@@ -553,7 +556,7 @@ struct engine_recommendation {
          * gives the same answer (engine_search.c, scan_cols) */
 #define ENGINE_PRICE_SEEDS 6
         int seed[ENGINE_PRICE_SEEDS];
-        int big10;
+        int big10, big100;
     } price_cols;
 };
 

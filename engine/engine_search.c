@@ -906,7 +906,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
  * after the last is a copy of it (the pair of an odd one). 0 when a
  * candidate's GPU is not in the catalog. */
 static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc, int big10,
-                           struct engine_price_cols *pc, int base)
+                           int big100, struct engine_price_cols *pc, int base)
 {
     for (int i = base; i <= base + nc; i++) {
         const struct engine_candidate *cd = &cands[i - base < nc ? i - base : nc - 1];
@@ -923,6 +923,7 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
         pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
         pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
         pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
+        pc->cold_always[i] = cd->n >= 256 || big100 ? ~0ULL : 0;
     }
     return 1;
 }
@@ -962,9 +963,6 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d cold = _mm_set1_pd(m->cold_month_usd);
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
     const double hot_month[4] = {m->hot_month_usd[0], m->hot_month_usd[1], m->hot_month_usd[2], 0.0};
-    /* engine_needs_cold's big100, as a mask (big10 is in warm_always) */
-    const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
-    const __m128d gpus256 = _mm_set1_pd(256.0);
 
     /* the index where the columns are 16-byte aligned (the same for all:
      * their sizes are multiples of 16 bytes) */
@@ -973,14 +971,15 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     if (nc <= 0)
         return 1;
     if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc &&
-          pc->big10 == m->big10)) {
+          pc->big10 == m->big10 && pc->big100 == m->big100)) {
         pc->from = 0;
-        if (!price_cols_fill(c, cands, nc, m->big10, pc, base))
+        if (!price_cols_fill(c, cands, nc, m->big10, m->big100, pc, base))
             return 0;
         pc->from = out->candidates_from;
         pc->catalog = c;
         pc->n = nc;
         pc->big10 = m->big10;
+        pc->big100 = m->big100;
         for (int x = 0; x < ENGINE_PRICE_SEEDS; x++)
             pc->seed[x] = -1;
     }
@@ -1028,7 +1027,7 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
         u = _mm_mul_pd(cold, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_cmpge_pd(gpus, gpus256), big100),
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(cols_mask(pc->cold_always, j),
                                                                        _mm_cmpge_pd(d, week)),
                                                             _mm_cmpgt_pd(u, zero)),
                                                  u));
