@@ -489,6 +489,7 @@ enum { ENGINE_TEXT_R_FLOPS, ENGINE_TEXT_R_DAYS, ENGINE_TEXT_R_SCALE, ENGINE_TEXT
 struct engine_plan_memo {
     const struct catalog *catalog;    /* NULL: empty */
     unsigned long long used;
+    unsigned long long filled;        /* the plan memo's tick when plan was made (0: never) */
     struct engine_workload w;         /* the four pricing inputs 0 */
     int gi, per_node, nodes, n;
     struct engine_parallel par;
@@ -518,6 +519,19 @@ struct engine_recommendation {
     unsigned long long candidates_from;
     struct engine_plan_memo plan_memo[ENGINE_PLAN_MEMO_SLOTS];
     unsigned long long plan_memo_tick;
+    /* Which slot's plan, made when (its filled), each tier holds the parts
+     * of that no pricing writes again (the expectations, the rationale and
+     * warnings plan_priced and the tier choice leave as they are), as the
+     * last pricing copied them there: the next pricing of a tier showing
+     * the same slot's plan copies only the rest (engine_search.c,
+     * plan_for_cand). slot NULL: the tier holds nothing known. Zero in
+     * memory from calloc or engine_recommend_search; a caller that writes
+     * into the tiers, or copies tiers here without the plan memo they were
+     * copied from, sets each slot to NULL. */
+    struct engine_tier_from {
+        const struct engine_plan_memo *slot;
+        unsigned long long filled;
+    } tier_from[TIER_COUNT];
     /* The pricing's columns of what it reads of each candidate of a rented
      * cluster (engine_recommend_price prices two at a time from them). Made
      * again for every pricing but one of the same candidates: those tagged
@@ -580,9 +594,10 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
  * tokens_b, deadline_days, budget_usd and dataset_tb, which it never reads.
  * It empties the plan memo and leaves the tiers as they were. The pricing
  * step takes a recommendation holding exactly what the search filled (or a
- * copy of it, e.g. from a cache; the tiers may hold anything: pricing reads
- * none of their bytes and, on success, writes each whole up to its lists'
- * counts), prices every candidate for the full workload (writing each one's
+ * copy of it, e.g. from a cache; the tiers may hold anything where
+ * tier_from says nothing of them: pricing reads none of those bytes, only
+ * the parts tier_from vouches for, and on success writes each tier whole
+ * up to its lists' counts), prices every candidate for the full workload (writing each one's
  * days and cost, and reading nothing else it writes), picks the tiers and
  * keeps their clusters' plan parts in the plan memo. Search + price =
  * engine_recommend, bit for bit, whatever the plan memo held. */

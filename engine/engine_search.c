@@ -1141,25 +1141,38 @@ struct blank_ctx {
  * moving the unused rest (18 KB a plan; the texts end at their NUL, and
  * the slot knows their lengths, text_len). The texts of the rationale
  * entries plan_priced writes next (the slot's fx.r_*) are left out: it
- * writes each whole, NUL included, whatever the entry held. */
-static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot)
+ * writes each whole, NUL included, whatever the entry held.
+ * held: dst holds this slot's plan as the last pricing left it (tier_from).
+ * A pricing writes a tier's members before the lists, its bill, the texts
+ * of those rationale entries, rationale entries after the slot's (the
+ * near-tie note) and the warnings from the run-length warning's place on
+ * (fx.warn_at: plan_priced moves the later ones down); the rest of the
+ * lists (the expectations, every rationale rule, the other rationale texts
+ * and the warnings before that place) it never writes, so they are still
+ * the slot's, and only the parts it writes are copied. */
+static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot, int held)
 {
     const struct engine_plan *src = &slot->plan;
     const int rewritten[] = {slot->fx.r_flops, slot->fx.r_days, slot->fx.r_scale, slot->fx.r_data, slot->fx.r_cost};
     unsigned long long skip = 0;
-    for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
-        if (rewritten[k] >= 0 && rewritten[k] < 64)
-            skip |= 1ULL << rewritten[k];
+    int w0 = 0;
     memcpy(dst, src, offsetof(struct engine_plan, expectations));
-    memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
-    dst->n_expectations = src->n_expectations;
-    for (int i = 0; i < src->n_rationale; i++) {
-        memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
-        if (!(i < 64 && (skip >> i & 1)))
-            memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
+    if (held) {
+        w0 = slot->fx.warn_at >= 0 && slot->fx.warn_at < src->n_warnings ? slot->fx.warn_at : src->n_warnings;
+    } else {
+        for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
+            if (rewritten[k] >= 0 && rewritten[k] < 64)
+                skip |= 1ULL << rewritten[k];
+        memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
+        for (int i = 0; i < src->n_rationale; i++) {
+            memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
+            if (!(i < 64 && (skip >> i & 1)))
+                memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
+        }
     }
+    dst->n_expectations = src->n_expectations;
     dst->n_rationale = src->n_rationale;
-    for (int i = 0; i < src->n_warnings; i++)
+    for (int i = w0; i < src->n_warnings; i++)
         memcpy(dst->warnings[i], src->warnings[i], (size_t)slot->text_len[PLAN_RATIONALE_MAX + i] + 1);
     dst->n_warnings = src->n_warnings;
     dst->n_bom = 0;
@@ -1170,12 +1183,15 @@ static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_
  * recommendation's plan memo when a slot holds it for this catalog, this
  * workload less the four pricing inputs and this cluster and layout (else
  * completed on the blanked workload and kept in the least recently used
- * slot), then plan_priced for the full workload. The same bytes as
- * plan_from_cand + plan_complete: plan_complete is these two steps. */
+ * slot, a new fill), then plan_priced for the full workload. The same
+ * bytes as plan_from_cand + plan_complete: plan_complete is these two
+ * steps. Tier t (pl) then holds the slot's fill (tier_from). */
 static struct engine_text_memo *plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx,
                                               struct blank_ctx *b, struct engine_recommendation *out,
-                                              const struct engine_candidate *cd, struct engine_plan *pl)
+                                              const struct engine_candidate *cd, int t)
 {
+    struct engine_plan *pl = &out->tiers[t];
+    struct engine_tier_from *from = &out->tier_from[t];
     struct engine_plan_memo *slot = NULL, *victim = &out->plan_memo[0];
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++) {
         struct engine_plan_memo *s = &out->plan_memo[i];
@@ -1211,9 +1227,12 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         slot->nodes = cd->nodes;
         slot->par = cd->par;
         slot->fabric_gbps = cd->fabric_gbps;
+        slot->filled = ++out->plan_memo_tick;
     }
     slot->used = ++out->plan_memo_tick;
-    plan_copy_counted(pl, slot);
+    plan_copy_counted(pl, slot, from->slot == slot && from->filled == slot->filled && slot->filled != 0);
+    from->slot = slot;
+    from->filled = slot->filled;
     plan_priced(c, ctx, pl, &slot->fx, slot->texts);
     return slot->texts;
 }
@@ -1664,8 +1683,10 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * cleared here, so pricing reads nothing the caller's memory held
      * before. Every tier is then written whole below (plan_from_cand and
      * plan_empty clear the plan first; the others are copies of those). */
-    if (w->pricing != PRICING_CLOUD)
+    if (w->pricing != PRICING_CLOUD) {
+        out->tier_from[TIER_PERFORMANCE].slot = NULL;
         memset(scratch, 0, sizeof *scratch);
+    }
     /* Each candidate priced, then the scans that need nothing but the
      * prices in one pass (struct scans). */
     int imin = -1, irec = -1, iperf = -1, any_short = 0;
@@ -1726,8 +1747,10 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             engine_fmt(why, sizeof why,
                      "the model does not fit within max_gpus %d: the leanest layout needs %.1f GiB per GPU "
                      "on %s (R1, F5, F6)", max_gpus, min_mem_all, min_mem_gpu);
-        for (int t = 0; t < TIER_COUNT; t++)
+        for (int t = 0; t < TIER_COUNT; t++) {
             plan_empty(&out->tiers[t], why);
+            out->tier_from[t].slot = NULL;
+        }
         rec_warn(out, "%s", why);
         return ST_OK;
     }
@@ -1858,21 +1881,25 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
-    tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
+    /* A tier copied from another holds what that one holds (tier_from). */
+    tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], TIER_MINIMUM);
     if (ishow == imin) {
         *prec = *pmin;
+        out->tier_from[TIER_RECOMMENDED] = out->tier_from[TIER_MINIMUM];
         tm_rec = tm_min;
     } else {
-        tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
+        tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], TIER_RECOMMENDED);
     }
     if (ifast == imin) {
         *pperf = *pmin;
+        out->tier_from[TIER_PERFORMANCE] = out->tier_from[TIER_MINIMUM];
         tm_perf = tm_min;
     } else if (ifast == ishow) {
         *pperf = *prec;
+        out->tier_from[TIER_PERFORMANCE] = out->tier_from[TIER_RECOMMENDED];
         tm_perf = tm_rec;
     } else {
-        tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
+        tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], TIER_PERFORMANCE);
     }
     tm_min += ENGINE_TEXT_WHY + TIER_MINIMUM;
     tm_rec += ENGINE_TEXT_WHY + TIER_RECOMMENDED;
