@@ -959,8 +959,14 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d tokens = _mm_set1_pd(m->tokens), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
     const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
     const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
-    const __m128d need = _mm_set1_pd(m->hot_need_tb), warm = _mm_set1_pd(m->warm_month_usd);
-    const __m128d cold = _mm_set1_pd(m->cold_month_usd);
+    /* The warm and cold tiers' monthly prices, 0 where the bill would not
+     * add them (not > 0: NaN, none): months is finite and > 0 on the pair
+     * path, so price x months is > 0 or (underflow) +0 when price > 0, and
+     * +0 when it is 0, where adding +0 leaves the sum (never -0) as it is,
+     * as not adding does. */
+    const __m128d need = _mm_set1_pd(m->hot_need_tb);
+    const __m128d warm = _mm_set1_pd(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
+    const __m128d cold = _mm_set1_pd(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
     const double hot_month[4] = {m->hot_month_usd[0], m->hot_month_usd[1], m->hot_month_usd[2], 0.0};
 
@@ -1023,14 +1029,9 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
         u = _mm_mul_pd(warm, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)),
-                                                            _mm_cmpgt_pd(u, zero)),
-                                                 u));
+        total = _mm_add_pd(total, _mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)), u));
         u = _mm_mul_pd(cold, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(cols_mask(pc->cold_always, j),
-                                                                       _mm_cmpge_pd(d, week)),
-                                                            _mm_cmpgt_pd(u, zero)),
-                                                 u));
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(cols_mask(pc->cold_always, j), _mm_cmpge_pd(d, week)), u));
         _mm_store_pd(&pc->cost[j], total);
         _mm_store_pd(&pc->days[j], d);
         _mm_storel_pd(&cands[i].days, d);
