@@ -554,8 +554,8 @@ struct engine_recommendation {
         double gpus[ENGINE_PRICE_COLS];
         double usd_per_gpu_hour[ENGINE_PRICE_COLS];
         double hot_bw_tb[ENGINE_PRICE_COLS];   /* -INFINITY when hot_kind is not 0..2 */
-        double hot_bw_month_usd[ENGINE_PRICE_COLS];
-        double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
+        double hot_bw_month_usd[ENGINE_PRICE_COLS];   /* 0 when not > 0 (NaN) */
+        double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer, or when not > 0 */
         /* all ones or 0: the warm tier is needed whatever the days (more
          * than one node, or a model of 10B+: big10, made for that) */
         unsigned long long warm_always[ENGINE_PRICE_COLS];

@@ -919,8 +919,8 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
         pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
         int known = cd->hot_kind >= 0 && cd->hot_kind < 3;
         pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
-        pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd;
-        pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
+        pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd > 0 ? cd->hot_bw_month_usd : 0.0;
+        pc->cache_month_usd[i] = cd->nodes > 2 && cd->cache_month_usd > 0 ? cd->cache_month_usd : 0.0;
         pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
         pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
         pc->cold_always[i] = cd->n >= 256 || big100 ? ~0ULL : 0;
@@ -959,16 +959,18 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d tokens = _mm_set1_pd(m->tokens), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
     const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
     const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
-    /* The warm and cold tiers' monthly prices, 0 where the bill would not
-     * add them (not > 0: NaN, none): months is finite and > 0 on the pair
-     * path, so price x months is > 0 or (underflow) +0 when price > 0, and
-     * +0 when it is 0, where adding +0 leaves the sum (never -0) as it is,
-     * as not adding does. */
+    /* Every tier's monthly price here (these two, the hot ones below and
+     * in the columns) is 0 where the bill would not add it (not > 0: NaN,
+     * none): months is finite and > 0 on the pair path, so price x months
+     * is > 0 or (underflow) +0 when price > 0, and +0 when it is 0, where
+     * adding +0 leaves the sum (never -0) as it is, as not adding does. */
     const __m128d need = _mm_set1_pd(m->hot_need_tb);
     const __m128d warm = _mm_set1_pd(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
     const __m128d cold = _mm_set1_pd(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
-    const double hot_month[4] = {m->hot_month_usd[0], m->hot_month_usd[1], m->hot_month_usd[2], 0.0};
+    const double hot_month[4] = {m->hot_month_usd[0] > 0 ? m->hot_month_usd[0] : 0.0,
+                                 m->hot_month_usd[1] > 0 ? m->hot_month_usd[1] : 0.0,
+                                 m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
 
     /* the index where the columns are 16-byte aligned (the same for all:
      * their sizes are multiples of 16 bytes) */
@@ -1024,10 +1026,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
         hot = _mm_setr_pd(hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]]);
         hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
-        u = _mm_mul_pd(hot, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
-        u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
+        total = _mm_add_pd(total, _mm_mul_pd(hot, months));
+        total = _mm_add_pd(total, _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months));
         u = _mm_mul_pd(warm, months);
         total = _mm_add_pd(total, _mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)), u));
         u = _mm_mul_pd(cold, months);
