@@ -532,6 +532,13 @@ struct engine_recommendation {
         const struct engine_plan_memo *slot;
         unsigned long long filled;
     } tier_from[TIER_COUNT];
+    /* The catalog's storage rows by kind (the eval context's), as the last
+     * pricing found them in storage_cat (NULL: none), which a pricing with
+     * the same catalog takes instead of looking them up by name; the
+     * catalog compared by address, as the plan memo's is. Cleared by the
+     * search, zero from calloc. */
+    const struct catalog *storage_cat;
+    const struct engine_storage *storage_by_kind[5];
     /* The pricing's columns of what it reads of each candidate of a rented
      * cluster (engine_recommend_price prices two at a time from them). Made
      * again for every pricing but one of the same candidates: those tagged

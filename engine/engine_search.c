@@ -1677,7 +1677,15 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         return ST_INVALID;
     }
     eval_ctx_init(&ctx, &w->model, w);
-    eval_ctx_bind_storage(&ctx, c);
+    _Static_assert(sizeof out->storage_by_kind == sizeof ctx.storage_by_kind, "the same rows");
+    if (out->storage_cat == c) {
+        memcpy(ctx.storage_by_kind, out->storage_by_kind, sizeof ctx.storage_by_kind);
+        ctx.storage_cat = c;
+    } else {
+        eval_ctx_bind_storage(&ctx, c);
+        memcpy(out->storage_by_kind, ctx.storage_by_kind, sizeof out->storage_by_kind);
+        out->storage_cat = c;
+    }
     engine_cloud_cost_memo_init(&memo, c, &ctx);
     /* A bought cluster is priced on the scratch plan (cand_cost's other
      * branch), which plan_cost_at reads beyond the members cand_cost sets:
