@@ -490,6 +490,7 @@ struct engine_plan_memo {
     const struct catalog *catalog;    /* NULL: empty */
     unsigned long long used;
     unsigned long long filled;        /* the plan memo's tick when plan was made (0: never) */
+    unsigned long long w_stamp;       /* w is the recommendation's blank_w of this stamp (0: not known) */
     struct engine_workload w;         /* the four pricing inputs 0 */
     int gi, per_node, nodes, n;
     struct engine_parallel par;
@@ -539,6 +540,12 @@ struct engine_recommendation {
      * search, zero from calloc. */
     const struct catalog *storage_cat;
     const struct engine_storage *storage_by_kind[5];
+    /* The last pricing's workload less the four pricing inputs (the plan
+     * memo's key) and a stamp for it (0: none; the plan memo's tick when it
+     * was taken): a slot whose w_stamp is this stamp holds this workload
+     * without comparing its 2 KB again. Cleared by the search. */
+    unsigned long long blank_stamp;
+    struct engine_workload blank_w;
     /* The pricing's columns of what it reads of each candidate of a rented
      * cluster (engine_recommend_price prices two at a time from them). Made
      * again for every pricing but one of the same candidates: those tagged

@@ -1199,7 +1199,8 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         if (s->catalog == c && s->gi == cd->gi && s->n == cd->n && s->per_node == cd->per_node &&
             s->nodes == cd->nodes && memcmp(&s->par, &cd->par, sizeof cd->par) == 0 &&
             memcmp(&s->fabric_gbps, &cd->fabric_gbps, sizeof cd->fabric_gbps) == 0 &&
-            memcmp(&s->w, &b->w, sizeof b->w) == 0) {
+            (s->w_stamp == out->blank_stamp || memcmp(&s->w, &b->w, sizeof b->w) == 0)) {
+            s->w_stamp = out->blank_stamp;   /* b->w is blank_w */
             slot = s;
             break;
         }
@@ -1222,6 +1223,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
             slot->text_len[PLAN_RATIONALE_MAX + i] = (unsigned short)strnlen(slot->plan.warnings[i], PLAN_TEXT_MAX - 1);
         slot->catalog = c;
         slot->w = b->w;
+        slot->w_stamp = out->blank_stamp;
         slot->gi = cd->gi;
         slot->n = cd->n;
         slot->per_node = cd->per_node;
@@ -1887,6 +1889,11 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     blank.w.budget_usd = 0;
     blank.w.dataset_tb = 0;
     blank.ready = 0;
+    /* blank.w with a stamp: the plan memo's slots compare with it once */
+    if (out->blank_stamp == 0 || memcmp(&out->blank_w, &blank.w, sizeof blank.w) != 0) {
+        out->blank_w = blank.w;
+        out->blank_stamp = ++out->plan_memo_tick;
+    }
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
