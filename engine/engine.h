@@ -551,7 +551,7 @@ struct engine_recommendation {
      * again for every pricing but one of the same candidates: those tagged
      * candidates_from when that is not 0 (a tag names one search result,
      * which the tagger never changes under it), with the same catalog,
-     * count and model size class (big10). Scratch, not part of the answer: a caller that tags candidates
+     * count and model size classes (big10, big100). Scratch, not part of the answer: a caller that tags candidates
      * in memory it did not get from calloc or engine_recommend_search (which
      * set it 0) sets from to 0 first. */
     struct engine_price_cols {
