@@ -68,9 +68,6 @@ static inline int box_at(const char *s, size_t len)
            ((unsigned char)s[1] == 0x94 || (unsigned char)s[1] == 0x95);
 }
 
-/* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
- * at s without its paste debris. Inline: the driver calls it on every line,
- * and the test checks it against the byte loops it replaced. */
 /* Bytes that may open the paste debris line_clean removes (DEBRIS_OPEN) or
  * end it (DEBRIS_END). Most lines open and end with neither, and one table
  * load each tells so, where the chains of tests in line_clean took a dozen
@@ -89,10 +86,13 @@ static inline unsigned line_debris(unsigned char c)
     return debris[c];
 }
 
-static inline void line_clean(const char *s, size_t len, struct line *l)
+/* line_clean's front loop, for a line opening with a debris byte: the
+ * debris removed, s and *len past it, *indent its blank columns. Each pass
+ * removes at least one byte, so this ends within len passes. */
+static inline const char *clean_front(const char *s, size_t *lenp, int *indentp)
 {
+    size_t len = *lenp;
     int indent = 0;
-    /* Each pass removes at least one byte, so this ends within len passes. */
     for (;;) {
         if (!len || !(line_debris((unsigned char)*s) & DEBRIS_OPEN))
             break;
@@ -123,10 +123,24 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
             break;
         }
     }
-    for (;;) {
-        if (!len || (!(line_debris((unsigned char)s[len - 1]) & DEBRIS_END) &&
-                     (len < 3 || (unsigned char)s[len - 3] != 0xE2)))
-            break;
+    *lenp = len;
+    *indentp = indent;
+    return s;
+}
+
+/* Whether the line of len bytes at s may end with debris (line_debris, or
+ * a box character's last byte). */
+static inline int clean_back_needed(const char *s, size_t len)
+{
+    return len && ((line_debris((unsigned char)s[len - 1]) & DEBRIS_END) ||
+                   (len >= 3 && (unsigned char)s[len - 3] == 0xE2));
+}
+
+/* line_clean's end loop, for a line clean_back_needed says may end with
+ * debris: len less the debris it ends with. */
+static inline size_t clean_back(const char *s, size_t len)
+{
+    do {
         if (len >= 8 && s[len - 1] == ' ') {
             /* padded lines: the trailing run of spaces in the last eight
              * bytes in one step */
@@ -140,7 +154,22 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
         } else {
             break;
         }
-    }
+    } while (clean_back_needed(s, len));
+    return len;
+}
+
+/* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
+ * at s without its paste debris. Inline: the driver calls it on every line,
+ * and the test checks it against the byte loops it replaced. */
+static inline void line_clean(const char *s, size_t len, struct line *l)
+{
+    int indent = 0;
+    /* Most lines open and end with no debris: one table load at each end
+     * says so before either loop is entered. */
+    if (len && (line_debris((unsigned char)*s) & DEBRIS_OPEN))
+        s = clean_front(s, &len, &indent);
+    if (clean_back_needed(s, len))
+        len = clean_back(s, len);
     l->raw = s;
     l->raw_len = len;
     l->indent = indent;
@@ -173,15 +202,20 @@ static inline void line_clean(const char *s, size_t len, struct line *l)
  * A marker can occur in the line only if all of its pairs are in the set,
  * so most searches for markers a line does not hold end after a few bit
  * tests instead of a scan. Lines are asked for dozens of markers (every
- * detector, then the section's parser), but many lines only one or two, so
- * the set is built on the third search, not before. */
+ * detector, then the section's parser), but many lines only a few, so the
+ * set is built on the sixth search (PAIRS_AFTER), not before: a fill costs
+ * some five memchr searches of a line (callgrind: on the bench log and on
+ * the fixtures once each, the sixth beat the third, the fourth and the
+ * eighth). */
+#define PAIRS_AFTER 6
 struct line_pairs {
     /* One slot per hash holding the stamp of the fill that last set it, so
      * a new line's set starts empty without clearing: plain stores, no
      * read-modify-write. Reused from line to line by the driver. */
     unsigned short seen[512];
     unsigned short gen;        /* stamp of the current fill; 0 is never used */
-    int searches;              /* searches so far; the set is valid once >= 3 */
+    int searches;              /* searches so far; the set is valid once
+                                  >= PAIRS_AFTER */
     /* The driver's per-line scratch holds more: the parser whose memo
      * of texts (report_parse.c) holds the notes (NULL: none, as in a set
      * made outside the driver), the line's slot in it (NULL until looked
@@ -204,13 +238,20 @@ struct tok {
  * INFO lines apart. One pass finds both: every line needs both, and two
  * library calls per line cost more than the scan. With SSE2, sixteen bytes a
  * step in two phases: until the first ']' one mask test per step says
- * whether either byte is there; after it (INFO lines have theirs in the
- * first 30 bytes of about 100) the rest is a search for '\n' alone, 32 bytes
- * a step. Every line of the input passes through here: inline, in the
- * driver's loop. */
-static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
+ * whether either byte is there (line_scan_head); after it (INFO lines have
+ * theirs in the first 30 bytes of about 100) the rest is a search for '\n'
+ * alone, 32 bytes a step (line_scan_tail). The driver runs the two phases
+ * itself, to look at a line's INFO marker between them. Every line of the
+ * input passes through here: inline, in the driver's loop. */
+/* The first phase: 1 when the line's end comes before any ']' or in the
+ * step that finds the first (*ll its length, *rb as line_scan says); 0 when
+ * a ']' comes first: *rb is its offset, s[0, *at) holds no newline, and
+ * line_scan_tail(s, avail, *at) finds the line's end. (A flag, not a length
+ * with a reserved value: inlined, each return then branches straight to its
+ * case, with no compare of the length a line.) */
+static inline int line_scan_head(const char *s, size_t avail, size_t *ll, size_t *rb, size_t *at)
 {
-    size_t i = 0, r = LINE_NO_BRACKET;
+    size_t i = 0;
 #if defined(__SSE2__)
     const __m128i vn = _mm_set1_epi8('\n'), vb = _mm_set1_epi8(']');
     for (; i + 16 <= avail; i += 16) {
@@ -220,45 +261,66 @@ static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
             continue;
         unsigned mn = (unsigned)_mm_movemask_epi8(en);
         unsigned mb = (unsigned)_mm_movemask_epi8(eb);
-        if (mn)
-            mb &= (mn & -mn) - 1;           /* only brackets before the newline */
-        if (mb)
-            r = i + (unsigned)__builtin_ctz(mb);
         if (mn) {
-            *rb = r;
-            return i + (unsigned)__builtin_ctz(mn);
+            /* only brackets before the newline (most lines hold none: one
+             * test says so) */
+            *rb = LINE_NO_BRACKET;
+            if (mb && (mb &= (mn & -mn) - 1))
+                *rb = i + (unsigned)__builtin_ctz(mb);
+            *ll = i + (unsigned)__builtin_ctz(mn);
+            return 1;
         }
-        i += 16;
-        break;                              /* a ']' and no newline yet */
-    }
-    if (r != LINE_NO_BRACKET) {
-        for (; i + 32 <= avail; i += 32) {
-            __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-            __m128i e0 = _mm_cmpeq_epi8(v0, vn), e1 = _mm_cmpeq_epi8(v1, vn);
-            if (!_mm_movemask_epi8(_mm_or_si128(e0, e1)))
-                continue;
-            unsigned m = (unsigned)_mm_movemask_epi8(e0) |
-                         ((unsigned)_mm_movemask_epi8(e1) << 16);
-            *rb = r;
-            return i + (unsigned)__builtin_ctz(m);
-        }
-        if (i + 16 <= avail) {
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-                _mm_loadu_si128((const __m128i *)(const void *)(s + i)), vn));
-            if (m) {
-                *rb = r;
-                return i + (unsigned)__builtin_ctz(m);
-            }
-            i += 16;
-        }
+        *rb = i + (unsigned)__builtin_ctz(mb);  /* a ']' and no newline yet */
+        *at = i + 16;
+        return 0;
     }
 #endif
     for (; i < avail && s[i] != '\n'; i++)
-        if (s[i] == ']' && r == LINE_NO_BRACKET)
-            r = i;
-    *rb = r;
+        if (s[i] == ']') {
+            *rb = i;
+            *at = i + 1;
+            return 0;
+        }
+    *rb = LINE_NO_BRACKET;
+    *ll = i;
+    return 1;
+}
+
+/* The second phase: the offset of the line's end (its newline, or avail),
+ * searched from i on. */
+static inline size_t line_scan_tail(const char *s, size_t avail, size_t i)
+{
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n');
+    for (; i + 32 <= avail; i += 32) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i e0 = _mm_cmpeq_epi8(v0, vn), e1 = _mm_cmpeq_epi8(v1, vn);
+        if (!_mm_movemask_epi8(_mm_or_si128(e0, e1)))
+            continue;
+        unsigned m = (unsigned)_mm_movemask_epi8(e0) | ((unsigned)_mm_movemask_epi8(e1) << 16);
+        return i + (unsigned)__builtin_ctz(m);
+    }
+    if (i + 16 <= avail) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), vn));
+        if (m)
+            return i + (unsigned)__builtin_ctz(m);
+        i += 16;
+    }
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        ;
     return i;
+}
+
+/* Both phases: the line's length, its first ']' in *rb (as the driver
+ * reads them, less its INFO test between; the unit test holds this to a
+ * byte loop). */
+static inline size_t line_scan(const char *s, size_t avail, size_t *rb)
+{
+    size_t at = 0, ll = 0;
+    return line_scan_head(s, avail, &ll, rb, &at) ? ll : line_scan_tail(s, avail, at);
 }
 
 /* Split l into blank-separated tokens (spaces or tabs); at most max. */
@@ -430,8 +492,8 @@ void line_pairs_fill(const struct line *l);
 static inline void line_pairs_ensure(const struct line *l)
 {
     struct line_pairs *p = l->pairs;
-    if (p && p->searches < 3) {
-        p->searches = 3;
+    if (p && p->searches < PAIRS_AFTER) {
+        p->searches = PAIRS_AFTER;
         line_pairs_fill(l);
     }
 }
@@ -443,8 +505,8 @@ static inline int line_may_hold(const struct line *l, const char *lit, size_t n)
     struct line_pairs *p = l->pairs;
     if (n < 2 || !p)
         return 1;
-    if (p->searches < 3) {
-        if (++p->searches < 3)
+    if (p->searches < PAIRS_AFTER) {
+        if (++p->searches < PAIRS_AFTER)
             return 1;
         line_pairs_fill(l);
     }

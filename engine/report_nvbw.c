@@ -113,9 +113,10 @@ enum take nvbw_line(struct report_section *sec, const struct line *l)
         span_starts(l->s, l->len, "Additional system") || span_starts(l->s, l->len, "CUDA ") ||
         span_starts(l->s, l->len, "Driver Version") || span_starts(l->s, l->len, "Built from"))
         return TAKE_YES;
-    /* Plain searches, not line_find: as the line's third search the pair
-     * set would be built for it, which costs a matrix row (most of the
-     * lines here) more than three memchr calls that find nothing. */
+    /* Plain searches, not line_find: should they be a line's
+     * PAIRS_AFTER-th search the pair set would be built for it, which
+     * costs a matrix row (most of the lines here) more than three memchr
+     * calls that find nothing. */
     if (span_find(l->s, l->len, "ERROR") || span_find(l->s, l->len, "FAILED") ||
         span_find(l->s, l->len, "failed")) {
         n->failed++;

@@ -191,6 +191,7 @@ struct parser {
     size_t nlines;             /* chunk parsers: lines of the chunk */
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
+    struct line line;          /* the line being read (read_line) */
     struct memo_slot *memo;    /* NULL: none yet */
     unsigned memo_bits;        /* log2 of its slots */
     size_t memo_taken;         /* texts taken in since it was made */
@@ -671,13 +672,10 @@ static __attribute__((noinline)) void feed_open(struct parser *p, const struct l
 static inline __attribute__((always_inline)) void feed(struct parser *p, const struct line *l,
                                                      int lineno)
 {
-    int blank = l->raw_len == 0;
-    int info = l->info;
-
     if (p->cur) {
         /* NCCL_DEBUG=INFO lines arrive anywhere in a log; inside another
          * tool's output they are noise, not the start of something new. */
-        if (info && p->cur_ops->kind != REPORT_NCCL)
+        if (l->info && p->cur_ops->kind != REPORT_NCCL)
             return;
         enum take t = p->cur_ops->line(p->cur, l);
         if (t == TAKE_YES) {
@@ -701,8 +699,10 @@ static inline __attribute__((always_inline)) void feed(struct parser *p, const s
             close_cur(p);
     }
     /* INFO lines outside a table never open a section of their own: alone
-     * they hold no measurement, and a long log is full of them. */
-    if (blank || info)
+     * they hold no measurement, and a long log is full of them. (l is read
+     * here, not kept from before the kind's call: across the call it
+     * would be saved and restored on every line.) */
+    if (l->raw_len == 0 || l->info)
         return;
     feed_open(p, l, lineno);
 }
@@ -723,6 +723,7 @@ static struct parser *parser_new(size_t smax)
     p->ev_end = SIZE_MAX;
     p->smax = smax;
     p->pairs.memo_owner = p;
+    p->line.pairs = &p->pairs;
     return p;
 }
 
@@ -746,35 +747,46 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
                                                               size_t pos, size_t end, int lineno)
 {
     const char *s = text + pos;
-    size_t rb;
-    size_t ll = line_scan(s, end - pos, &rb);
+    size_t avail = end - pos, ll = 0, rb, at = 0;
+    if (!line_scan_head(s, avail, &ll, &rb, &at)) {
+        /* An NCCL INFO line with no NCCL section open is read by no one
+         * (feed drops it), and a debug log is full of them: told at the
+         * line's first ']', before the rest of the line is scanned or the
+         * line cleaned; its end is then found by one memchr (the bytes
+         * from at on are the rest of the line). Only for a line opening
+         * with no byte line_clean removes (line_debris): its raw text then
+         * starts at s, and ends past the marker (which holds no newline nor
+         * byte removed at the end), so this is the l.info that feed would
+         * see, with l.raw_len > 0. A line that is not told here (its ']'
+         * and its newline in one step of line_scan_head) still reaches
+         * feed, which drops it. */
+        if (rb + 11 <= avail && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
+            !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
+            span_starts(s + rb, avail - rb, "] NCCL INFO")) {
+            const char *nlp = memchr(s + at, '\n', avail - at);
+            return nlp ? (size_t)(nlp - text) + 1 : end;
+        }
+        ll = line_scan_tail(s, avail, at);
+    }
     int nl = pos + ll < end;
     size_t next = pos + ll + (nl ? 1 : 0);
-    /* An NCCL INFO line with no NCCL section open is read by no one (feed
-     * drops it), and a debug log is full of them: told at the line's
-     * first ']' before the line is cleaned. Only for a line opening with
-     * no byte line_clean removes (line_debris): its raw text then starts
-     * at s, and ends past the marker (which holds no byte removed at the
-     * end), so this is the l.info that feed would see, with l.raw_len > 0. */
-    if (rb != LINE_NO_BRACKET && rb + 11 <= ll && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
-        !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) && span_starts(s + rb, ll - rb, "] NCCL INFO"))
-        return next;
-    struct line l;
-    line_clean(s, ll, &l);
+    /* the parser's line view: its pairs pointer is set once, in parser_new */
+    struct line *l = &p->line;
+    line_clean(s, ll, l);
     p->pairs.searches = 0;
     p->pairs.memo_slot = NULL;
-    l.pairs = &p->pairs;
-    l.info = 0;
-    if (l.raw_len > 0 && rb != LINE_NO_BRACKET) {
+    l->info = 0;
+    /* (most lines hold no ']': that test first, one branch a line) */
+    if (rb != LINE_NO_BRACKET && l->raw_len > 0) {
         /* The first ']' of the line is the first of raw unless the
          * cleaner cut it off with a malformed border character. */
-        size_t off = (size_t)(l.raw - s);
-        if (rb >= off && rb < off + l.raw_len)
-            l.info = nccl_info_at(&l, l.raw + (rb - off));
+        size_t off = (size_t)(l->raw - s);
+        if (rb >= off && rb < off + l->raw_len)
+            l->info = nccl_info_at(l, l->raw + (rb - off));
         else if (rb < off)
-            l.info = nccl_is_info(&l);
+            l->info = nccl_is_info(l);
     }
-    feed(p, &l, lineno);
+    feed(p, l, lineno);
     return next;
 }
 
