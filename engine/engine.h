@@ -509,6 +509,8 @@ enum { ENGINE_TEXT_R_FLOPS, ENGINE_TEXT_R_DAYS, ENGINE_TEXT_R_SCALE, ENGINE_TEXT
 struct engine_plan_memo {
     const struct catalog *catalog;    /* NULL: empty */
     unsigned long long used;
+    unsigned long long filled;        /* the plan memo's tick when plan was made (0: never) */
+    unsigned long long w_stamp;       /* w is the recommendation's blank_w of this stamp (0: not known) */
     struct engine_workload w;         /* the four pricing inputs 0 */
     int gi, per_node, nodes, n;
     struct engine_parallel par;
@@ -538,12 +540,38 @@ struct engine_recommendation {
     unsigned long long candidates_from;
     struct engine_plan_memo plan_memo[ENGINE_PLAN_MEMO_SLOTS];
     unsigned long long plan_memo_tick;
+    /* Which slot's plan, made when (its filled), each tier holds the parts
+     * of that no pricing writes again (the expectations, the rationale and
+     * warnings plan_priced and the tier choice leave as they are), as the
+     * last pricing copied them there: the next pricing of a tier showing
+     * the same slot's plan copies only the rest (engine_search.c,
+     * plan_for_cand). slot NULL: the tier holds nothing known. Zero in
+     * memory from calloc or engine_recommend_search; a caller that writes
+     * into the tiers, or copies tiers here without the plan memo they were
+     * copied from, sets each slot to NULL. */
+    struct engine_tier_from {
+        const struct engine_plan_memo *slot;
+        unsigned long long filled;
+    } tier_from[TIER_COUNT];
+    /* The catalog's storage rows by kind (the eval context's), as the last
+     * pricing found them in storage_cat (NULL: none), which a pricing with
+     * the same catalog takes instead of looking them up by name; the
+     * catalog compared by address, as the plan memo's is. Cleared by the
+     * search, zero from calloc. */
+    const struct catalog *storage_cat;
+    const struct engine_storage *storage_by_kind[5];
+    /* The last pricing's workload less the four pricing inputs (the plan
+     * memo's key) and a stamp for it (0: none; the plan memo's tick when it
+     * was taken): a slot whose w_stamp is this stamp holds this workload
+     * without comparing its 2 KB again. Cleared by the search. */
+    unsigned long long blank_stamp;
+    struct engine_workload blank_w;
     /* The pricing's columns of what it reads of each candidate of a rented
      * cluster (engine_recommend_price prices two at a time from them). Made
      * again for every pricing but one of the same candidates: those tagged
      * candidates_from when that is not 0 (a tag names one search result,
      * which the tagger never changes under it), with the same catalog,
-     * count and model size class (big10). Scratch, not part of the answer: a caller that tags candidates
+     * count and model size classes (big10, big100). Scratch, not part of the answer: a caller that tags candidates
      * in memory it did not get from calloc or engine_recommend_search (which
      * set it 0) sets from to 0 first. */
     struct engine_price_cols {
@@ -560,14 +588,23 @@ struct engine_recommendation {
         double gpus[ENGINE_PRICE_COLS];
         double usd_per_gpu_hour[ENGINE_PRICE_COLS];
         double hot_bw_tb[ENGINE_PRICE_COLS];   /* -INFINITY when hot_kind is not 0..2 */
-        double hot_bw_month_usd[ENGINE_PRICE_COLS];
-        double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer */
+        double hot_bw_month_usd[ENGINE_PRICE_COLS];   /* 0 when not > 0 (NaN) */
+        double cache_month_usd[ENGINE_PRICE_COLS];   /* 0 on two nodes or fewer, or when not > 0 */
         /* all ones or 0: the warm tier is needed whatever the days (more
          * than one node, or a model of 10B+: big10, made for that) */
         unsigned long long warm_always[ENGINE_PRICE_COLS];
+        /* all ones or 0: the cold tier is needed after a week (256 GPUs or
+         * more, or a model of 100B+: big100, made for that) */
+        unsigned long long cold_always[ENGINE_PRICE_COLS];
         double cost[ENGINE_PRICE_COLS];   /* written by each pricing: the candidates' costs */
+        double days[ENGINE_PRICE_COLS];   /* and their days */
         int hot_kind_at[ENGINE_PRICE_COLS];   /* hot_kind when 0..2, else 3 */
-        int big10;
+        /* the last pricing's picks of these candidates (-1: none), where
+         * the next pricing's scans start looking: hints only, any value
+         * gives the same answer (engine_search.c, scan_cols) */
+#define ENGINE_PRICE_SEEDS 6
+        int seed[ENGINE_PRICE_SEEDS];
+        int big10, big100;
     } price_cols;
 };
 
@@ -591,9 +628,10 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
  * tokens_b, deadline_days, budget_usd and dataset_tb, which it never reads.
  * It empties the plan memo and leaves the tiers as they were. The pricing
  * step takes a recommendation holding exactly what the search filled (or a
- * copy of it, e.g. from a cache; the tiers may hold anything: pricing reads
- * none of their bytes and, on success, writes each whole up to its lists'
- * counts), prices every candidate for the full workload (writing each one's
+ * copy of it, e.g. from a cache; the tiers may hold anything where
+ * tier_from says nothing of them: pricing reads none of those bytes, only
+ * the parts tier_from vouches for, and on success writes each tier whole
+ * up to its lists' counts), prices every candidate for the full workload (writing each one's
  * days and cost, and reading nothing else it writes), picks the tiers and
  * keeps their clusters' plan parts in the plan memo. Search + price =
  * engine_recommend, bit for bit, whatever the plan memo held. */

@@ -999,7 +999,7 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
  * after the last is a copy of it (the pair of an odd one). 0 when a
  * candidate's GPU is not in the catalog. */
 static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc, int big10,
-                           struct engine_price_cols *pc, int base)
+                           int big100, struct engine_price_cols *pc, int base)
 {
     for (int i = base; i <= base + nc; i++) {
         const struct engine_candidate *cd = &cands[i - base < nc ? i - base : nc - 1];
@@ -1012,10 +1012,11 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
         pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
         int known = cd->hot_kind >= 0 && cd->hot_kind < 3;
         pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
-        pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd;
-        pc->cache_month_usd[i] = cd->nodes > 2 ? cd->cache_month_usd : 0.0;
+        pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd > 0 ? cd->hot_bw_month_usd : 0.0;
+        pc->cache_month_usd[i] = cd->nodes > 2 && cd->cache_month_usd > 0 ? cd->cache_month_usd : 0.0;
         pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
         pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
+        pc->cold_always[i] = cd->n >= 256 || big100 ? ~0ULL : 0;
     }
     return 1;
 }
@@ -1051,13 +1052,18 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     const __m128d tokens = _mm_set1_pd(m->tokens), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
     const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
     const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
-    const __m128d need = _mm_set1_pd(m->hot_need_tb), warm = _mm_set1_pd(m->warm_month_usd);
-    const __m128d cold = _mm_set1_pd(m->cold_month_usd);
+    /* Every tier's monthly price here (these two, the hot ones below and
+     * in the columns) is 0 where the bill would not add it (not > 0: NaN,
+     * none): months is finite and > 0 on the pair path, so price x months
+     * is > 0 or (underflow) +0 when price > 0, and +0 when it is 0, where
+     * adding +0 leaves the sum (never -0) as it is, as not adding does. */
+    const __m128d need = _mm_set1_pd(m->hot_need_tb);
+    const __m128d warm = _mm_set1_pd(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
+    const __m128d cold = _mm_set1_pd(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
-    const double hot_month[4] = {m->hot_month_usd[0], m->hot_month_usd[1], m->hot_month_usd[2], 0.0};
-    /* engine_needs_cold's big100, as a mask (big10 is in warm_always) */
-    const __m128d big100 = m->big100 ? _mm_cmpeq_pd(zero, zero) : zero;
-    const __m128d gpus256 = _mm_set1_pd(256.0);
+    const double hot_month[4] = {m->hot_month_usd[0] > 0 ? m->hot_month_usd[0] : 0.0,
+                                 m->hot_month_usd[1] > 0 ? m->hot_month_usd[1] : 0.0,
+                                 m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
 
     /* the index where the columns are 16-byte aligned (the same for all:
      * their sizes are multiples of 16 bytes) */
@@ -1066,14 +1072,17 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     if (nc <= 0)
         return 1;
     if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc &&
-          pc->big10 == m->big10)) {
+          pc->big10 == m->big10 && pc->big100 == m->big100)) {
         pc->from = 0;
-        if (!price_cols_fill(c, cands, nc, m->big10, pc, base))
+        if (!price_cols_fill(c, cands, nc, m->big10, m->big100, pc, base))
             return 0;
         pc->from = out->candidates_from;
         pc->catalog = c;
         pc->n = nc;
         pc->big10 = m->big10;
+        pc->big100 = m->big100;
+        for (int x = 0; x < ENGINE_PRICE_SEEDS; x++)
+            pc->seed[x] = -1;
     }
     for (int i = 0; i < nc; i += 2) {
         const int j = base + i;   /* the pair's column index */
@@ -1084,9 +1093,14 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, zero), _mm_cmplt_pd(x, big))) != 3) {
             double dl[2];
             _mm_storeu_pd(dl, d);
-            for (int l = 0; l < 2 && i + l < nc; l++) {
+            for (int l = 0; l < 2; l++) {
                 struct engine_candidate *cd = &cands[i + l];
-                cd->days = dl[l];
+                if (i + l >= nc) {   /* an odd count's pair: a copy of the last, as in the other columns */
+                    pc->days[j + l] = pc->days[j + l - 1];
+                    pc->cost[j + l] = pc->cost[j + l - 1];
+                    break;
+                }
+                cd->days = pc->days[j + l] = dl[l];
                 cd->cost = pc->cost[j + l] = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
             }
             continue;
@@ -1105,20 +1119,14 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
         hot = _mm_setr_pd(hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]]);
         hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
-        u = _mm_mul_pd(hot, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
-        u = _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_cmpgt_pd(u, zero), u));
+        total = _mm_add_pd(total, _mm_mul_pd(hot, months));
+        total = _mm_add_pd(total, _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months));
         u = _mm_mul_pd(warm, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)),
-                                                            _mm_cmpgt_pd(u, zero)),
-                                                 u));
+        total = _mm_add_pd(total, _mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)), u));
         u = _mm_mul_pd(cold, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(_mm_and_pd(_mm_or_pd(_mm_cmpge_pd(gpus, gpus256), big100),
-                                                                       _mm_cmpge_pd(d, week)),
-                                                            _mm_cmpgt_pd(u, zero)),
-                                                 u));
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(cols_mask(pc->cold_always, j), _mm_cmpge_pd(d, week)), u));
         _mm_store_pd(&pc->cost[j], total);
+        _mm_store_pd(&pc->days[j], d);
         _mm_storel_pd(&cands[i].days, d);
         _mm_storel_pd(&cands[i].cost, total);
         if (i + 1 < nc) {
@@ -1278,25 +1286,38 @@ struct blank_ctx {
  * moving the unused rest (18 KB a plan; the texts end at their NUL, and
  * the slot knows their lengths, text_len). The texts of the rationale
  * entries plan_priced writes next (the slot's fx.r_*) are left out: it
- * writes each whole, NUL included, whatever the entry held. */
-static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot)
+ * writes each whole, NUL included, whatever the entry held.
+ * held: dst holds this slot's plan as the last pricing left it (tier_from).
+ * A pricing writes a tier's members before the lists, its bill, the texts
+ * of those rationale entries, rationale entries after the slot's (the
+ * near-tie note) and the warnings from the run-length warning's place on
+ * (fx.warn_at: plan_priced moves the later ones down); the rest of the
+ * lists (the expectations, every rationale rule, the other rationale texts
+ * and the warnings before that place) it never writes, so they are still
+ * the slot's, and only the parts it writes are copied. */
+static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_memo *slot, int held)
 {
     const struct engine_plan *src = &slot->plan;
     const int rewritten[] = {slot->fx.r_flops, slot->fx.r_days, slot->fx.r_scale, slot->fx.r_data, slot->fx.r_cost};
     unsigned long long skip = 0;
-    for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
-        if (rewritten[k] >= 0 && rewritten[k] < 64)
-            skip |= 1ULL << rewritten[k];
+    int w0 = 0;
     memcpy(dst, src, offsetof(struct engine_plan, expectations));
-    memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
-    dst->n_expectations = src->n_expectations;
-    for (int i = 0; i < src->n_rationale; i++) {
-        memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
-        if (!(i < 64 && (skip >> i & 1)))
-            memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
+    if (held) {
+        w0 = slot->fx.warn_at >= 0 && slot->fx.warn_at < src->n_warnings ? slot->fx.warn_at : src->n_warnings;
+    } else {
+        for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
+            if (rewritten[k] >= 0 && rewritten[k] < 64)
+                skip |= 1ULL << rewritten[k];
+        memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
+        for (int i = 0; i < src->n_rationale; i++) {
+            memcpy(dst->rationale[i].rule, src->rationale[i].rule, sizeof dst->rationale[i].rule);
+            if (!(i < 64 && (skip >> i & 1)))
+                memcpy(dst->rationale[i].text, src->rationale[i].text, (size_t)slot->text_len[i] + 1);
+        }
     }
+    dst->n_expectations = src->n_expectations;
     dst->n_rationale = src->n_rationale;
-    for (int i = 0; i < src->n_warnings; i++)
+    for (int i = w0; i < src->n_warnings; i++)
         memcpy(dst->warnings[i], src->warnings[i], (size_t)slot->text_len[PLAN_RATIONALE_MAX + i] + 1);
     dst->n_warnings = src->n_warnings;
     dst->n_bom = 0;
@@ -1307,19 +1328,23 @@ static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_
  * recommendation's plan memo when a slot holds it for this catalog, this
  * workload less the four pricing inputs and this cluster and layout (else
  * completed on the blanked workload and kept in the least recently used
- * slot), then plan_priced for the full workload. The same bytes as
- * plan_from_cand + plan_complete: plan_complete is these two steps. */
+ * slot, a new fill), then plan_priced for the full workload. The same
+ * bytes as plan_from_cand + plan_complete: plan_complete is these two
+ * steps. Tier t (pl) then holds the slot's fill (tier_from). */
 static struct engine_text_memo *plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx,
                                               struct blank_ctx *b, struct engine_recommendation *out,
-                                              const struct engine_candidate *cd, struct engine_plan *pl)
+                                              const struct engine_candidate *cd, int t)
 {
+    struct engine_plan *pl = &out->tiers[t];
+    struct engine_tier_from *from = &out->tier_from[t];
     struct engine_plan_memo *slot = NULL, *victim = &out->plan_memo[0];
     for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++) {
         struct engine_plan_memo *s = &out->plan_memo[i];
         if (s->catalog == c && s->gi == cd->gi && s->n == cd->n && s->per_node == cd->per_node &&
             s->nodes == cd->nodes && memcmp(&s->par, &cd->par, sizeof cd->par) == 0 &&
             memcmp(&s->fabric_gbps, &cd->fabric_gbps, sizeof cd->fabric_gbps) == 0 &&
-            memcmp(&s->w, &b->w, sizeof b->w) == 0) {
+            (s->w_stamp == out->blank_stamp || memcmp(&s->w, &b->w, sizeof b->w) == 0)) {
+            s->w_stamp = out->blank_stamp;   /* b->w is blank_w */
             slot = s;
             break;
         }
@@ -1342,15 +1367,19 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
             slot->text_len[PLAN_RATIONALE_MAX + i] = (unsigned short)strnlen(slot->plan.warnings[i], PLAN_TEXT_MAX - 1);
         slot->catalog = c;
         slot->w = b->w;
+        slot->w_stamp = out->blank_stamp;
         slot->gi = cd->gi;
         slot->n = cd->n;
         slot->per_node = cd->per_node;
         slot->nodes = cd->nodes;
         slot->par = cd->par;
         slot->fabric_gbps = cd->fabric_gbps;
+        slot->filled = ++out->plan_memo_tick;
     }
     slot->used = ++out->plan_memo_tick;
-    plan_copy_counted(pl, slot);
+    plan_copy_counted(pl, slot, from->slot == slot && from->filled == slot->filled && slot->filled != 0);
+    from->slot = slot;
+    from->filled = slot->filled;
     plan_priced(c, ctx, pl, &slot->fx, slot->texts);
     return slot->texts;
 }
@@ -1394,6 +1423,190 @@ static int cheaper(const struct pick *p, double days, double cost)
 {
     return p->i < 0 || cost < p->cost || (cost == p->cost && days < p->days);
 }
+
+/* The picks the pricing makes from days and costs alone, in one pass in
+ * candidate order, each the comparisons of its own loop (the tier choice
+ * depends on the order of ties):
+ * - the cheapest overall and the cheapest within min_days_cap (the
+ *   minimum tier's pool is one or the other, by any_short);
+ * - the cheapest meeting deadline and budget (recommended);
+ * - the cheapest meeting the deadline and the fastest within budget
+ *   (what the answer says when nothing meets both);
+ * - the fastest overall, first of equals (performance when nothing fits
+ *   the budget).
+ * The cheapest and the fastest overall take the first candidate whatever
+ * it is (no pick yet): given to them before the pass, which then compares
+ * with a pick that is always there (candidate 0 against itself changes
+ * nothing). */
+struct scans {
+    struct pick min_all, min_short, rec, cheap_dl, fast_b, fast_all;
+    int any_short;
+    double deadline, budget, min_days_cap;
+};
+
+static inline void scan_cand(struct scans *s, int i, double d, double k)
+{
+    if (d <= DAYS_CAP)
+        s->any_short = 1;
+    if (k < s->min_all.cost || (k == s->min_all.cost && d < s->min_all.days))   /* cheaper(), a pick there */
+        pick(&s->min_all, i, d, k);
+    if (d <= s->min_days_cap && cheaper(&s->min_short, d, k))
+        pick(&s->min_short, i, d, k);
+    /* recommended's !(d > deadline || k > budget) and the cheapest on
+     * time's d <= deadline are both false past the deadline (most
+     * candidates of a short one); NaN days take the other branch */
+    if (!(d > s->deadline)) {
+        if (!(k > s->budget) && cheaper(&s->rec, d, k))
+            pick(&s->rec, i, d, k);
+        if (d <= s->deadline && (s->cheap_dl.i < 0 || k < s->cheap_dl.cost))
+            pick(&s->cheap_dl, i, d, k);
+    }
+    if (k <= s->budget && (s->fast_b.i < 0 || d < s->fast_b.days))
+        pick(&s->fast_b, i, d, k);
+    if (d < s->fast_all.days)
+        pick(&s->fast_all, i, d, k);
+}
+
+#ifdef __SSE2__
+/* The smaller of a and b, a NaN b leaving a (INFINITY: none). */
+static inline double min_num(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+/* The larger of a and b, a NaN b leaving a (-INFINITY: none yet). */
+static inline double max_num(double a, double b)
+{
+    return b > a ? b : a;
+}
+
+/* scan_cand over every candidate from price_cloud's days and cost columns,
+ * two at a time, passing over the pairs that cannot hold a pick's answer.
+ * Without NaN days or costs every pick compares by a strict weak order
+ * (cost then days, cost alone, or days alone) and keeps the first of
+ * equals, so its answer is the first candidate of its set (its days and
+ * budget tests) with the least key, and scan_cand over any subsequence of
+ * the candidates that holds every candidate of that least key (in order)
+ * gives the same answer. A candidate whose key is above that of one in the
+ * set (the pick so far, or a seed: any candidate, e.g. last pricing's
+ * pick, tested against the set now) is not one of them: a pair goes
+ * through scan_cand only when one of them could be (most pairs cannot):
+ * - cheapest (overall, within the cap, recommended): cost <= the pick's
+ *   and the seed's, or with neither, its days test (the cap or the
+ *   deadline); cheapest on time: the same, by the deadline;
+ * - fastest within budget: days <= the pick's and the seed's, or with
+ *   neither, cost <= budget; fastest overall: days <= the pick's;
+ * - any_short: days <= DAYS_CAP until it is set (a seed within it sets
+ *   it: it says only whether one is).
+ * First one test for all of them (cost <= the largest of their cost limits
+ * or days <= the largest of their days limits), then pick by pick. A NaN
+ * days or cost anywhere breaks the order: the scan starts again over every
+ * candidate as it was (s as given), and seeds are not used. */
+enum { SEED_MIN_ALL, SEED_MIN_SHORT, SEED_REC, SEED_CHEAP_DL, SEED_FAST_B, SEED_FAST_ALL, SEEDS };
+_Static_assert(SEEDS == ENGINE_PRICE_SEEDS, "a seed for each pick");
+
+static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, int nc, struct scans *s)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
+    const struct scans s0 = *s;
+    /* the seeds' keys where a seed is in its set (else +inf) */
+    double seed_k[SEEDS], seed_d[SEEDS];
+    __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
+    for (int x = 0; x < SEEDS; x++) {
+        int j = pc->seed[x];
+        double d, k;
+        int in;
+        seed_k[x] = seed_d[x] = INFINITY;
+        if (j < 0 || j >= nc)
+            continue;
+        d = pc->days[base + j];
+        k = pc->cost[base + j];
+        if (isnan(d) || isnan(k))
+            continue;
+        if (d <= DAYS_CAP)
+            s->any_short = 1;
+        switch (x) {
+        case SEED_MIN_SHORT: in = d <= s->min_days_cap; break;
+        case SEED_REC: in = d <= s->deadline && k <= s->budget; break;
+        case SEED_CHEAP_DL: in = d <= s->deadline; break;
+        case SEED_FAST_B: in = k <= s->budget; break;
+        default: in = 1; break;
+        }
+        if (in) {
+            seed_k[x] = k;
+            seed_d[x] = d;
+        }
+    }
+    /* a cost-keyed pick's limit: its cost and the seed's, or (none and no
+     * seed) +inf with its days test; days-keyed alike */
+#define KLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).cost, seed_k[x])
+#define DLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).days, seed_d[x])
+#define NONE(p, x) ((p).i < 0 && isinf(seed_k[x]))
+#define LIMITS()                                                                                                   \
+    do {                                                                                                           \
+        double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);                          \
+        t_all = _mm_set1_pd(k_);                                                                                   \
+        t_fast = _mm_set1_pd(d_);                                                                                  \
+        t_short = _mm_set1_pd(KLIM(s->min_short, SEED_MIN_SHORT));                                                 \
+        t_rec = _mm_set1_pd(KLIM(s->rec, SEED_REC));                                                               \
+        t_cheap = _mm_set1_pd(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                   \
+        t_fast_b = _mm_set1_pd(DLIM(s->fast_b, SEED_FAST_B));                                                      \
+        k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));            \
+        d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;                               \
+        k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));                                    \
+        k_ = NONE(s->cheap_dl, SEED_CHEAP_DL) ? k_ : max_num(k_, KLIM(s->cheap_dl, SEED_CHEAP_DL));                \
+        d_ = NONE(s->rec, SEED_REC) || NONE(s->cheap_dl, SEED_CHEAP_DL) ? max_num(d_, s->deadline) : d_;           \
+        d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));                        \
+        k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;                                           \
+        d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);                                                            \
+        t_k = _mm_set1_pd(k_);                                                                                     \
+        t_d = _mm_set1_pd(d_);                                                                                     \
+        t_any = _mm_set1_pd(s->any_short ? NAN : DAYS_CAP);                                                        \
+    } while (0)
+    LIMITS();
+    for (int i = 0; i < nc; i += 2) {
+        const __m128d d = _mm_load_pd(&pc->days[base + i]), k = _mm_load_pd(&pc->cost[base + i]);
+        const __m128d nan = _mm_cmpunord_pd(d, k);
+        __m128d m = _mm_or_pd(nan, _mm_or_pd(_mm_cmple_pd(k, t_k), _mm_cmple_pd(d, t_d)));
+        if (_mm_movemask_pd(m) == 0)
+            continue;
+        if (_mm_movemask_pd(nan) != 0) {   /* a NaN: every candidate, in order */
+            *s = s0;
+            for (int j = 0; j < nc; j++)
+                scan_cand(s, j, pc->days[base + j], pc->cost[base + j]);
+            break;
+        }
+        {
+            /* pick by pick (a pick with neither its own nor a seed has
+             * limit +inf: its days and budget tests alone) */
+            const __m128d on_time = _mm_cmple_pd(d, dl), in_budget = _mm_cmple_pd(k, bud);
+            m = _mm_or_pd(_mm_cmple_pd(k, t_all), _mm_and_pd(_mm_cmple_pd(d, cap), _mm_cmple_pd(k, t_short)));
+            m = _mm_or_pd(m, _mm_and_pd(on_time, _mm_or_pd(_mm_and_pd(in_budget, _mm_cmple_pd(k, t_rec)),
+                                                           _mm_cmple_pd(k, t_cheap))));
+            m = _mm_or_pd(m, _mm_and_pd(in_budget, _mm_cmple_pd(d, t_fast_b)));
+            m = _mm_or_pd(m, _mm_or_pd(_mm_cmple_pd(d, t_fast), _mm_cmple_pd(d, t_any)));
+            if (_mm_movemask_pd(m) == 0)
+                continue;
+        }
+        scan_cand(s, i, pc->days[base + i], pc->cost[base + i]);
+        if (i + 1 < nc)
+            scan_cand(s, i + 1, pc->days[base + i + 1], pc->cost[base + i + 1]);
+        LIMITS();
+    }
+#undef LIMITS
+#undef NONE
+#undef DLIM
+#undef KLIM
+    /* this pricing's picks: the next one's seeds */
+    pc->seed[SEED_MIN_ALL] = s->min_all.i;
+    pc->seed[SEED_MIN_SHORT] = s->min_short.i;
+    pc->seed[SEED_REC] = s->rec.i;
+    pc->seed[SEED_CHEAP_DL] = s->cheap_dl.i;
+    pc->seed[SEED_FAST_B] = s->fast_b.i;
+    pc->seed[SEED_FAST_ALL] = s->fast_all.i;
+}
+#endif
 
 /* Fewer nodes, then fewer GPUs, then cheaper. */
 static int simpler(const struct engine_candidate *a, const struct engine_candidate *b)
@@ -1618,29 +1831,31 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
         return ST_INVALID;
     }
     eval_ctx_init(&ctx, &w->model, w);
-    eval_ctx_bind_storage(&ctx, c);
+    _Static_assert(sizeof out->storage_by_kind == sizeof ctx.storage_by_kind, "the same rows");
+    if (out->storage_cat == c) {
+        memcpy(ctx.storage_by_kind, out->storage_by_kind, sizeof ctx.storage_by_kind);
+        ctx.storage_cat = c;
+    } else {
+        eval_ctx_bind_storage(&ctx, c);
+        memcpy(out->storage_by_kind, ctx.storage_by_kind, sizeof out->storage_by_kind);
+        out->storage_cat = c;
+    }
     engine_cloud_cost_memo_init(&memo, c, &ctx);
     /* A bought cluster is priced on the scratch plan (cand_cost's other
      * branch), which plan_cost_at reads beyond the members cand_cost sets:
      * cleared here, so pricing reads nothing the caller's memory held
      * before. Every tier is then written whole below (plan_from_cand and
      * plan_empty clear the plan first; the others are copies of those). */
-    if (w->pricing != PRICING_CLOUD)
+    if (w->pricing != PRICING_CLOUD) {
+        out->tier_from[TIER_PERFORMANCE].slot = NULL;
         memset(scratch, 0, sizeof *scratch);
-    /* Each candidate priced, then the scans below that need nothing but the
-     * prices done in one pass, each one the comparisons of its own loop in
-     * the same order (the tier choice depends on the order of ties):
-     * - the cheapest overall and the cheapest within min_days_cap (the
-     *   minimum tier's pool is one or the other, by any_short);
-     * - the cheapest meeting deadline and budget (recommended);
-     * - the cheapest meeting the deadline and the fastest within budget
-     *   (what the answer says when nothing meets both);
-     * - the fastest overall, first of equals (performance when nothing
-     *   fits the budget). */
+    }
+    /* Each candidate priced, then the scans that need nothing but the
+     * prices in one pass (struct scans). */
     int imin = -1, irec = -1, iperf = -1, any_short = 0;
-    struct pick min_all = {-1, 0, 0}, min_short = {-1, 0, 0}, rec = {-1, 0, 0}, cheap_dl = {-1, 0, 0},
-                fast_b = {-1, 0, 0}, fast_all = {-1, 0, 0};
     double min_days_cap = deadline > DAYS_CAP ? deadline : DAYS_CAP;
+    struct scans sc = {{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, 0, deadline, budget,
+                       min_days_cap};
     const int cloud = w->pricing == PRICING_CLOUD;
     const struct cloud_cost_memo mm = memo;   /* a copy no store into a candidate can touch */
     /* Every candidate's days and cost first: the rented ones two at a time
@@ -1671,37 +1886,20 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             cand_cost(c, &ctx, &cands[i], scratch, &memo);
         }
     }
-    /* The cheapest and the fastest overall take the first candidate
-     * whatever it is (no pick yet), so it is given to them before the loop,
-     * which then compares with a pick that is always there. */
     if (nc > 0) {
-        pick(&min_all, 0, cands[0].days, cands[0].cost);
-        pick(&fast_all, 0, cands[0].days, cands[0].cost);   /* as `ifast = 0` then i = 1.. did */
+        pick(&sc.min_all, 0, cands[0].days, cands[0].cost);
+        pick(&sc.fast_all, 0, cands[0].days, cands[0].cost);   /* as `ifast = 0` then i = 1.. did */
     }
-    for (int i = 0; i < nc; i++) {
-        double d = cands[i].days, k = cands[i].cost;
-        if (d <= DAYS_CAP)
-            any_short = 1;
-        if (k < min_all.cost || (k == min_all.cost && d < min_all.days))   /* cheaper(), a pick there */
-            pick(&min_all, i, d, k);
-        if (d <= min_days_cap && cheaper(&min_short, d, k))
-            pick(&min_short, i, d, k);
-        /* recommended's !(d > deadline || k > budget) and the cheapest on
-         * time's d <= deadline are both false past the deadline (most
-         * candidates of a short one); NaN days take the other branch */
-        if (!(d > deadline)) {
-            if (!(k > budget) && cheaper(&rec, d, k))
-                pick(&rec, i, d, k);
-            if (d <= deadline && (cheap_dl.i < 0 || k < cheap_dl.cost))
-                pick(&cheap_dl, i, d, k);
-        }
-        if (k <= budget && (fast_b.i < 0 || d < fast_b.days))
-            pick(&fast_b, i, d, k);
-        if (d < fast_all.days)
-            pick(&fast_all, i, d, k);
-    }
-    irec = rec.i;
-    int icheap_dl = cheap_dl.i, ifast_b = fast_b.i, ifast_all = fast_all.i;
+#ifdef __SSE2__
+    if (priced)
+        scan_cols(&out->price_cols, nc, &sc);
+#endif
+    for (int i = 0; i < nc && !priced; i++)
+        scan_cand(&sc, i, cands[i].days, cands[i].cost);
+    irec = sc.rec.i;
+    any_short = sc.any_short;
+    struct pick min_all = sc.min_all, min_short = sc.min_short;
+    int icheap_dl = sc.cheap_dl.i, ifast_b = sc.fast_b.i, ifast_all = sc.fast_all.i;
 
     if (nc == 0) {
         char why[PLAN_TEXT_MAX];
@@ -1712,8 +1910,10 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             engine_fmt(why, sizeof why,
                      "the model does not fit within max_gpus %d: the leanest layout needs %.1f GiB per GPU "
                      "on %s (R1, F5, F6)", max_gpus, min_mem_all, min_mem_gpu);
-        for (int t = 0; t < TIER_COUNT; t++)
+        for (int t = 0; t < TIER_COUNT; t++) {
             plan_empty(&out->tiers[t], why);
+            out->tier_from[t].slot = NULL;
+        }
         rec_warn(out, "%s", why);
         return ST_OK;
     }
@@ -1841,24 +2041,33 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     blank.w.budget_usd = 0;
     blank.w.dataset_tb = 0;
     blank.ready = 0;
+    /* blank.w with a stamp: the plan memo's slots compare with it once */
+    if (out->blank_stamp == 0 || memcmp(&out->blank_w, &blank.w, sizeof blank.w) != 0) {
+        out->blank_w = blank.w;
+        out->blank_stamp = ++out->plan_memo_tick;
+    }
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
-    tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], pmin);
+    /* A tier copied from another holds what that one holds (tier_from). */
+    tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], TIER_MINIMUM);
     if (ishow == imin) {
         *prec = *pmin;
+        out->tier_from[TIER_RECOMMENDED] = out->tier_from[TIER_MINIMUM];
         tm_rec = tm_min;
     } else {
-        tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], prec);
+        tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], TIER_RECOMMENDED);
     }
     if (ifast == imin) {
         *pperf = *pmin;
+        out->tier_from[TIER_PERFORMANCE] = out->tier_from[TIER_MINIMUM];
         tm_perf = tm_min;
     } else if (ifast == ishow) {
         *pperf = *prec;
+        out->tier_from[TIER_PERFORMANCE] = out->tier_from[TIER_RECOMMENDED];
         tm_perf = tm_rec;
     } else {
-        tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], pperf);
+        tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], TIER_PERFORMANCE);
     }
     tm_min += ENGINE_TEXT_WHY + TIER_MINIMUM;
     tm_rec += ENGINE_TEXT_WHY + TIER_RECOMMENDED;

@@ -594,8 +594,11 @@ START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluste
         case 6: w.global_batch_tokens = 4194304; break;
         default: break;                                            /* 0 and 1: w0 */
         }
-        /* the searched part again, the kept plans as the last pricing left them */
+        /* the searched part again, the kept plans as the last pricing left
+         * them; the tiers are the search's, not the ones tier_from names */
         memcpy(kept, searched, offsetof(struct engine_recommendation, plan_memo));
+        for (int t = 0; t < TIER_COUNT; t++)
+            kept->tier_from[t].slot = NULL;
         *fresh = *searched;
         ck_assert_int_eq(engine_recommend_price(c, &w, kept, err, sizeof err), ST_OK);
         ck_assert_int_eq(engine_recommend_price(c, &w, fresh, err, sizeof err), ST_OK);
@@ -820,6 +823,243 @@ START_TEST(repriced_tiers_are_the_choice_of_plain_scans_over_every_candidate)
     ck_assert_int_eq(compared, 5 * 48);
     ck_assert_int_gt(tied, 10);
     free(searched);
+    free(kept);
+    free(fresh);
+}
+END_TEST
+
+/* A search result into memory that priced others, as search_memo.c
+ * copies one: everything the search fills but the tiers, which stay as the
+ * last pricing left them, with the plan memo and tier_from; a new tag. */
+static void copy_search_result(struct engine_recommendation *dst, const struct engine_recommendation *src)
+{
+    size_t tiers = offsetof(struct engine_recommendation, tiers), end = tiers + sizeof dst->tiers;
+    static unsigned long long tag = 1u << 20;
+    memcpy(dst, src, tiers);
+    memcpy((char *)dst + end, (const char *)src + end, offsetof(struct engine_recommendation, plan_memo) - end);
+    dst->candidates_from = ++tag;
+}
+
+/* fresh: src's search result and tiers, no kept plan parts, columns or
+ * seeds, and tiers that vouch for nothing (tier_from) */
+static void price_fresh_copy(struct engine_recommendation *fresh, const struct engine_recommendation *src)
+{
+    memcpy(fresh, src, offsetof(struct engine_recommendation, plan_memo));
+    for (int m = 0; m < ENGINE_PLAN_MEMO_SLOTS; m++)
+        fresh->plan_memo[m].catalog = NULL;
+    for (int t = 0; t < TIER_COUNT; t++)
+        fresh->tier_from[t].slot = NULL;
+    fresh->price_cols.from = 0;
+}
+
+/* The scans of a rented cluster's pricing start from seeds, the picks the
+ * last pricing of the same candidates left (engine_price_cols.seed), and
+ * pass over candidates that cannot hold a pick's answer. The seeds are
+ * hints: any value, in range or not, a candidate outside the pick's set, a
+ * later twin of the answer (an exact tie), must give the answer the plain
+ * scans give, and the answer of the same candidates priced without seeds.
+ * Repriced over and over, alternating between search results of several
+ * models and candidates edited into ties, infinite and NaN days, with
+ * seeds left by the last pricing (of the same or another workload) or set
+ * at random. */
+START_TEST(any_seeds_give_the_picks_of_plain_scans)
+{
+    static const char *presets[] = {"llama-3-70b", "mixtral-8x7b", "gpt-3-175b", "llama-3-8b"};
+    enum { SHAPES = sizeof presets / sizeof presets[0] };
+    struct engine_recommendation *searched[SHAPES], *kept = calloc(1, sizeof *kept), *fresh = calloc(1, sizeof *fresh);
+    struct engine_workload w0[SHAPES];
+    unsigned long long st = 0xbb67ae8584caa73bULL, tag = 90000;
+    int compared = 0, seeded_twin = 0, random_seeds = 0;
+    int twin = -1, held = 0;   /* of the candidates in kept: a later twin, whose search */
+    char err[256];
+    ck_assert(kept && fresh);
+    for (int s = 0; s < SHAPES; s++) {
+        searched[s] = calloc(1, sizeof *searched[s]);
+        ck_assert(searched[s]);
+        workload(&w0[s], presets[s], 1000);
+        w0[s].pricing = PRICING_CLOUD;
+        ck_assert_int_eq(engine_recommend_search(cat, &w0[s], searched[s], err, sizeof err), ST_OK);
+        ck_assert_int_gt(searched[s]->n_candidates, 3);
+    }
+    for (int step = 0; step < 400; step++) {
+        int s = (int)(xorshift(&st) % SHAPES), idx[TIER_COUNT];
+        struct engine_workload w;
+        char what[200], *a, *b;
+        int nc;
+        /* now and then another shape's candidates, often edited (each a
+         * new tag); else the same as the last step's */
+        if (step == 0 || xorshift(&st) % 3 == 0) {
+            held = s;
+            copy_search_result(kept, searched[s]);
+            nc = kept->n_candidates;
+            twin = -1;
+            if (xorshift(&st) % 2) {
+                int i = (int)(xorshift(&st) % (unsigned)nc), j = (int)(xorshift(&st) % (unsigned)nc);
+                if (i > j) {
+                    int t = i;
+                    i = j;
+                    j = t;
+                }
+                if (i != j) {
+                    kept->candidates[j] = kept->candidates[i];
+                    kept->candidates[j].par.micro_batch = kept->candidates[i].par.micro_batch == 1 ? 2 : 1;
+                    twin = j;
+                }
+            }
+            if (xorshift(&st) % 4 == 0)
+                kept->candidates[xorshift(&st) % (unsigned)nc].tokens_per_s = xorshift(&st) % 2 ? 0 : NAN;
+            kept->candidates_from = ++tag;
+        }
+        s = held;
+        w = w0[s];
+        nc = kept->n_candidates;
+        switch (xorshift(&st) % 5) {
+        case 0: w.tokens_b = 1e-6; break;
+        case 1: w.tokens_b = 1e7; break;
+        default: w.tokens_b = 0.5 + (double)(xorshift(&st) % 4000000) / 97.0; break;
+        }
+        switch (xorshift(&st) % 5) {
+        case 0: w.deadline_days = NAN; break;
+        case 1: w.deadline_days = (xorshift(&st) % 2) ? 1e-3 : 1e9; break;
+        default: w.deadline_days = 1.0 + (double)(xorshift(&st) % 400); break;
+        }
+        switch (xorshift(&st) % 5) {
+        case 0: w.budget_usd = NAN; break;
+        case 1: w.budget_usd = (xorshift(&st) % 2) ? 0 : INFINITY; break;
+        default: w.budget_usd = 1e3 * (double)(1 + xorshift(&st) % 100000); break;
+        }
+        /* seeds: the last pricing's (when the tag is the same), or random,
+         * or each a twin of another candidate */
+        if (kept->price_cols.from == kept->candidates_from && xorshift(&st) % 3 != 0) {
+            int x = (int)(xorshift(&st) % ENGINE_PRICE_SEEDS);
+            switch (xorshift(&st) % 4) {
+            case 0:
+                for (x = 0; x < ENGINE_PRICE_SEEDS; x++)
+                    kept->price_cols.seed[x] = (int)(xorshift(&st) % (unsigned)(nc + 4)) - 2;
+                random_seeds++;
+                break;
+            case 1:
+                if (twin >= 0) {
+                    kept->price_cols.seed[x] = twin;
+                    seeded_twin++;
+                }
+                break;
+            default:
+                break;   /* as the last pricing left them */
+            }
+        }
+        snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a)", presets[s], step, w.tokens_b,
+                 w.deadline_days, w.budget_usd);
+        price_fresh_copy(fresh, kept);
+        ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
+        ck_assert_msg(engine_recommend_price(cat, &w, fresh, err, sizeof err) == ST_OK, "%s: %s", what, err);
+        oracle_tiers(kept, &w, idx);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &kept->tiers[t];
+            const struct engine_candidate *cd = &kept->candidates[idx[t]];
+            ck_assert_msg(p->gpu_index == cd->gi && p->count == cd->n && p->nodes == cd->nodes &&
+                              p->par.micro_batch == cd->par.micro_batch && p->par.tp == cd->par.tp &&
+                              p->par.pp == cd->par.pp,
+                          "%s: %s shows %d x %s mb %d, the plain scans choose candidate %d (%d x %s mb %d)", what,
+                          engine_tier_name(t), p->count, p->gpu_id, p->par.micro_batch, idx[t], cd->n,
+                          cat->gpus[cd->gi].id, cd->par.micro_batch);
+        }
+        a = dump_rec(fresh);
+        b = dump_rec(kept);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: priced from seeds, the answer differs", what);
+        free(a);
+        free(b);
+        compared++;
+    }
+    ck_assert_int_eq(compared, 400);
+    ck_assert_int_gt(seeded_twin, 10);
+    ck_assert_int_gt(random_seeds, 20);
+    for (int s = 0; s < SHAPES; s++)
+        free(searched[s]);
+    free(kept);
+    free(fresh);
+}
+END_TEST
+
+/* A tier whose plan the last pricing copied from the same plan memo slot
+ * (tier_from) gets only the parts a pricing writes again: the expectations,
+ * rationale rules and the texts plan_priced leaves stay. One memory priced
+ * over and over, as the server's is: search results of several models
+ * (rented and bought) copied in as search_memo.c copies them, for tokens
+ * that make runs of a year and more (a run-length warning moved into the
+ * warnings) and then not, near ties (a note after the slot's rationale),
+ * tiers that share a cluster (copies of one another), budgets nothing
+ * meets; each answer must be what a fresh memory priced answers, and most
+ * tiers must have come from a slot they held. */
+START_TEST(tiers_built_on_the_last_pricing_equal_tiers_priced_afresh)
+{
+    static const struct { const char *preset; enum engine_pricing pricing; } shapes[] = {
+        {"llama-3-70b", PRICING_CLOUD}, {"llama-2-7b", PRICING_BUY}, {"mixtral-8x7b", PRICING_CLOUD},
+        {"llama-3-8b", PRICING_CLOUD}, {"gpt-3-175b", PRICING_BUY},
+    };
+    enum { SHAPES = sizeof shapes / sizeof shapes[0], STEPS = 600 };
+    struct engine_recommendation *searched[SHAPES], *kept = calloc(1, sizeof *kept), *fresh = calloc(1, sizeof *fresh);
+    struct engine_workload w0[SHAPES];
+    unsigned long long st = 0x3c6ef372fe94f82bULL;
+    int held = 0, reused = 0, long_runs = 0, shared = 0;
+    char err[256];
+    ck_assert(kept && fresh);
+    for (int s = 0; s < SHAPES; s++) {
+        searched[s] = calloc(1, sizeof *searched[s]);
+        ck_assert(searched[s]);
+        workload(&w0[s], shapes[s].preset, 1000);
+        w0[s].pricing = shapes[s].pricing;
+        ck_assert_int_eq(engine_recommend_search(cat, &w0[s], searched[s], err, sizeof err), ST_OK);
+    }
+    for (int step = 0; step < STEPS; step++) {
+        struct engine_workload w;
+        struct engine_tier_from before[TIER_COUNT];
+        char what[200], *a, *b;
+        if (step == 0 || xorshift(&st) % 4 == 0) {
+            held = (int)(xorshift(&st) % SHAPES);
+            copy_search_result(kept, searched[held]);
+        }
+        w = w0[held];
+        switch (xorshift(&st) % 6) {
+        case 0: w.tokens_b = 1e5 + (double)(xorshift(&st) % 1000000); break;   /* a year and more */
+        case 1: w.tokens_b = 1e-3; break;
+        default: w.tokens_b = 1.0 + (double)(xorshift(&st) % 40000) / 3.0; break;
+        }
+        switch (xorshift(&st) % 4) {
+        case 0: w.deadline_days = NAN; break;
+        case 1: w.deadline_days = 1e9; break;
+        default: w.deadline_days = 1.0 + (double)(xorshift(&st) % 400); break;
+        }
+        switch (xorshift(&st) % 4) {
+        case 0: w.budget_usd = NAN; break;
+        case 1: w.budget_usd = 1e3; break;
+        default: w.budget_usd = 1e4 * (double)(1 + xorshift(&st) % 10000); break;
+        }
+        w.dataset_tb = xorshift(&st) % 3 == 0 ? 0.1 + (double)(xorshift(&st) % 500) : NAN;
+        snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a, dataset %a)",
+                 shapes[held].preset, step, w.tokens_b, w.deadline_days, w.budget_usd, w.dataset_tb);
+        memcpy(before, kept->tier_from, sizeof before);
+        price_fresh_copy(fresh, kept);
+        ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
+        ck_assert_msg(engine_recommend_price(cat, &w, fresh, err, sizeof err) == ST_OK, "%s: %s", what, err);
+        a = dump_rec(fresh);
+        b = dump_rec(kept);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: the tiers built on the last pricing's differ", what);
+        free(a);
+        free(b);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            reused += before[t].slot && before[t].slot == kept->tier_from[t].slot &&
+                      before[t].filled == kept->tier_from[t].filled;
+            long_runs += kept->tiers[t].days > 365;
+        }
+        shared += kept->tiers[TIER_MINIMUM].count == kept->tiers[TIER_RECOMMENDED].count &&
+                  kept->tiers[TIER_MINIMUM].gpu_index == kept->tiers[TIER_RECOMMENDED].gpu_index;
+    }
+    ck_assert_int_gt(reused, STEPS / 4);
+    ck_assert_int_gt(long_runs, 50);
+    ck_assert_int_gt(shared, 20);
+    for (int s = 0; s < SHAPES; s++)
+        free(searched[s]);
     free(kept);
     free(fresh);
 }
@@ -1760,6 +2000,8 @@ static Suite *engine_suite(void)
     tcase_add_test(p, a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit);
     tcase_add_test(p, kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluster);
     tcase_add_test(p, repriced_tiers_are_the_choice_of_plain_scans_over_every_candidate);
+    tcase_add_test(p, any_seeds_give_the_picks_of_plain_scans);
+    tcase_add_test(p, tiers_built_on_the_last_pricing_equal_tiers_priced_afresh);
     tcase_add_test(p, gaudi3_uses_its_on_chip_ports_instead_of_nics);
     tcase_add_test(p, every_rationale_cites_an_id_and_its_numbers_in_full);
     tcase_add_test(p, impossible_deadline_says_what_would_work);

@@ -431,8 +431,11 @@ START_TEST(answers_priced_with_kept_texts_equal_answers_without_them)
             if (k % 9 == 8)
                 w.tokens_b = floor(w.tokens_b) + 0.5;   /* exact ties in %.0f and %g */
             ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
-            if (k % 4 == 1)
+            if (k % 4 == 1) {   /* bytes no pricing wrote: said so (tier_from) */
                 memset(viamemo->tiers, 0xa5, sizeof viamemo->tiers);
+                for (int t = 0; t < TIER_COUNT; t++)
+                    viamemo->tier_from[t].slot = NULL;
+            }
             ck_assert_int_eq(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err), ST_OK);
             a = dump_one(direct);
             b = dump_one(viamemo);
@@ -494,10 +497,15 @@ START_TEST(answers_written_through_the_memo_and_the_text_cache_equal_plain_answe
             char *a, *b;
             draw_pricing_inputs(&w, &st);
             ck_assert_int_eq(engine_recommend(cat, &w, direct, err, sizeof err), ST_OK);
-            /* The tiers' memory holds the last answer's plans, or every
-             * other time bytes no answer has: pricing must read none. */
-            if (k % 2)
+            /* The tiers' memory holds the last answer's plans (which the
+             * pricing may build on, tier_from), or every other time bytes
+             * no answer has, with tier_from saying so: pricing must read
+             * none of those. */
+            if (k % 2) {
                 memset(viamemo->tiers, 0xa5, sizeof viamemo->tiers);
+                for (int t = 0; t < TIER_COUNT; t++)
+                    viamemo->tier_from[t].slot = NULL;
+            }
             ck_assert_int_eq(search_memo_recommend(memo, cat, &w, viamemo, &hit, err, sizeof err), ST_OK);
             a = json_recommendation_text(cat, &w, direct, &la);
             /* As the server writes it (every other time): with the HTTP
