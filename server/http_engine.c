@@ -69,8 +69,8 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
     return 0;
 }
 
-/* The recommendation is ~1.2 MB (candidates for 2,048 clusters, the
- * search's layout memo, the pricing's plan memo and price columns): allocating and zeroing
+/* The recommendation is ~1.7 MB (candidates for 2,048 clusters, the
+ * search's layout lists, the pricing's plan memo and price columns): allocating and zeroing
  * one per request went through mmap/munmap and page faults on every call,
  * which under load cost more than the answer itself. So it is reused,
  * together with the writer's cache of cluster-only answer parts and the

@@ -2,12 +2,8 @@
  * as a request body go through json_parse, the workload and estimate
  * decoders, engine_workload_resolve, the planner and the JSON encoders. None
  * of it may crash, leak or trip the sanitizers, whatever the input.
- *
- * Build by hand until the fuzz harness (issue 7) wires it into CMake:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iengine -Idb -Iserver \
- *     tests/fuzz/fuzz_plan_json.c server/json_plan.c server/cli_plan.c server/cli_common.c \
- *     server/log.c engine/engine_*.c engine/status.c db/db.c db/db_catalog.c \
- *     build/db/migrations_data.c -lsqlite3 -lcjson -lm -o fuzz_plan_json */
+ * Built by tests/fuzz/CMakeLists.txt (clang, scripts/fuzz.sh); a short run
+ * is the fuzz_short test of `make test`. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
