@@ -3,7 +3,7 @@
 # Starts BUILD_DIR/gpuplan under callgrind, sends 1 cold + 200 memo-hit recommend bodies
 # (llama-3-70b, tokens_b 15000..15200, one keep-alive connection), stops it, and prints the
 # inclusive instructions per request of the main functions (the cold one included: its
-# ~9M-instruction search adds ~45k to each figure). Needs valgrind and python3; ~1 minute.
+# ~2.1M-instruction search adds ~10k to each figure). Needs valgrind and python3; ~1 minute.
 # Callgrind counts instructions, not time: rep movsb counts per byte (http_send's copy of
 # the 26 KB answer shows as ~27k), and cache misses between worker threads do not show.
 set -euo pipefail
