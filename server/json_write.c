@@ -1136,12 +1136,6 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
         rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
 }
 
-/* A number whose recorded call (e: same place, kind and key) had another
- * value, the common miss of a memo hit's answer (~60 an answer): written
- * and noted in one step, what jw_num_write and rec_note do for this case
- * (the entry keeps its place; its bytes are appended to the text). 0,
- * having done nothing, when either buffer would have to grow: then the
- * general path does it all. */
 /* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
  * memcpy of a small unknown n is a call): two overlapping moves of the
  * largest power of two not above n, or the bytes one by one below 4. */
@@ -1177,10 +1171,15 @@ static inline __attribute__((always_inline)) void copy_small(char *d, const char
     }
 }
 
-/* Inlined into its three callers: the renote of a changed number is the
- * writer's most frequent write on a memo hit (~65 an answer), and as a
- * call of its own it cost as much again as its number. The run taken so
- * far is copied here too, with the room for it checked at once. */
+/* A number whose recorded call (e: same place, kind and key) had another
+ * value, the common miss of a memo hit's answer (~60 an answer): written
+ * and noted in one step, what jw_num_write and rec_note do for this case
+ * (the entry keeps its place; its bytes are appended to the text). 0,
+ * having done nothing, when either buffer would have to grow: then the
+ * general path does it all. Inlined into its three callers: the renote of
+ * a changed number is the writer's most frequent write on a memo hit, and
+ * as a call of its own it cost as much again as its number. The run taken
+ * so far is copied here too, with the room for it checked at once. */
 static inline __attribute__((always_inline)) int jw_num_renote(struct jw *j, struct jw_ent *e, const char *key,
                                                                size_t klen, double v, uint64_t bits, int dec)
 {
