@@ -402,6 +402,7 @@ struct engine_step_pre {
 #define ENGINE_LAYOUT_TP_GROUPS 5    /* tp 1, 2, 4, 8, 16 */
 struct engine_layout_base {
     struct engine_step_pre pre;       /* its z unused: each entry has its own */
+    double bubble1, gbs;              /* 1 + pre.bubble and pre.gbs: the same doubles, ready */
     int vpp;
 };
 struct engine_layout_entry {

@@ -659,6 +659,8 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
                     eval_pre_fill_base(ctx, &pb, &bs->pre, 7u);   /* each entry has its own z */
+                    bs->bubble1 = 1.0 + bs->pre.bubble;
+                    bs->gbs = bs->pre.gbs;
                     bs->vpp = vpp;
                     if (pp_log < ENGINE_LAYOUT_PP_LOGS) {
                         /* the same inputs as another count's: the same doubles */
@@ -693,19 +695,22 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                         if (k + nb > max_entries)
                             return 0;
                         engine_states_of(&sp, zero, off, &states);
-                        /* engine_memory_add's sum of the states and ZeRO-3 term */
+                        /* engine_memory_add's sum of the states and ZeRO-3 term
+                         * (added as 0.0 below stage 3: the overhead, a positive
+                         * double, stays as it is, and no branch is taken) */
                         const double st_sum = states.weights + states.gradients + states.optimizer;
                         const double z3 = zero >= 3 ? zero3_extra : 0.0;
                         for (int bi = 0; bi < nb; bi++) {
                             struct engine_layout_entry *e = &memo->entries[k++];
                             const struct engine_step_pre *pre = &memo->bases[base0 + bi].pre;
+                            const double *a = act[bi];
+                            double other;
                             e->z = zq[bi];
                             e->z.offload = (unsigned char)(off != 0);
                             e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
-                            for (int rc = 0; rc <= 2; rc++) {
-                                double other;
-                                e->mem_gib[rc] = gib_of(engine_memory_total_of(st_sum, act[bi][rc], zero >= 3, z3, &other));
-                            }
+                            e->mem_gib[0] = gib_of(engine_memory_total_of(st_sum, a[0], 1, z3, &other));
+                            e->mem_gib[1] = gib_of(engine_memory_total_of(st_sum, a[1], 1, z3, &other));
+                            e->mem_gib[2] = gib_of(engine_memory_total_of(st_sum, a[2], 1, z3, &other));
                             e->base = base0 + bi;
                             e->zero = (unsigned char)zero;
                             e->bi = (unsigned char)bi;
@@ -879,11 +884,12 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
             }
             if (e->lower_bound_gib > cap || !e->batch_ok)
                 continue;
-            const struct engine_step_pre *pre = &bases[e->base].pre;
+            const struct engine_layout_base *bs = &bases[e->base];
+            const struct engine_step_pre *pre = &bs->pre;
             const double na = nach[e->bi];
             /* eval_score_lower_bound, from the same parts */
             double t_comp = pre->comp[0] / na;
-            if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
+            if (t_comp * bs->bubble1 / bs->gbs * (1.0 - 1e-9) >= best_score)
                 continue;
             for (int rc = 0; rc <= 2; rc++) {
                 double mgib = e->mem_gib[rc];
@@ -896,11 +902,11 @@ static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw
                 }
                 eval_step_bw(pre, &e->z, rc, &hc, na, dp_bw, &t);
                 scored++;
-                if (t.step / pre->gbs < best_score) {
+                if (t.step / bs->gbs < best_score) {
                     best_e = e;
                     best_rc = rc;
                     best_mgib = mgib;
-                    best_score = t.step / pre->gbs;
+                    best_score = t.step / bs->gbs;
                 }
                 break;   /* less recompute always runs faster: stop at the first fit */
             }
