@@ -843,11 +843,14 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
         for (int pp = 1, pp_log = 0; pp <= m->layers && pp <= n; pp *= 2, pp_log++) {
             if (n % (tp * pp * cp) != 0)
                 continue;
-            int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
+            int dp = n / (tp * pp * cp);
             if (dp > ctx->batch_seqs)
                 continue;
-            if (pp > 1 && ceil(ctx->batch_seqs / dp) < pp)
+            /* best_layout's ceil(B / dp) < pp, as B / dp <= pp - 1 (pp
+             * is a whole number) */
+            if (pp > 1 && ctx->batch_seqs / dp <= pp - 1)
                 continue;
+            int vpp = pick_vpp(m->layers, pp);
             int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
             for (int ep = 1; ep <= ep_max; ep *= 2) {
                 if (ep > 1 && dp % ep != 0)
@@ -1676,9 +1679,7 @@ static int next_nodes(int x)
 {
     if (x < 4)
         return x + 1;
-    int p = 1;
-    while (p * 2 <= x)
-        p *= 2;
+    int p = 1 << (31 - __builtin_clz((unsigned)x));   /* the largest power of two <= x */
     return x == p ? p + p / 2 : p * 2;
 }
 
