@@ -749,11 +749,13 @@ struct walk_set {
     int nb, nu, nf;
 };
 
+/* ks: by plan limit, largest first (count_chains orders each count's
+ * clusters so) */
 static void walk_set_init(struct walk_set *ws, struct walker *ks, int nk)
 {
-    ws->nb = 0;
+    ws->nb = nk;
     for (int i = 0; i < nk; i++)
-        found_insert(ws->by_cap, &ws->nb, &ks[i]);
+        ws->by_cap[i] = &ks[i];
 }
 
 /* The walkers of group gx; 0 when none walks it (nor, as tp_max only grows
@@ -1824,34 +1826,45 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
     }
 }
 
-/* The clusters' chains by GPU count, each in the search's order, from its
- * first cluster: cls[i].next, and in heads the first cluster of each count
- * in the order counts first appear. Returns how many counts. */
-static int count_chains(struct engine_search_cluster *cls, int ncl, int *heads)
+/* The clusters' chains by GPU count, each by GPU memory, largest first
+ * (the walkers' plan limits, walk_set_init), from its first cluster:
+ * cls[i].next, and in heads the first cluster of each count. The clusters
+ * of GPU type gi are cls[first[gi]] up to cls[end[gi]]. Returns how many
+ * counts. */
+static int count_chains(const struct catalog *c, struct engine_search_cluster *cls, int ncl, const int *first,
+                        const int *end, int *heads)
 {
     /* open addressing by n, at most half full: each slot holds the first
      * and the last cluster of one count */
     enum { SLOTS_MAX = 4096 };
     _Static_assert(SLOTS_MAX >= 2 * ENGINE_CANDIDATES_MAX, "the table is at most half full");
-    int slot_first[SLOTS_MAX], slot_last[SLOTS_MAX], nheads = 0;
+    int slot_first[SLOTS_MAX], slot_last[SLOTS_MAX], order[CATALOG_GPUS_MAX], nheads = 0;
     unsigned slots = 64;
 
+    for (int gi = 0; gi < c->n_gpus; gi++) {   /* by memory, largest first */
+        int j = gi;
+        for (; j > 0 && c->gpus[order[j - 1]].memory_gib < c->gpus[gi].memory_gib; j--)
+            order[j] = order[j - 1];
+        order[j] = gi;
+    }
     while (slots < 2u * (unsigned)ncl)
         slots *= 2;
     for (unsigned s = 0; s < slots; s++)
         slot_first[s] = -1;
-    for (int i = 0; i < ncl; i++) {
-        unsigned h = ((unsigned)cls[i].n * 2654435761u) >> 16 & (slots - 1);
-        while (slot_first[h] >= 0 && cls[slot_first[h]].n != cls[i].n)
-            h = (h + 1) & (slots - 1);
-        cls[i].next = -1;
-        if (slot_first[h] < 0) {
-            slot_first[h] = i;
-            heads[nheads++] = i;
-        } else {
-            cls[slot_last[h]].next = i;
+    for (int o = 0; o < c->n_gpus; o++) {
+        for (int i = first[order[o]]; i < end[order[o]]; i++) {
+            unsigned h = ((unsigned)cls[i].n * 2654435761u) >> 16 & (slots - 1);
+            while (slot_first[h] >= 0 && cls[slot_first[h]].n != cls[i].n)
+                h = (h + 1) & (slots - 1);
+            cls[i].next = -1;
+            if (slot_first[h] < 0) {
+                slot_first[h] = i;
+                heads[nheads++] = i;
+            } else {
+                cls[slot_last[h]].next = i;
+            }
+            slot_last[h] = i;
         }
-        slot_last[h] = i;
     }
     return nheads;
 }
@@ -1864,6 +1877,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
     struct engine_candidate *cands = out->candidates;
     struct engine_search_cluster *cls = out->layout_memo.clusters;
     struct gpu_search gs[CATALOG_GPUS_MAX];
+    int cl_first[CATALOG_GPUS_MAX], cl_end[CATALOG_GPUS_MAX];
     int nc = 0, ncl = 0, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     struct limits lim;
     long evaluated = 0;
@@ -1890,6 +1904,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
      * candidate slot of its own. */
     for (int gi = 0; gi < c->n_gpus; gi++) {
         const struct engine_gpu *g = &c->gpus[gi];
+        cl_first[gi] = cl_end[gi] = ncl;
         if (!allowed(w, g)) {
             if (g->restricted && w->n_gpus_allowed == 0)
                 rec_warn(out, "%s left out: restricted availability (%s); name it in gpus_allowed to plan with it",
@@ -1936,13 +1951,14 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
             if (ncl < ENGINE_CANDIDATES_MAX)
                 cls[ncl++] = (struct engine_search_cluster){.gi = gi, .per_node = per_node, .nodes = nodes, .n = n};
         }
+        cl_end[gi] = ncl;
     }
     /* Each cluster's walk. From the lists, the clusters of one count walk
      * together, count by count; without, each alone, in order. Walks do
      * not read each other (each finds its cluster's fastest layout), so
      * the order changes nothing. */
     if (lists) {
-        int heads[ENGINE_CANDIDATES_MAX], nheads = count_chains(cls, ncl, heads);
+        int heads[ENGINE_CANDIDATES_MAX], nheads = count_chains(c, cls, ncl, cl_first, cl_end, heads);
         for (int h = 0; h < nheads; h++)
             count_walk(c, &ctx, &lim, gs, out, heads[h]);
     } else {
