@@ -740,36 +740,51 @@ static void found_insert(struct walker **fnd, int *nf, struct walker *k)
 }
 
 /* The walkers of one count in one tp group (those whose tp_max reaches
- * it): not yet found (unf), and found (fnd, by plan limit, largest first,
- * as in by_cap). Walkers do not read each other, so in what order they
- * take an entry does not matter, and what reads only the entry (its global
- * batch against the cap) is asked once for all of them. */
+ * it): not yet found (unf), and found (fnd, by plan limit, largest first).
+ * Walkers do not read each other, so in what order they take an entry does
+ * not matter, and what reads only the entry (its global batch against the
+ * cap) is asked once for all of them. */
 struct walk_set {
-    struct walker *by_cap[CATALOG_GPUS_MAX], *unf[CATALOG_GPUS_MAX], *fnd[CATALOG_GPUS_MAX];
-    int nb, nu, nf;
+    struct walker *unf[CATALOG_GPUS_MAX], *fnd[CATALOG_GPUS_MAX];
+    int nu, nf;
+    int tp_min;                       /* the least tp_max among them */
 };
 
-/* ks: by plan limit, largest first (count_chains orders each count's
- * clusters so) */
+/* Every walker of ks, none found yet; ks by plan limit, largest first
+ * (count_chains orders each count's clusters so). */
 static void walk_set_init(struct walk_set *ws, struct walker *ks, int nk)
 {
-    ws->nb = nk;
-    for (int i = 0; i < nk; i++)
-        ws->by_cap[i] = &ks[i];
+    ws->nu = nk;
+    ws->nf = 0;
+    ws->tp_min = 16;
+    for (int i = 0; i < nk; i++) {
+        ws->unf[i] = &ks[i];
+        if (ks[i].tp_max < ws->tp_min)
+            ws->tp_min = ks[i].tp_max;
+    }
 }
 
-/* The walkers of group gx; 0 when none walks it (nor, as tp_max only grows
- * with gx, a later one). */
+/* Leaves in ws the walkers of group gx (fnd in its order); 0 when none
+ * walks it (nor, as tp_max only grows with gx, a later one). */
 static int walk_set_group(struct walk_set *ws, int gx)
 {
-    ws->nu = ws->nf = 0;
-    for (int i = 0; i < ws->nb; i++) {   /* fnd stays in by_cap's order */
-        if (1 << gx > ws->by_cap[i]->tp_max)
-            continue;
-        if (ws->by_cap[i]->found)
-            ws->fnd[ws->nf++] = ws->by_cap[i];
-        else
-            ws->unf[ws->nu++] = ws->by_cap[i];
+    if (1 << gx > ws->tp_min) {
+        int nu = 0, nf = 0;
+        ws->tp_min = 16;
+        for (int i = 0; i < ws->nu; i++)
+            if (1 << gx <= ws->unf[i]->tp_max)
+                ws->unf[nu++] = ws->unf[i];
+        for (int i = 0; i < ws->nf; i++)
+            if (1 << gx <= ws->fnd[i]->tp_max)
+                ws->fnd[nf++] = ws->fnd[i];
+        ws->nu = nu;
+        ws->nf = nf;
+        for (int i = 0; i < nu; i++)
+            if (ws->unf[i]->tp_max < ws->tp_min)
+                ws->tp_min = ws->unf[i]->tp_max;
+        for (int i = 0; i < nf; i++)
+            if (ws->fnd[i]->tp_max < ws->tp_min)
+                ws->tp_min = ws->fnd[i]->tp_max;
     }
     return ws->nu + ws->nf > 0;
 }
