@@ -424,16 +424,13 @@ struct engine_layout_act {
     int in_flight;
     double act[3], lb;
 };
-struct engine_layout_list {
-    int n;                            /* GPU count */
-    int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];
-};
 /* One cluster of the search (a GPU type on `nodes` servers of per_node) and
  * what its walk found: at most one per candidate. */
 struct engine_search_cluster {
     int gi, per_node, nodes, n;
     int next;                         /* the next cluster of the same n, -1: none */
-    int found;                        /* a layout fits: its candidate is candidates[this index] */
+    int found;                        /* a layout fits: its candidate is in candidates[this index]
+                                       * until the search moves it to its place */
     long scored;                      /* layouts scored (configs_evaluated) */
     double min_mem_gib;               /* none found: the least per-GPU memory seen */
 };

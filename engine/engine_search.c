@@ -585,6 +585,13 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  * tests/unit/test_engine_search.c compares both over random workloads, and
  * every candidate with the plain models for its cluster. */
 
+/* A count's list in the memo: where each tp group's entries start, and
+ * how many. */
+struct engine_layout_list {
+    int n;                            /* GPU count */
+    int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];
+};
+
 /* Empties the memo for a search: no layout, no activations kept. */
 static void layout_memo_empty(struct engine_layout_memo *memo)
 {
