@@ -725,7 +725,7 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
 
 /* The walk at entry e once a layout fits: the same tests with found set,
  * less the least memory (not read any more). The offload layouts it passes
- * by are the caller's (walk_list). */
+ * by are the caller's (walk_offload). */
 static inline void walk_found(struct walker *k, const struct engine_layout_entry *e,
                               const struct engine_layout_base *bases)
 {

@@ -1,8 +1,9 @@
 /* test_engine_search.c: the free search's layout lists against the walk.
  *
- * engine_recommend_search finds each cluster's layout from per-count lists
- * built once per search (engine_search.c, best_layout_free); estimates and
- * a search whose lists do not fit walk every layout (best_layout). Both
+ * engine_recommend_search finds each cluster's layout from per-count lists,
+ * built once per count and walked by all the GPU types of that count
+ * together as they are built (engine_search.c, count_walk); estimates and
+ * a count whose list does not fit walk every layout (best_layout). Both
  * must give the same answer bit for bit and score the same number of
  * layouts (configs_evaluated is in the recorded JSON answers). The golden
  * test holds 48 recorded workloads; this one draws several hundred random
