@@ -1819,6 +1819,9 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
     int idx[CATALOG_GPUS_MAX], nk = 0, fits = 1;
     struct engine_layout_list l;
 
+    /* at most one cluster of each GPU type has this count: its small
+     * servers' counts are below its server size, its node grid's at or
+     * above it */
     for (int i = ci; i >= 0 && nk < CATALOG_GPUS_MAX; i = cls[i].next) {
         cluster_hw(c, ctx->w, &gs[cls[i].gi], &cls[i], &hws[nk]);
         walker_init(&ks[nk], &hws[nk], &gs[cls[i].gi].ach);
