@@ -1088,52 +1088,76 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
     return 1;
 }
 
-static inline __m128d cols_mask(const unsigned long long *col, int j)
+/* One candidate's days and cost as cand_cost's rented branch computes them
+ * (engine_run_days, engine_cloud_cost_cand), from its columns at index j,
+ * into it and the columns: price_cloud's scalar path. */
+static inline void price_one(const struct cloud_cost_memo *m, struct engine_price_cols *pc,
+                             struct engine_candidate *cd, int j)
 {
-    return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
+    double d = (pc->startup_s[j] + m->tokens / pc->tokens_per_s[j] / pc->goodput[j]) / 86400.0;
+    cd->days = pc->days[j] = d;
+    cd->cost = pc->cost[j] = engine_cloud_cost_cand(m, cd, d, pc->usd_per_gpu_hour[j]);
 }
 
+/* Four doubles, and four masks of all ones or 0 (GCC's vector extension:
+ * the compiler writes each operation for the CPU it builds for, one 256-bit
+ * instruction with AVX, two 128-bit ones with SSE2). A comparison of two
+ * v4d is a v4i of masks. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
 
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
  * rented branch computes (engine_run_days with the tokens the memo holds,
- * then engine_cloud_cost_cand), two candidates at a time (SSE2) from out's
+ * then engine_cloud_cost_cand), four candidates at a time from out's
  * price_cols (made here unless they are these candidates' already): the
  * same IEEE operations in the same order on each lane, so the same doubles.
  * - days: (startup + tokens / throughput / goodput) / 86400;
  * - billed hours: engine_ceil(days x 24 - 1e-9), at least 1. For x in
  *   [0, 2^52), (x + 2^52) - 2^52 is x rounded to an integer (to nearest),
  *   and adding 1 when that is below x gives ceil(x), as engine_ceil's
- *   truncation does; max with 1 is the floor (max gives 1 for h = 1 too).
- *   A pair with any other x (negative, huge, NaN) is priced by the scalar
- *   code. There days > 0, so the months are days / 30;
+ *   truncation does; the larger of that and 1 is the floor (1 for h = 1
+ *   too). Four with any other x (negative, huge, NaN) are priced by the
+ *   scalar code, and so are the last nc % 4. There days > 0, so the months
+ *   are days / 30;
  * - the bill: 0 + GPU-hours when positive, then hot tier, node cache, warm
  *   and cold tiers, each added when positive (adding +0 instead leaves the
  *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
  *   NaN) here, so that it is not added, as it is left out there.
- * 0, with nothing priced, when a candidate's GPU is not in the catalog. */
+ * The days and cost columns' entry after the last candidate is a copy of
+ * its (the pair scan_cols reads for an odd count). No multiply feeds an add
+ * as one rounding: neither build enables FMA. 0, with nothing priced, when
+ * a candidate's GPU is not in the catalog.
+ * Built twice on x86-64 with GCC and picked once at load time by the CPU
+ * (function multiversioning, as report_text.c's tok_split): with AVX2 the
+ * four lanes are one instruction (a memo hit's pricing of ~340 candidates
+ * fell from ~14.5k to ~6k instructions); the default build is SSE2's. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
 {
     struct engine_price_cols *pc = &out->price_cols;
     struct engine_candidate *cands = out->candidates;
-    int nc = out->n_candidates;
-    const __m128d tokens = _mm_set1_pd(m->tokens), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
-    const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
-    const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
+    int nc = out->n_candidates, i = 0;
+#define V4(x) ((v4d){(x), (x), (x), (x)})
+    const v4d tokens = V4(m->tokens), zero = V4(0.0), one = V4(1.0), big = V4(0x1p52), day_s = V4(86400.0);
+    const v4d h24 = V4(24.0), eps = V4(1e-9), d30 = V4(30.0), week = V4(7.0);
     /* Every tier's monthly price here (these two, the hot ones below and
      * in the columns) is 0 where the bill would not add it (not > 0: NaN,
-     * none): months is finite and > 0 on the pair path, so price x months
+     * none): months is finite and > 0 on the vector path, so price x months
      * is > 0 or (underflow) +0 when price > 0, and +0 when it is 0, where
      * adding +0 leaves the sum (never -0) as it is, as not adding does. */
-    const __m128d need = _mm_set1_pd(m->hot_need_tb);
-    const __m128d warm = _mm_set1_pd(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
-    const __m128d cold = _mm_set1_pd(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
+    const v4d need = V4(m->hot_need_tb);
+    const v4d warm = V4(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
+    const v4d cold = V4(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
+#undef V4
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
     const double hot_month[4] = {m->hot_month_usd[0] > 0 ? m->hot_month_usd[0] : 0.0,
                                  m->hot_month_usd[1] > 0 ? m->hot_month_usd[1] : 0.0,
                                  m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
 
     /* the index where the columns are 16-byte aligned (the same for all:
-     * their sizes are multiples of 16 bytes) */
+     * their sizes are multiples of 16 bytes), which scan_cols reads by */
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
 
     if (nc <= 0)
@@ -1151,56 +1175,64 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         for (int x = 0; x < ENGINE_PRICE_SEEDS; x++)
             pc->seed[x] = -1;
     }
-    for (int i = 0; i < nc; i += 2) {
-        const int j = base + i;   /* the pair's column index */
-        __m128d d, x, r, h, qty, months, total, u, over, hot, gpus;
-        d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
-        d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
-        x = _mm_sub_pd(_mm_mul_pd(d, h24), eps);
-        if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, zero), _mm_cmplt_pd(x, big))) != 3) {
-            double dl[2];
-            _mm_storeu_pd(dl, d);
-            for (int l = 0; l < 2; l++) {
-                struct engine_candidate *cd = &cands[i + l];
-                if (i + l >= nc) {   /* an odd count's pair: a copy of the last, as in the other columns */
-                    pc->days[j + l] = pc->days[j + l - 1];
-                    pc->cost[j + l] = pc->cost[j + l - 1];
-                    break;
-                }
-                cd->days = pc->days[j + l] = dl[l];
-                cd->cost = pc->cost[j + l] = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
-            }
+    /* the columns' four doubles (or masks) from index k, aligned or not */
+#define LOAD(v, col, k) memcpy(&(v), &pc->col[k], sizeof(v))
+    for (; i + 4 <= nc; i += 4) {
+        const int j = base + i;   /* the four's column index */
+        v4d d, x, r, h, qty, months, total, u, hot, col, bw_usd;
+        v4i mask, over, always;
+        LOAD(x, tokens_per_s, j);
+        d = tokens / x;
+        LOAD(x, goodput, j);
+        d = d / x;
+        LOAD(x, startup_s, j);
+        d = (x + d) / day_s;
+        x = d * h24 - eps;
+        mask = (v4i)(x >= zero) & (v4i)(x < big);
+        if (!(mask[0] & mask[1] & mask[2] & mask[3])) {
+            for (int l = 0; l < 4; l++)
+                price_one(m, pc, &cands[i + l], j + l);
             continue;
         }
-        r = _mm_sub_pd(_mm_add_pd(x, big), big);
-        h = _mm_add_pd(r, _mm_and_pd(_mm_cmplt_pd(r, x), one));
-        h = _mm_max_pd(h, one);
-        gpus = _mm_load_pd(&pc->gpus[j]);
-        qty = _mm_mul_pd(h, gpus);
-        total = _mm_and_pd(_mm_cmpgt_pd(qty, zero),
-                           _mm_add_pd(zero, _mm_mul_pd(qty, _mm_load_pd(&pc->usd_per_gpu_hour[j]))));
-        months = _mm_div_pd(d, d30);
+        r = (x + big) - big;
+        h = r + (v4d)((v4i)(r < x) & (v4i)one);
+        mask = (v4i)(h > one);
+        h = (v4d)((mask & (v4i)h) | (~mask & (v4i)one));
+        LOAD(col, gpus, j);
+        qty = h * col;
+        LOAD(col, usd_per_gpu_hour, j);
+        total = (v4d)((v4i)(qty > zero) & (v4i)(zero + qty * col));
+        months = d / d30;
         /* the hot tier: at its bandwidth's capacity when that exceeds the
          * data's, else the kind's price for the data; 0 for no kind (its
          * capacity -inf is never over) */
-        over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
-        hot = _mm_setr_pd(hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]]);
-        hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
-        total = _mm_add_pd(total, _mm_mul_pd(hot, months));
-        total = _mm_add_pd(total, _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months));
-        u = _mm_mul_pd(warm, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)), u));
-        u = _mm_mul_pd(cold, months);
-        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(cols_mask(pc->cold_always, j), _mm_cmpge_pd(d, week)), u));
-        _mm_store_pd(&pc->cost[j], total);
-        _mm_store_pd(&pc->days[j], d);
-        _mm_storel_pd(&cands[i].days, d);
-        _mm_storel_pd(&cands[i].cost, total);
-        if (i + 1 < nc) {
-            _mm_storeh_pd(&cands[i + 1].days, d);
-            _mm_storeh_pd(&cands[i + 1].cost, total);
+        LOAD(col, hot_bw_tb, j);
+        over = (v4i)(col > need);
+        hot = (v4d){hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]],
+                    hot_month[pc->hot_kind_at[j + 2]], hot_month[pc->hot_kind_at[j + 3]]};
+        LOAD(bw_usd, hot_bw_month_usd, j);
+        hot = (v4d)((over & (v4i)bw_usd) | (~over & (v4i)hot));
+        total = total + hot * months;
+        LOAD(col, cache_month_usd, j);
+        total = total + col * months;
+        u = warm * months;
+        LOAD(always, warm_always, j);
+        total = total + (v4d)((always | (v4i)(d >= one)) & (v4i)u);
+        u = cold * months;
+        LOAD(always, cold_always, j);
+        total = total + (v4d)((always & (v4i)(d >= week)) & (v4i)u);
+        memcpy(&pc->cost[j], &total, sizeof total);
+        memcpy(&pc->days[j], &d, sizeof d);
+        for (int l = 0; l < 4; l++) {
+            cands[i + l].days = d[l];
+            cands[i + l].cost = total[l];
         }
     }
+#undef LOAD
+    for (; i < nc; i++)
+        price_one(m, pc, &cands[i], base + i);
+    pc->days[base + nc] = pc->days[base + nc - 1];   /* an odd count's pair: a copy of the last */
+    pc->cost[base + nc] = pc->cost[base + nc - 1];
     return 1;
 }
 

@@ -450,15 +450,16 @@ START_TEST(a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit)
 }
 END_TEST
 
-/* The pricing prices rented clusters two at a time (price_cloud, SSE2)
- * from columns it keeps for tagged candidates. Every candidate's days and
- * cost must be the scalar formula's, bit for bit (engine_run_days' form,
- * then engine_cloud_cost_cand), for candidates drawn far outside what the
- * search finds too: throughputs of 0 or near it (days infinite or past
- * 2^52 hours), NaN goodput, negative start-up, hot tiers of no kind or
- * NaN prices, with the pair's other lane ordinary. Odd and even counts;
- * tagged and untagged, the tag changed when the candidates are; the
- * recommendation at a 16-byte boundary and 8 bytes off one. */
+/* The pricing prices rented clusters four at a time (price_cloud: AVX2 or
+ * SSE2 by the CPU) from columns it keeps for tagged candidates. Every
+ * candidate's days and cost must be the scalar formula's, bit for bit
+ * (engine_run_days' form, then engine_cloud_cost_cand), for candidates
+ * drawn far outside what the search finds too: throughputs of 0 or near it
+ * (days infinite or past 2^52 hours), NaN goodput, negative start-up, hot
+ * tiers of no kind or NaN prices, with the four's other lanes ordinary.
+ * Counts of every remainder by four; tagged and untagged, the tag changed
+ * when the candidates are; the recommendation at a 16-byte boundary and 8
+ * bytes off one. */
 START_TEST(rented_days_and_costs_are_the_scalar_formulas_bit_for_bit)
 {
     struct engine_workload w;
@@ -492,7 +493,7 @@ START_TEST(rented_days_and_costs_are_the_scalar_formulas_bit_for_bit)
         st ^= st << 17;
         if (!again) {
             memcpy(r->candidates, orig, sizeof *orig * (size_t)n0);
-            r->n_candidates = n0 - (round % 4 == 1);   /* odd and even counts */
+            r->n_candidates = n0 - (round / 5) % 4;   /* counts of each remainder by four */
             for (int i = 0; i < r->n_candidates && round > 0; i++) {
                 struct engine_candidate *cd = &r->candidates[i];
                 st ^= st << 13;
