@@ -29,9 +29,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>   /* price_cloud: two candidates at a time (a compiler header, no library) */
-#endif
 
 #include "engine_int.h"
 
@@ -1123,8 +1120,7 @@ typedef long long v4i __attribute__((vector_size(32)));
  *   and cold tiers, each added when positive (adding +0 instead leaves the
  *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
  *   NaN) here, so that it is not added, as it is left out there.
- * The days and cost columns' entry after the last candidate is a copy of
- * its (the pair scan_cols reads for an odd count). No multiply feeds an add
+ * No multiply feeds an add
  * as one rounding: neither build enables FMA. 0, with nothing priced, when
  * a candidate's GPU is not in the catalog.
  * Built twice on x86-64 with GCC and picked once at load time by the CPU
@@ -1157,7 +1153,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
                                  m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
 
     /* the index where the columns are 16-byte aligned (the same for all:
-     * their sizes are multiples of 16 bytes), which scan_cols reads by */
+     * their sizes are multiples of 16 bytes), where price_cols_fill put
+     * candidate 0 */
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
 
     if (nc <= 0)
@@ -1231,28 +1228,34 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
 #undef LOAD
     for (; i < nc; i++)
         price_one(m, pc, &cands[i], base + i);
-    pc->days[base + nc] = pc->days[base + nc - 1];   /* an odd count's pair: a copy of the last */
-    pc->cost[base + nc] = pc->cost[base + nc - 1];
     return 1;
 }
 
 /* The candidates whose cost is not above limit, in order, into set (the
- * count returned), from the cost column price_cloud just wrote: two
- * comparisons at a time, each as !(cost > limit). */
+ * count returned), from the cost column price_cloud just wrote: four
+ * comparisons at a time, each as !(cost > limit), passing over a four all
+ * above it (most are). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static int near_from_cols(const struct engine_price_cols *pc, int nc, double limit, int *set)
 {
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
-    const __m128d lim = _mm_set1_pd(limit);
-    /* by the pair's mask of costs above limit: how many of the two stay */
-    static const unsigned char stay[4] = {2, 1, 1, 0};
+    const v4d lim = {limit, limit, limit, limit};
     int n = 0, i = 0;
-    for (; i + 1 < nc; i += 2) {
-        int over = _mm_movemask_pd(_mm_cmpgt_pd(_mm_load_pd(&pc->cost[base + i]), lim));
-        set[n] = i;                    /* kept when the first stays */
-        set[n + !(over & 1)] = i + 1;  /* the second, after it if it stays */
-        n += stay[over];
+    for (; i + 4 <= nc; i += 4) {
+        v4d k;
+        v4i over;
+        memcpy(&k, &pc->cost[base + i], sizeof k);
+        over = (v4i)(k > lim);
+        if (over[0] & over[1] & over[2] & over[3])
+            continue;
+        for (int l = 0; l < 4; l++) {
+            set[n] = i + l;
+            n += !over[l];
+        }
     }
-    if (i < nc) {
+    for (; i < nc; i++) {
         set[n] = i;
         n += !(pc->cost[base + i] > limit);
     }
@@ -1580,7 +1583,7 @@ static inline double max_num(double a, double b)
 }
 
 /* scan_cand over every candidate from price_cloud's days and cost columns,
- * two at a time, passing over the pairs that cannot hold a pick's answer.
+ * four at a time, passing over the fours that cannot hold a pick's answer.
  * Without NaN days or costs every pick compares by a strict weak order
  * (cost then days, cost alone, or days alone) and keeps the first of
  * equals, so its answer is the first candidate of its set (its days and
@@ -1588,8 +1591,9 @@ static inline double max_num(double a, double b)
  * the candidates that holds every candidate of that least key (in order)
  * gives the same answer. A candidate whose key is above that of one in the
  * set (the pick so far, or a seed: any candidate, e.g. last pricing's
- * pick, tested against the set now) is not one of them: a pair goes
- * through scan_cand only when one of them could be (most pairs cannot):
+ * pick, tested against the set now) is not one of them: a four goes
+ * through scan_cand only when one of them could be (most cannot), and the
+ * last nc % 4 always do:
  * - cheapest (overall, within the cap, recommended): cost <= the pick's
  *   and the seed's, or with neither, its days test (the cap or the
  *   deadline); cheapest on time: the same, by the deadline;
@@ -1604,14 +1608,20 @@ static inline double max_num(double a, double b)
 enum { SEED_MIN_ALL, SEED_MIN_SHORT, SEED_REC, SEED_CHEAP_DL, SEED_FAST_B, SEED_FAST_ALL, SEEDS };
 _Static_assert(SEEDS == ENGINE_PRICE_SEEDS, "a seed for each pick");
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, int nc, struct scans *s)
 {
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
-    const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
+#define V4(x) ((v4d){(x), (x), (x), (x)})
+#define LE(a, b) ((v4i)((a) <= (b)))
+    const v4d dl = V4(s->deadline), bud = V4(s->budget), cap = V4(s->min_days_cap);
     const struct scans s0 = *s;
     /* the seeds' keys where a seed is in its set (else +inf) */
     double seed_k[SEEDS], seed_d[SEEDS];
-    __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
+    v4d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
+    int i = 0, saw_nan = 0;
     for (int x = 0; x < SEEDS; x++) {
         int j = pc->seed[x];
         double d, k;
@@ -1645,12 +1655,12 @@ static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, in
 #define LIMITS()                                                                                                   \
     do {                                                                                                           \
         double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);                          \
-        t_all = _mm_set1_pd(k_);                                                                                   \
-        t_fast = _mm_set1_pd(d_);                                                                                  \
-        t_short = _mm_set1_pd(KLIM(s->min_short, SEED_MIN_SHORT));                                                 \
-        t_rec = _mm_set1_pd(KLIM(s->rec, SEED_REC));                                                               \
-        t_cheap = _mm_set1_pd(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                   \
-        t_fast_b = _mm_set1_pd(DLIM(s->fast_b, SEED_FAST_B));                                                      \
+        t_all = V4(k_);                                                                                            \
+        t_fast = V4(d_);                                                                                           \
+        t_short = V4(KLIM(s->min_short, SEED_MIN_SHORT));                                                          \
+        t_rec = V4(KLIM(s->rec, SEED_REC));                                                                        \
+        t_cheap = V4(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                            \
+        t_fast_b = V4(DLIM(s->fast_b, SEED_FAST_B));                                                               \
         k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));            \
         d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;                               \
         k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));                                    \
@@ -1659,44 +1669,56 @@ static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, in
         d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));                        \
         k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;                                           \
         d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);                                                            \
-        t_k = _mm_set1_pd(k_);                                                                                     \
-        t_d = _mm_set1_pd(d_);                                                                                     \
-        t_any = _mm_set1_pd(s->any_short ? NAN : DAYS_CAP);                                                        \
+        t_k = V4(k_);                                                                                              \
+        t_d = V4(d_);                                                                                              \
+        t_any = V4(s->any_short ? NAN : DAYS_CAP);                                                                 \
     } while (0)
     LIMITS();
-    for (int i = 0; i < nc; i += 2) {
-        const __m128d d = _mm_load_pd(&pc->days[base + i]), k = _mm_load_pd(&pc->cost[base + i]);
-        const __m128d nan = _mm_cmpunord_pd(d, k);
-        __m128d m = _mm_or_pd(nan, _mm_or_pd(_mm_cmple_pd(k, t_k), _mm_cmple_pd(d, t_d)));
-        if (_mm_movemask_pd(m) == 0)
+    for (; i + 4 <= nc; i += 4) {
+        v4d d, k;
+        v4i m, nan;
+        memcpy(&d, &pc->days[base + i], sizeof d);
+        memcpy(&k, &pc->cost[base + i], sizeof k);
+        nan = (v4i)(d != d) | (v4i)(k != k);
+        m = nan | LE(k, t_k) | LE(d, t_d);
+        if (!(m[0] | m[1] | m[2] | m[3]))
             continue;
-        if (_mm_movemask_pd(nan) != 0) {   /* a NaN: every candidate, in order */
-            *s = s0;
-            for (int j = 0; j < nc; j++)
-                scan_cand(s, j, pc->days[base + j], pc->cost[base + j]);
+        if (nan[0] | nan[1] | nan[2] | nan[3]) {
+            saw_nan = 1;
             break;
         }
         {
             /* pick by pick (a pick with neither its own nor a seed has
              * limit +inf: its days and budget tests alone) */
-            const __m128d on_time = _mm_cmple_pd(d, dl), in_budget = _mm_cmple_pd(k, bud);
-            m = _mm_or_pd(_mm_cmple_pd(k, t_all), _mm_and_pd(_mm_cmple_pd(d, cap), _mm_cmple_pd(k, t_short)));
-            m = _mm_or_pd(m, _mm_and_pd(on_time, _mm_or_pd(_mm_and_pd(in_budget, _mm_cmple_pd(k, t_rec)),
-                                                           _mm_cmple_pd(k, t_cheap))));
-            m = _mm_or_pd(m, _mm_and_pd(in_budget, _mm_cmple_pd(d, t_fast_b)));
-            m = _mm_or_pd(m, _mm_or_pd(_mm_cmple_pd(d, t_fast), _mm_cmple_pd(d, t_any)));
-            if (_mm_movemask_pd(m) == 0)
+            const v4i on_time = LE(d, dl), in_budget = LE(k, bud);
+            m = LE(k, t_all) | (LE(d, cap) & LE(k, t_short));
+            m |= on_time & ((in_budget & LE(k, t_rec)) | LE(k, t_cheap));
+            m |= in_budget & LE(d, t_fast_b);
+            m |= LE(d, t_fast) | LE(d, t_any);
+            if (!(m[0] | m[1] | m[2] | m[3]))
                 continue;
         }
-        scan_cand(s, i, pc->days[base + i], pc->cost[base + i]);
-        if (i + 1 < nc)
-            scan_cand(s, i + 1, pc->days[base + i + 1], pc->cost[base + i + 1]);
+        for (int l = 0; l < 4; l++)
+            scan_cand(s, i + l, d[l], k[l]);
         LIMITS();
     }
+    /* the last nc % 4 each through scan_cand (a few more than the pass
+     * would take give the same picks); a NaN anywhere: every candidate as
+     * it was, in order */
+    for (int j = i; j < nc && !saw_nan; j++)
+        saw_nan = isnan(pc->days[base + j]) || isnan(pc->cost[base + j]);
+    if (saw_nan) {
+        *s = s0;
+        i = 0;
+    }
+    for (; i < nc; i++)
+        scan_cand(s, i, pc->days[base + i], pc->cost[base + i]);
 #undef LIMITS
 #undef NONE
 #undef DLIM
 #undef KLIM
+#undef LE
+#undef V4
     /* this pricing's picks: the next one's seeds */
     pc->seed[SEED_MIN_ALL] = s->min_all.i;
     pc->seed[SEED_MIN_SHORT] = s->min_short.i;

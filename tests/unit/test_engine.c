@@ -853,6 +853,21 @@ static void price_fresh_copy(struct engine_recommendation *fresh, const struct e
     fresh->price_cols.from = 0;
 }
 
+/* Each tier of r shows candidate idx[t] (the plain scans' picks). */
+static void check_picks(const struct engine_recommendation *r, const int idx[TIER_COUNT], const char *what)
+{
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct engine_plan *p = &r->tiers[t];
+        const struct engine_candidate *cd = &r->candidates[idx[t]];
+        ck_assert_msg(p->gpu_index == cd->gi && p->count == cd->n && p->nodes == cd->nodes &&
+                          p->par.micro_batch == cd->par.micro_batch && p->par.tp == cd->par.tp &&
+                          p->par.pp == cd->par.pp,
+                      "%s: %s shows %d x %s mb %d, the plain scans choose candidate %d (%d x %s mb %d)", what,
+                      engine_tier_name(t), p->count, p->gpu_id, p->par.micro_batch, idx[t], cd->n,
+                      cat->gpus[cd->gi].id, cd->par.micro_batch);
+    }
+}
+
 /* The scans of a rented cluster's pricing start from seeds, the picks the
  * last pricing of the same candidates left (engine_price_cols.seed), and
  * pass over candidates that cannot hold a pick's answer. The seeds are
@@ -860,7 +875,9 @@ static void price_fresh_copy(struct engine_recommendation *fresh, const struct e
  * later twin of the answer (an exact tie), must give the answer the plain
  * scans give, and the answer of the same candidates priced without seeds.
  * Repriced over and over, alternating between search results of several
- * models and candidates edited into ties, infinite and NaN days, with
+ * models (less up to three of their last candidates: counts of every
+ * remainder by four; a tier's pick now and then moved to the end) and
+ * candidates edited into ties, infinite and NaN days, with
  * seeds left by the last pricing (of the same or another workload) or set
  * at random. */
 START_TEST(any_seeds_give_the_picks_of_plain_scans)
@@ -870,7 +887,7 @@ START_TEST(any_seeds_give_the_picks_of_plain_scans)
     struct engine_recommendation *searched[SHAPES], *kept = calloc(1, sizeof *kept), *fresh = calloc(1, sizeof *fresh);
     struct engine_workload w0[SHAPES];
     unsigned long long st = 0xbb67ae8584caa73bULL, tag = 90000;
-    int compared = 0, seeded_twin = 0, random_seeds = 0;
+    int compared = 0, seeded_twin = 0, random_seeds = 0, moved_last = 0;
     int twin = -1, held = 0;   /* of the candidates in kept: a later twin, whose search */
     char err[256];
     ck_assert(kept && fresh);
@@ -892,6 +909,9 @@ START_TEST(any_seeds_give_the_picks_of_plain_scans)
         if (step == 0 || xorshift(&st) % 3 == 0) {
             held = s;
             copy_search_result(kept, searched[s]);
+            /* every count by four (the scans take four at a time, and the
+             * rest one by one) */
+            kept->n_candidates -= (int)(xorshift(&st) % 4);
             nc = kept->n_candidates;
             twin = -1;
             if (xorshift(&st) % 2) {
@@ -955,24 +975,31 @@ START_TEST(any_seeds_give_the_picks_of_plain_scans)
         ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
         ck_assert_msg(engine_recommend_price(cat, &w, fresh, err, sizeof err) == ST_OK, "%s: %s", what, err);
         oracle_tiers(kept, &w, idx);
-        for (int t = 0; t < TIER_COUNT; t++) {
-            const struct engine_plan *p = &kept->tiers[t];
-            const struct engine_candidate *cd = &kept->candidates[idx[t]];
-            ck_assert_msg(p->gpu_index == cd->gi && p->count == cd->n && p->nodes == cd->nodes &&
-                              p->par.micro_batch == cd->par.micro_batch && p->par.tp == cd->par.tp &&
-                              p->par.pp == cd->par.pp,
-                          "%s: %s shows %d x %s mb %d, the plain scans choose candidate %d (%d x %s mb %d)", what,
-                          engine_tier_name(t), p->count, p->gpu_id, p->par.micro_batch, idx[t], cd->n,
-                          cat->gpus[cd->gi].id, cd->par.micro_batch);
-        }
+        check_picks(kept, idx, what);
         a = dump_rec(fresh);
         b = dump_rec(kept);
         ck_assert_msg(strcmp(a, b) == 0, "%s: priced from seeds, the answer differs", what);
         free(a);
         free(b);
         compared++;
+        /* a tier's pick moved to the end (the last nc % 4 are scanned one
+         * by one) and priced again (new candidates: a new tag): still the
+         * plain scans' picks */
+        if (step % 2 == 0) {
+            int k = idx[step / 2 % TIER_COUNT];
+            struct engine_candidate moved = kept->candidates[k];
+            memmove(&kept->candidates[k], &kept->candidates[k + 1], sizeof moved * (size_t)(nc - 1 - k));
+            kept->candidates[nc - 1] = moved;
+            kept->candidates_from = ++tag;
+            twin = twin == k ? nc - 1 : twin - (twin > k);   /* where the twin went */
+            ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
+            oracle_tiers(kept, &w, idx);
+            check_picks(kept, idx, what);
+            moved_last += idx[0] == nc - 1 || idx[1] == nc - 1 || idx[2] == nc - 1;
+        }
     }
     ck_assert_int_eq(compared, 400);
+    ck_assert_int_gt(moved_last, 50);
     ck_assert_int_gt(seeded_twin, 10);
     ck_assert_int_gt(random_seeds, 20);
     for (int s = 0; s < SHAPES; s++)
