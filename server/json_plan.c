@@ -1115,6 +1115,9 @@ struct json_plan_cache {
     unsigned long long gen;          /* slot texts written so far (hw_slot.gen) */
     struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
     struct jw_key key;   /* the key of the tier being written (tier_key) */
+    /* the template each tier was last written with, and each tier's own
+     * for clusters that have no slot (NULL until needed) */
+    struct jw_tpl *last[TIER_COUNT], *own[TIER_COUNT];
 };
 
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written)
@@ -1134,9 +1137,9 @@ void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned 
         *written += w;
     }
     /* and the tiers' templates: calls covered by a patch, values written */
-    for (int i = 0; cache && i < CACHE_SLOTS * TIER_COUNT; i++) {
+    for (int i = 0; cache && i < (CACHE_SLOTS + 1) * TIER_COUNT; i++) {
         unsigned long long t, w;
-        jw_tpl_stats(cache->hw[i / TIER_COUNT].tpl[i % TIER_COUNT], &t, &w);
+        jw_tpl_stats(i < TIER_COUNT ? cache->own[i] : cache->hw[i / TIER_COUNT - 1].tpl[i % TIER_COUNT], &t, &w);
         *taken += t;
         *written += w;
     }
@@ -1165,6 +1168,8 @@ void json_plan_cache_free(struct json_plan_cache *cache)
             jw_tpl_free(cache->hw[i].tpl[t]);
         jw_rec_free(cache->hw[i].rec);
     }
+    for (int t = 0; t < TIER_COUNT; t++)
+        jw_tpl_free(cache->own[t]);
     jw_key_release(&cache->key);
     free(cache->order);
     free(cache);
@@ -1443,23 +1448,25 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
  * when the tier's key (tier_key: every other value write_plan_members
  * writes from) is the one its template was written from, the text is
  * the template's with the holes whose fields changed written anew
- * (jw_tpl_patch, json_write.c). A tier's template lives with its
- * cluster's hardware slot (the same cluster gives a plan of the same form,
- * so a thread that serves several workloads in turn patches each tier
- * from the last one with its cluster, not from another workload's). A
- * cluster or expectations the cache cannot hold: the tier is written in
- * full. */
+ * (jw_tpl_patch, json_write.c). The template a tier was last written with
+ * is tried first; on a miss, the one of its cluster's hardware slot (the
+ * same cluster gives a plan of the same form, so a thread that serves
+ * several workloads in turn patches each tier from the last one with its
+ * cluster, not from another workload's), else the tier is written anew,
+ * replaying the cluster's recording, and kept as that template. */
 
-/* The plan's fields outside the holes that write_plan_members writes from
- * directly, as ranges of struct engine_plan (the hardware and the
- * expectations are in the key as their slots). Padding is compared too:
- * the plans come from the engine's memory, whose padding is only ever
- * copied, so it can only cost a miss. */
+/* The plan's fields outside the holes that write_plan_members writes from,
+ * as ranges of struct engine_plan, but for the arrays (tier_key). The
+ * hardware's strings that are pointers point to the engine's literals,
+ * which never change: their addresses stand for their text. Padding is
+ * compared too: the plans come from the engine's memory, whose padding
+ * is only ever copied, so it can only cost a miss. */
 static const struct {
     size_t from, to;
 } TIER_FIXED[] = {
     {offsetof(struct engine_plan, feasible), offsetof(struct engine_plan, feasible) + sizeof(int)},
-    {offsetof(struct engine_plan, gpu_index), offsetof(struct engine_plan, gpu_index) + sizeof(int)},
+    /* the cluster: GPU, layout, memory, interconnect, fabric */
+    {offsetof(struct engine_plan, gpu_index), offsetof(struct engine_plan, storage)},
     /* n_storage, the checkpoint (and the padding before dataset_tb) */
     {offsetof(struct engine_plan, n_storage), offsetof(struct engine_plan, dataset_tb)},
     /* cpu threads, RAM, power */
@@ -1470,6 +1477,7 @@ static const struct {
     {offsetof(struct engine_plan, mtbf_job_h), offsetof(struct engine_plan, billed_hours)},
     /* basis, price_conf */
     {offsetof(struct engine_plan, basis), offsetof(struct engine_plan, expectations)},
+    {offsetof(struct engine_plan, n_expectations), offsetof(struct engine_plan, n_expectations) + sizeof(int)},
     {offsetof(struct engine_plan, n_rationale), offsetof(struct engine_plan, n_rationale) + sizeof(int)},
     {offsetof(struct engine_plan, n_warnings), offsetof(struct engine_plan, n_warnings) + sizeof(int)},
     {offsetof(struct engine_plan, n_bom), offsetof(struct engine_plan, n_bom) + sizeof(int)},
@@ -1489,106 +1497,176 @@ static JW_INLINE int has_nul(const char *s, size_t cap)
     return 0;
 }
 
-#define KEY_PUT(o, src, n)                                                                                             \
-    do {                                                                                                               \
-        memcpy((o), (src), (n));                                                                                       \
-        (o) += (n);                                                                                                    \
-    } while (0)
+/* Not 0 when a and b differ in their first n bytes: words xor-ed and
+ * or-ed (the last one overlapping), no call and no branch per word, for
+ * the ranges of a few dozen bytes (longer ones go to memcmp). */
+static JW_INLINE uint64_t key_diff(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    uint64_t d = 0, x, y;
+    size_t i = 0;
+    if (n < 8) {
+        for (; i < n; i++)
+            d |= (uint64_t)(a[i] ^ b[i]);
+        return d;
+    }
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    if (i < n) {
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        d |= x ^ y;
+    }
+    return d;
+}
 
 /* The tier's key: what its text outside the holes is written from. Its
- * strings are whole arrays (each holds its end: has_nul), its counts are
- * checked first. k->bad when the tier cannot be keyed. */
-static void tier_key(struct jw_key *k, const struct engine_plan *p, const struct tier_parts *tp, int tier, int first)
+ * strings are whole arrays (each holds its end: has_nul, checked when the
+ * key is made; equal arrays hold their ends too), its counts are checked
+ * first; the expectations are their bytes, as cache_exp compares them. With cmp (a template's key, cmplen bytes) the key is compared with
+ * it in place, and 1 returned when they are equal; else it is written to
+ * k (k->bad when the tier cannot be keyed) and 0 returned. */
+static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int first, const unsigned char *cmp,
+                    size_t cmplen)
 {
     size_t need = 0;
-    unsigned char *o;
-    struct {
-        const void *hslot, *eslot;
-        unsigned long long hgen, egen;
-        int tier, first;
-    } head;
-    jw_key_reset(k);
+    unsigned char *o = NULL;
+    const unsigned char *c = cmp, *cend = cmp + cmplen;
+    int head[2] = {tier, first};
+    uint64_t diff = 0;   /* the compared words' differences, or-ed (tested at the end) */
+    /* n bytes from src: written at o, or compared with c */
+#define KEY(src, n)                                                                                                    \
+    do {                                                                                                               \
+        if (cmp) {                                                                                                     \
+            if ((size_t)(cend - c) < (n))                                                                              \
+                return 0;                                                                                              \
+            if ((n) > 64 ? memcmp(c, (src), (n)) != 0 : 0)                                                            \
+                return 0;                                                                                              \
+            if ((n) <= 64)                                                                                             \
+                diff |= key_diff(c, (const unsigned char *)(src), (n));                                                \
+            c += (n);                                                                                                  \
+        } else {                                                                                                       \
+            memcpy(o, (src), (n));                                                                                     \
+            o += (n);                                                                                                  \
+        }                                                                                                              \
+    } while (0)
     if (p->n_storage < 0 || p->n_storage > PLAN_STORAGE_TIERS_MAX || p->n_rationale < 0 ||
         p->n_rationale > PLAN_RATIONALE_MAX || p->n_bom < 0 || p->n_bom > PLAN_BOM_MAX || p->n_warnings < 0 ||
-        p->n_warnings > PLAN_WARNINGS_MAX) {
-        k->bad = 1;
-        return;
+        p->n_warnings > PLAN_WARNINGS_MAX || p->n_expectations < 0 || p->n_expectations > PLAN_EXPECTATIONS_MAX ||
+        (!cmp && (!has_nul(p->gpu_id, sizeof p->gpu_id) || !has_nul(p->gpu_name, sizeof p->gpu_name) ||
+                  !has_nul(p->fabric_id, sizeof p->fabric_id)))) {
+        if (!cmp)
+            k->bad = 1;
+        return 0;
     }
-    memset(&head, 0, sizeof head);
-    head.hslot = tp->hslot;
-    head.eslot = tp->eslot;
-    head.hgen = tp->hslot->gen;
-    head.egen = tp->eslot->gen;
-    head.tier = tier;
-    head.first = first;
+    if (!cmp) {
+        jw_key_reset(k);
+        for (size_t i = 0; i < sizeof TIER_FIXED / sizeof TIER_FIXED[0]; i++)
+            need += TIER_FIXED[i].to - TIER_FIXED[i].from;
+        need += sizeof head + sizeof p->expectations + sizeof p->storage[0] * PLAN_STORAGE_TIERS_MAX +
+                16 * PLAN_RATIONALE_MAX + (sizeof p->bom[0].item + sizeof p->bom[0].as_of) * PLAN_BOM_MAX;
+        if (!jw_key_reserve(k, need))   /* the most a tier can need: written in place below */
+            return 0;
+        o = k->p;
+    }
+    KEY(head, sizeof head);
     for (size_t i = 0; i < sizeof TIER_FIXED / sizeof TIER_FIXED[0]; i++)
-        need += TIER_FIXED[i].to - TIER_FIXED[i].from;
-    need += sizeof head + sizeof p->storage[0] * PLAN_STORAGE_TIERS_MAX + 16 * PLAN_RATIONALE_MAX +
-            (sizeof p->bom[0].item + sizeof p->bom[0].as_of) * PLAN_BOM_MAX;
-    jw_key_add(k, &head, sizeof head);
-    if (!jw_key_reserve(k, need))   /* the most the rest can need: written in place below */
-        return;
-    o = k->p + k->n;
-    for (size_t i = 0; i < sizeof TIER_FIXED / sizeof TIER_FIXED[0]; i++)
-        KEY_PUT(o, (const char *)p + TIER_FIXED[i].from, TIER_FIXED[i].to - TIER_FIXED[i].from);
+        KEY((const char *)p + TIER_FIXED[i].from, TIER_FIXED[i].to - TIER_FIXED[i].from);
+    if (cmp) {   /* ~2 KB: the library's vector compare */
+        size_t n = sizeof p->expectations[0] * (size_t)p->n_expectations;
+        if ((size_t)(cend - c) < n || memcmp(c, p->expectations, n) != 0)
+            return 0;
+        c += n;
+    } else {
+        KEY(p->expectations, sizeof p->expectations[0] * (size_t)p->n_expectations);
+    }
     for (int i = 0; i < p->n_storage; i++) {
         const struct plan_storage_tier *st = &p->storage[i];
-        if (!has_nul(st->tier, sizeof st->tier) || !has_nul(st->kind, sizeof st->kind))
-            k->bad = 1;
-        KEY_PUT(o, st->tier, sizeof st->tier);
-        KEY_PUT(o, st->kind, sizeof st->kind);
+        if (!cmp && (!has_nul(st->tier, sizeof st->tier) || !has_nul(st->kind, sizeof st->kind))) {
+            if (!cmp)
+                k->bad = 1;
+            return 0;
+        }
+        KEY(st->tier, sizeof st->tier);
+        KEY(st->kind, sizeof st->kind);
     }
     for (int i = 0; i < p->n_rationale; i++) {
         const char *rule = p->rationale[i].rule;
         _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
-        if (!has_nul(rule, 16))
-            k->bad = 1;
-        KEY_PUT(o, rule, 16);
+        if (!cmp && !has_nul(rule, 16)) {
+            if (!cmp)
+                k->bad = 1;
+            return 0;
+        }
+        KEY(rule, 16);
     }
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *bl = &p->bom[i];
-        if (!has_nul(bl->item, sizeof bl->item) || !has_nul(bl->as_of, sizeof bl->as_of))
-            k->bad = 1;
-        KEY_PUT(o, bl->item, sizeof bl->item);
-        KEY_PUT(o, bl->as_of, sizeof bl->as_of);
+        if (!cmp && (!has_nul(bl->item, sizeof bl->item) || !has_nul(bl->as_of, sizeof bl->as_of))) {
+            if (!cmp)
+                k->bad = 1;
+            return 0;
+        }
+        KEY(bl->item, sizeof bl->item);
+        KEY(bl->as_of, sizeof bl->as_of);
     }
+#undef KEY
+    if (cmp)
+        return c == cend && diff == 0;
     k->n = (size_t)(o - k->p);
+    return 0;
+}
+
+/* Whether tier p's key is t's: then t's text may be patched. */
+static int tier_key_is(const struct jw_tpl *t, const struct engine_plan *p, int tier, int first)
+{
+    size_t len = 0;
+    const unsigned char *key = jw_tpl_key(t, &len);
+    return key && tier_key(NULL, p, tier, first, key, len);
 }
 
 static void write_tier(struct jw *j, const struct engine_plan *p, enum engine_tier tier,
                        struct json_plan_cache *cache)
 {
     struct tier_parts tp;
-    struct jw_tpl **slot, *tpl;
+    struct jw_tpl **home, *tpl;
     int ti = tier >= 0 && tier < TIER_COUNT ? tier : 0;
     size_t at;
 
-    hw_key_fill(&tp.hk, &tp.hs, p);
     tp.hslot = NULL;
     tp.eslot = NULL;
+    if (cache && cache->last[ti] && tier_key_is(cache->last[ti], p, ti, j->first[j->depth]) &&
+        jw_tpl_patch(j, cache->last[ti], p, plan_fx))
+        return;
+    hw_key_fill(&tp.hk, &tp.hs, p);
     if (cache) {
         tp.hslot = cache_hw(cache, &tp.hk, &tp.hs, &cache->hw_last[ti]);
         tp.eslot = cache_exp(cache, p, &cache->exp_last[ti]);
     }
-    if (!tp.hslot || !tp.eslot) {
+    if (!cache) {
         write_plan_members(j, p, 1, tier, &tp);
         return;
     }
-    slot = &tp.hslot->tpl[ti];
-    if (!*slot)
-        *slot = jw_tpl_new();
-    tpl = *slot;
+    home = tp.hslot ? &tp.hslot->tpl[ti] : &cache->own[ti];
+    if (!*home)
+        *home = jw_tpl_new();
+    tpl = *home;
+    if (tpl != cache->last[ti] && tier_key_is(tpl, p, ti, j->first[j->depth]) && jw_tpl_patch(j, tpl, p, plan_fx)) {
+        cache->last[ti] = tpl;
+        return;
+    }
+    cache->last[ti] = tpl;
     if (!tpl) {
         write_plan_members(j, p, 1, tier, &tp);
         return;
     }
-    tier_key(&cache->key, p, &tp, ti, j->first[j->depth]);
-    if (jw_tpl_patch(j, tpl, &cache->key, p, plan_fx))
-        return;
+    tier_key(&cache->key, p, ti, j->first[j->depth], NULL, 0);
     /* written anew (replaying the cluster's last tier written so), and
      * kept as the template */
     at = jw_tpl_begin(j, &cache->key);
-    jw_rec_begin(j, tp.hslot->rec);
+    jw_rec_begin(j, tp.hslot ? tp.hslot->rec : NULL);
     write_plan_members(j, p, 1, tier, &tp);
     jw_rec_end(j);
     jw_tpl_store(j, tpl, at, p, sizeof *p);

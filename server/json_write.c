@@ -1605,15 +1605,22 @@ static inline void tpl_flush(struct json_buf *b, const struct jw_tpl *t, size_t 
     *run = to;
 }
 
-int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const struct jw_key *k, const void *base,
-                 double (*fx)(unsigned fmt, double x))
+const unsigned char *jw_tpl_key(const struct jw_tpl *t, size_t *len)
+{
+    if (!t || !t->ok)
+        return NULL;
+    *len = t->klen;
+    return t->key;
+}
+
+int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(unsigned fmt, double x))
 {
     struct json_buf *b = jw_buf(j);
     const char *bp = base;
     size_t start = b->len, run = 0;
     int moved = -1;   /* the first hole whose text changed length */
     unsigned long long changed = 0;
-    if (!t || !t->ok || k->bad || k->n != t->klen || memcmp(k->p, t->key, k->n) != 0)
+    if (!t || !t->ok)
         return 0;
     if (!room(b, t->tlen + 64))
         return 0;

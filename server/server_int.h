@@ -430,9 +430,10 @@ void jw_rec_stats(const struct jw_rec *r, unsigned long long *taken, unsigned lo
 /* Templates (json_write.c, "templates", says how): a part's last text
  * with the places of its holes, the values in it that change from one
  * writing to the next, each read from a place in a caller's struct (its
- * base). The caller keys the part by every other value it is written from:
- *     jw_key_reset(&key); ...jw_key_add(&key, bytes, n) for each...;
- *     if (!jw_tpl_patch(j, tpl, &key, base, fx)) {
+ * base). The caller keys the part by every other value it is written from
+ * and compares that key with the template's (jw_tpl_key) before patching:
+ *     if (!(key is jw_tpl_key(tpl) && jw_tpl_patch(j, tpl, base, fx))) {
+ *         jw_key_reset(&key); ...jw_key_add(&key, bytes, n) for each...;
  *         size_t at = jw_tpl_begin(j, &key); ...the part's calls...;
  *         jw_tpl_store(j, tpl, at, base, sizeof *base);
  *     }
@@ -465,8 +466,9 @@ void jw_key_reset(struct jw_key *k);
 void jw_key_add(struct jw_key *k, const void *p, size_t n);
 /* Room for n more bytes at k->p + k->n; 0 (and k->bad) when there is none. */
 int jw_key_reserve(struct jw_key *k, size_t n);
-int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const struct jw_key *k, const void *base,
-                 double (*fx)(unsigned fmt, double x));
+/* t's key (NULL when t holds no text), for the caller to compare. */
+const unsigned char *jw_tpl_key(const struct jw_tpl *t, size_t *len);
+int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(unsigned fmt, double x));
 size_t jw_tpl_begin(struct jw *j, struct jw_key *k);
 void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, size_t base_len);
 /* Holes: a number written as v = fx(fmt, x) (x the double at src) with
