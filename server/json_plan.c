@@ -1641,13 +1641,25 @@ static void write_tier(struct jw *j, const struct engine_plan *p, enum engine_ti
         jw_tpl_patch(j, cache->last[ti], p, plan_fx))
         return;
     hw_key_fill(&tp.hk, &tp.hs, p);
-    if (cache) {
-        tp.hslot = cache_hw(cache, &tp.hk, &tp.hs, &cache->hw_last[ti]);
-        tp.eslot = cache_exp(cache, p, &cache->exp_last[ti]);
-    }
     if (!cache) {
         write_plan_members(j, p, 1, tier, &tp);
         return;
+    }
+    {
+        unsigned long long written = cache->written;
+        tp.hslot = cache_hw(cache, &tp.hk, &tp.hs, &cache->hw_last[ti]);
+        tp.eslot = cache_exp(cache, p, &cache->exp_last[ti]);
+        if (tp.hslot && cache->written != written) {
+            /* A cluster not seen before (a new model shape, most often):
+             * written with its new slot's recording, but not kept as a
+             * template until it comes again (a memo hit's cluster does),
+             * which spares one-off answers the template's copies. */
+            cache->last[ti] = NULL;
+            jw_rec_begin(j, tp.hslot->rec);
+            write_plan_members(j, p, 1, tier, &tp);
+            jw_rec_end(j);
+            return;
+        }
     }
     home = tp.hslot ? &tp.hslot->tpl[ti] : &cache->own[ti];
     if (!*home)
