@@ -1073,13 +1073,9 @@ struct frag {
 
 #define CACHE_SLOTS 8
 
-/* A slot's gen is new each time its text is (cache->gen counts them), so
- * that a tier's template can hold the text it spliced in by its slot and
- * gen: the same slot and gen are the same text. */
 struct hw_slot {
     struct hw_key key;
     struct frag f;
-    unsigned long long gen;
     struct jw_tpl *tpl[TIER_COUNT];   /* each tier's last text with this cluster (below); NULL until needed */
     struct jw_rec *rec;   /* the last tier written anew with this cluster (below) */
 };
@@ -1088,7 +1084,6 @@ struct exp_slot {
     int n;
     struct expectation e[PLAN_EXPECTATIONS_MAX];
     struct frag f;
-    unsigned long long gen;
 };
 
 /* The recorded parts of an answer (jw_rec, json_write.c): what comes
@@ -1112,7 +1107,6 @@ struct json_plan_cache {
     int order_cap;
     int hint[64], n_hint;       /* the last frontier's candidates (write_frontier visits them first) */
     unsigned long long used, written;
-    unsigned long long gen;          /* slot texts written so far (hw_slot.gen) */
     struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
     struct jw_key key;   /* the key of the tier being written (tier_key) */
     /* the template each tier was last written with, and each tier's own
@@ -1237,7 +1231,6 @@ static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *
     free(s->f.text);
     memcpy(&s->key, k, sizeof *k);   /* padding too: the slots compare with memcmp */
     s->f = f;
-    s->gen = ++c->gen;
     return s;
 }
 
@@ -1271,7 +1264,6 @@ static const struct exp_slot *cache_exp(struct json_plan_cache *c, const struct 
     s->n = n;
     memcpy(s->e, p->expectations, sizeof p->expectations[0] * (size_t)n);
     s->f = f;
-    s->gen = ++c->gen;
     return s;
 }
 

@@ -6,7 +6,10 @@
  * can be recorded (jw_rec, "recorded parts" below): its unchanged calls
  * then copy their recorded bytes instead of formatting them, and a block
  * of calls written from a few values alone (jw_block) is checked with one
- * comparison of those values instead of call by call.
+ * comparison of those values instead of call by call. A part whose
+ * changing values are known by where they are read from (a plan tier) can
+ * be kept as a template (jw_tpl, "templates" below): its last text is
+ * patched where those values changed, with no call made for the rest.
  *
  * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
  * with sscanf to decide whether 17 digits are needed: two trips
