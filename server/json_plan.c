@@ -1448,7 +1448,8 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
  * replaying the cluster's recording, and kept as that template. */
 
 /* The plan's fields outside the holes that write_plan_members writes from,
- * as ranges of struct engine_plan, but for the arrays (tier_key). The
+ * as ranges of struct engine_plan, but for the arrays and the flag and
+ * counts (tier_key's head). The
  * hardware's strings that are pointers point to the engine's literals,
  * which never change: their addresses stand for their text. Padding is
  * compared too: the plans come from the engine's memory, whose padding
@@ -1456,7 +1457,6 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
 static const struct {
     size_t from, to;
 } TIER_FIXED[] = {
-    {offsetof(struct engine_plan, feasible), offsetof(struct engine_plan, feasible) + sizeof(int)},
     /* the cluster: GPU, layout, memory, interconnect, fabric */
     {offsetof(struct engine_plan, gpu_index), offsetof(struct engine_plan, storage)},
     /* n_storage, the checkpoint (and the padding before dataset_tb) */
@@ -1469,10 +1469,6 @@ static const struct {
     {offsetof(struct engine_plan, mtbf_job_h), offsetof(struct engine_plan, billed_hours)},
     /* basis, price_conf */
     {offsetof(struct engine_plan, basis), offsetof(struct engine_plan, expectations)},
-    {offsetof(struct engine_plan, n_expectations), offsetof(struct engine_plan, n_expectations) + sizeof(int)},
-    {offsetof(struct engine_plan, n_rationale), offsetof(struct engine_plan, n_rationale) + sizeof(int)},
-    {offsetof(struct engine_plan, n_warnings), offsetof(struct engine_plan, n_warnings) + sizeof(int)},
-    {offsetof(struct engine_plan, n_bom), offsetof(struct engine_plan, n_bom) + sizeof(int)},
 };
 
 /* Whether a char array holds its string's end: the writers read a string
@@ -1526,7 +1522,7 @@ static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int
     size_t need = 0;
     unsigned char *o = NULL;
     const unsigned char *c = cmp, *cend = cmp + cmplen;
-    int head[2] = {tier, first};
+    const int head[8] = {tier, first, p->feasible, p->n_expectations, p->n_rationale, p->n_warnings, p->n_bom, 0};
     uint64_t diff = 0;   /* the compared words' differences, or-ed (tested at the end) */
     /* n bytes from src: written at o, or compared with c */
 #define KEY(src, n)                                                                                                    \
