@@ -1513,15 +1513,16 @@ static JW_INLINE uint64_t key_diff(const unsigned char *a, const unsigned char *
 /* The tier's key: what its text outside the holes is written from. Its
  * strings are whole arrays (each holds its end: has_nul, checked when the
  * key is made; equal arrays hold their ends too), its counts are checked
- * first; the expectations are their bytes, as cache_exp compares them. With cmp (a template's key, cmplen bytes) the key is compared with
- * it in place, and 1 returned when they are equal; else it is written to
- * k (k->bad when the tier cannot be keyed) and 0 returned. */
+ * first; the expectations are their bytes, as cache_exp compares them.
+ * With cmp (a template's key, cmplen bytes) the key is compared with it
+ * in place, and 1 returned when they are equal; else it is written to k
+ * (k->bad when the tier cannot be keyed) and 0 returned. */
 static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int first, const unsigned char *cmp,
                     size_t cmplen)
 {
     size_t need = 0;
     unsigned char *o = NULL;
-    const unsigned char *c = cmp, *cend = cmp + cmplen;
+    const unsigned char *c = cmp, *cend = cmp ? cmp + cmplen : NULL;
     const int head[8] = {tier, first, p->feasible, p->n_expectations, p->n_rationale, p->n_warnings, p->n_bom, 0};
     uint64_t diff = 0;   /* the compared words' differences, or-ed (tested at the end) */
     /* n bytes from src: written at o, or compared with c */

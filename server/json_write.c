@@ -1476,14 +1476,6 @@ int jw_key_reserve(struct jw_key *k, size_t n)
     return !k->bad;
 }
 
-void jw_key_add(struct jw_key *k, const void *p, size_t n)
-{
-    if (!jw_key_reserve(k, n))
-        return;
-    memcpy(k->p + k->n, p, n);
-    k->n += n;
-}
-
 size_t jw_tpl_begin(struct jw *j, struct jw_key *k)
 {
     j->key = k;

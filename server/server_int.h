@@ -433,7 +433,7 @@ void jw_rec_stats(const struct jw_rec *r, unsigned long long *taken, unsigned lo
  * base). The caller keys the part by every other value it is written from
  * and compares that key with the template's (jw_tpl_key) before patching:
  *     if (!(key is jw_tpl_key(tpl) && jw_tpl_patch(j, tpl, base, fx))) {
- *         jw_key_reset(&key); ...jw_key_add(&key, bytes, n) for each...;
+ *         jw_key_reset(&key); ...the key written with jw_key_reserve...;
  *         size_t at = jw_tpl_begin(j, &key); ...the part's calls...;
  *         jw_tpl_store(j, tpl, at, base, sizeof *base);
  *     }
@@ -463,8 +463,8 @@ struct jw_tpl *jw_tpl_new(void);
 void jw_tpl_free(struct jw_tpl *t);
 void jw_key_release(struct jw_key *k);
 void jw_key_reset(struct jw_key *k);
-void jw_key_add(struct jw_key *k, const void *p, size_t n);
-/* Room for n more bytes at k->p + k->n; 0 (and k->bad) when there is none. */
+/* Room for n more bytes at k->p + k->n (the caller writes them there and
+ * adds n to k->n); 0 (and k->bad) when there is none. */
 int jw_key_reserve(struct jw_key *k, size_t n);
 /* t's key (NULL when t holds no text), for the caller to compare. */
 const unsigned char *jw_tpl_key(const struct jw_tpl *t, size_t *len);
