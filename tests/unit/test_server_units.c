@@ -1637,7 +1637,8 @@ static void tpl_fill(struct engine_plan *p, unsigned long long *st)
     p->oversubscription = "1:1";
     p->n_storage = 1 + (int)(tpl_u(st) * PLAN_STORAGE_TIERS_MAX);
     for (int i = 0; i < p->n_storage; i++) {
-        snprintf(p->storage[i].tier, sizeof p->storage[i].tier, "t%d", i);
+        p->storage[i].tier[0] = 't';
+        p->storage[i].tier[1] = (char)('0' + i);   /* below PLAN_STORAGE_TIERS_MAX */
         snprintf(p->storage[i].kind, sizeof p->storage[i].kind, "kind-%d", (int)(tpl_u(st) * 3));
         p->storage[i].capacity_tb = tpl_num(st);
         p->storage[i].read_gbs = tpl_num(st);
