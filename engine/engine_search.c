@@ -1113,9 +1113,10 @@ typedef long long v4i __attribute__((vector_size(32)));
  *   [0, 2^52), (x + 2^52) - 2^52 is x rounded to an integer (to nearest),
  *   and adding 1 when that is below x gives ceil(x), as engine_ceil's
  *   truncation does; the larger of that and 1 is the floor (1 for h = 1
- *   too). Four with any other x (negative, huge, NaN) are priced by the
- *   scalar code, and so are the last nc % 4. There days > 0, so the months
- *   are days / 30;
+ *   too). A candidate with any other x (negative, huge, NaN) is priced
+ *   again by the scalar code after the pass (what the pass wrote for it is
+ *   written over), and so are the last nc % 4. There days > 0, so the
+ *   months are days / 30;
  * - the bill: 0 + GPU-hours when positive, then hot tier, node cache, warm
  *   and cold tiers, each added when positive (adding +0 instead leaves the
  *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
@@ -1135,6 +1136,7 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
     struct engine_price_cols *pc = &out->price_cols;
     struct engine_candidate *cands = out->candidates;
     int nc = out->n_candidates, i = 0;
+    v4i out_of_range = {0, 0, 0, 0};   /* lanes whose x was not in [0, 2^52) */
 #define V4(x) ((v4d){(x), (x), (x), (x)})
     const v4d tokens = V4(m->tokens), zero = V4(0.0), one = V4(1.0), big = V4(0x1p52), day_s = V4(86400.0);
     const v4d h24 = V4(24.0), eps = V4(1e-9), d30 = V4(30.0), week = V4(7.0);
@@ -1185,12 +1187,7 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         LOAD(x, startup_s, j);
         d = (x + d) / day_s;
         x = d * h24 - eps;
-        mask = (v4i)(x >= zero) & (v4i)(x < big);
-        if (!(mask[0] & mask[1] & mask[2] & mask[3])) {
-            for (int l = 0; l < 4; l++)
-                price_one(m, pc, &cands[i + l], j + l);
-            continue;
-        }
+        out_of_range |= ~((v4i)(x >= zero) & (v4i)(x < big));
         r = (x + big) - big;
         h = r + (v4d)((v4i)(r < x) & (v4i)one);
         mask = (v4i)(h > one);
@@ -1226,6 +1223,14 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
         }
     }
 #undef LOAD
+    /* a lane out of range anywhere: those candidates again by the scalar
+     * code (the same test on the same x) */
+    if (out_of_range[0] | out_of_range[1] | out_of_range[2] | out_of_range[3])
+        for (int k = 0; k < i; k++) {
+            double x = pc->days[base + k] * 24.0 - 1e-9;
+            if (!(x >= 0 && x < 0x1p52))
+                price_one(m, pc, &cands[k], base + k);
+        }
     for (; i < nc; i++)
         price_one(m, pc, &cands[i], base + i);
     return 1;
@@ -1679,10 +1684,12 @@ static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, in
         v4i m, nan;
         memcpy(&d, &pc->days[base + i], sizeof d);
         memcpy(&k, &pc->cost[base + i], sizeof k);
-        nan = (v4i)(d != d) | (v4i)(k != k);
-        m = nan | LE(k, t_k) | LE(d, t_d);
+        /* cost <= t_k or days <= t_d, or either NaN (the limits never
+         * are): not both above */
+        m = ~((v4i)(k > t_k) & (v4i)(d > t_d));
         if (!(m[0] | m[1] | m[2] | m[3]))
             continue;
+        nan = (v4i)(d != d) | (v4i)(k != k);
         if (nan[0] | nan[1] | nan[2] | nan[3]) {
             saw_nan = 1;
             break;
