@@ -23,8 +23,8 @@
 /* One bill-of-materials line. Without texts (the search pricing a scratch
  * plan, where only the total counts) the line keeps its numbers and the
  * running total, in the same order, but no strings are written. */
-static void bom(struct engine_plan *pl, int texts, const char *item, const char *desc, double qty, double unit,
-                const char *as_of)
+static inline __attribute__((always_inline)) void bom(struct engine_plan *pl, int texts, const char *item,
+                                                     const char *desc, double qty, double unit, const char *as_of)
 {
     struct plan_bom_line *b;
     if (pl->n_bom >= PLAN_BOM_MAX || qty <= 0)
@@ -194,7 +194,11 @@ struct run_time engine_run_fixed(const struct eval_ctx *ctx, const struct engine
     return rt;
 }
 
-static const char *const STORAGE_KIND_IDS[5] = {"local-nvme", "nas", "parallel-fs", "object", "archive"};
+/* The storage kinds' ids, each padded with NULs to a plan's kind field:
+ * storage_tier copies the whole field (a few moves, no length to find). */
+static const char STORAGE_KIND_IDS[5][ENGINE_ID_MAX] = {"local-nvme", "nas", "parallel-fs", "object", "archive"};
+/* The tiers' names, padded alike to a plan's tier field (storage_needs). */
+static const char TIER_HOT[8] = "hot", TIER_WARM[8] = "warm", TIER_COLD[8] = "cold";
 
 void eval_ctx_bind_storage(struct eval_ctx *ctx, const struct catalog *c)
 {
@@ -262,7 +266,6 @@ static const struct engine_storage *storage_tier(struct engine_plan *pl, const s
                                                  double need_tb, double need_write_gbs, double need_read_gbs,
                                                  double days, enum engine_pricing pricing, int texts)
 {
-    const char *kind = STORAGE_KIND_IDS[kind_idx];
     const struct engine_storage *s = storage_kind(ctx, c, kind_idx);
     struct plan_storage_tier *t;
     double cap;
@@ -271,12 +274,15 @@ static const struct engine_storage *storage_tier(struct engine_plan *pl, const s
     cap = storage_cap_tb(s, need_tb, need_write_gbs, need_read_gbs);
     t = &pl->storage[pl->n_storage++];
     /* A scratch plan (no texts) needs only the kind, which the bought
-     * cluster's bill reads; every number below is written either way. */
-    if (texts) {
-        memset(t, 0, sizeof *t);
-        engine_copy_str(t->tier, sizeof t->tier, tier);
-    }
-    engine_copy_str(t->kind, sizeof t->kind, kind);
+     * cluster's bill reads; every number below is written either way, so
+     * with the names copied whole (padded, NULs after them) every byte of
+     * the tier is written. */
+    _Static_assert(sizeof t->tier == sizeof TIER_HOT && sizeof t->kind == sizeof STORAGE_KIND_IDS[0],
+                   "the padded names fill the fields");
+    _Static_assert(sizeof *t == sizeof t->tier + sizeof t->kind + 4 * sizeof(double), "no padding");
+    if (texts)
+        memcpy(t->tier, tier, sizeof t->tier);
+    memcpy(t->kind, STORAGE_KIND_IDS[kind_idx], sizeof t->kind);
     t->capacity_tb = cap;
     t->read_gbs = cap * s->read_gbs_per_tb;
     if (s->read_gbs_max > 0 && t->read_gbs > s->read_gbs_max)
@@ -292,7 +298,7 @@ static const struct engine_storage *storage_tier(struct engine_plan *pl, const s
  * F11, R27-R35): one rule for the reported plan (plan_cost_at) and for the
  * pricing of candidates (engine_cloud_cost_usd). Returns how many. */
 struct storage_need {
-    const char *tier;
+    const char *tier;   /* TIER_HOT, TIER_WARM or TIER_COLD (storage_tier copies 8 bytes) */
     int kind;
     double need_tb, write_gbs, read_gbs;
 };
@@ -337,14 +343,14 @@ static int storage_needs(const struct eval_ctx *ctx, const struct catalog *c, in
 {
     double hot_tb = hot_need_tb(dataset_tb, ckpt_keep, ckpt_size_gb);
     int k = 0;
-    need[k++] = (struct storage_need){"hot", hot_kind(ctx, c, nodes, ckpt_write_gbs), hot_tb, ckpt_write_gbs,
+    need[k++] = (struct storage_need){TIER_HOT, hot_kind(ctx, c, nodes, ckpt_write_gbs), hot_tb, ckpt_write_gbs,
                                      read_gbs};
     if (nodes > 2)
-        need[k++] = (struct storage_need){"hot", STORAGE_LOCAL_NVME, cache_need_tb(nodes, per_node), 0, 0};
+        need[k++] = (struct storage_need){TIER_HOT, STORAGE_LOCAL_NVME, cache_need_tb(nodes, per_node), 0, 0};
     if (engine_needs_warm(ctx, nodes, days))
-        need[k++] = (struct storage_need){"warm", STORAGE_OBJECT, warm_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
+        need[k++] = (struct storage_need){TIER_WARM, STORAGE_OBJECT, warm_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
     if (engine_needs_cold(ctx, n, days))
-        need[k++] = (struct storage_need){"cold", STORAGE_ARCHIVE, cold_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
+        need[k++] = (struct storage_need){TIER_COLD, STORAGE_ARCHIVE, cold_need_tb(dataset_tb, ckpt_size_gb), 0, 0};
     return k;
 }
 
