@@ -20,11 +20,17 @@
 
 #define ELECTRICITY_USD_PER_KWH 0.10   /* assumption: US industrial average, 2025 */
 
+/* The date of the electricity price, padded as the catalog's dates are. */
+static const char ELECTRICITY_AS_OF[ENGINE_DATE_MAX] = "2025-06-01";
+
 /* One bill-of-materials line. Without texts (the search pricing a scratch
  * plan, where only the total counts) the line keeps its numbers and the
- * running total, in the same order, but no strings are written. */
+ * running total, in the same order, but no strings are written (as_of may
+ * then be NULL). The date is a whole date field (the catalog's, or
+ * ELECTRICITY_AS_OF), copied whole. */
 static inline __attribute__((always_inline)) void bom(struct engine_plan *pl, int texts, const char *item,
-                                                     const char *desc, double qty, double unit, const char *as_of)
+                                                     const char *desc, double qty, double unit,
+                                                     const char (*as_of)[ENGINE_DATE_MAX])
 {
     struct plan_bom_line *b;
     if (pl->n_bom >= PLAN_BOM_MAX || qty <= 0)
@@ -34,7 +40,7 @@ static inline __attribute__((always_inline)) void bom(struct engine_plan *pl, in
         engine_copy_str(b->item, sizeof b->item, item);
         if (desc != b->description)   /* else formatted there already (plan_cost_priced) */
             engine_copy_str(b->description, sizeof b->description, desc);
-        engine_copy_str(b->as_of, sizeof b->as_of, as_of);
+        memcpy(b->as_of, *as_of, sizeof b->as_of);
     }
     b->quantity = qty;
     b->unit_usd = unit;
@@ -492,7 +498,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
     int n = pl->count, per_node = pl->per_node, nodes = pl->nodes;
-    const char *as_of = g->price_as_of;
+    const char (*as_of)[ENGINE_DATE_MAX] = &g->price_as_of;
     char buf[96];
     const struct engine_storage *row[PLAN_STORAGE_TIERS_MAX];   /* pl->storage[i]'s catalog row */
 
@@ -536,7 +542,7 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
                     engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
                                     pl->storage[i].tier, pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", BOM_DST, 1, pl->storage[i].usd,
-                    texts ? row[i]->as_of : "");
+                    texts ? &row[i]->as_of : NULL);
             }
         pl->cost_usd = pl->bom_total_usd;
         gpu_usd = pl->billed_hours * n * g->cloud_usd_per_gpu_hour;
@@ -560,16 +566,16 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
                 if (texts)
                     engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s NIC, %.0f Gb/s (one per GPU, R16)", f->name,
                                     f->gbps);
-                bom(pl, texts, "nics", BOM_DST, (double)nodes * pl->nics_per_node, f->nic_usd, f->as_of);
+                bom(pl, texts, "nics", BOM_DST, (double)nodes * pl->nics_per_node, f->nic_usd, &f->as_of);
             }
             if (texts)
                 engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s switch, %d ports (%s)", f->name, f->switch_radix,
                                 pl->topology);
             bom(pl, texts, "switches", BOM_DST, pl->switches_leaf + pl->switches_spine + pl->switches_core,
-                f->switch_usd, f->as_of);
+                f->switch_usd, &f->as_of);
             if (texts)
                 engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "optics/cables, %.0f Gb/s links (estimate)", f->gbps);
-            bom(pl, texts, "optics", BOM_DST, pl->links, f->cable_usd, f->as_of);
+            bom(pl, texts, "optics", BOM_DST, pl->links, f->cable_usd, &f->as_of);
         }
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0 && strcmp(pl->storage[i].kind, "local-nvme") != 0) {
@@ -578,11 +584,11 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
                                     pl->storage[i].kind);
                 bom(pl, texts, "storage", BOM_DST, pl->storage[i].capacity_tb,
                     pl->storage[i].usd / pl->storage[i].capacity_tb,
-                    texts ? row[i]->as_of : "");
+                    texts ? &row[i]->as_of : NULL);
             }
         fixed = pl->bom_total_usd;
         bom(pl, texts, "electricity", "electricity for the run at $0.10/kWh (assumption; PUE not included)", energy_kwh,
-            ELECTRICITY_USD_PER_KWH, "2025-06-01");
+            ELECTRICITY_USD_PER_KWH, &ELECTRICITY_AS_OF);
         pl->cost_usd = pl->bom_total_usd;
         if (pl->days_low > 0 && pl->days_high > 0) {
             pl->cost_low_usd = fixed + (pl->cost_usd - fixed) * pl->days_low / pl->days;
