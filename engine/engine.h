@@ -610,6 +610,11 @@ struct engine_recommendation {
 #define ENGINE_PRICE_SEEDS 6
         int seed[ENGINE_PRICE_SEEDS];
         int big10, big100;
+        /* the path the pricing takes over them: 0 the CPU's (four lanes
+         * at a time with AVX2, else two), 2 two lanes whatever the CPU (so
+         * that tests on a CPU with AVX2 compare the paths); zero from
+         * calloc, never set by the engine */
+        int lanes;
     } price_cols;
 };
 

@@ -29,6 +29,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>   /* the pricing's two-lane path (a compiler header, no library) */
+#endif
 
 #include "engine_int.h"
 
@@ -1085,6 +1088,169 @@ static int price_cols_fill(const struct catalog *c, const struct engine_candidat
     return 1;
 }
 
+/* out's price_cols ready for these candidates: made unless they are
+ * theirs already (the same tag, catalog, count and size classes), the
+ * seeds cleared when made. 0 when a candidate's GPU is not in the catalog. */
+static int cols_ready(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out,
+                      int base)
+{
+    struct engine_price_cols *pc = &out->price_cols;
+    int nc = out->n_candidates;
+    if (out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc &&
+        pc->big10 == m->big10 && pc->big100 == m->big100)
+        return 1;
+    pc->from = 0;
+    if (!price_cols_fill(c, out->candidates, nc, m->big10, m->big100, pc, base))
+        return 0;
+    pc->from = out->candidates_from;
+    pc->catalog = c;
+    pc->n = nc;
+    pc->big10 = m->big10;
+    pc->big100 = m->big100;
+    for (int x = 0; x < ENGINE_PRICE_SEEDS; x++)
+        pc->seed[x] = -1;
+    return 1;
+}
+
+static inline __m128d cols_mask(const unsigned long long *col, int j)
+{
+    return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
+}
+
+
+/* Days and cost of every candidate of a rented cluster, what cand_cost's
+ * rented branch computes (engine_run_days with the tokens the memo holds,
+ * then engine_cloud_cost_cand), two candidates at a time (SSE2: the path
+ * of a CPU without AVX2; price_cloud4 is the other) from out's
+ * price_cols (made here unless they are these candidates' already): the
+ * same IEEE operations in the same order on each lane, so the same doubles.
+ * - days: (startup + tokens / throughput / goodput) / 86400;
+ * - billed hours: engine_ceil(days x 24 - 1e-9), at least 1. For x in
+ *   [0, 2^52), (x + 2^52) - 2^52 is x rounded to an integer (to nearest),
+ *   and adding 1 when that is below x gives ceil(x), as engine_ceil's
+ *   truncation does; max with 1 is the floor (max gives 1 for h = 1 too).
+ *   A pair with any other x (negative, huge, NaN) is priced by the scalar
+ *   code. There days > 0, so the months are days / 30;
+ * - the bill: 0 + GPU-hours when positive, then hot tier, node cache, warm
+ *   and cold tiers, each added when positive (adding +0 instead leaves the
+ *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
+ *   NaN) here, so that it is not added, as it is left out there.
+ * 0, with nothing priced, when a candidate's GPU is not in the catalog. */
+static int price_cloud2(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
+{
+    struct engine_price_cols *pc = &out->price_cols;
+    struct engine_candidate *cands = out->candidates;
+    int nc = out->n_candidates;
+    const __m128d tokens = _mm_set1_pd(m->tokens), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+    const __m128d big = _mm_set1_pd(0x1p52), day_s = _mm_set1_pd(86400.0), h24 = _mm_set1_pd(24.0);
+    const __m128d eps = _mm_set1_pd(1e-9), d30 = _mm_set1_pd(30.0), week = _mm_set1_pd(7.0);
+    /* Every tier's monthly price here (these two, the hot ones below and
+     * in the columns) is 0 where the bill would not add it (not > 0: NaN,
+     * none): months is finite and > 0 on the pair path, so price x months
+     * is > 0 or (underflow) +0 when price > 0, and +0 when it is 0, where
+     * adding +0 leaves the sum (never -0) as it is, as not adding does. */
+    const __m128d need = _mm_set1_pd(m->hot_need_tb);
+    const __m128d warm = _mm_set1_pd(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
+    const __m128d cold = _mm_set1_pd(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
+    /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
+    const double hot_month[4] = {m->hot_month_usd[0] > 0 ? m->hot_month_usd[0] : 0.0,
+                                 m->hot_month_usd[1] > 0 ? m->hot_month_usd[1] : 0.0,
+                                 m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
+
+    /* the index where the columns are 16-byte aligned (the same for all:
+     * their sizes are multiples of 16 bytes) */
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
+
+    if (nc <= 0)
+        return 1;
+    if (!cols_ready(c, m, out, base))
+        return 0;
+    for (int i = 0; i < nc; i += 2) {
+        const int j = base + i;   /* the pair's column index */
+        __m128d d, x, r, h, qty, months, total, u, over, hot, gpus;
+        d = _mm_div_pd(_mm_div_pd(tokens, _mm_load_pd(&pc->tokens_per_s[j])), _mm_load_pd(&pc->goodput[j]));
+        d = _mm_div_pd(_mm_add_pd(_mm_load_pd(&pc->startup_s[j]), d), day_s);
+        x = _mm_sub_pd(_mm_mul_pd(d, h24), eps);
+        if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, zero), _mm_cmplt_pd(x, big))) != 3) {
+            double dl[2];
+            _mm_storeu_pd(dl, d);
+            for (int l = 0; l < 2; l++) {
+                struct engine_candidate *cd = &cands[i + l];
+                if (i + l >= nc) {   /* an odd count's pair: a copy of the last, as in the other columns */
+                    pc->days[j + l] = pc->days[j + l - 1];
+                    pc->cost[j + l] = pc->cost[j + l - 1];
+                    break;
+                }
+                cd->days = pc->days[j + l] = dl[l];
+                cd->cost = pc->cost[j + l] = engine_cloud_cost_cand(m, cd, dl[l], pc->usd_per_gpu_hour[j + l]);
+            }
+            continue;
+        }
+        r = _mm_sub_pd(_mm_add_pd(x, big), big);
+        h = _mm_add_pd(r, _mm_and_pd(_mm_cmplt_pd(r, x), one));
+        h = _mm_max_pd(h, one);
+        gpus = _mm_load_pd(&pc->gpus[j]);
+        qty = _mm_mul_pd(h, gpus);
+        total = _mm_and_pd(_mm_cmpgt_pd(qty, zero),
+                           _mm_add_pd(zero, _mm_mul_pd(qty, _mm_load_pd(&pc->usd_per_gpu_hour[j]))));
+        months = _mm_div_pd(d, d30);
+        /* the hot tier: at its bandwidth's capacity when that exceeds the
+         * data's, else the kind's price for the data; 0 for no kind (its
+         * capacity -inf is never over) */
+        over = _mm_cmpgt_pd(_mm_load_pd(&pc->hot_bw_tb[j]), need);
+        hot = _mm_setr_pd(hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]]);
+        hot = _mm_or_pd(_mm_and_pd(over, _mm_load_pd(&pc->hot_bw_month_usd[j])), _mm_andnot_pd(over, hot));
+        total = _mm_add_pd(total, _mm_mul_pd(hot, months));
+        total = _mm_add_pd(total, _mm_mul_pd(_mm_load_pd(&pc->cache_month_usd[j]), months));
+        u = _mm_mul_pd(warm, months);
+        total = _mm_add_pd(total, _mm_and_pd(_mm_or_pd(cols_mask(pc->warm_always, j), _mm_cmpge_pd(d, one)), u));
+        u = _mm_mul_pd(cold, months);
+        total = _mm_add_pd(total, _mm_and_pd(_mm_and_pd(cols_mask(pc->cold_always, j), _mm_cmpge_pd(d, week)), u));
+        _mm_store_pd(&pc->cost[j], total);
+        _mm_store_pd(&pc->days[j], d);
+        _mm_storel_pd(&cands[i].days, d);
+        _mm_storel_pd(&cands[i].cost, total);
+        if (i + 1 < nc) {
+            _mm_storeh_pd(&cands[i + 1].days, d);
+            _mm_storeh_pd(&cands[i + 1].cost, total);
+        }
+    }
+    return 1;
+}
+
+/* The candidates whose cost is not above limit, in order, into set (the
+ * count returned), from the cost column price_cloud2 just wrote: two
+ * comparisons at a time, each as !(cost > limit). */
+static int near_from_cols2(const struct engine_price_cols *pc, int nc, double limit, int *set)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d lim = _mm_set1_pd(limit);
+    /* by the pair's mask of costs above limit: how many of the two stay */
+    static const unsigned char stay[4] = {2, 1, 1, 0};
+    int n = 0, i = 0;
+    for (; i + 1 < nc; i += 2) {
+        int over = _mm_movemask_pd(_mm_cmpgt_pd(_mm_load_pd(&pc->cost[base + i]), lim));
+        set[n] = i;                    /* kept when the first stays */
+        set[n + !(over & 1)] = i + 1;  /* the second, after it if it stays */
+        n += stay[over];
+    }
+    if (i < nc) {
+        set[n] = i;
+        n += !(pc->cost[base + i] > limit);
+    }
+    return n;
+}
+
+/* The four-lane path, for a CPU with AVX2 (cpu_avx2): built for it alone
+ * (a function attribute; no other code here takes AVX instructions), so
+ * a CPU without it never runs them and takes the two-lane path above. */
+#define AVX2_FN __attribute__((target("avx2")))
+
+static int cpu_avx2(void)
+{
+    return __builtin_cpu_supports("avx2");
+}
+
 /* One candidate's days and cost as cand_cost's rented branch computes them
  * (engine_run_days, engine_cloud_cost_cand), from its columns at index j,
  * into it and the columns: price_cloud's scalar path. */
@@ -1096,10 +1262,9 @@ static inline void price_one(const struct cloud_cost_memo *m, struct engine_pric
     cd->cost = pc->cost[j] = engine_cloud_cost_cand(m, cd, d, pc->usd_per_gpu_hour[j]);
 }
 
-/* Four doubles, and four masks of all ones or 0 (GCC's vector extension:
- * the compiler writes each operation for the CPU it builds for, one 256-bit
- * instruction with AVX, two 128-bit ones with SSE2). A comparison of two
- * v4d is a v4i of masks. */
+/* Four doubles, and four masks of all ones or 0 (GCC's vector extension,
+ * in AVX2_FN functions one 256-bit register each; built without AVX they
+ * would live in memory). A comparison of two v4d is a v4i of masks. */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 
@@ -1124,14 +1289,10 @@ typedef long long v4i __attribute__((vector_size(32)));
  * No multiply feeds an add
  * as one rounding: neither build enables FMA. 0, with nothing priced, when
  * a candidate's GPU is not in the catalog.
- * Built twice on x86-64 with GCC and picked once at load time by the CPU
- * (function multiversioning, as report_text.c's tok_split): with AVX2 the
- * four lanes are one instruction (a memo hit's pricing of ~340 candidates
- * fell from ~14.5k to ~6k instructions); the default build is SSE2's. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
+ * For a CPU with AVX2, where the four lanes are one instruction: a memo
+ * hit's pricing of ~340 candidates takes ~5.7k instructions here, ~14.5k
+ * in price_cloud2. */
+AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
 {
     struct engine_price_cols *pc = &out->price_cols;
     struct engine_candidate *cands = out->candidates;
@@ -1161,19 +1322,8 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
 
     if (nc <= 0)
         return 1;
-    if (!(out->candidates_from != 0 && pc->from == out->candidates_from && pc->catalog == c && pc->n == nc &&
-          pc->big10 == m->big10 && pc->big100 == m->big100)) {
-        pc->from = 0;
-        if (!price_cols_fill(c, cands, nc, m->big10, m->big100, pc, base))
-            return 0;
-        pc->from = out->candidates_from;
-        pc->catalog = c;
-        pc->n = nc;
-        pc->big10 = m->big10;
-        pc->big100 = m->big100;
-        for (int x = 0; x < ENGINE_PRICE_SEEDS; x++)
-            pc->seed[x] = -1;
-    }
+    if (!cols_ready(c, m, out, base))
+        return 0;
     /* the columns' four doubles (or masks) from index k, aligned or not */
 #define LOAD(v, col, k) memcpy(&(v), &pc->col[k], sizeof(v))
     for (; i + 4 <= nc; i += 4) {
@@ -1240,10 +1390,7 @@ static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m,
  * count returned), from the cost column price_cloud just wrote: four
  * comparisons at a time, each as !(cost > limit), passing over a four all
  * above it (most are). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static int near_from_cols(const struct engine_price_cols *pc, int nc, double limit, int *set)
+AVX2_FN static int near_from_cols4(const struct engine_price_cols *pc, int nc, double limit, int *set)
 {
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
     const v4d lim = {limit, limit, limit, limit};
@@ -1588,7 +1735,8 @@ static inline double max_num(double a, double b)
 }
 
 /* scan_cand over every candidate from price_cloud's days and cost columns,
- * four at a time, passing over the fours that cannot hold a pick's answer.
+ * two at a time (scan_cols2, after price_cloud2) or four (scan_cols4, with
+ * AVX2), passing over the pairs or fours that cannot hold a pick's answer.
  * Without NaN days or costs every pick compares by a strict weak order
  * (cost then days, cost alone, or days alone) and keeps the first of
  * equals, so its answer is the first candidate of its set (its days and
@@ -1596,9 +1744,9 @@ static inline double max_num(double a, double b)
  * the candidates that holds every candidate of that least key (in order)
  * gives the same answer. A candidate whose key is above that of one in the
  * set (the pick so far, or a seed: any candidate, e.g. last pricing's
- * pick, tested against the set now) is not one of them: a four goes
- * through scan_cand only when one of them could be (most cannot), and the
- * last nc % 4 always do:
+ * pick, tested against the set now) is not one of them: a pair or four
+ * goes through scan_cand only when one of them could be (most cannot), and
+ * scan_cols4's last nc % 4 always do:
  * - cheapest (overall, within the cap, recommended): cost <= the pick's
  *   and the seed's, or with neither, its days test (the cap or the
  *   deadline); cheapest on time: the same, by the deadline;
@@ -1613,10 +1761,109 @@ static inline double max_num(double a, double b)
 enum { SEED_MIN_ALL, SEED_MIN_SHORT, SEED_REC, SEED_CHEAP_DL, SEED_FAST_B, SEED_FAST_ALL, SEEDS };
 _Static_assert(SEEDS == ENGINE_PRICE_SEEDS, "a seed for each pick");
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static __attribute__((noinline)) void scan_cols(struct engine_price_cols *pc, int nc, struct scans *s)
+static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, int nc, struct scans *s)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
+    const struct scans s0 = *s;
+    /* the seeds' keys where a seed is in its set (else +inf) */
+    double seed_k[SEEDS], seed_d[SEEDS];
+    __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
+    for (int x = 0; x < SEEDS; x++) {
+        int j = pc->seed[x];
+        double d, k;
+        int in;
+        seed_k[x] = seed_d[x] = INFINITY;
+        if (j < 0 || j >= nc)
+            continue;
+        d = pc->days[base + j];
+        k = pc->cost[base + j];
+        if (isnan(d) || isnan(k))
+            continue;
+        if (d <= DAYS_CAP)
+            s->any_short = 1;
+        switch (x) {
+        case SEED_MIN_SHORT: in = d <= s->min_days_cap; break;
+        case SEED_REC: in = d <= s->deadline && k <= s->budget; break;
+        case SEED_CHEAP_DL: in = d <= s->deadline; break;
+        case SEED_FAST_B: in = k <= s->budget; break;
+        default: in = 1; break;
+        }
+        if (in) {
+            seed_k[x] = k;
+            seed_d[x] = d;
+        }
+    }
+    /* a cost-keyed pick's limit: its cost and the seed's, or (none and no
+     * seed) +inf with its days test; days-keyed alike */
+#define KLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).cost, seed_k[x])
+#define DLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).days, seed_d[x])
+#define NONE(p, x) ((p).i < 0 && isinf(seed_k[x]))
+#define LIMITS()                                                                                                   \
+    do {                                                                                                           \
+        double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);                          \
+        t_all = _mm_set1_pd(k_);                                                                                   \
+        t_fast = _mm_set1_pd(d_);                                                                                  \
+        t_short = _mm_set1_pd(KLIM(s->min_short, SEED_MIN_SHORT));                                                 \
+        t_rec = _mm_set1_pd(KLIM(s->rec, SEED_REC));                                                               \
+        t_cheap = _mm_set1_pd(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                   \
+        t_fast_b = _mm_set1_pd(DLIM(s->fast_b, SEED_FAST_B));                                                      \
+        k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));            \
+        d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;                               \
+        k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));                                    \
+        k_ = NONE(s->cheap_dl, SEED_CHEAP_DL) ? k_ : max_num(k_, KLIM(s->cheap_dl, SEED_CHEAP_DL));                \
+        d_ = NONE(s->rec, SEED_REC) || NONE(s->cheap_dl, SEED_CHEAP_DL) ? max_num(d_, s->deadline) : d_;           \
+        d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));                        \
+        k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;                                           \
+        d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);                                                            \
+        t_k = _mm_set1_pd(k_);                                                                                     \
+        t_d = _mm_set1_pd(d_);                                                                                     \
+        t_any = _mm_set1_pd(s->any_short ? NAN : DAYS_CAP);                                                        \
+    } while (0)
+    LIMITS();
+    for (int i = 0; i < nc; i += 2) {
+        const __m128d d = _mm_load_pd(&pc->days[base + i]), k = _mm_load_pd(&pc->cost[base + i]);
+        const __m128d nan = _mm_cmpunord_pd(d, k);
+        __m128d m = _mm_or_pd(nan, _mm_or_pd(_mm_cmple_pd(k, t_k), _mm_cmple_pd(d, t_d)));
+        if (_mm_movemask_pd(m) == 0)
+            continue;
+        if (_mm_movemask_pd(nan) != 0) {   /* a NaN: every candidate, in order */
+            *s = s0;
+            for (int j = 0; j < nc; j++)
+                scan_cand(s, j, pc->days[base + j], pc->cost[base + j]);
+            break;
+        }
+        {
+            /* pick by pick (a pick with neither its own nor a seed has
+             * limit +inf: its days and budget tests alone) */
+            const __m128d on_time = _mm_cmple_pd(d, dl), in_budget = _mm_cmple_pd(k, bud);
+            m = _mm_or_pd(_mm_cmple_pd(k, t_all), _mm_and_pd(_mm_cmple_pd(d, cap), _mm_cmple_pd(k, t_short)));
+            m = _mm_or_pd(m, _mm_and_pd(on_time, _mm_or_pd(_mm_and_pd(in_budget, _mm_cmple_pd(k, t_rec)),
+                                                           _mm_cmple_pd(k, t_cheap))));
+            m = _mm_or_pd(m, _mm_and_pd(in_budget, _mm_cmple_pd(d, t_fast_b)));
+            m = _mm_or_pd(m, _mm_or_pd(_mm_cmple_pd(d, t_fast), _mm_cmple_pd(d, t_any)));
+            if (_mm_movemask_pd(m) == 0)
+                continue;
+        }
+        scan_cand(s, i, pc->days[base + i], pc->cost[base + i]);
+        if (i + 1 < nc)
+            scan_cand(s, i + 1, pc->days[base + i + 1], pc->cost[base + i + 1]);
+        LIMITS();
+    }
+#undef LIMITS
+#undef NONE
+#undef DLIM
+#undef KLIM
+    /* this pricing's picks: the next one's seeds */
+    pc->seed[SEED_MIN_ALL] = s->min_all.i;
+    pc->seed[SEED_MIN_SHORT] = s->min_short.i;
+    pc->seed[SEED_REC] = s->rec.i;
+    pc->seed[SEED_CHEAP_DL] = s->cheap_dl.i;
+    pc->seed[SEED_FAST_B] = s->fast_b.i;
+    pc->seed[SEED_FAST_ALL] = s->fast_all.i;
+}
+
+AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_cols *pc, int nc, struct scans *s)
 {
     const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
 #define V4(x) ((v4d){(x), (x), (x), (x)})
@@ -2127,7 +2374,8 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
      * over the stored values. */
 #ifdef __SSE2__
     const int priced = cloud;
-    if (priced && !price_cloud(c, &mm, out)) {
+    const int wide = priced && out->price_cols.lanes != 2 && cpu_avx2();   /* four lanes at a time, else two */
+    if (priced && !(wide ? price_cloud4(c, &mm, out) : price_cloud2(c, &mm, out))) {
         snprintf(err, errlen, "search result does not match the catalog");
         return ST_INVALID;
     }
@@ -2156,7 +2404,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
 #ifdef __SSE2__
     if (priced)
-        scan_cols(&out->price_cols, nc, &sc);
+        (wide ? scan_cols4 : scan_cols2)(&out->price_cols, nc, &sc);
 #endif
     for (int i = 0; i < nc && !priced; i++)
         scan_cand(&sc, i, cands[i].days, cands[i].cost);
@@ -2220,7 +2468,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             limit = INFINITY;
 #ifdef __SSE2__
         if (priced)
-            n_near = near_from_cols(&out->price_cols, nc, limit, near_set);
+            n_near = (wide ? near_from_cols4 : near_from_cols2)(&out->price_cols, nc, limit, near_set);
 #endif
         for (int i = 0; i < nc && !priced; i++) {
             near_set[n_near] = i;

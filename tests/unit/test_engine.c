@@ -450,8 +450,10 @@ START_TEST(a_rented_clusters_ranked_cost_is_its_reported_cost_to_the_bit)
 }
 END_TEST
 
-/* The pricing prices rented clusters four at a time (price_cloud: AVX2 or
- * SSE2 by the CPU) from columns it keeps for tagged candidates. Every
+/* The pricing prices rented clusters four at a time on a CPU with AVX2
+ * (price_cloud4), else two (price_cloud2, which price_cols.lanes 2 takes on
+ * any CPU: every third round here) from columns it keeps for tagged
+ * candidates. Every
  * candidate's days and cost must be the scalar formula's, bit for bit
  * (engine_run_days' form, then engine_cloud_cost_cand), for candidates
  * drawn far outside what the search finds too: throughputs of 0 or near it
@@ -516,6 +518,7 @@ START_TEST(rented_days_and_costs_are_the_scalar_formulas_bit_for_bit)
             /* new candidates: a new tag, or none */
             r->candidates_from = round % 5 == 0 ? 0 : ++tag;
         }
+        r->price_cols.lanes = round % 3 == 2 ? 2 : 0;   /* the two-lane path too, whatever the CPU */
         ck_assert_msg(engine_recommend_price(cat, &w, r, err, sizeof err) == ST_OK, "%s", err);
         eval_ctx_init(&ctx, &w.model, &w);
         eval_ctx_bind_storage(&ctx, cat);
@@ -879,7 +882,8 @@ static void check_picks(const struct engine_recommendation *r, const int idx[TIE
  * remainder by four; a tier's pick now and then moved to the end) and
  * candidates edited into ties, infinite and NaN days, with
  * seeds left by the last pricing (of the same or another workload) or set
- * at random. */
+ * at random; the two memories take the CPU's path and the two-lane one
+ * (price_cols.lanes) by turns. */
 START_TEST(any_seeds_give_the_picks_of_plain_scans)
 {
     static const char *presets[] = {"llama-3-70b", "mixtral-8x7b", "gpt-3-175b", "llama-3-8b"};
@@ -900,7 +904,7 @@ START_TEST(any_seeds_give_the_picks_of_plain_scans)
         ck_assert_int_gt(searched[s]->n_candidates, 3);
     }
     for (int step = 0; step < 400; step++) {
-        int s = (int)(xorshift(&st) % SHAPES), idx[TIER_COUNT];
+        int s = (int)(xorshift(&st) % SHAPES), idx[TIER_COUNT], idx_fresh[TIER_COUNT];
         struct engine_workload w;
         char what[200], *a, *b;
         int nc;
@@ -971,11 +975,17 @@ START_TEST(any_seeds_give_the_picks_of_plain_scans)
         }
         snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a)", presets[s], step, w.tokens_b,
                  w.deadline_days, w.budget_usd);
+        /* the CPU's path (four lanes with AVX2) and the two-lane path,
+         * each for one of the two memories, by turns */
+        kept->price_cols.lanes = step % 2 ? 2 : 0;
         price_fresh_copy(fresh, kept);
+        fresh->price_cols.lanes = step % 2 ? 0 : 2;
         ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
         ck_assert_msg(engine_recommend_price(cat, &w, fresh, err, sizeof err) == ST_OK, "%s: %s", what, err);
         oracle_tiers(kept, &w, idx);
         check_picks(kept, idx, what);
+        oracle_tiers(fresh, &w, idx_fresh);
+        check_picks(fresh, idx_fresh, what);
         a = dump_rec(fresh);
         b = dump_rec(kept);
         ck_assert_msg(strcmp(a, b) == 0, "%s: priced from seeds, the answer differs", what);
