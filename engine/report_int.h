@@ -776,6 +776,88 @@ static inline int nccl_info_at(const struct line *l, const char *b)
     return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
 }
 
+/* Whether the bytes s[i, n) hold c (n - i < 64: a bounded scalar tail). */
+static inline int bytes_have(const char *s, size_t i, size_t n, char c)
+{
+#if defined(__SSE2__)
+    const __m128i vc = _mm_set1_epi8(c);
+    for (; i + 16 <= n; i += 16)
+        if (_mm_movemask_epi8(
+                _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), vc)))
+            return 1;
+    if (i < n && n >= 16)
+        return (_mm_movemask_epi8(_mm_cmpeq_epi8(
+                    _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), vc)) >>
+                (16 - (n - i))) != 0;
+#endif
+    for (; i < n; i++)
+        if (s[i] == c)
+            return 1;
+    return 0;
+}
+
+/* An NCCL INFO line read with an NCCL section open, told before it is
+ * cleaned: 1 when nccl_line would take it (TAKE_YES) and change nothing
+ * but the section's last line, with *e the line's end (its newline's
+ * offset, or avail); 0 when that is not sure, and the line is read as any
+ * other. s is a line opening with no byte line_clean removes, rb its first
+ * ']' (followed by "NCCL INFO"). Most INFO messages carry nothing nccl_line keeps:
+ * it reads "comm ", "NCCL_ALGO" and "Using network" messages, and NCCL
+ * WARN lines, and a log holds thousands of the others between the rows of
+ * its tables. The test holds this to nccl_line on random lines; kept in
+ * step with nccl_line, is_warn, info_msg and info_line (report_nccl.c):
+ * - no digit and no '#' opens the line (no table row, nothing removed: the
+ *   line's view is its raw text from s on);
+ * - no 'N' before the ']': the first "NCCL INFO " is then the marker's,
+ *   when a blank follows it, and any "NCCL WARN" starts past the ']', so
+ *   none is there when no 'W' is (searched with the newline);
+ * - the message after the marker opens with none of the three above. */
+static inline int nccl_info_quiet(const char *s, size_t avail, size_t rb, size_t *e)
+{
+    if ((unsigned)(unsigned char)s[0] - '0' <= 9 || s[0] == '#' || rb + 12 > avail ||
+        s[rb + 11] != ' ')
+        return 0;
+    /* The message's first bytes are asked against the input left (avail):
+     * the three literals hold no newline, so they match there exactly when
+     * they match in the line. */
+    const char *m = s + rb + 12;
+    size_t ml = avail - (rb + 12);
+    if (span_starts(m, ml, "comm ") || span_starts(m, ml, "NCCL_ALGO") ||
+        span_starts(m, ml, "Using network") || bytes_have(s, 0, rb, 'N'))
+        return 0;
+    /* the line's end, and whether a 'W' comes before it past the ']':
+     * the 'W' compares of the steps before the newline's are gathered in
+     * one register and looked at once */
+    size_t i = rb + 1;
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n'), vw = _mm_set1_epi8('W');
+    __m128i w = _mm_setzero_si128();
+    for (; i + 32 <= avail; i += 32) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i n0 = _mm_cmpeq_epi8(v0, vn), n1 = _mm_cmpeq_epi8(v1, vn);
+        __m128i w0 = _mm_cmpeq_epi8(v0, vw), w1 = _mm_cmpeq_epi8(v1, vw);
+        if (!_mm_movemask_epi8(_mm_or_si128(n0, n1))) {
+            w = _mm_or_si128(w, _mm_or_si128(w0, w1));
+            continue;
+        }
+        unsigned mn = (unsigned)_mm_movemask_epi8(n0) | (unsigned)_mm_movemask_epi8(n1) << 16;
+        unsigned mw = (unsigned)_mm_movemask_epi8(w0) | (unsigned)_mm_movemask_epi8(w1) << 16;
+        if (_mm_movemask_epi8(w) || (mw & ((mn & -mn) - 1)))
+            return 0;
+        *e = i + (unsigned)__builtin_ctz(mn);
+        return 1;
+    }
+    if (_mm_movemask_epi8(w))
+        return 0;
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == 'W')
+            return 0;
+    *e = i;
+    return 1;
+}
+
 int perf_detect(const struct line *l);
 void perf_init(struct report_section *sec);
 enum take perf_line(struct report_section *sec, const struct line *l);

@@ -739,6 +739,13 @@ static void parser_free(struct parser *p)
     free(p);
 }
 
+/* nccl_info_quiet out of line: asked of INFO lines inside NCCL tables only,
+ * and inlined into the driver's loop it cost every other line registers. */
+static __attribute__((noinline)) int info_quiet(const char *s, size_t avail, size_t rb, size_t *e)
+{
+    return nccl_info_quiet(s, avail, rb, e);
+}
+
 /* Reads the line at pos (it ends at '\n' or at end), feeds it and returns
  * where the next line begins. end is the input's end or just past a '\n',
  * so the line is the one a parse of the whole input reads there. Forced
@@ -762,11 +769,19 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
          * see, with l.raw_len > 0. A line that is not told here (its ']'
          * and its newline in one step of line_scan_head) still reaches
          * feed, which drops it. */
-        if (rb + 11 <= avail && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
-            !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
+        if (rb + 11 <= avail && !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
             span_starts(s + rb, avail - rb, "] NCCL INFO")) {
-            const char *nlp = memchr(s + at, '\n', avail - at);
-            return nlp ? (size_t)(nlp - text) + 1 : end;
+            if (!p->cur || p->cur_ops->kind != REPORT_NCCL) {
+                const char *nlp = memchr(s + at, '\n', avail - at);
+                return nlp ? (size_t)(nlp - text) + 1 : end;
+            }
+            /* Inside an NCCL table, most INFO lines are taken with no
+             * effect but the section's last line (nccl_info_quiet). */
+            size_t e;
+            if (info_quiet(s, avail, rb, &e)) {
+                p->cur->last_line = lineno;
+                return e < avail ? pos + e + 1 : end;
+            }
         }
         ll = line_scan_tail(s, avail, at);
     }

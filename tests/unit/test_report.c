@@ -692,6 +692,81 @@ START_TEST(line_scan_matches_a_byte_loop_on_random_text)
 }
 END_TEST
 
+/* nccl_info_quiet's claim, held to nccl_line itself: an INFO line it calls
+ * quiet is taken (TAKE_YES) by an NCCL section that has read a header and a
+ * row, and leaves every byte of the section as it was; its end is the line's
+ * newline (or the text's end). Lines are INFO lines built from pieces that
+ * make nccl_line read them (WARN markers, the three messages info_line
+ * reads, a leading digit or '#', an 'N' before the ']'), with the rest of
+ * the input after them. */
+START_TEST(nccl_info_quiet_lines_change_nothing_in_an_nccl_section)
+{
+    static const char *const heads[] = {
+        "gpu-a17:88123:88190 [3]", "NODE1:1:2 [0]", "1.2.3.4:5:6 [1]", "# h:1:2 [0]", "x [7]",
+        "gpuNCCL WARN:1:2 [0]", "host-with-a-long-name-for-the-window:12345:67890 [5]", "[2]",
+    };
+    static const char *const msgs[] = {
+        "Channel 07/0 : 3[3] -> 4[4] via P2P/CUMEM/read", "comm 0x5612 rank 0 nRanks 64 nNodes 8",
+        "NCCL_ALGO set by environment to Ring", "Using network IB", "NET/IB : Using [0]mlx5_0:1/IB",
+        "NCCL WARN Cuda failure", "W", "N", " ", "", "\t", "Using", "comm", "NCCL_ALG",
+        "8 2 float sum -1 36.47 0.00 0.00 0", "NCCL INFO comm 0x1 nRanks 2", "x]y",
+    };
+    static const char *const tails[] = {"\n", "\nnext line\n", "", "   \n", "\r\n", " W\n", "`\n"};
+    static const char *const pre[] = {
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+        "     8388608       2097152     float     sum      -1    60.1  139.57  244.25      0    60.0  139.81  244.67      0",
+    };
+    char text[4096];
+    struct report_section *sec = malloc(sizeof(*sec)), *was = malloc(sizeof(*sec));
+    char *block = malloc(sizeof(text));
+    struct line l;
+    /* the section as the driver has it mid-table */
+    memset(was, 0, sizeof(*was));
+    memset(&l, 0, sizeof(l));
+    was->kind = REPORT_NCCL;
+    nccl_init(was);
+    for (int i = 0; i < 2; i++) {
+        line_clean(pre[i], strlen(pre[i]), &l);
+        ck_assert_int_eq(nccl_line(was, &l), TAKE_YES);
+    }
+    ck_assert_int_eq(was->u.nccl.row_count, 1);
+    uint64_t st = 0x2545F4914F6CDD1Dull;
+    int quiet = 0;
+    for (int k = 0; k < 60000; k++) {
+        size_t len = (size_t)snprintf(text, sizeof(text), "%s NCCL INFO %s%s%s",
+                                      heads[draw(&st) % (sizeof(heads) / sizeof(heads[0]))],
+                                      msgs[draw(&st) % (sizeof(msgs) / sizeof(msgs[0]))],
+                                      msgs[draw(&st) % (sizeof(msgs) / sizeof(msgs[0]))],
+                                      tails[draw(&st) % (sizeof(tails) / sizeof(tails[0]))]);
+        if (draw(&st) % 4 == 0)
+            text[11 + draw(&st) % 20] = (char)" NW]\n"[draw(&st) % 5];
+        char *heap = at_block_end(block, sizeof(text), text, len);
+        size_t rb, ll = line_scan(heap, len, &rb), e = 0;
+        if (rb == LINE_NO_BRACKET || rb + 11 > len || !span_starts(heap + rb, len - rb, "] NCCL INFO") ||
+            (line_debris((unsigned char)heap[0]) & DEBRIS_OPEN))
+            continue;
+        if (!nccl_info_quiet(heap, len, rb, &e))
+            continue;
+        quiet++;
+        ck_assert_uint_eq(e, ll);
+        memcpy(sec, was, sizeof(*sec));
+        line_clean(heap, ll, &l);
+        l.info = nccl_is_info(&l);
+        ck_assert_int_ne(l.info, 0);
+        ck_assert_int_eq(nccl_line(sec, &l), TAKE_YES);
+        if (memcmp(was, sec, sizeof(*sec)) != 0)
+            ck_abort_msg("nccl_info_quiet said quiet, nccl_line changed the section: \"%.*s\"",
+                         (int)ll, heap);
+    }
+    /* many drawn lines are quiet, and many are not */
+    ck_assert_int_gt(quiet, 6000);
+    ck_assert_int_lt(quiet, 45000);
+    free(block);
+    free(sec);
+    free(was);
+}
+END_TEST
+
 /* line_clean as it was before its one-load exits: chains of byte tests. */
 static int ref_box_at(const char *s, size_t len)
 {
@@ -1242,6 +1317,7 @@ static Suite *suite(void)
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
+    tcase_add_test(x, nccl_info_quiet_lines_change_nothing_in_an_nccl_section);
     tcase_add_test(x, strong_possible_matches_its_table_loop_on_random_lines);
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
