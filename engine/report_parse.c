@@ -772,8 +772,8 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
         if (rb + 11 <= avail && !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
             span_starts(s + rb, avail - rb, "] NCCL INFO")) {
             if (!p->cur || p->cur_ops->kind != REPORT_NCCL) {
-                const char *nlp = memchr(s + at, '\n', avail - at);
-                return nlp ? (size_t)(nlp - text) + 1 : end;
+                size_t e = line_scan_tail(s, avail, at);
+                return e < avail ? pos + e + 1 : end;
             }
             /* Inside an NCCL table, most INFO lines are taken with no
              * effect but the section's last line (nccl_info_quiet). */
