@@ -761,14 +761,16 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
         /* An NCCL INFO line with no NCCL section open is read by no one
          * (feed drops it), and a debug log is full of them: told at the
          * line's first ']', before the rest of the line is scanned or the
-         * line cleaned; its end is then found by one memchr (the bytes
-         * from at on are the rest of the line). Only for a line opening
-         * with no byte line_clean removes (line_debris): its raw text then
-         * starts at s, and ends past the marker (which holds no newline nor
-         * byte removed at the end), so this is the l.info that feed would
-         * see, with l.raw_len > 0. A line that is not told here (its ']'
-         * and its newline in one step of line_scan_head) still reaches
-         * feed, which drops it. */
+         * line cleaned; its end is then found by line_scan_tail from at
+         * (the bytes from at on are the rest of the line: an inline scan,
+         * where a memchr call's length-dependent exits were mispredicted
+         * branches). Only for a line opening with no byte line_clean
+         * removes (line_debris): its raw text then starts at s, and ends
+         * past the marker (which holds no newline nor byte removed at the
+         * end), so this is the l.info that feed would see, with
+         * l.raw_len > 0. A line that is not told here (its ']' and its
+         * newline in one step of line_scan_head) still reaches feed, which
+         * drops it. */
         if (rb + 11 <= avail && !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
             span_starts(s + rb, avail - rb, "] NCCL INFO")) {
             if (!p->cur || p->cur_ops->kind != REPORT_NCCL) {
