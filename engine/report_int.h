@@ -93,6 +93,25 @@ static inline const char *clean_front(const char *s, size_t *lenp, int *indentp)
 {
     size_t len = *lenp;
     int indent = 0;
+#if defined(__SSE2__)
+    /* Most of that debris is indentation (half the lines of a log open
+     * with blanks): the run of spaces and tabs in the first sixteen bytes
+     * in one step, as the loop below would count it (a space 1, a tab 8),
+     * where the loop took a pass per eight spaces and per tab, and an
+     * exit no predictor learns. The loop goes on from the run's end. */
+    if (len >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+        unsigned tb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+        unsigned other = ~(sp | tb) & 0xFFFFu;
+        unsigned k = other ? (unsigned)__builtin_ctz(other) : 16;
+        indent = (int)k;
+        for (unsigned t = tb & ((1u << k) - 1u); t; t &= t - 1)
+            indent += 7;
+        s += k;
+        len -= k;
+    }
+#endif
     for (;;) {
         if (!len || !(line_debris((unsigned char)*s) & DEBRIS_OPEN))
             break;
@@ -161,7 +180,7 @@ static inline size_t clean_back(const char *s, size_t len)
 /* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
  * at s without its paste debris. Inline: the driver calls it on every line,
  * and the test checks it against the byte loops it replaced. */
-static inline void line_clean(const char *s, size_t len, struct line *l)
+static inline __attribute__((always_inline)) void line_clean(const char *s, size_t len, struct line *l)
 {
     int indent = 0;
     /* Most lines open and end with no debris: one table load at each end
