@@ -912,6 +912,11 @@ void cpu_init(struct report_section *sec);
 enum take cpu_line(struct report_section *sec, const struct line *l);
 void cpu_finish(struct report_section *sec);
 
+/* Whether k is an ethtool -S counter name (1 to 64 letters, digits or
+ * "_.-[]") and, in *words, which words it holds anywhere: bit i for the
+ * i-th of "_rx", "_tx", "pause", "duration", "transition", "storm", "err",
+ * "crc", "fcs", "discard", "out_of_buffer" (report_nic.c). */
+int nic_counter_key(const char *k, size_t kl, unsigned *words);
 int nic_detect(const struct line *l);
 void nic_init(struct report_section *sec);
 enum take nic_line(struct report_section *sec, const struct line *l);

@@ -767,6 +767,51 @@ START_TEST(nccl_info_quiet_lines_change_nothing_in_an_nccl_section)
 }
 END_TEST
 
+/* nic_counter_key against the plain answer: every byte a letter, digit or
+ * one of "_.-[]", and a bit for each word found anywhere by a search. */
+START_TEST(nic_counter_key_matches_a_search_for_each_word)
+{
+    static const char *const words[] = {"_rx", "_tx", "pause", "duration", "transition", "storm",
+                                        "err", "crc", "fcs", "discard", "out_of_buffer"};
+    static const char *const pieces[] = {
+        "_rx", "_tx", "pause", "duration", "transition", "storm", "err", "crc", "fcs", "discard",
+        "out_of_buffer", "_r", "_t", "pa", "du", "di", "tr", "st", "er", "cr", "fc", "ou", "rx",
+        "tx", "_", "x", "e", "s", "packets", "bytes", "[0]", ".", "-", "Q9", " ", ":", "/",
+        "\xE2", "out_of_buf",
+    };
+    char buf[80];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    int counters = 0;
+    for (int k = 0; k < 400000; k++) {
+        size_t len = join_pieces(pieces, sizeof(pieces) / sizeof(pieces[0]), 12, &st, buf, sizeof(buf));
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
+        int want = len >= 1 && len <= 64;
+        for (size_t i = 0; want && i < len; i++) {
+            unsigned char c = (unsigned char)heap[i];
+            want = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '_' || c == '.' || c == '-' || c == '[' || c == ']';
+        }
+        unsigned want_w = 0, got_w = 0xDEAD;
+        for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+            size_t n = strlen(words[w]);
+            for (size_t i = 0; i + n <= len; i++)
+                if (memcmp(heap + i, words[w], n) == 0) {
+                    want_w |= 1u << w;
+                    break;
+                }
+        }
+        int got = nic_counter_key(heap, len, &got_w);
+        counters += got;
+        if (got != want || (got && got_w != want_w))
+            ck_abort_msg("nic_counter_key(\"%.*s\") = %d %#x, by search %d %#x", (int)len, heap, got,
+                         got_w, want, want_w);
+    }
+    ck_assert_int_gt(counters, 10000);
+    free(block);
+}
+END_TEST
+
 /* line_clean as it was before its one-load exits: chains of byte tests. */
 static int ref_box_at(const char *s, size_t len)
 {
@@ -1318,6 +1363,7 @@ static Suite *suite(void)
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
     tcase_add_test(x, nccl_info_quiet_lines_change_nothing_in_an_nccl_section);
+    tcase_add_test(x, nic_counter_key_matches_a_search_for_each_word);
     tcase_add_test(x, strong_possible_matches_its_table_loop_on_random_lines);
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
