@@ -1134,6 +1134,38 @@ START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 }
 END_TEST
 
+/* num_parse_lo against num_parse, value bit for bit, on random tokens after
+ * random bytes of their line (lo: the line's start), each line copied to a
+ * heap block of its own size, so that a read outside it is caught by the
+ * sanitizer builds. */
+START_TEST(num_parse_lo_matches_num_parse_on_random_cells)
+{
+    static const char alpha[] = "0123456789012345678901234567890123456789....--+eEx N";
+    char buf[32];
+    uint64_t st = 0x6A09E667F3BCC909ull;
+    int fast = 0;
+    for (int k = 0; k < 1000000; k++) {
+        size_t pre = (size_t)(draw(&st) % 13);
+        size_t len = pre + draw_text(&st, buf + pre, 11, alpha, sizeof(alpha) - 1);
+        for (size_t i = 0; i < pre; i++)
+            buf[i] = alpha[draw(&st) % (sizeof(alpha) - 1)];
+        if (len == 0)
+            continue;
+        char *line = malloc(len);
+        memcpy(line, buf, len);
+        double v = -7, r = -7;
+        int got = num_parse_lo(line + pre, len - pre, &v, line);
+        int want = num_parse(line + pre, len - pre, &r);
+        fast += got && len >= 8 && len - pre <= 8;
+        if (got != want || memcmp(&v, &r, sizeof(v)) != 0)
+            ck_abort_msg("num_parse_lo(\"%.*s\" after %zu bytes) = %d %.17g, num_parse %d %.17g",
+                         (int)(len - pre), line + pre, pre, got, v, want, r);
+        free(line);
+    }
+    ck_assert_int_gt(fast, 20000);
+}
+END_TEST
+
 /* ---- checker ---- */
 
 static const char *TOPO_PCIE = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nGPU1\tSYS\t X \t0-7\n";
@@ -1361,6 +1393,7 @@ static Suite *suite(void)
     TCase *x = tcase_create("text");
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
+    tcase_add_test(x, num_parse_lo_matches_num_parse_on_random_cells);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
     tcase_add_test(x, nccl_info_quiet_lines_change_nothing_in_an_nccl_section);
     tcase_add_test(x, nic_counter_key_matches_a_search_for_each_word);
