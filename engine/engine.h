@@ -386,22 +386,22 @@ struct engine_step_pre {
 };
 
 /* The free search's working memory (engine_search.c), kept in the caller's
- * recommendation like the candidates: for each GPU count, the layouts the
- * search walks (tp, pp, ep, ZeRO, offload, micro-batch, in its order, one
- * group per tp), each with what it costs in memory (F5-F7) and what its step
- * time reads of it. None of it reads the GPU type, so every GPU type with
- * the same count (most are 8 per server) walks the same list and only
- * compares and divides. A layout's ZeRO stages and offload share one base
- * (tp, pp, dp, ep, micro-batch). Kept lists fill at most 3/4 of it; a
- * count that finds no room then has its list built after them for one walk
- * (engine_search.c, layout_list_ready says why). Not part of the answer;
- * engine_recommend_search empties it. */
+ * recommendation like the candidates: the search's clusters in its order,
+ * and for one GPU count at a time the layouts the search walks (tp, pp, ep,
+ * ZeRO, offload, micro-batch, in its order, one group per tp), each with
+ * what it costs in memory (F5-F7) and what its step time reads of it. None
+ * of it reads the GPU type, so the GPU types with that count (most are 8
+ * per server) walk the list together, each with its own tests, and only
+ * compare and divide. A layout's ZeRO stages and offload share one base
+ * (tp, pp, dp, ep, micro-batch). A count whose list does not fit is walked
+ * layout by layout. Not part of the answer; engine_recommend_search
+ * empties it. */
 #define ENGINE_LAYOUT_ENTRIES_MAX 8192
 #define ENGINE_LAYOUT_BASES_MAX 2048
-#define ENGINE_LAYOUT_LISTS_MAX 256
 #define ENGINE_LAYOUT_TP_GROUPS 5    /* tp 1, 2, 4, 8, 16 */
 struct engine_layout_base {
     struct engine_step_pre pre;       /* its z unused: each entry has its own */
+    double bubble1, gbs;              /* 1 + pre.bubble and pre.gbs: the same doubles, ready */
     int vpp;
 };
 struct engine_layout_entry {
@@ -424,17 +424,22 @@ struct engine_layout_act {
     int in_flight;
     double act[3], lb;
 };
-struct engine_layout_list {
-    int n;                            /* GPU count, 0: empty slot */
-    int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];   /* count -1: not built */
+/* One cluster of the search (a GPU type on `nodes` servers of per_node) and
+ * what its walk found: at most one per candidate. */
+struct engine_search_cluster {
+    int gi, per_node, nodes, n;
+    int next;                         /* the next cluster of the same n, -1: none */
+    int found;                        /* a layout fits: its candidate is in candidates[this index]
+                                       * until the search moves it to its place */
+    long scored;                      /* layouts scored (configs_evaluated) */
+    double min_mem_gib;               /* none found: the least per-GPU memory seen */
 };
 struct engine_layout_memo {
-    int n_entries, n_bases, n_lists;
+    int n_entries, n_bases;
     int cap_entries;                  /* entries it may hold (at most ENGINE_LAYOUT_ENTRIES_MAX) */
-    long emptied;                     /* times it was emptied because it was full */
-    long walked;                      /* clusters walked because their count alone did not fit */
-    long scratch;                     /* lists built for one walk only (no room to keep them) */
-    struct engine_layout_list lists[ENGINE_LAYOUT_LISTS_MAX];   /* open addressing by n */
+    long lists;                       /* GPU counts walked from a list */
+    long walked;                      /* clusters walked because their count's list did not fit */
+    struct engine_search_cluster clusters[ENGINE_CANDIDATES_MAX];
     struct engine_layout_entry entries[ENGINE_LAYOUT_ENTRIES_MAX];
     struct engine_layout_base bases[ENGINE_LAYOUT_BASES_MAX];
     struct engine_layout_act acts[ENGINE_LAYOUT_TP_GROUPS][ENGINE_LAYOUT_PP_LOGS][3];

@@ -548,9 +548,9 @@ void plan_add_warning(struct engine_plan *pl, const char *fmt, ...)
 
 /* engine_recommend_search with the free search's layout lists (lists 1,
  * what engine_recommend_search does; lists > 1: lists holding at most that
- * many layouts, so that tests reach the emptying and the walk) or walking
- * every layout as an estimate does (lists 0): the same answer, for tests to
- * compare. */
+ * many layouts, so that tests reach the walk of a count whose list does not
+ * fit) or walking every layout as an estimate does (lists 0): the same
+ * answer, for tests to compare. */
 enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
                                        struct engine_recommendation *out, char *err, size_t errlen, int lists);
 

@@ -16,9 +16,10 @@
  * (5) A recommendation's search (no part of the layout fixed) lists, once
  * per GPU count, the layouts it walks with everything about them that does
  * not read the GPU type (memory figures, the step time's layout terms), and
- * each GPU type with that count walks the list with the same tests and the
- * same doubles (best_layout_free; tests/unit/test_engine_search.c compares
- * it with the walk over random workloads).
+ * the GPU types with that count walk the list together as it is built, each
+ * with the same tests and the same doubles as its own walk (count_walk;
+ * tests/unit/test_engine_search.c compares it with the walk over random
+ * workloads).
  * For each cluster it keeps only the fastest layout: on a fixed cluster the
  * fastest layout is also the cheapest, so the tiers can be chosen among
  * clusters alone. */
@@ -411,11 +412,8 @@ static double batch_cap_seqs(const struct eval_ctx *ctx)
 
 /* Fastest layout that fits one cluster. Returns 1 and fills best when one
  * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen.
- * memo (the free search only; NULL otherwise) keeps the memory figures of
- * each layout of n GPUs for the next GPU type with n GPUs: they read the
- * workload and the layout, never the card (its capacity is compared here),
- * so a kept figure is the figure computed again, bit for bit, and the
- * model states are computed only when a figure is missing. */
+ * The walk every other path answers as: an estimate's, and the free
+ * search's when a count's list does not fit (count_walk). */
 static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
                        struct cand *best, double *min_mem_gib, long *evaluated)
 {
@@ -552,26 +550,34 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
 
 /* ------------------------------------------------------------ free search */
 
-/* The free search (no part of the layout fixed: every recommendation) in
- * two steps, with the same answer as best_layout's walk, decision for
- * decision, and the same count of layouts scored:
- * - per GPU count n, once per search (struct engine_layout_memo): the
- *   layouts best_layout walks for n in its order (tp, pp, ep, ZeRO,
- *   offload, micro-batch), with every test of that walk that reads neither
- *   the GPU type nor what was found so far already applied, each layout's
- *   memory figures (the lower bound, and the total at each recompute
- *   level), whether its global batch is within the cap, and what its step
- *   time reads of it (eval_pre_fill). One group per tp, so that a GPU type
- *   walks the groups up to its tp_max, as the walk's tp loop stops there.
- * - per GPU type and n (best_layout_free): that list, with the tests that
- *   read the card (memory cap), what was found (offload only as the last
- *   rung, the batch cap and the score bound once a layout fits) and the
- *   step time from eval_step, whose operations are eval_time's in its
- *   order, and eval_achieved's rate per micro-batch size computed once.
+/* The free search (no part of the layout fixed: every recommendation),
+ * with the same answer as best_layout's walk, decision for decision, and
+ * the same count of layouts scored. Its clusters are grouped by GPU count
+ * (count_chains), and per count, once (count_walk):
+ * - the list (struct engine_layout_memo): the layouts best_layout walks
+ *   for n in its order (tp, pp, ep, ZeRO, offload, micro-batch), with every
+ *   test of that walk that reads neither the GPU type nor what was found
+ *   so far already applied, each layout's memory figures (the lower bound,
+ *   and the total at each recompute level), whether its global batch is
+ *   within the cap, and what its step time reads of it (eval_pre_fill).
+ *   One group per tp, so that a GPU type walks the groups up to its
+ *   tp_max, as the walk's tp loop stops there.
+ * - the walks of every GPU type with that count (struct walker), together,
+ *   as the list is built (layout_group_build, walk_entry, walk_offload):
+ *   each with the tests that read the card (memory cap), what it found
+ *   (offload only as the last rung, the batch cap and the score bound once
+ *   a layout fits) and the step time from eval_step, whose operations are
+ *   eval_time's in its order, and eval_achieved's rate per micro-batch size
+ *   computed once per GPU type.
  * So every comparison sees the same doubles as the walk's and takes the
- * same branch: the same layout, memory and count. The chosen layout's time
- * model is left to the caller, which times it at the fabric it picks from
- * the list's parts (eval_time_ref).
+ * same branch: the same layout, memory and count. What a step time reads
+ * of the card is a handful of its own scalars (eval_hwc) against the
+ * layout's parts, so the walks share the list and the entry's tests that
+ * read no card (the batch cap), and every division is still each card's.
+ * Walking as the list is built leaves out of it the offload layouts that
+ * every walker passes by (it had found a layout before), about four in five
+ * of them. The chosen layout's time model is left to the caller, which
+ * times it at the fabric it picks from the list's parts (eval_time_ref).
  * Across counts, a search keeps what a list reads of a layout but not of
  * the count: a tp group's activations by pp, micro-batch and micro-batches
  * in flight (memo->acts). Per search, engine_run_fixed by count, nodes and
@@ -579,44 +585,275 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  * tests/unit/test_engine_search.c compares both over random workloads, and
  * every candidate with the plain models for its cluster. */
 
-/* Empties the memo: no list, no layout. */
+/* A count's list in the memo: where each tp group's entries start, and
+ * how many. */
+struct engine_layout_list {
+    int n;                            /* GPU count */
+    int first[ENGINE_LAYOUT_TP_GROUPS], count[ENGINE_LAYOUT_TP_GROUPS];
+};
+
+/* Empties the memo for a search: no layout, no activations kept. */
 static void layout_memo_empty(struct engine_layout_memo *memo)
 {
     memo->n_entries = 0;
     memo->n_bases = 0;
-    memo->n_lists = 0;
-    memset(memo->lists, 0, sizeof memo->lists);
     memset(memo->acts, 0, sizeof memo->acts);
 }
 
-/* The list of n (slot created empty), NULL when the table is full (kept at
- * most half full, so that a search for a missing n ends early). */
-static struct engine_layout_list *layout_list(struct engine_layout_memo *memo, int n)
+/* The layout of entry e at recompute level rc, as best_layout's walk
+ * builds it (global batch: the workload's). */
+static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layout_memo *memo,
+                           const struct engine_layout_entry *e, int rc, struct engine_parallel *p)
 {
-    unsigned h = ((unsigned)n * 2654435761u) >> 24;
-    for (int k = 0; k < ENGINE_LAYOUT_LISTS_MAX; k++) {
-        struct engine_layout_list *l = &memo->lists[(h + (unsigned)k) % ENGINE_LAYOUT_LISTS_MAX];
-        if (l->n == n)
-            return l;
-        if (l->n == 0) {
-            if (memo->n_lists >= ENGINE_LAYOUT_LISTS_MAX / 2)
-                return NULL;
-            memo->n_lists++;
-            l->n = n;
-            for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
-                l->count[g] = -1;
-            return l;
+    const struct engine_layout_base *bs = &memo->bases[e->base];
+    memset(p, 0, sizeof *p);
+    p->tp = bs->pre.tp; p->pp = bs->pre.pp; p->dp = bs->pre.dp; p->ep = bs->pre.ep; p->cp = bs->pre.cp;
+    p->zero = e->zero; p->micro_batch = bs->pre.b; p->offload = e->z.offload;
+    p->global_batch = (int)ctx->batch_seqs;
+    p->vpp = bs->vpp;
+    p->recompute = rc;
+}
+
+/* One GPU type's walk of a count's list (best_layout under free limits,
+ * as the comment above says): what best_layout keeps between layouts. */
+struct walker {
+    const struct engine_layout_entry *best_e;
+    double cap;                       /* best_layout's plan limit */
+    double nach[3];                   /* eval_time's n x achieved at micro-batch 1, 2, 4 (cp 1) */
+    double best_score, best_mgib, min_mem;
+    /* eval_dp_bw of the last model-parallel size scored (n is fixed, so
+     * the size gives dp) */
+    double dp_bw;
+    int dp_mp, tp_max, found, best_rc;
+    long scored;
+    struct eval_hwc hc;
+};
+
+static void walker_init(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach)
+{
+    const struct engine_gpu *g = hw->g;
+    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
+
+    if (tp_max > 16)
+        tp_max = 16;
+    if (tp_max > hw->n)
+        tp_max = hw->n;
+    k->best_e = NULL;
+    k->best_mgib = 0;
+    k->dp_bw = 0;
+    k->dp_mp = 0;
+    k->found = 0;
+    k->best_rc = 0;
+    k->scored = 0;
+    k->tp_max = tp_max;
+    k->cap = g->memory_gib * 0.97;
+    k->best_score = INFINITY;
+    k->min_mem = INFINITY;
+    for (int bi = 0; bi < 3; bi++)
+        k->nach[bi] = hw->n * ach->rate[bi];
+    eval_hwc_fill(&k->hc, hw);
+}
+
+/* The walk at entry e before a layout fits: the least memory seen is kept
+ * (the caller reads it only when none fits) and decides which layouts that
+ * do not fit are looked at. */
+static inline __attribute__((always_inline)) void walk_unfound(struct walker *k, const struct engine_layout_entry *e,
+                                                              const struct engine_layout_base *bases)
+{
+    const double lbm = e->lower_bound_gib;
+    if (lbm > k->cap && lbm >= k->min_mem)
+        return;
+    const struct engine_layout_base *bs = &bases[e->base];
+    const struct engine_step_pre *pre = &bs->pre;
+    for (int rc = 0; rc <= 2; rc++) {
+        double mgib = e->mem_gib[rc];
+        struct eval_parts t;
+        if (mgib < k->min_mem)
+            k->min_mem = mgib;
+        if (mgib > k->cap)
+            continue;
+        if (pre->model_par != k->dp_mp) {
+            k->dp_mp = pre->model_par;
+            k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
+        }
+        eval_step_bw(pre, &e->z, rc, &k->hc, k->nach[e->bi], k->dp_bw, &t);
+        k->scored++;
+        if (!e->batch_ok)
+            return;   /* would inflate the global batch (convergence) */
+        k->best_e = e;
+        k->best_rc = rc;
+        k->best_mgib = mgib;
+        k->best_score = t.step / bs->gbs;
+        k->found = 1;
+        return;   /* less recompute always runs faster: stop at the first fit */
+    }
+}
+
+/* The walk at entry e once a layout fits, past the tests of its memory
+ * bound against the card and of its global batch against the cap: the
+ * score bound, and the score. */
+static inline __attribute__((always_inline)) void walk_found_fits(struct walker *k,
+                                                                 const struct engine_layout_entry *e,
+                                                                 const struct engine_layout_base *bs)
+{
+    const struct engine_step_pre *pre = &bs->pre;
+    const double na = k->nach[e->bi];
+    /* eval_score_lower_bound, from the same parts */
+    double t_comp = pre->comp[0] / na;
+    if (t_comp * bs->bubble1 / bs->gbs * (1.0 - 1e-9) >= k->best_score)
+        return;
+    for (int rc = 0; rc <= 2; rc++) {
+        double mgib = e->mem_gib[rc];
+        struct eval_parts t;
+        if (mgib > k->cap)
+            continue;
+        if (pre->model_par != k->dp_mp) {
+            k->dp_mp = pre->model_par;
+            k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
+        }
+        eval_step_bw(pre, &e->z, rc, &k->hc, na, k->dp_bw, &t);
+        k->scored++;
+        if (t.step / bs->gbs < k->best_score) {
+            k->best_e = e;
+            k->best_rc = rc;
+            k->best_mgib = mgib;
+            k->best_score = t.step / bs->gbs;
+        }
+        return;   /* less recompute always runs faster: stop at the first fit */
+    }
+}
+
+/* The walk at entry e once a layout fits: the same tests with found set,
+ * less the least memory (not read any more). The offload layouts it passes
+ * by are the caller's (walk_offload). */
+static inline void walk_found(struct walker *k, const struct engine_layout_entry *e,
+                              const struct engine_layout_base *bases)
+{
+    if (e->lower_bound_gib > k->cap || !e->batch_ok)
+        return;
+    walk_found_fits(k, e, &bases[e->base]);
+}
+
+/* Walker k into fnd, kept by plan limit, largest first: an entry's memory
+ * bound then rules out a tail of it at once. */
+static void found_insert(struct walker **fnd, int *nf, struct walker *k)
+{
+    int i = (*nf)++;
+    while (i > 0 && fnd[i - 1]->cap < k->cap) {
+        fnd[i] = fnd[i - 1];
+        i--;
+    }
+    fnd[i] = k;
+}
+
+/* The walkers of one count in one tp group (those whose tp_max reaches
+ * it): not yet found (unf), and found (fnd, by plan limit, largest first).
+ * Walkers do not read each other, so in what order they take an entry does
+ * not matter, and what reads only the entry (its global batch against the
+ * cap) is asked once for all of them. */
+struct walk_set {
+    struct walker *unf[CATALOG_GPUS_MAX], *fnd[CATALOG_GPUS_MAX];
+    int nu, nf;
+    int tp_min;                       /* the least tp_max among them */
+};
+
+/* Every walker of ks, none found yet; ks by plan limit, largest first
+ * (count_chains orders each count's clusters so). */
+static void walk_set_init(struct walk_set *ws, struct walker *ks, int nk)
+{
+    ws->nu = nk;
+    ws->nf = 0;
+    ws->tp_min = 16;
+    for (int i = 0; i < nk; i++) {
+        ws->unf[i] = &ks[i];
+        if (ks[i].tp_max < ws->tp_min)
+            ws->tp_min = ks[i].tp_max;
+    }
+}
+
+/* Leaves in ws the walkers of group gx (fnd in its order); 0 when none
+ * walks it (nor, as tp_max only grows with gx, a later one). */
+static int walk_set_group(struct walk_set *ws, int gx)
+{
+    if (1 << gx > ws->tp_min) {
+        int nu = 0, nf = 0;
+        ws->tp_min = 16;
+        for (int i = 0; i < ws->nu; i++)
+            if (1 << gx <= ws->unf[i]->tp_max)
+                ws->unf[nu++] = ws->unf[i];
+        for (int i = 0; i < ws->nf; i++)
+            if (1 << gx <= ws->fnd[i]->tp_max)
+                ws->fnd[nf++] = ws->fnd[i];
+        ws->nu = nu;
+        ws->nf = nf;
+        for (int i = 0; i < nu; i++)
+            if (ws->unf[i]->tp_max < ws->tp_min)
+                ws->tp_min = ws->unf[i]->tp_max;
+        for (int i = 0; i < nf; i++)
+            if (ws->fnd[i]->tp_max < ws->tp_min)
+                ws->tp_min = ws->fnd[i]->tp_max;
+    }
+    return ws->nu + ws->nf > 0;
+}
+
+/* Every walker of ws at entry e, no offload. */
+static inline __attribute__((always_inline)) void walk_entry(struct walk_set *ws, const struct engine_layout_entry *e,
+                                                            const struct engine_layout_base *bases)
+{
+    if (e->batch_ok) {
+        const struct engine_layout_base *bs = &bases[e->base];
+        const double lbm = e->lower_bound_gib;
+        for (int i = 0; i < ws->nf && !(lbm > ws->fnd[i]->cap); i++)
+            walk_found_fits(ws->fnd[i], e, bs);
+    }
+    for (int i = 0; i < ws->nu;) {
+        struct walker *k = ws->unf[i];
+        walk_unfound(k, e, bases);
+        if (k->found) {   /* it walks on as found, from the next entry */
+            found_insert(ws->fnd, &ws->nf, k);
+            ws->unf[i] = ws->unf[--ws->nu];
+        } else {
+            i++;
         }
     }
-    return NULL;
+}
+
+/* Every walker of ws at the sizes of one offload layout, e to end. Offload
+ * only as the last rung of the ladder (R40): the walk asks once per offload
+ * layout, before its micro-batch sizes, so a walker that had found a layout
+ * before passes them all by (the caller need not even list them when every
+ * walker had), and one that finds a size here reads the next ones as
+ * found. */
+static void walk_offload(struct walk_set *ws, const struct engine_layout_entry *e,
+                         const struct engine_layout_entry *end, const struct engine_layout_base *bases)
+{
+    for (int i = 0; i < ws->nu;) {
+        struct walker *k = ws->unf[i];
+        for (const struct engine_layout_entry *r = e; r < end; r++) {
+            if (k->found)
+                walk_found(k, r, bases);
+            else
+                walk_unfound(k, r, bases);
+        }
+        if (k->found) {
+            found_insert(ws->fnd, &ws->nf, k);
+            ws->unf[i] = ws->unf[--ws->nu];
+        } else {
+            i++;
+        }
+    }
 }
 
 /* Appends the group of tp = 1 << gx to list l: best_layout's walk under
  * free limits (cp 1, global batch from the workload) for that tp, with the
- * tests that read neither the card nor what was found. 0 when the memo
- * cannot hold it within max_entries and max_bases (nothing kept). */
+ * tests that read neither the card nor what was found, and walks ws's
+ * walkers over each micro-batch size run as it is listed (walk_entry,
+ * walk_offload). An offload layout that no walker would read (each had
+ * found a layout before it) is not listed. 0 when the memo cannot hold the
+ * group within max_entries and max_bases (the walkers are then part way). */
 static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
-                              struct engine_layout_list *l, int gx, int max_entries, int max_bases)
+                              struct engine_layout_list *l, int gx, int max_entries, int max_bases,
+                              struct walk_set *ws)
 {
     const struct engine_model *m = ctx->m;
     const struct engine_workload *w = ctx->w;
@@ -630,11 +867,14 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
         for (int pp = 1, pp_log = 0; pp <= m->layers && pp <= n; pp *= 2, pp_log++) {
             if (n % (tp * pp * cp) != 0)
                 continue;
-            int dp = n / (tp * pp * cp), vpp = pick_vpp(m->layers, pp);
+            int dp = n / (tp * pp * cp);
             if (dp > ctx->batch_seqs)
                 continue;
-            if (pp > 1 && ceil(ctx->batch_seqs / dp) < pp)
+            /* best_layout's ceil(B / dp) < pp, as B / dp <= pp - 1 (pp
+             * is a whole number) */
+            if (pp > 1 && ctx->batch_seqs / dp <= pp - 1)
                 continue;
+            int vpp = pick_vpp(m->layers, pp);
             int ep_max = m->experts > 0 ? (m->experts < 64 ? m->experts : 64) : 1;
             for (int ep = 1; ep <= ep_max; ep *= 2) {
                 if (ep > 1 && dp % ep != 0)
@@ -659,6 +899,8 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
                     eval_pre_fill_base(ctx, &pb, &bs->pre, 7u);   /* each entry has its own z */
+                    bs->bubble1 = 1.0 + bs->pre.bubble;
+                    bs->gbs = bs->pre.gbs;
                     bs->vpp = vpp;
                     if (pp_log < ENGINE_LAYOUT_PP_LOGS) {
                         /* the same inputs as another count's: the same doubles */
@@ -688,29 +930,38 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                         eval_pre_zero(ctx, &memo->bases[base0 + bi].pre, zero, 0, &zq[bi]);
                     for (int off = 0; off <= 1; off++) {
                         struct engine_memory states;
-                        if (off && lora)
+                        if (off && (lora || ws->nu == 0))
                             continue;
                         if (k + nb > max_entries)
                             return 0;
                         engine_states_of(&sp, zero, off, &states);
-                        /* engine_memory_add's sum of the states and ZeRO-3 term */
+                        /* engine_memory_add's sum of the states and ZeRO-3 term
+                         * (added as 0.0 below stage 3: the overhead, a positive
+                         * double, stays as it is, and no branch is taken) */
                         const double st_sum = states.weights + states.gradients + states.optimizer;
                         const double z3 = zero >= 3 ? zero3_extra : 0.0;
                         for (int bi = 0; bi < nb; bi++) {
                             struct engine_layout_entry *e = &memo->entries[k++];
                             const struct engine_step_pre *pre = &memo->bases[base0 + bi].pre;
+                            const double *a = act[bi];
+                            double other;
                             e->z = zq[bi];
                             e->z.offload = (unsigned char)(off != 0);
                             e->lower_bound_gib = eval_memory_lower_bound_of(&states, lb_act[bi]);
-                            for (int rc = 0; rc <= 2; rc++) {
-                                double other;
-                                e->mem_gib[rc] = gib_of(engine_memory_total_of(st_sum, act[bi][rc], zero >= 3, z3, &other));
-                            }
+                            e->mem_gib[0] = gib_of(engine_memory_total_of(st_sum, a[0], 1, z3, &other));
+                            e->mem_gib[1] = gib_of(engine_memory_total_of(st_sum, a[1], 1, z3, &other));
+                            e->mem_gib[2] = gib_of(engine_memory_total_of(st_sum, a[2], 1, z3, &other));
                             e->base = base0 + bi;
                             e->zero = (unsigned char)zero;
                             e->bi = (unsigned char)bi;
                             e->off_run = (unsigned char)(off && bi == 0 ? nb : 0);
                             e->batch_ok = !(pre->gbs > batch_cap);
+                        }
+                        if (off) {
+                            walk_offload(ws, &memo->entries[k - nb], &memo->entries[k], memo->bases);
+                        } else {
+                            for (int j = k - nb; j < k; j++)
+                                walk_entry(ws, &memo->entries[j], memo->bases);
                         }
                     }
                 }
@@ -724,211 +975,27 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     return 1;
 }
 
-/* Every group of l up to tp_max built, within the limits. */
-static int layout_groups_build(const struct eval_ctx *ctx, struct engine_layout_memo *memo,
-                               struct engine_layout_list *l, int tp_max, int max_entries, int max_bases)
+/* What the caller of a walk keeps of the layout walker k found: its layout
+ * and memory, and in best->ref what its time model reads of the list (the
+ * caller times it at the fabric it picks; best->ev is left alone). */
+static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_memo *memo, const struct walker *k,
+                        const struct gpu_ach *ach, struct cand *best)
 {
-    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++)
-        if (l->count[gx] < 0 && !layout_group_build(ctx, memo, l, gx, max_entries, max_bases))
-            return 0;
-    return 1;
-}
-
-/* The list of n with every group up to tp_max built. Lists that are kept
- * for the next GPU types fill at most 3/4 of the memo; the rest takes a
- * count whose list no longer fits, built into *tmp for this walk only
- * (*undo_entries and *undo_bases then say where the memo ends again after
- * it, else they are -1). The search asks for the counts in the same order
- * for every GPU type, so the lists kept are used again and the others are
- * built each time, rather than each new list pushing out an old one. When
- * neither fits, the memo is emptied and the list built again; NULL when
- * not even the whole memo holds it: the caller walks. */
-static const struct engine_layout_list *layout_list_ready(const struct eval_ctx *ctx,
-                                                          struct engine_layout_memo *memo, int n, int tp_max,
-                                                          struct engine_layout_list *tmp, int *undo_entries,
-                                                          int *undo_bases)
-{
-    const int keep_entries = memo->cap_entries / 4 * 3, keep_bases = ENGINE_LAYOUT_BASES_MAX / 4 * 3;
-
-    *undo_entries = *undo_bases = -1;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        struct engine_layout_list *l = layout_list(memo, n);
-        int ne, nb;
-        if (l && layout_groups_build(ctx, memo, l, tp_max, keep_entries, keep_bases))
-            return l;
-        /* the groups of l that were built stay (kept, as l says) */
-        ne = memo->n_entries;
-        nb = memo->n_bases;
-        memset(tmp, 0, sizeof *tmp);
-        tmp->n = n;
-        for (int g = 0; g < ENGINE_LAYOUT_TP_GROUPS; g++)
-            tmp->count[g] = -1;
-        if (layout_groups_build(ctx, memo, tmp, tp_max, memo->cap_entries, ENGINE_LAYOUT_BASES_MAX)) {
-            *undo_entries = ne;
-            *undo_bases = nb;
-            memo->scratch++;
-            return tmp;
-        }
-        memo->n_entries = ne;
-        memo->n_bases = nb;
-        if (attempt == 0) {
-            layout_memo_empty(memo);
-            memo->emptied++;
-        }
-    }
-    return NULL;
-}
-
-/* The layout of entry e at recompute level rc, as best_layout's walk
- * builds it (global batch: the workload's). */
-static void entry_parallel(const struct eval_ctx *ctx, const struct engine_layout_memo *memo,
-                           const struct engine_layout_entry *e, int rc, struct engine_parallel *p)
-{
+    const struct engine_layout_entry *e = k->best_e;
     const struct engine_layout_base *bs = &memo->bases[e->base];
-    memset(p, 0, sizeof *p);
-    p->tp = bs->pre.tp; p->pp = bs->pre.pp; p->dp = bs->pre.dp; p->ep = bs->pre.ep; p->cp = bs->pre.cp;
-    p->zero = e->zero; p->micro_batch = bs->pre.b; p->offload = e->z.offload;
-    p->global_batch = (int)ctx->batch_seqs;
-    p->vpp = bs->vpp;
-    p->recompute = rc;
-}
 
-/* best_layout under free limits from the memo's list of hw->n (see above),
- * with ach = eval_achieved at micro-batch 1 << bi and cp 1 on hw's GPU
- * type (it reads nothing else of hw). Fills best's layout and memory, and
- * in best->ref what its time model reads of the list (the caller times it
- * at the fabric it picks; best->ev is left alone). *min_mem_gib is the
- * walk's least memory seen only when nothing fits (0 returned), the one
- * case its caller reads it. -1 when the memo cannot hold the list: the
- * caller walks instead. */
-static int best_layout_free(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
-                            struct engine_layout_memo *memo, struct cand *best, double *min_mem_gib, long *evaluated)
-{
-    const struct engine_gpu *g = hw->g;
-    const int n = hw->n;
-    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node, found = 0, best_rc = 0;
-    const double cap = g->memory_gib * 0.97;   /* best_layout's plan limit */
-    double best_score = INFINITY, best_mgib = 0, nach[3], min_mem = INFINITY;
-    const struct engine_layout_entry *best_e = NULL;
-    const struct engine_layout_list *l;
-    const struct engine_layout_base *bases = memo->bases;
-    struct engine_layout_list tmp;
-    struct eval_hwc hc;
-    long scored = 0;
-    int undo_entries, undo_bases;
-    /* eval_dp_bw of the last model-parallel size scored (n is fixed, so
-     * the size gives dp) */
-    int dp_mp = 0;
-    double dp_bw = 0;
-
-    if (tp_max > 16)
-        tp_max = 16;
-    if (tp_max > n)
-        tp_max = n;
-    if (!(l = layout_list_ready(ctx, memo, n, tp_max, &tmp, &undo_entries, &undo_bases))) {
-        memo->walked++;
-        return -1;
-    }
-    eval_hwc_fill(&hc, hw);
-    /* eval_time's n x achieved for micro-batch 1, 2, 4 (cp 1) */
-    for (int bi = 0; bi < 3; bi++)
-        nach[bi] = n * ach->rate[bi];
-    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && 1 << gx <= tp_max; gx++) {
-        const struct engine_layout_entry *e = &memo->entries[l->first[gx]], *end = e + l->count[gx];
-        /* until a layout fits: the least memory seen is kept (the caller
-         * reads it only when none fits) and decides which layouts that do
-         * not fit are looked at */
-        for (; e < end && !found; e++) {
-            const double lbm = e->lower_bound_gib;
-            if (lbm > cap && lbm >= min_mem)
-                continue;
-            const struct engine_step_pre *pre = &bases[e->base].pre;
-            for (int rc = 0; rc <= 2; rc++) {
-                double mgib = e->mem_gib[rc];
-                struct eval_parts t;
-                if (mgib < min_mem)
-                    min_mem = mgib;
-                if (mgib > cap)
-                    continue;
-                if (pre->model_par != dp_mp) {
-                    dp_mp = pre->model_par;
-                    dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &hc) : 0.0;
-                }
-                eval_step_bw(pre, &e->z, rc, &hc, nach[e->bi], dp_bw, &t);
-                scored++;
-                if (!e->batch_ok)
-                    break;   /* would inflate the global batch (convergence) */
-                best_e = e;
-                best_rc = rc;
-                best_mgib = mgib;
-                best_score = t.step / pre->gbs;
-                found = 1;
-                break;   /* less recompute always runs faster: stop at the first fit */
-            }
-        }
-        /* once one fits: the same tests with found set, less the least
-         * memory (not read any more) */
-        for (; e < end; e++) {
-            /* offload only as the last rung of the ladder (R40): the walk
-             * asks once per offload layout, before its micro-batch sizes
-             * (its first entry, off_run long), so a size found there does
-             * not stop the next ones */
-            if (e->off_run) {
-                e += e->off_run - 1;
-                continue;
-            }
-            if (e->lower_bound_gib > cap || !e->batch_ok)
-                continue;
-            const struct engine_step_pre *pre = &bases[e->base].pre;
-            const double na = nach[e->bi];
-            /* eval_score_lower_bound, from the same parts */
-            double t_comp = pre->comp[0] / na;
-            if (t_comp * (1.0 + pre->bubble) / pre->gbs * (1.0 - 1e-9) >= best_score)
-                continue;
-            for (int rc = 0; rc <= 2; rc++) {
-                double mgib = e->mem_gib[rc];
-                struct eval_parts t;
-                if (mgib > cap)
-                    continue;
-                if (pre->model_par != dp_mp) {
-                    dp_mp = pre->model_par;
-                    dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &hc) : 0.0;
-                }
-                eval_step_bw(pre, &e->z, rc, &hc, na, dp_bw, &t);
-                scored++;
-                if (t.step / pre->gbs < best_score) {
-                    best_e = e;
-                    best_rc = rc;
-                    best_mgib = mgib;
-                    best_score = t.step / pre->gbs;
-                }
-                break;   /* less recompute always runs faster: stop at the first fit */
-            }
-        }
-    }
-    *min_mem_gib = min_mem;
-    *evaluated += scored;
-    if (found) {
-        /* best->ev is left alone: the search times the cluster again at the
-         * fabric it chooses (cand_fabric) */
-        entry_parallel(ctx, memo, best_e, best_rc, &best->par);
-        best->par.global_batch = bases[best_e->base].pre.gbs;   /* eval_time's global_batch */
-        best->mem_gib = best_mgib;
-        /* what eval_time computes of that layout before the bandwidths:
-         * eval_pre_fill gives the same parts for global batch gbs (the
-         * same micro-batch count) at the entry's stage and offload */
-        best->have_ref = 1;
-        best->ref.pre = bases[best_e->base].pre;
-        best->ref.pre.z = best_e->z;
-        best->ref.ri = eval_rc_index(best_rc);
-        best->ref.achieved = ach->rate[best_e->bi];
-        best->ref.eff = ach->eff[best_e->bi];
-    }
-    if (undo_entries >= 0) {   /* a list for this walk only */
-        memo->n_entries = undo_entries;
-        memo->n_bases = undo_bases;
-    }
-    return found;
+    entry_parallel(ctx, memo, e, k->best_rc, &best->par);
+    best->par.global_batch = bs->pre.gbs;   /* eval_time's global_batch */
+    best->mem_gib = k->best_mgib;
+    /* what eval_time computes of that layout before the bandwidths:
+     * eval_pre_fill gives the same parts for global batch gbs (the same
+     * micro-batch count) at the entry's stage and offload */
+    best->have_ref = 1;
+    best->ref.pre = bs->pre;
+    best->ref.pre.z = e->z;
+    best->ref.ri = eval_rc_index(k->best_rc);
+    best->ref.achieved = ach->rate[e->bi];
+    best->ref.eff = ach->eff[e->bi];
 }
 
 /* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
@@ -1631,28 +1698,12 @@ static void note_near_tie(const struct catalog *c, struct engine_plan *pl, const
                        chosen->nodes > 1 ? "s" : "", 100.0 * (chosen->cost / cheapest->cost - 1.0));
 }
 
-/* The search's layout for one cluster (its layout and memory; the caller
- * times it at its fabric): from the memo's lists when given and they hold
- * it, else best_layout's walk (the same answer). ach: best_layout_free's. */
-static int search_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct gpu_ach *ach,
-                         const struct limits *lim, struct cand *best, double *min_mem_gib, long *evaluated,
-                         struct engine_layout_memo *memo)
-{
-    int r = memo ? best_layout_free(ctx, hw, ach, memo, best, min_mem_gib, evaluated) : -1;
-    if (r >= 0)
-        return r;
-    best->have_ref = 0;
-    return best_layout(ctx, hw, lim, best, min_mem_gib, evaluated);
-}
-
 /* Geometric grid of node counts: 1 2 3 4 6 8 12 16 24 32 ... */
 static int next_nodes(int x)
 {
     if (x < 4)
         return x + 1;
-    int p = 1;
-    while (p * 2 <= x)
-        p *= 2;
+    int p = 1 << (31 - __builtin_clz((unsigned)x));   /* the largest power of two <= x */
     return x == p ? p + p / 2 : p * 2;
 }
 
@@ -1676,8 +1727,7 @@ static void recommendation_clear(struct engine_recommendation *out)
     memset(p + cands + sizeof out->candidates, 0, lm - cands - sizeof out->candidates);
     /* the layout lists: their layouts are read only through a list */
     layout_memo_empty(&out->layout_memo);
-    out->layout_memo.emptied = 0;
-    out->layout_memo.scratch = 0;
+    out->layout_memo.lists = 0;
     out->layout_memo.walked = 0;
     out->layout_memo.cap_entries = ENGINE_LAYOUT_ENTRIES_MAX;
     memset(p + lm + sizeof out->layout_memo, 0, memo - lm - sizeof out->layout_memo);
@@ -1694,13 +1744,166 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
     return engine_recommend_search_at(c, w, out, err, errlen, 1);
 }
 
+/* What the search reads of one GPU type besides the card: eval_achieved at
+ * micro-batch 1, 2, 4 (cp 1) and eval_fill_hw's fabric ratio at rate 0
+ * (one node) and at the GPU's usual rate (more). */
+struct gpu_search {
+    struct gpu_ach ach;
+    double rate_multi, ratio_one, ratio_multi;
+};
+
+/* The search's hardware for cluster cl: eval_fill_hw on one node (its
+ * scale-up link for the NICs) or at the GPU's usual fabric rate. */
+static void cluster_hw(const struct catalog *c, const struct engine_workload *w, const struct gpu_search *gs,
+                       const struct engine_search_cluster *cl, struct eval_hw *hw)
+{
+    const struct engine_gpu *g = &c->gpus[cl->gi];
+    const int multi = cl->nodes > 1;
+
+    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, multi ? gs->rate_multi : 0.0,
+                       multi ? gs->ratio_multi : gs->ratio_one, w, NULL);
+    if (!multi)
+        hw->nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
+}
+
+/* A walk's answer for cluster ci: its count and least memory, and when a
+ * layout fits, the candidate in candidates[ci] (engine_recommend_search_at
+ * moves it to its place). */
+static void cluster_done(const struct catalog *c, const struct eval_ctx *ctx, struct engine_recommendation *out,
+                         int ci, int found, struct cand *cd, const struct eval_hw *hw, double min_mem_gib,
+                         long scored)
+{
+    struct engine_search_cluster *cl = &out->layout_memo.clusters[ci];
+
+    cl->found = found;
+    cl->scored = scored;
+    cl->min_mem_gib = min_mem_gib;
+    if (!found)
+        return;
+    cd->gi = cl->gi;
+    cd->per_node = cl->per_node;
+    cd->nodes = cl->nodes;
+    cd->n = cl->n;
+    cand_fabric(c, ctx, cd, hw);
+    cand_keep(c, ctx, &out->candidates[ci], cd, &out->layout_memo);
+}
+
+/* Cluster ci walked layout by layout (best_layout). */
+static void cluster_walk(const struct catalog *c, const struct eval_ctx *ctx, const struct limits *lim,
+                         const struct gpu_search *gs, struct engine_recommendation *out, int ci)
+{
+    struct eval_hw hw;
+    struct cand cd;
+    double mm;
+    long scored = 0;
+    int found;
+
+    cluster_hw(c, ctx->w, &gs[out->layout_memo.clusters[ci].gi], &out->layout_memo.clusters[ci], &hw);
+    found = best_layout(ctx, &hw, lim, &cd, &mm, &scored);
+    cd.have_ref = 0;
+    cluster_done(c, ctx, out, ci, found, &cd, &hw, mm, scored);
+}
+
+/* The clusters of one GPU count, from the first, ci, along their next:
+ * the count's list built once and walked by all of them together as it is
+ * built (layout_group_build, group by group up to the largest tp_max among
+ * them); when the memo cannot hold it, each walked layout by layout. */
+static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, const struct limits *lim,
+                       const struct gpu_search *gs, struct engine_recommendation *out, int ci)
+{
+    struct engine_layout_memo *memo = &out->layout_memo;
+    struct engine_search_cluster *cls = memo->clusters;
+    struct walker ks[CATALOG_GPUS_MAX];
+    struct eval_hw hws[CATALOG_GPUS_MAX];
+    struct walk_set ws;
+    int idx[CATALOG_GPUS_MAX], nk = 0, fits = 1;
+    struct engine_layout_list l;
+
+    /* at most one cluster of each GPU type has this count: its small
+     * servers' counts are below its server size, its node grid's at or
+     * above it */
+    for (int i = ci; i >= 0 && nk < CATALOG_GPUS_MAX; i = cls[i].next) {
+        cluster_hw(c, ctx->w, &gs[cls[i].gi], &cls[i], &hws[nk]);
+        walker_init(&ks[nk], &hws[nk], &gs[cls[i].gi].ach);
+        idx[nk++] = i;
+    }
+    /* the list of this count only: the one before it has been read */
+    memo->n_entries = 0;
+    memo->n_bases = 0;
+    memset(&l, 0, sizeof l);
+    l.n = cls[ci].n;
+    walk_set_init(&ws, ks, nk);
+    for (int gx = 0; gx < ENGINE_LAYOUT_TP_GROUPS && fits && walk_set_group(&ws, gx); gx++)
+        fits = layout_group_build(ctx, memo, &l, gx, memo->cap_entries, ENGINE_LAYOUT_BASES_MAX, &ws);
+    if (!fits) {
+        for (int j = 0; j < nk; j++) {
+            cluster_walk(c, ctx, lim, gs, out, idx[j]);
+            memo->walked++;
+        }
+        return;
+    }
+    memo->lists++;
+    for (int j = 0; j < nk; j++) {
+        struct cand cd;
+        if (ks[j].found)
+            walker_best(ctx, memo, &ks[j], &gs[cls[idx[j]].gi].ach, &cd);
+        cluster_done(c, ctx, out, idx[j], ks[j].found, &cd, &hws[j], ks[j].min_mem, ks[j].scored);
+    }
+}
+
+/* The clusters' chains by GPU count, each by GPU memory, largest first
+ * (the walkers' plan limits, walk_set_init), from its first cluster:
+ * cls[i].next, and in heads the first cluster of each count. The clusters
+ * of GPU type gi are cls[first[gi]] up to cls[end[gi]]. Returns how many
+ * counts. */
+static int count_chains(const struct catalog *c, struct engine_search_cluster *cls, int ncl, const int *first,
+                        const int *end, int *heads)
+{
+    /* open addressing by n, at most half full: each slot holds the first
+     * and the last cluster of one count */
+    enum { SLOTS_MAX = 4096 };
+    _Static_assert(SLOTS_MAX >= 2 * ENGINE_CANDIDATES_MAX, "the table is at most half full");
+    int slot_first[SLOTS_MAX], slot_last[SLOTS_MAX], order[CATALOG_GPUS_MAX], nheads = 0;
+    unsigned slots = 64;
+
+    for (int gi = 0; gi < c->n_gpus; gi++) {   /* by memory, largest first */
+        int j = gi;
+        for (; j > 0 && c->gpus[order[j - 1]].memory_gib < c->gpus[gi].memory_gib; j--)
+            order[j] = order[j - 1];
+        order[j] = gi;
+    }
+    while (slots < 2u * (unsigned)ncl)
+        slots *= 2;
+    for (unsigned s = 0; s < slots; s++)
+        slot_first[s] = -1;
+    for (int o = 0; o < c->n_gpus; o++) {
+        for (int i = first[order[o]]; i < end[order[o]]; i++) {
+            unsigned h = ((unsigned)cls[i].n * 2654435761u) >> 16 & (slots - 1);
+            while (slot_first[h] >= 0 && cls[slot_first[h]].n != cls[i].n)
+                h = (h + 1) & (slots - 1);
+            cls[i].next = -1;
+            if (slot_first[h] < 0) {
+                slot_first[h] = i;
+                heads[nheads++] = i;
+            } else {
+                cls[slot_last[h]].next = i;
+            }
+            slot_last[h] = i;
+        }
+    }
+    return nheads;
+}
+
 enum status engine_recommend_search_at(const struct catalog *c, const struct engine_workload *w,
                                        struct engine_recommendation *out, char *err, size_t errlen, int lists)
 {
     static const int small_nodes[] = {1, 2, 4, 8};
     struct eval_ctx ctx;
     struct engine_candidate *cands = out->candidates;
-    int nc = 0, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
+    struct engine_search_cluster *cls = out->layout_memo.clusters;
+    struct gpu_search gs[CATALOG_GPUS_MAX];
+    int cl_first[CATALOG_GPUS_MAX], cl_end[CATALOG_GPUS_MAX];
+    int nc = 0, ncl = 0, max_gpus = w->max_gpus > 0 ? w->max_gpus : DEFAULT_MAX_GPUS;
     struct limits lim;
     long evaluated = 0;
     double min_mem_all = INFINITY;
@@ -1720,8 +1923,13 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
     out->params_b = ctx.pc.total / 1e9;
     out->active_params_b = ctx.pc.active / 1e9;
 
+    /* The clusters, GPU type by GPU type. At most 40 GPU types, each with 3
+     * small servers and a node grid of at most 41 steps (max_gpus is at
+     * most 1e6), fill fewer than ENGINE_CANDIDATES_MAX: every cluster has a
+     * candidate slot of its own. */
     for (int gi = 0; gi < c->n_gpus; gi++) {
         const struct engine_gpu *g = &c->gpus[gi];
+        cl_first[gi] = cl_end[gi] = ncl;
         if (!allowed(w, g)) {
             if (g->restricted && w->n_gpus_allowed == 0)
                 rec_warn(out, "%s left out: restricted availability (%s); name it in gpus_allowed to plan with it",
@@ -1735,42 +1943,26 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
             lb_bytes = engine_lora_base_bytes(&w->model, w);
         else
             lb_bytes = engine_model_states_bytes(ctx.pc.total, 3, 1, w->optimizer);
-        /* eval_achieved at micro-batch 1, 2, 4 (cp 1) on this GPU type:
-         * what the layout lists' walk reads of it besides bandwidths
-         * (eval_fill_hw sets the same peak and scales for every count) */
-        /* eval_fill_hw's fabric ratio at rate 0 (one node) and at the
-         * GPU's usual rate (more) */
-        const double rate_multi = engine_default_fabric_gbps(g);
-        const double ratio_one = eval_fabric_ratio(c, g, 0.0), ratio_multi = eval_fabric_ratio(c, g, rate_multi);
-        struct gpu_ach ach;
+        /* what the walks read of this GPU type besides the card (eval_fill_hw
+         * sets the same peak and scales for every count) */
+        gs[gi].rate_multi = engine_default_fabric_gbps(g);
+        gs[gi].ratio_one = eval_fabric_ratio(c, g, 0.0);
+        gs[gi].ratio_multi = eval_fabric_ratio(c, g, gs[gi].rate_multi);
         {
             struct eval_hw hw1;
             eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
             for (int bi = 0; bi < 3; bi++)
-                ach.rate[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &ach.eff[bi]);
+                gs[gi].ach.rate[bi] = eval_achieved(&ctx, &hw1, 1 << bi, 1, &gs[gi].ach.eff[bi]);
         }
         /* Servers smaller than a full one, single node (PCIe cards). */
         for (int si = 0; si < 4; si++) {
             int per_node = small_nodes[si], n = per_node;
-            struct eval_hw hw;
-            struct cand cd;
-            double mm;
             if (per_node < g->per_node_min || per_node >= g->per_node || n > max_gpus)
                 continue;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw_ratio(&hw, g, n, per_node, 0.0, ratio_one, w, NULL);
-            hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, &ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
-                if (nc >= ENGINE_CANDIDATES_MAX)
-                    break;
-                cd.gi = gi; cd.per_node = per_node; cd.nodes = 1; cd.n = n;
-                cand_fabric(c, &ctx, &cd, &hw);
-                cand_keep(c, &ctx, &cands[nc++], &cd, &out->layout_memo);
-            } else if (mm < min_mem_all) {
-                min_mem_all = mm;
-                min_mem_gpu = g->id;
-            }
+            if (ncl < ENGINE_CANDIDATES_MAX)
+                cls[ncl++] = (struct engine_search_cluster){.gi = gi, .per_node = per_node, .nodes = 1, .n = n};
         }
         /* Full servers on the geometric node-count grid. A scale-up domain
          * that spans servers (GB200/GB300 NVL72: 18 trays of 4 GPUs on one
@@ -1779,25 +1971,36 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         int unit = g->scaleup_domain > g->per_node ? g->scaleup_domain / g->per_node : 1;
         for (int k = 1; (long)k * unit * g->per_node <= max_gpus; k = next_nodes(k)) {
             int nodes = k * unit, per_node = g->per_node, n = per_node * nodes;
-            struct eval_hw hw;
-            struct cand cd;
-            double mm;
             if (gib_of(lb_bytes / n) + 2.0 > g->memory_gib)
                 continue;
-            eval_fill_hw_ratio(&hw, g, n, per_node, nodes > 1 ? rate_multi : 0.0, nodes > 1 ? ratio_multi : ratio_one, w,
-                               NULL);
-            if (nodes == 1)
-                hw.nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
-            if (search_layout(&ctx, &hw, &ach, &lim, &cd, &mm, &evaluated, lists ? &out->layout_memo : NULL)) {
-                if (nc >= ENGINE_CANDIDATES_MAX)
-                    break;
-                cd.gi = gi; cd.per_node = per_node; cd.nodes = nodes; cd.n = n;
-                cand_fabric(c, &ctx, &cd, &hw);
-                cand_keep(c, &ctx, &cands[nc++], &cd, &out->layout_memo);
-            } else if (mm < min_mem_all) {
-                min_mem_all = mm;
-                min_mem_gpu = g->id;
-            }
+            if (ncl < ENGINE_CANDIDATES_MAX)
+                cls[ncl++] = (struct engine_search_cluster){.gi = gi, .per_node = per_node, .nodes = nodes, .n = n};
+        }
+        cl_end[gi] = ncl;
+    }
+    /* Each cluster's walk. From the lists, the clusters of one count walk
+     * together, count by count; without, each alone, in order. Walks do
+     * not read each other (each finds its cluster's fastest layout), so
+     * the order changes nothing. */
+    if (lists) {
+        int heads[ENGINE_CANDIDATES_MAX], nheads = count_chains(c, cls, ncl, cl_first, cl_end, heads);
+        for (int h = 0; h < nheads; h++)
+            count_walk(c, &ctx, &lim, gs, out, heads[h]);
+    } else {
+        for (int i = 0; i < ncl; i++)
+            cluster_walk(c, &ctx, &lim, gs, out, i);
+    }
+    /* The candidates in the search's order (GPU type, then cluster size),
+     * moved down from their clusters' slots (nc <= i). */
+    for (int i = 0; i < ncl; i++) {
+        evaluated += cls[i].scored;
+        if (cls[i].found) {
+            if (nc != i)
+                cands[nc] = cands[i];
+            nc++;
+        } else if (cls[i].min_mem_gib < min_mem_all) {
+            min_mem_all = cls[i].min_mem_gib;
+            min_mem_gpu = c->gpus[cls[i].gi].id;
         }
     }
     out->configs_evaluated = evaluated;

@@ -396,21 +396,24 @@ enum status report_append(struct report *dst, const struct report *src);
 /* How report_parse_opts may use threads. Zero fields take the defaults,
  * which report_parse uses: threads = the CPUs this process may run on (its
  * affinity mask; at most 8), min_chunk = 8 MiB, so that only inputs of
- * 16 MiB and more are cut into chunks. */
+ * 16 MiB and more are parsed on several threads. */
 #define REPORT_PARSE_THREADS_MAX 256
 struct report_parse_opts {
-    unsigned threads;          /* chunks parsed at once at most (1: one thread;
-                                  REPORT_PARSE_THREADS_MAX at most) */
-    size_t min_chunk;          /* bytes each chunk holds at least */
+    unsigned threads;          /* threads parsing at once at most (1: one
+                                  thread; REPORT_PARSE_THREADS_MAX at most) */
+    size_t min_chunk;          /* bytes each thread gets at least; the input
+                                  is cut into pieces of at least an eighth of
+                                  that, eight a thread, which the threads take
+                                  in turn as they finish */
 };
-/* report_parse with the input cut into up to opts->threads chunks at line
- * starts, parsed on that many threads (the caller's and opts->threads - 1
- * POSIX threads) and merged. The report is the one report_parse(..) gives
- * with one thread, in every field; opts NULL takes the defaults. */
+/* report_parse with the input cut into pieces at line starts, parsed on up
+ * to opts->threads threads (the caller's and opts->threads - 1 POSIX
+ * threads) and merged. The report is the one report_parse(..) gives with
+ * one thread, in every field; opts NULL takes the defaults. */
 enum status report_parse_opts(const char *text, size_t len, const struct report_parse_opts *opts,
                               struct report **out);
-/* How many chunks (threads) report_parse_opts plans for len bytes; fewer
- * when the text has fewer line starts than that. */
+/* How many threads report_parse_opts plans for len bytes (each of them
+ * given min_chunk bytes at least). */
 size_t report_parse_chunks(size_t len, const struct report_parse_opts *opts);
 
 /* ---- checker ------------------------------------------------------------- */

@@ -23,31 +23,40 @@
  * about a text (line_note_put) for when it comes back.
  *
  * Threads: on a large input (report_parse_opts; by default 16 MiB and more)
- * the text is cut at line starts into K chunks. The calling thread parses
- * chunk 0; chunk k (k >= 1) is parsed meanwhile by its own thread from the
+ * the text is cut at line starts into pieces, PIECES_PER_THREAD for each
+ * thread (struct sched). The calling thread reads piece 0 as the
+ * sequential parser does; the other threads, and the calling thread once
+ * it is done with piece 0, take the next piece left and parse it from the
  * start state (no section open), as if it began the input, with line
  * numbers counted from its first line, logging the lines after which its
  * state depends on the input from there on only: "no section open" and "a
  * section of kind X opened on this line" (open_section clears what it
  * uses, so such a state is the same whoever reached it), each with the
  * counters at that point. The calling thread, whose state is the sequential
- * parser's, then reads on into chunk k line by line until its state is one
- * that chunk k's log holds for the same line (convergence); from there on
- * chunk k's parse is the sequential one, so its sections from that point
- * are spliced in (line numbers shifted, the REPORT_SECTIONS_MAX cap applied
- * over the whole input), its counters added less those at the point, and
- * its end state taken over. Without convergence the calling thread has
- * parsed chunk k itself, as one thread would. The result is the sequential
- * parse's, field for field (the differential tests compare them). The
- * threads are POSIX threads (libc's pthreads): no other library, no
- * globals, and a thread that cannot start (or a chunk parser short of
- * memory) leaves its chunk to the caller. Memory: each chunk parser holds
- * up to REPORT_SECTIONS_MAX sections (3.5 MB) and its log; with chunks of
- * 8 MiB or more that stays under half the input. Two threads on the bench
- * log run 0.6% more instructions than one, half on each (callgrind). */
+ * parser's, takes the pieces in, in order, as they are done: it reads on
+ * into piece k line by line until its state is one that piece k's log
+ * holds for the same line (convergence); from there on piece k's parse is
+ * the sequential one, so its sections from that point are spliced in (line
+ * numbers shifted, the REPORT_SECTIONS_MAX cap applied over the whole
+ * input), its counters added less those at the point, and its end state
+ * taken over. Without convergence the calling thread has parsed piece k
+ * itself, as one thread would; a piece it takes when all before it are in
+ * is read straight into the sequential parse. The result is the sequential
+ * parse's, field for field (the differential tests compare them). Several
+ * pieces a thread, not one chunk each, because the threads rarely run at
+ * the same speed (a shared or busy CPU): with equal chunks the slower one
+ * decides the time, with small pieces the faster one takes more of them.
+ * The threads are POSIX threads (libc's pthreads): no other library, no
+ * globals, and a thread that cannot start (or a piece parser short of
+ * memory) leaves its pieces to the others. Memory: a piece's parse keeps
+ * at most the sections the whole input may still keep (none once the cap
+ * is reached, which on a long log is within its first piece) and is freed
+ * when taken in, and the calling thread takes in what is done after each
+ * piece it reads, so few are held at once. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT: the CPUs this process may use */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -961,27 +970,96 @@ static void continue_into(struct parser *p, const struct parser *q, const char *
     *lines = off + j;
 }
 
-struct chunk {
-    const char *text;
+/* A piece of the input (struct sched): parsed by whichever thread takes it,
+ * then read into the sequential parse by the calling thread, in order. */
+struct piece {
     size_t begin, end;
-    struct parser *q;          /* NULL: the caller parses this chunk */
-    pthread_t tid;
+    struct parser *q;          /* its parse from the start state; NULL: none
+                                  (the calling thread reads it itself) */
+    atomic_int done;           /* q is final (set with release by its thread) */
 };
 
-static void *chunk_main(void *arg)
+struct sched {
+    const char *text;
+    struct piece *pc;
+    size_t n;
+    size_t smax;
+    atomic_size_t next;        /* the next piece to take */
+    atomic_size_t closed;      /* sections the sequential parse has closed (kept
+                                  or dropped) so far: a piece taken later need
+                                  keep no more than the rest of the cap */
+};
+
+/* Moves src's line memo to dst, which has none: the memo holds what a
+ * line's text alone decides, so it serves any parser on the same text. */
+static void memo_move(struct parser *dst, struct parser *src)
 {
-    struct chunk *c = arg;
-    parse_chunk(c->q, c->text, c->begin, c->end);
+    dst->memo = src->memo;
+    dst->memo_bits = src->memo_bits;
+    dst->memo_taken = src->memo_taken;
+    src->memo = NULL;
+    src->memo_bits = 0;
+    src->memo_taken = 0;
+}
+
+/* Piece i's parse from the start state, on a parser that holds at most the
+ * sections the whole input may still keep. memo (NULL: none) lends its line
+ * memo for the parse and takes it back. NULL when memory is short. */
+static struct parser *parse_piece(struct sched *s, size_t i, struct parser *memo)
+{
+    size_t closed = atomic_load_explicit(&s->closed, memory_order_relaxed);
+    struct parser *q = parser_new(closed < s->smax ? s->smax - closed : 0);
+    if (!q)
+        return NULL;
+    if (memo)
+        memo_move(q, memo);
+    parse_chunk(q, s->text, s->pc[i].begin, s->pc[i].end);
+    if (memo)
+        memo_move(memo, q);
+    return q;
+}
+
+/* A worker thread: takes pieces until none is left. One memo serves all of
+ * its pieces (a log repeats its generic lines throughout). */
+static void *worker_main(void *arg)
+{
+    struct sched *s = arg;
+    struct parser *memo = parser_new(0);
+    for (;;) {
+        size_t i = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+        if (i >= s->n)
+            break;
+        s->pc[i].q = parse_piece(s, i, memo);
+        atomic_store_explicit(&s->pc[i].done, 1, memory_order_release);
+    }
+    parser_free(memo);
     return NULL;
+}
+
+/* Reads piece i into the sequential parse p (from its parse, where it has
+ * one) and frees that parse. */
+static void take_piece(struct parser *p, struct sched *s, size_t i, size_t *lines, int *lineno)
+{
+    struct piece *pc = &s->pc[i];
+    if (!p->oom)
+        continue_into(p, pc->q, s->text, pc->begin, pc->end, lines, lineno);
+    parser_free(pc->q);
+    pc->q = NULL;
+    const struct report *r = p->rep;
+    atomic_store_explicit(&s->closed, r->section_count + r->sections_dropped,
+                          memory_order_relaxed);
 }
 
 #define DEFAULT_MIN_CHUNK ((size_t)8 << 20)
 #define DEFAULT_THREADS_MAX 8
+/* Pieces per thread: a thread that runs slower (a busy or shared CPU) takes
+ * fewer of them, so the threads finish together; each piece costs a parser
+ * and a few lines read twice where it is taken in. */
+#define PIECES_PER_THREAD 8
 
-/* How many chunks: threads (0: the CPUs this process may use, at most eight) but no more
+/* How many threads: threads (0: the CPUs this process may use, at most eight) but no more
  * than leave min_chunk bytes (0: 8 MiB) to each, so that inputs below twice
- * that (every upload the server takes) are parsed on the calling thread.
- * (Chunks may end up fewer: each must begin a line.) */
+ * that (every upload the server takes) are parsed on the calling thread. */
 size_t report_parse_chunks(size_t len, const struct report_parse_opts *o)
 {
     size_t threads = o ? o->threads : 0;
@@ -1003,6 +1081,28 @@ size_t report_parse_chunks(size_t len, const struct report_parse_opts *o)
     return k < threads ? k : threads;
 }
 
+/* Cuts text into up to want pieces, each beginning a line (after a '\n',
+ * where the sequential parser begins one); returns how many. */
+static size_t cut_pieces(const char *text, size_t len, struct piece *pc, size_t want)
+{
+    size_t n = 1;
+    pc[0].begin = 0;
+    for (size_t i = 1; i < want; i++) {
+        size_t target = (size_t)((unsigned long long)len * i / want);
+        if (target <= pc[n - 1].begin)
+            target = pc[n - 1].begin + 1;
+        const char *nl = target - 1 < len ? memchr(text + target - 1, '\n', len - (target - 1))
+                                          : NULL;
+        if (!nl || (size_t)(nl - text) + 1 >= len)
+            break;
+        pc[n - 1].end = (size_t)(nl - text) + 1;
+        pc[n].begin = pc[n - 1].end;
+        n++;
+    }
+    pc[n - 1].end = len;
+    return n;
+}
+
 enum status report_parse_capped(const char *text, size_t len,
                                 const struct report_parse_opts *opts, size_t smax,
                                 struct report **out)
@@ -1010,41 +1110,38 @@ enum status report_parse_capped(const char *text, size_t len,
     if (smax > REPORT_SECTIONS_MAX)
         smax = REPORT_SECTIONS_MAX;
     struct parser *p = parser_new(smax);
-    struct chunk *ch = NULL;
-    size_t nch = 1;
+    struct sched s = {.text = text, .smax = smax};
+    pthread_t *tid = NULL;
+    size_t nthreads = 0;
     enum status st = ST_NOMEM;
     if (!p)
         goto out;
-    size_t want = report_parse_chunks(len, opts);
-    if (want > 1)
-        ch = calloc(want, sizeof(*ch));
-    if (ch) {
-        /* chunk i begins at the first line start at or after i*len/want:
-         * after a '\n', where the sequential parser begins a line */
-        ch[0].begin = 0;
-        for (size_t i = 1; i < want; i++) {
-            size_t target = (size_t)((unsigned long long)len * i / want);
-            if (target <= ch[nch - 1].begin)
-                target = ch[nch - 1].begin + 1;
-            const char *nl = target - 1 < len ? memchr(text + target - 1, '\n', len - (target - 1))
-                                              : NULL;
-            if (!nl || (size_t)(nl - text) + 1 >= len)
-                break;
-            ch[nch - 1].end = (size_t)(nl - text) + 1;
-            ch[nch].begin = ch[nch - 1].end;
-            nch++;
-        }
-        ch[nch - 1].end = len;
-        for (size_t i = 1; i < nch; i++) {
-            ch[i].text = text;
-            ch[i].q = parser_new(smax);
-            if (ch[i].q && pthread_create(&ch[i].tid, NULL, chunk_main, &ch[i]) != 0) {
-                parser_free(ch[i].q);
-                ch[i].q = NULL;
-            }
+    size_t threads = report_parse_chunks(len, opts);
+    if (threads > 1) {
+        /* pieces of at least min_chunk / PIECES_PER_THREAD bytes */
+        size_t min_chunk = opts && opts->min_chunk ? opts->min_chunk : DEFAULT_MIN_CHUNK;
+        size_t min_piece = min_chunk / PIECES_PER_THREAD ? min_chunk / PIECES_PER_THREAD : 1;
+        size_t want = threads * PIECES_PER_THREAD;
+        if (want > len / min_piece)
+            want = len / min_piece;
+        s.pc = calloc(want, sizeof(*s.pc));
+        tid = calloc(threads - 1, sizeof(*tid));
+        if (!s.pc || !tid) {
+            free(s.pc);
+            s.pc = NULL;
+        } else {
+            s.n = cut_pieces(text, len, s.pc, want);
         }
     }
-    size_t pos = 0, end = ch ? ch[0].end : len;
+    /* piece 0 (or the whole input) is the calling thread's, read straight
+     * into p; the workers start on the next ones meanwhile */
+    atomic_init(&s.next, 1);
+    atomic_init(&s.closed, 0);
+    for (size_t i = 0; s.n > 1 && i + 1 < threads; i++) {
+        if (pthread_create(&tid[nthreads], NULL, worker_main, &s) == 0)
+            nthreads++;
+    }
+    size_t pos = 0, end = s.n ? s.pc[0].end : len;
     int lineno = 0;
     size_t lines = 0;
     while (pos < end && !p->oom) {
@@ -1054,14 +1151,29 @@ enum status report_parse_capped(const char *text, size_t len,
         lines++;
         pos = read_line(p, text, pos, end, lineno);
     }
-    for (size_t i = 1; ch && i < nch; i++) {
-        if (ch[i].q)
-            pthread_join(ch[i].tid, NULL);
-        if (!p->oom)
-            continue_into(p, ch[i].q, text, ch[i].begin, ch[i].end, &lines, &lineno);
-        parser_free(ch[i].q);
-        ch[i].q = NULL;
+    /* Then the calling thread takes in the pieces that are done, in order,
+     * and takes a piece itself while any is left: the next one to take in
+     * it reads straight into p, a later one into a parse of its own (with
+     * p's memo lent). */
+    size_t taken = s.n ? 1 : 0;
+    atomic_store_explicit(&s.closed, p->rep->section_count + p->rep->sections_dropped,
+                          memory_order_relaxed);
+    while (taken < s.n) {
+        while (taken < s.n && atomic_load_explicit(&s.pc[taken].done, memory_order_acquire))
+            take_piece(p, &s, taken++, &lines, &lineno);
+        size_t i = atomic_fetch_add_explicit(&s.next, 1, memory_order_relaxed);
+        if (i >= s.n)
+            break;
+        if (i != taken)
+            s.pc[i].q = parse_piece(&s, i, p);
+        atomic_store_explicit(&s.pc[i].done, 1, memory_order_relaxed);
+        if (i == taken)
+            take_piece(p, &s, taken++, &lines, &lineno);
     }
+    for (size_t i = 0; i < nthreads; i++)
+        pthread_join(tid[i], NULL);
+    while (taken < s.n)
+        take_piece(p, &s, taken++, &lines, &lineno);
     close_cur(p);
     p->rep->lines = (size_t)lineno;
     if (p->oom)
@@ -1077,7 +1189,8 @@ enum status report_parse_capped(const char *text, size_t len,
     p->rep = NULL;
     st = ST_OK;
 out:
-    free(ch);
+    free(s.pc);
+    free(tid);
     parser_free(p);
     return st;
 }

@@ -9,8 +9,8 @@
  * the file (its own process, file in the page cache after our read), and the
  * process's peak RSS against the input size. report_parse is timed twice
  * per round: on one thread (report_parse_opts, threads = 1) and with its
- * default threads (the CPUs it may run on, at most eight, by chunks of 8 MiB or
- * more); parses and grep alternate, REPS rounds; best and median are
+ * default threads (the CPUs it may run on, at most eight, 8 MiB or more a
+ * thread, taking pieces in turn); parses and grep alternate, REPS rounds; best and median are
  * printed with their ratios to grep. usage: [BENCH_REPORTS_DIR=DIR] bench_parse [MB] */
 #include <dirent.h>
 #include <stdio.h>
