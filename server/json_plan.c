@@ -824,6 +824,68 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
         jw_num_tagged(j, key, klen, kk, x, sig(x, digits), 0);
 }
 
+/* The same members as holes of a tier's template (jw_hole_num, "tier
+ * templates" below), read from the plan field src; outside a template's
+ * writing they are num_rnd and num_sig. The formats are the tags, which
+ * plan_fx computes again; TIMES_24 marks a value written as the field
+ * times 24 (hours from days). */
+#define TIMES_24 256u
+static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src, int digits)
+{
+    if (j->key)
+        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits);
+    else
+        num_rnd(j, key, *src, digits);
+}
+
+static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src, int digits, unsigned times_24)
+{
+    double x = times_24 ? *src * 24.0 : *src;
+    if (j->key)
+        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0);
+    else
+        num_sig(j, key, x, digits);
+}
+
+/* jw_num's member (fmt 0: the value is the field) */
+static JW_INLINE void hole_num(struct jw *j, const char *key, const double *src)
+{
+    if (j->key)
+        jw_hole_num(j, key, strlen(key), 0, src, *src, 0);
+    else
+        jw_num(j, key, *src);
+}
+
+static JW_INLINE size_t key_len(const char *key)
+{
+    return key ? strlen(key) : 0;
+}
+
+/* jw_str_arr's member */
+#define hole_str_arr(j, k, arr)                                                                                        \
+    do {                                                                                                               \
+        if ((j)->key)                                                                                                  \
+            jw_hole_str((j), (k), key_len(k), (arr), sizeof(arr));                                                     \
+        else                                                                                                           \
+            jw_str_arr((j), (k), (arr));                                                                               \
+    } while (0)
+
+/* A number hole's value again from its input: what the call that made the
+ * hole computed (rnd or sig of its digits, of the field or of 24 times
+ * it, or the field itself). */
+static double plan_fx(unsigned fmt, double x)
+{
+    if (fmt & TIMES_24) {
+        fmt &= ~TIMES_24;
+        x *= 24.0;
+    }
+    if (fmt == 0)
+        return x;
+    if (fmt >= 128u + 1u)
+        return sig(x, (int)(fmt - 128u - 1u) - 32);
+    return rnd(x, (int)(fmt - 64u - 1u) - 32);
+}
+
 /* ---- the parts of a plan that are cached as text (json_plan_cache)
  *
  * A plan's hardware members (gpu, parallel, memory, interconnect, fabric)
@@ -1014,7 +1076,8 @@ struct frag {
 struct hw_slot {
     struct hw_key key;
     struct frag f;
-    struct jw_rec *rec;   /* the rest of the last tier written with this cluster (below) */
+    struct jw_tpl *tpl[TIER_COUNT];   /* each tier's last text with this cluster (below); NULL until needed */
+    struct jw_rec *rec;   /* the last tier written anew with this cluster (below) */
 };
 
 struct exp_slot {
@@ -1024,15 +1087,12 @@ struct exp_slot {
 };
 
 /* The recorded parts of an answer (jw_rec, json_write.c): what comes
- * before the tiers, each tier's members after its hardware, and what comes
- * after the tiers. On a memo hit most of each part's calls have the key
- * and value they had the last time, so its text is mostly copied from the
- * last answer's. A tier's part is recorded with its cluster's hardware
- * text (struct hw_slot): the same cluster gives a plan of the same form,
- * so a thread that serves several workloads in turn replays each tier
- * from the last tier of its cluster, not from another workload's; a
- * cluster the cache cannot hold uses one recording per tier. */
-enum { REC_HEAD, REC_TIER0, REC_TAIL = REC_TIER0 + TIER_COUNT, REC_PARTS };
+ * before the tiers and what comes after them. On a memo hit most of each
+ * part's calls have the key and value they had the last time, so its text
+ * is mostly copied from the last answer's. The tiers between them are
+ * patched from templates (jw_tpl, "tier templates" below), and written
+ * with a recording of their cluster when their template does not fit. */
+enum { REC_HEAD, REC_TAIL, REC_PARTS };
 struct cand_order;
 
 struct json_plan_cache {
@@ -1048,6 +1108,10 @@ struct json_plan_cache {
     int hint[64], n_hint;       /* the last frontier's candidates (write_frontier visits them first) */
     unsigned long long used, written;
     struct jw_rec *rec[REC_PARTS];   /* NULL when it could not be made: that part is written in full */
+    struct jw_key key;   /* the key of the tier being written (tier_key) */
+    /* the template each tier was last written with, and each tier's own
+     * for clusters that have no slot (NULL until needed) */
+    struct jw_tpl *last[TIER_COUNT], *own[TIER_COUNT];
 };
 
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written)
@@ -1063,6 +1127,13 @@ void json_plan_cache_replay_stats(const struct json_plan_cache *cache, unsigned 
     for (int i = 0; cache && i < REC_PARTS + CACHE_SLOTS; i++) {
         unsigned long long t, w;
         jw_rec_stats(i < REC_PARTS ? cache->rec[i] : cache->hw[i - REC_PARTS].rec, &t, &w);
+        *taken += t;
+        *written += w;
+    }
+    /* and the tiers' templates: calls covered by a patch, values written */
+    for (int i = 0; cache && i < (CACHE_SLOTS + 1) * TIER_COUNT; i++) {
+        unsigned long long t, w;
+        jw_tpl_stats(i < TIER_COUNT ? cache->own[i] : cache->hw[i / TIER_COUNT - 1].tpl[i % TIER_COUNT], &t, &w);
         *taken += t;
         *written += w;
     }
@@ -1087,8 +1158,13 @@ void json_plan_cache_free(struct json_plan_cache *cache)
     for (int i = 0; i < CACHE_SLOTS; i++) {
         free(cache->hw[i].f.text);
         free(cache->exp[i].f.text);
+        for (int t = 0; t < TIER_COUNT; t++)
+            jw_tpl_free(cache->hw[i].tpl[t]);
         jw_rec_free(cache->hw[i].rec);
     }
+    for (int t = 0; t < TIER_COUNT; t++)
+        jw_tpl_free(cache->own[t]);
+    jw_key_release(&cache->key);
     free(cache->order);
     free(cache);
 }
@@ -1161,7 +1237,7 @@ static struct hw_slot *cache_hw(struct json_plan_cache *c, const struct hw_key *
 /* The expectations compare as stored: expect() clears each one before
  * filling it, so equal expectations are equal bytes (other bytes would
  * only cost a miss, since the text is written from these same bytes). */
-static const struct frag *cache_exp(struct json_plan_cache *c, const struct engine_plan *p, int *last)
+static const struct exp_slot *cache_exp(struct json_plan_cache *c, const struct engine_plan *p, int *last)
 {
     struct exp_slot *s;
     struct frag f;
@@ -1174,7 +1250,7 @@ static const struct frag *cache_exp(struct json_plan_cache *c, const struct engi
             memcmp(c->exp[i].e, p->expectations, sizeof p->expectations[0] * (size_t)n) == 0) {
             c->used++;
             *last = i;
-            return &c->exp[i].f;
+            return &c->exp[i];
         }
     }
     f = frag_of_exp(p);
@@ -1188,7 +1264,7 @@ static const struct frag *cache_exp(struct json_plan_cache *c, const struct engi
     s->n = n;
     memcpy(s->e, p->expectations, sizeof p->expectations[0] * (size_t)n);
     s->f = f;
-    return &s->f;
+    return s;
 }
 
 /* Splices a part's text in at the writer's level; 0 (nothing written)
@@ -1201,57 +1277,51 @@ static int frag_put(struct jw *j, const struct frag *f)
     return 1;
 }
 
-/* A rationale entry is keyed by its rule and text as one run of bytes
- * (jw_block_str): the text right after the rule, nothing after the text. */
-_Static_assert(offsetof(struct plan_rationale, text) == sizeof(((struct plan_rationale *)0)->rule) &&
-                   offsetof(struct plan_rationale, text) + PLAN_TEXT_MAX == sizeof(struct plan_rationale),
-               "plan_rationale: rule, then text, then nothing");
-
-/* The members of a plan object (the caller opens and closes it). */
-static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
-                               struct json_plan_cache *cache)
-{
+/* What a tier's members splice in from the cache (both NULL without
+ * one: then they are written), and the hardware key they were found by. */
+struct tier_parts {
     struct hw_key hk;
     struct hw_strs hs;
-    struct hw_slot *hslot = NULL;
-    int ti = tier >= 0 && tier < TIER_COUNT ? tier : 0;
+    struct hw_slot *hslot;
+    const struct exp_slot *eslot;
+};
 
-    /* The cluster's slot first: the tier is recorded with it (from its
-     * first member on, so that the infeasible tier's texts are compared
-     * too), and its hardware text is spliced in after the head. */
-    hw_key_fill(&hk, &hs, p);
-    if (cache) {
-        hslot = cache_hw(cache, &hk, &hs, &cache->hw_last[ti]);
-        jw_rec_begin(j, hslot ? hslot->rec : cache->rec[REC_TIER0 + ti]);
-    }
+/* The members of a plan object (the caller opens and closes it). The
+ * values that follow the tokens, the deadline, the budget or the dataset
+ * (days, costs, the texts citing them) are a tier template's holes
+ * (hole_*): no block holds one. */
+static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
+                               const struct tier_parts *tp)
+{
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
     jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
-        jw_str_arr(j, "why", p->why);
-        num_sig(j, "need_budget_usd", p->need_budget_usd, 4);
-        num_rnd(j, "need_deadline_days", p->need_deadline_days, 1);
+        hole_str_arr(j, "why", p->why);
+        hole_sig(j, "need_budget_usd", &p->need_budget_usd, 4, 0);
+        hole_rnd(j, "need_deadline_days", &p->need_deadline_days, 1);
     }
-    if (hslot)
-        frag_put(j, &hslot->f);
+    if (tp->hslot)
+        frag_put(j, &tp->hslot->f);
     else
-        write_hw(j, &hk, &hs);
+        write_hw(j, &tp->hk, &tp->hs);
 
     jw_obj(j, "storage");
     jw_arr(j, "tiers");
     for (int i = 0; i < p->n_storage; i++) {
         jw_obj(j, NULL);
-        /* a storage tier but its price (which follows the run's length):
-         * the members from its bytes before usd */
-        if (!jw_block(j, "storage tier", &p->storage[i], offsetof(struct plan_storage_tier, usd))) {
+        /* a storage tier's names, then its figures as holes: its
+         * capacity and rates may follow the dataset and the run's
+         * length, its price the run's length */
+        if (!jw_block(j, "storage tier", &p->storage[i], offsetof(struct plan_storage_tier, capacity_tb))) {
             jw_str_arr(j, "tier", p->storage[i].tier);
             jw_str_arr(j, "kind", p->storage[i].kind);
-            num_rnd(j, "capacity_tb", p->storage[i].capacity_tb, 2);
-            num_rnd(j, "read_gbs", p->storage[i].read_gbs, 2);
-            num_rnd(j, "write_gbs", p->storage[i].write_gbs, 2);
             jw_block_end(j);
         }
-        num_rnd(j, "usd", p->storage[i].usd, 0);
+        hole_rnd(j, "capacity_tb", &p->storage[i].capacity_tb, 2);
+        hole_rnd(j, "read_gbs", &p->storage[i].read_gbs, 2);
+        hole_rnd(j, "write_gbs", &p->storage[i].write_gbs, 2);
+        hole_rnd(j, "usd", &p->storage[i].usd, 0);
         jw_end(j);
     }
     jw_end(j);
@@ -1273,8 +1343,8 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
             jw_block_end(j);
         }
     }
-    num_rnd(j, "dataset_tb", p->dataset_tb, 3);
-    num_rnd(j, "read_gbs", p->read_gbs, 3);
+    hole_rnd(j, "dataset_tb", &p->dataset_tb, 3);
+    hole_rnd(j, "read_gbs", &p->read_gbs, 3);
     jw_end(j);
 
     {
@@ -1291,12 +1361,12 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     }
 
     jw_obj(j, "time");
-    num_rnd(j, "days", p->days, 2);
-    num_rnd(j, "days_low", p->days_low, 2);
-    num_rnd(j, "days_high", p->days_high, 2);
-    num_sig(j, "hours", p->days * 24.0, 3);
+    hole_rnd(j, "days", &p->days, 2);
+    hole_rnd(j, "days_low", &p->days_low, 2);
+    hole_rnd(j, "days_high", &p->days_high, 2);
+    hole_sig(j, "hours", &p->days, 3, TIMES_24);
     num_rnd(j, "startup_min", p->startup_s / 60.0, 1);
-    num_rnd(j, "gpu_hours", p->gpu_hours, 0);
+    hole_rnd(j, "gpu_hours", &p->gpu_hours, 0);
     {
         /* the layout's rates: the same for any tokens */
         const double tk[9] = {p->tokens_per_s,    p->step_time_s,   p->mfu,     p->hfu,       p->achieved_tflops,
@@ -1314,75 +1384,293 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
             jw_block_end(j);
         }
     }
-    num_sig(j, "flops_total", p->flops_total, 4);
+    hole_sig(j, "flops_total", &p->flops_total, 4, 0);
     jw_end(j);
 
     jw_obj(j, "cost");
-    num_rnd(j, "usd", p->cost_usd, 0);
-    num_rnd(j, "usd_low", p->cost_low_usd, 0);
-    num_rnd(j, "usd_high", p->cost_high_usd, 0);
+    hole_rnd(j, "usd", &p->cost_usd, 0);
+    hole_rnd(j, "usd_low", &p->cost_low_usd, 0);
+    hole_rnd(j, "usd_high", &p->cost_high_usd, 0);
     {
-        /* the basis and what follows it, as a block */
-        struct {
-            int buy, billed, priced, conf;
-            double hours;
-        } k;
-        memset(&k, 0, sizeof k);
-        k.buy = p->basis == PRICING_BUY;
-        k.billed = p->basis == PRICING_CLOUD && p->gpu_index >= 0;
-        k.priced = p->gpu_index >= 0;
-        k.conf = k.priced ? (int)p->price_conf : 0;
-        k.hours = k.billed ? p->billed_hours : 0;
-        if (!jw_block(j, "cost basis", &k, sizeof k)) {
-            jw_str(j, "basis", k.buy ? "buy" : "cloud");
-            if (k.billed)
-                jw_num(j, "billed_hours_per_gpu", k.hours);
-            if (k.priced)
-                jw_str(j, "price_confidence", engine_price_conf_name((enum engine_price_conf)k.conf));
-            jw_block_end(j);
-        }
+        int buy = p->basis == PRICING_BUY, billed = p->basis == PRICING_CLOUD && p->gpu_index >= 0,
+            priced = p->gpu_index >= 0;
+        jw_str(j, "basis", buy ? "buy" : "cloud");
+        if (billed)   /* whole hours: it follows the run's length */
+            hole_num(j, "billed_hours_per_gpu", &p->billed_hours);
+        if (priced)
+            jw_str(j, "price_confidence", engine_price_conf_name(p->price_conf));
     }
     jw_end(j);
 
-    if (!cache || !frag_put(j, cache_exp(cache, p, &cache->exp_last[ti])))
+    if (tp->eslot)
+        frag_put(j, &tp->eslot->f);
+    else
         write_expectations(j, p);
     jw_arr(j, "rationale");
     for (int i = 0; i < p->n_rationale; i++) {
-        /* an entry from its rule (all 16 bytes) and its text (to its NUL),
-         * which follows it in the struct */
-        if (!jw_block_str(j, "rationale entry", &p->rationale[i], offsetof(struct plan_rationale, text),
-                          sizeof p->rationale[i])) {
-            jw_obj(j, NULL);
-            jw_str_arr(j, "rule", p->rationale[i].rule);
-            jw_str_arr(j, "text", p->rationale[i].text);
-            jw_end(j);
-            jw_block_end(j);
-        }
+        jw_obj(j, NULL);
+        jw_str_arr(j, "rule", p->rationale[i].rule);
+        hole_str_arr(j, "text", p->rationale[i].text);
+        jw_end(j);
     }
     jw_end(j);
     jw_arr(j, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
-        jw_str_arr(j, NULL, p->warnings[i]);
+        hole_str_arr(j, NULL, p->warnings[i]);
     jw_end(j);
     jw_arr(j, "bom");
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];
         jw_obj(j, NULL);
-        /* the line's item, description and quantity: its bytes before unit_usd */
-        if (!jw_block(j, "bill line", b, offsetof(struct plan_bom_line, unit_usd))) {
-            jw_str_arr(j, "item", b->item);
-            jw_str_arr(j, "description", b->description);
-            num_rnd(j, "quantity", b->quantity, 1);
-            jw_block_end(j);
-        }
-        num_rnd(j, "unit_usd", b->unit_usd, 2);
-        num_rnd(j, "total_usd", b->total_usd, 0);
+        jw_str_arr(j, "item", b->item);
+        hole_str_arr(j, "description", b->description);   /* it cites the run's length */
+        hole_rnd(j, "quantity", &b->quantity, 1);   /* gpu-hours: the run's length */
+        hole_rnd(j, "unit_usd", &b->unit_usd, 2);
+        hole_rnd(j, "total_usd", &b->total_usd, 0);
         jw_str_arr(j, "as_of", b->as_of);
         jw_end(j);
     }
     jw_end(j);
-    num_rnd(j, "bom_total_usd", p->bom_total_usd, 0);
+    hole_rnd(j, "bom_total_usd", &p->bom_total_usd, 0);
+}
+
+/* ---- tier templates
+ * A memo hit's tier is the last one's text but for its holes (the values
+ * write_plan_members writes with hole_*, read from the plan's fields):
+ * when the tier's key (tier_key: every other value write_plan_members
+ * writes from) is the one its template was written from, the text is
+ * the template's with the holes whose fields changed written anew
+ * (jw_tpl_patch, json_write.c). The template a tier was last written with
+ * is tried first; on a miss, the one of its cluster's hardware slot (the
+ * same cluster gives a plan of the same form, so a thread that serves
+ * several workloads in turn patches each tier from the last one with its
+ * cluster, not from another workload's), else the tier is written anew,
+ * replaying the cluster's recording, and kept as that template. */
+
+/* The plan's fields outside the holes that write_plan_members writes from,
+ * as ranges of struct engine_plan, but for the arrays and the flag and
+ * counts (tier_key's head). The
+ * hardware's strings that are pointers point to the engine's literals,
+ * which never change: their addresses stand for their text. Padding is
+ * compared too: the plans come from the engine's memory, whose padding
+ * is only ever copied, so it can only cost a miss. */
+static const struct {
+    size_t from, to;
+} TIER_FIXED[] = {
+    /* the cluster: GPU, layout, memory, interconnect, fabric */
+    {offsetof(struct engine_plan, gpu_index), offsetof(struct engine_plan, storage)},
+    /* n_storage, the checkpoint (and the padding before dataset_tb) */
+    {offsetof(struct engine_plan, n_storage), offsetof(struct engine_plan, dataset_tb)},
+    /* cpu threads, RAM, power */
+    {offsetof(struct engine_plan, cpu_threads_per_node), offsetof(struct engine_plan, days)},
+    /* the layout's rates */
+    {offsetof(struct engine_plan, tokens_per_s), offsetof(struct engine_plan, flops_total)},
+    /* mtbf_job_h, startup_s */
+    {offsetof(struct engine_plan, mtbf_job_h), offsetof(struct engine_plan, billed_hours)},
+    /* basis, price_conf */
+    {offsetof(struct engine_plan, basis), offsetof(struct engine_plan, expectations)},
+};
+
+/* Whether a char array holds its string's end: the writers read a string
+ * to its NUL, so one without an end within its array is not keyed by the
+ * array alone. A word at a time (the last one overlapping). */
+static JW_INLINE int has_nul(const char *s, size_t cap)
+{
+    for (size_t i = 0; i < cap; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + (i + 8 <= cap ? i : cap - 8), 8);
+        if ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL)
+            return 1;
+    }
+    return 0;
+}
+
+/* Not 0 when a and b differ in their first n bytes: words xor-ed and
+ * or-ed (the last one overlapping), no call and no branch per word, for
+ * the ranges of a few dozen bytes (longer ones go to memcmp). */
+static JW_INLINE uint64_t key_diff(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    uint64_t d = 0, x, y;
+    size_t i = 0;
+    if (n < 8) {
+        for (; i < n; i++)
+            d |= (uint64_t)(a[i] ^ b[i]);
+        return d;
+    }
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    if (i < n) {
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        d |= x ^ y;
+    }
+    return d;
+}
+
+/* The tier's key: what its text outside the holes is written from. Its
+ * strings are whole arrays (each holds its end: has_nul, checked when the
+ * key is made; equal arrays hold their ends too), its counts are checked
+ * first; the expectations are their bytes, as cache_exp compares them.
+ * With cmp (a template's key, cmplen bytes) the key is compared with it
+ * in place, and 1 returned when they are equal; else it is written to k
+ * (k->bad when the tier cannot be keyed) and 0 returned. */
+static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int first, const unsigned char *cmp,
+                    size_t cmplen)
+{
+    size_t need = 0;
+    unsigned char *o = NULL;
+    const unsigned char *c = cmp, *cend = cmp ? cmp + cmplen : NULL;
+    const int head[8] = {tier, first, p->feasible, p->n_expectations, p->n_rationale, p->n_warnings, p->n_bom, 0};
+    uint64_t diff = 0;   /* the compared words' differences, or-ed (tested at the end) */
+    /* n bytes from src: written at o, or compared with c */
+#define KEY(src, n)                                                                                                    \
+    do {                                                                                                               \
+        if (cmp) {                                                                                                     \
+            if ((size_t)(cend - c) < (n))                                                                              \
+                return 0;                                                                                              \
+            if ((n) > 64 ? memcmp(c, (src), (n)) != 0 : 0)                                                            \
+                return 0;                                                                                              \
+            if ((n) <= 64)                                                                                             \
+                diff |= key_diff(c, (const unsigned char *)(src), (n));                                                \
+            c += (n);                                                                                                  \
+        } else {                                                                                                       \
+            memcpy(o, (src), (n));                                                                                     \
+            o += (n);                                                                                                  \
+        }                                                                                                              \
+    } while (0)
+    if (p->n_storage < 0 || p->n_storage > PLAN_STORAGE_TIERS_MAX || p->n_rationale < 0 ||
+        p->n_rationale > PLAN_RATIONALE_MAX || p->n_bom < 0 || p->n_bom > PLAN_BOM_MAX || p->n_warnings < 0 ||
+        p->n_warnings > PLAN_WARNINGS_MAX || p->n_expectations < 0 || p->n_expectations > PLAN_EXPECTATIONS_MAX ||
+        (!cmp && (!has_nul(p->gpu_id, sizeof p->gpu_id) || !has_nul(p->gpu_name, sizeof p->gpu_name) ||
+                  !has_nul(p->fabric_id, sizeof p->fabric_id)))) {
+        if (!cmp)
+            k->bad = 1;
+        return 0;
+    }
+    if (!cmp) {
+        jw_key_reset(k);
+        for (size_t i = 0; i < sizeof TIER_FIXED / sizeof TIER_FIXED[0]; i++)
+            need += TIER_FIXED[i].to - TIER_FIXED[i].from;
+        need += sizeof head + sizeof p->expectations + sizeof p->storage[0] * PLAN_STORAGE_TIERS_MAX +
+                16 * PLAN_RATIONALE_MAX + (sizeof p->bom[0].item + sizeof p->bom[0].as_of) * PLAN_BOM_MAX;
+        if (!jw_key_reserve(k, need))   /* the most a tier can need: written in place below */
+            return 0;
+        o = k->p;
+    }
+    KEY(head, sizeof head);
+    for (size_t i = 0; i < sizeof TIER_FIXED / sizeof TIER_FIXED[0]; i++)
+        KEY((const char *)p + TIER_FIXED[i].from, TIER_FIXED[i].to - TIER_FIXED[i].from);
+    if (cmp) {   /* ~2 KB: the library's vector compare */
+        size_t n = sizeof p->expectations[0] * (size_t)p->n_expectations;
+        if ((size_t)(cend - c) < n || memcmp(c, p->expectations, n) != 0)
+            return 0;
+        c += n;
+    } else {
+        KEY(p->expectations, sizeof p->expectations[0] * (size_t)p->n_expectations);
+    }
+    for (int i = 0; i < p->n_storage; i++) {
+        const struct plan_storage_tier *st = &p->storage[i];
+        if (!cmp && (!has_nul(st->tier, sizeof st->tier) || !has_nul(st->kind, sizeof st->kind))) {
+            if (!cmp)
+                k->bad = 1;
+            return 0;
+        }
+        KEY(st->tier, sizeof st->tier);
+        KEY(st->kind, sizeof st->kind);
+    }
+    for (int i = 0; i < p->n_rationale; i++) {
+        const char *rule = p->rationale[i].rule;
+        _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
+        if (!cmp && !has_nul(rule, 16)) {
+            if (!cmp)
+                k->bad = 1;
+            return 0;
+        }
+        KEY(rule, 16);
+    }
+    for (int i = 0; i < p->n_bom; i++) {
+        const struct plan_bom_line *bl = &p->bom[i];
+        if (!cmp && (!has_nul(bl->item, sizeof bl->item) || !has_nul(bl->as_of, sizeof bl->as_of))) {
+            if (!cmp)
+                k->bad = 1;
+            return 0;
+        }
+        KEY(bl->item, sizeof bl->item);
+        KEY(bl->as_of, sizeof bl->as_of);
+    }
+#undef KEY
+    if (cmp)
+        return c == cend && diff == 0;
+    k->n = (size_t)(o - k->p);
+    return 0;
+}
+
+/* Whether tier p's key is t's: then t's text may be patched. */
+static int tier_key_is(const struct jw_tpl *t, const struct engine_plan *p, int tier, int first)
+{
+    size_t len = 0;
+    const unsigned char *key = jw_tpl_key(t, &len);
+    return key && tier_key(NULL, p, tier, first, key, len);
+}
+
+static void write_tier(struct jw *j, const struct engine_plan *p, enum engine_tier tier,
+                       struct json_plan_cache *cache)
+{
+    struct tier_parts tp;
+    struct jw_tpl **home, *tpl;
+    int ti = tier >= 0 && tier < TIER_COUNT ? tier : 0;
+    size_t at;
+
+    tp.hslot = NULL;
+    tp.eslot = NULL;
+    if (cache && cache->last[ti] && tier_key_is(cache->last[ti], p, ti, j->first[j->depth]) &&
+        jw_tpl_patch(j, cache->last[ti], p, plan_fx))
+        return;
+    hw_key_fill(&tp.hk, &tp.hs, p);
+    if (!cache) {
+        write_plan_members(j, p, 1, tier, &tp);
+        return;
+    }
+    {
+        unsigned long long written = cache->written;
+        tp.hslot = cache_hw(cache, &tp.hk, &tp.hs, &cache->hw_last[ti]);
+        tp.eslot = cache_exp(cache, p, &cache->exp_last[ti]);
+        if (tp.hslot && cache->written != written) {
+            /* A cluster not seen before (a new model shape, most often):
+             * written with its new slot's recording, but not kept as a
+             * template until it comes again (a memo hit's cluster does),
+             * which spares one-off answers the template's copies. */
+            cache->last[ti] = NULL;
+            jw_rec_begin(j, tp.hslot->rec);
+            write_plan_members(j, p, 1, tier, &tp);
+            jw_rec_end(j);
+            return;
+        }
+    }
+    home = tp.hslot ? &tp.hslot->tpl[ti] : &cache->own[ti];
+    if (!*home)
+        *home = jw_tpl_new();
+    tpl = *home;
+    if (tpl != cache->last[ti] && tier_key_is(tpl, p, ti, j->first[j->depth]) && jw_tpl_patch(j, tpl, p, plan_fx)) {
+        cache->last[ti] = tpl;
+        return;
+    }
+    cache->last[ti] = tpl;
+    if (!tpl) {
+        write_plan_members(j, p, 1, tier, &tp);
+        return;
+    }
+    tier_key(&cache->key, p, ti, j->first[j->depth], NULL, 0);
+    /* written anew (replaying the cluster's last tier written so), and
+     * kept as the template */
+    at = jw_tpl_begin(j, &cache->key);
+    jw_rec_begin(j, tp.hslot ? tp.hslot->rec : NULL);
+    write_plan_members(j, p, 1, tier, &tp);
     jw_rec_end(j);
+    jw_tpl_store(j, tpl, at, p, sizeof *p);
 }
 
 static void write_model(struct jw *j, const struct engine_workload *w, double params_b, double active_b)
@@ -1656,7 +1944,7 @@ char *json_recommendation_text_room(const struct catalog *c, const struct engine
     jw_arr(&j, "tiers");
     for (int t = 0; t < TIER_COUNT; t++) {
         jw_obj(&j, NULL);
-        write_plan_members(&j, &r->tiers[t], 1, (enum engine_tier)t, cache);
+        write_tier(&j, &r->tiers[t], (enum engine_tier)t, cache);
         jw_end(&j);
     }
     jw_end(&j);
@@ -1682,9 +1970,13 @@ char *json_estimate_text(const struct engine_workload *w, const struct engine_pl
 {
     struct jw j;
     struct engine_param_count pc = engine_params(&w->model);
+    struct tier_parts tp;
     jw_init(&j);
+    hw_key_fill(&tp.hk, &tp.hs, p);
+    tp.hslot = NULL;
+    tp.eslot = NULL;
     jw_obj(&j, NULL);
-    write_plan_members(&j, p, 0, TIER_RECOMMENDED, NULL);
+    write_plan_members(&j, p, 0, TIER_RECOMMENDED, &tp);
     jw_str(&j, "engine_version", ENGINE_VERSION);
     write_model(&j, w, pc.total / 1e9, pc.active / 1e9);
     jw_end(&j);

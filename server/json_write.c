@@ -6,7 +6,10 @@
  * can be recorded (jw_rec, "recorded parts" below): its unchanged calls
  * then copy their recorded bytes instead of formatting them, and a block
  * of calls written from a few values alone (jw_block) is checked with one
- * comparison of those values instead of call by call.
+ * comparison of those values instead of call by call. A part whose
+ * changing values are known by where they are read from (a plan tier) can
+ * be kept as a template (jw_tpl, "templates" below): its last text is
+ * patched where those values changed, with no call made for the rest.
  *
  * cJSON (1.7.15) formats every non-integer with "%1.15g" and reads it back
  * with sscanf to decide whether 17 digits are needed: two trips
@@ -1373,4 +1376,398 @@ char *jw_finish(struct jw *j, size_t *len)
     if (len)
         *len = b->len;
     return b->p;
+}
+
+/* ---- templates
+ * A memo hit's tier (json_plan.c) is written with the same ~150 calls as
+ * the last one, and of its ~70 values that may follow the tokens, the
+ * deadline, the budget or the dataset (days, costs, the texts citing them)
+ * some 15 change: the rest of its ~8 KB is the last answer's text.
+ * Replaying a recording still checked and copied call by call. A template
+ * keeps the part's last text, the key it was written from (every value it
+ * was written from but the holes', which the caller gives), and the place
+ * of each hole's value in the text with the place of its input in the
+ * caller's struct. When the key is the template's, the text is the
+ * template's with each hole whose input changed written anew: runs of the
+ * old text are copied between them. The template is brought up to date in
+ * place where a new value has the old one's length, else from the first
+ * value whose length changed on, copied back from the new text (the holes
+ * after it shift). Any other key writes the part anew and keeps that text.
+ * The key must hold every value the text outside the holes is written
+ * from: a value left out of it would be taken from the last text. */
+
+struct jw_tpl_hole {
+    uint64_t x, v;           /* the last input and value bits (numbers) */
+    uint32_t off, cap;       /* the input: base + off (a string: an array of cap bytes) */
+    uint32_t at, len;        /* the value's text: text[at, at + len) */
+    uint32_t nlen;           /* its length after a patch, before the template is brought up to date */
+    uint32_t rlen, rcap;     /* strings: the last string, raw (rlen UINT32_MAX: none) */
+    uint16_t fmt;
+    int8_t dec;
+    uint8_t kind;
+    char *raw;
+};
+
+struct jw_tpl {
+    int ok;
+    unsigned char *key;   /* the key the text was written from */
+    size_t klen, kcap;
+    char *text;
+    size_t tlen, tcap;
+    struct jw_tpl_hole *h;
+    int nh, hcap;
+    unsigned long long members;   /* calls the part's writing made */
+    unsigned long long taken, written;
+};
+
+struct jw_tpl *jw_tpl_new(void)
+{
+    return calloc(1, sizeof(struct jw_tpl));
+}
+
+void jw_tpl_free(struct jw_tpl *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->hcap; i++)
+        free(t->h[i].raw);
+    free(t->h);
+    free(t->text);
+    free(t->key);
+    free(t);
+}
+
+void jw_tpl_stats(const struct jw_tpl *t, unsigned long long *taken, unsigned long long *written)
+{
+    *taken = t ? t->taken : 0;
+    *written = t ? t->written : 0;
+}
+
+void jw_key_release(struct jw_key *k)
+{
+    if (!k)
+        return;
+    free(k->p);
+    free(k->h);
+    memset(k, 0, sizeof *k);
+}
+
+void jw_key_reset(struct jw_key *k)
+{
+    k->n = 0;
+    k->nh = 0;
+    k->bad = 0;
+}
+
+int jw_key_reserve(struct jw_key *k, size_t n)
+{
+    if (k->n + n > k->cap) {
+        size_t cap = k->cap ? k->cap : 4096;
+        unsigned char *np;
+        while (cap < k->n + n)
+            cap *= 2;
+        if (k->bad || cap > JW_REC_MAX || !(np = realloc(k->p, cap))) {
+            k->bad = 1;
+            return 0;
+        }
+        k->p = np;
+        k->cap = cap;
+    }
+    return !k->bad;
+}
+
+size_t jw_tpl_begin(struct jw *j, struct jw_key *k)
+{
+    j->key = k;
+    k->nh = 0;
+    /* a block open around the part might be taken without it */
+    if (j->blk_level > 0)
+        k->bad = 1;
+    k->wrote0 = j->wrote;
+    return j->b.len;
+}
+
+/* A hole's call: listed, and where its value will be, after the comma and
+ * key its call writes first; NULL when it cannot be kept. The recorded
+ * bytes taken so far are copied first, so that the writer's text is
+ * where the call begins. */
+static struct jw_hole *hole_add(struct jw *j, int kind, unsigned fmt, const void *src, const char *key, size_t klen)
+{
+    struct jw_key *k = j->key;
+    struct jw_hole *h;
+    if (fmt > UINT16_MAX || j->blk_level > 0) {   /* in a block it could be taken with the block */
+        k->bad = 1;
+        return NULL;
+    }
+    if (k->nh == k->hcap) {
+        int cap = k->hcap ? 2 * k->hcap : 128;
+        struct jw_hole *p = realloc(k->h, sizeof *p * (size_t)cap);
+        if (!p) {
+            k->bad = 1;
+            return NULL;
+        }
+        k->h = p;
+        k->hcap = cap;
+    }
+    if (j->rec)
+        rec_flush(j);
+    h = &k->h[k->nh++];
+    h->kind = (uint8_t)kind;
+    h->fmt = (uint16_t)fmt;
+    h->src = src;
+    h->at = (uint32_t)(j->b.len + !j->first[j->depth] + (key ? klen + 3 : 0));
+    h->len = 0;
+    return h;
+}
+
+/* The hole's call made: its value's end (the recorded bytes it took
+ * copied first). */
+static void hole_end(struct jw *j, struct jw_hole *h)
+{
+    if (!h)
+        return;
+    if (j->rec)
+        rec_flush(j);
+    if (j->b.len < h->at)
+        j->key->bad = 1;
+    else
+        h->len = (uint32_t)(j->b.len - h->at);
+}
+
+void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec)
+{
+    struct jw_hole *h = NULL;
+    double x = *src;
+    if (j->key) {
+        h = hole_add(j, JW_K_NUM, fmt, src, key, klen);
+        if (h) {
+            memcpy(&h->x, &x, sizeof h->x);
+            memcpy(&h->v, &v, sizeof h->v);
+            h->dec = (int8_t)(dec < -100 ? -100 : dec > 100 ? 100 : dec);
+        }
+    }
+    /* the call as it is made outside a template (with the recording, when
+     * there is one: the same format and input give the same value) */
+    if (fmt == 0) {
+        jw_num(j, key, v);
+    } else {
+        uint64_t kk = JW_KK_TAG(klen, fmt);
+        if (!jw_num_raw_hit(j, key, kk, x))
+            jw_num_tagged(j, key, klen, kk, x, v, dec);
+    }
+    hole_end(j, h);
+}
+
+void jw_hole_str(struct jw *j, const char *key, size_t klen, const char *src, size_t cap)
+{
+    struct jw_hole *h = NULL;
+    if (j->key) {
+        h = hole_add(j, JW_K_STR, 0, src, key, klen);
+        if (h)
+            h->cap = (uint32_t)cap;
+    }
+    jw_str_in(j, key, src, cap);
+    hole_end(j, h);
+}
+
+/* A string hole's string kept raw (to compare the next one with); 0 when
+ * memory ran out. */
+static int hole_keep_str(struct jw_tpl_hole *th, const char *s)
+{
+    size_t n = strlen(s);
+    if (n + 1 > th->rcap) {
+        char *p = realloc(th->raw, n + 1);
+        if (!p) {
+            th->rlen = UINT32_MAX;   /* never equal */
+            return 0;
+        }
+        th->raw = p;
+        th->rcap = (uint32_t)(n + 1);
+    }
+    memcpy(th->raw, s, n + 1);
+    th->rlen = (uint32_t)n;
+    return 1;
+}
+
+/* The template's text [*run, to) copied to the writer's text. */
+static inline void tpl_flush(struct json_buf *b, const struct jw_tpl *t, size_t *run, size_t to)
+{
+    size_t n = to - *run;
+    if (room(b, n)) {
+        memcpy(b->p + b->len, t->text + *run, n);
+        b->len += n;
+    }
+    *run = to;
+}
+
+const unsigned char *jw_tpl_key(const struct jw_tpl *t, size_t *len)
+{
+    if (!t || !t->ok)
+        return NULL;
+    *len = t->klen;
+    return t->key;
+}
+
+int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(unsigned fmt, double x))
+{
+    struct json_buf *b = jw_buf(j);
+    const char *bp = base;
+    size_t start = b->len, run = 0;
+    int moved = -1;   /* the first hole whose text changed length */
+    unsigned long long changed = 0;
+    if (!t || !t->ok)
+        return 0;
+    if (!room(b, t->tlen + 64))
+        return 0;
+    for (int i = 0; i < t->nh; i++) {
+        struct jw_tpl_hole *th = &t->h[i];
+        const char *src = bp + th->off;
+        size_t n;
+        if (th->kind == JW_K_NUM) {
+            char num[32];
+            double x, v;
+            uint64_t xb, vb;
+            memcpy(&xb, src, sizeof xb);
+            if (xb == th->x)
+                continue;
+            memcpy(&x, &xb, sizeof x);
+            v = fx(th->fmt, x);
+            memcpy(&vb, &v, sizeof vb);
+            th->x = xb;
+            if (vb == th->v)
+                continue;
+            th->v = vb;
+            n = number_text_dec(num, v, th->dec);
+            tpl_flush(b, t, &run, th->at);
+            if (room(b, 32)) {
+                copy_small(b->p + b->len, num, n);
+                b->len += n;
+            }
+            if (n == th->len)
+                copy_small(t->text + th->at, num, n);
+        } else {
+            size_t o;
+            /* the same string when its bytes to the kept one's NUL are (the
+             * kept one ends within the array), as jw_str_in tells */
+            if (th->rlen < th->cap && memcmp(th->raw, src, (size_t)th->rlen + 1) == 0)
+                continue;
+            if (!hole_keep_str(th, src))
+                goto fail;
+            tpl_flush(b, t, &run, th->at);
+            o = b->len;
+            put_string(b, src);
+            n = b->len - o;
+            if (n == th->len && !b->failed)
+                memcpy(t->text + th->at, b->p + o, n);
+        }
+        run = th->at + th->len;
+        changed++;
+        if (n != th->len) {
+            th->nlen = (uint32_t)n;
+            if (moved < 0)
+                moved = i;
+        }
+    }
+    tpl_flush(b, t, &run, t->tlen);
+    if (b->failed)
+        goto fail;
+    if (moved >= 0) {
+        /* The text from the first hole that changed length on is the new
+         * one's (the same bytes before it): copied back, and the holes
+         * from there moved by the lengths changed before them. */
+        size_t from = t->h[moved].at, len = b->len - start;
+        long shift = 0;
+        if (len > t->tcap) {
+            char *p = realloc(t->text, len);
+            if (!p)
+                goto fail;
+            t->text = p;
+            t->tcap = len;
+        }
+        memcpy(t->text + from, b->p + start + from, len - from);
+        t->tlen = len;
+        for (int i = moved; i < t->nh; i++) {
+            struct jw_tpl_hole *th = &t->h[i];
+            th->at = (uint32_t)((long)th->at + shift);
+            if (th->nlen != th->len) {
+                shift += (long)th->nlen - (long)th->len;
+                th->len = th->nlen;
+            }
+        }
+    }
+    j->first[j->depth] = 0;   /* the part wrote members */
+    j->wrote += t->members;
+    t->taken += t->members - changed;
+    t->written += changed;
+    return 1;
+fail:
+    t->ok = 0;   /* holes may hold values the text does not */
+    b->len = start;
+    return 0;
+}
+
+void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, size_t base_len)
+{
+    struct jw_key *k = j->key;
+    struct json_buf *b = jw_buf(j);
+    const char *bp = base;
+    size_t len;
+    j->key = NULL;
+    if (!t)
+        return;
+    t->ok = 0;
+    if (!k || k->bad || j->rec || b->failed || b->len <= at || b->len - at > JW_REC_MAX || j->first[j->depth])
+        return;
+    len = b->len - at;
+    if (len > t->tcap) {
+        char *p = realloc(t->text, len);
+        if (!p)
+            return;
+        t->text = p;
+        t->tcap = len;
+    }
+    if (k->nh > t->hcap) {
+        struct jw_tpl_hole *p = realloc(t->h, sizeof *p * (size_t)k->nh);
+        if (!p)
+            return;
+        memset(p + t->hcap, 0, sizeof *p * (size_t)(k->nh - t->hcap));
+        t->h = p;
+        t->hcap = k->nh;
+    }
+    memcpy(t->text, b->p + at, len);
+    t->tlen = len;
+    for (int i = 0; i < k->nh; i++) {
+        const struct jw_hole *h = &k->h[i];
+        struct jw_tpl_hole *th = &t->h[i];
+        size_t size = h->kind == JW_K_NUM ? sizeof(double) : h->cap;
+        /* in order, apart, within the part; inputs within the base */
+        if (h->at < at + (i > 0 ? t->h[i - 1].at + t->h[i - 1].len : 0) || h->at + h->len > b->len ||
+            h->src < bp || size > base_len || (size_t)(h->src - bp) > base_len - size)
+            return;
+        th->off = (uint32_t)(h->src - bp);
+        th->cap = h->cap;
+        th->at = (uint32_t)(h->at - at);
+        th->len = th->nlen = h->len;
+        th->kind = h->kind;
+        th->fmt = h->fmt;
+        th->dec = h->dec;
+        th->x = h->x;
+        th->v = h->v;
+        if (h->kind == JW_K_STR && !hole_keep_str(th, h->src))
+            return;
+    }
+    t->nh = k->nh;
+    {   /* the key: the caller's buffer, traded */
+        unsigned char *p = t->key;
+        size_t cap = t->kcap;
+        t->key = k->p;
+        t->kcap = k->cap;
+        t->klen = k->n;
+        k->p = p;
+        k->cap = cap;
+        k->n = 0;
+    }
+    t->members = j->wrote - k->wrote0;
+    t->written += t->members;
+    t->ok = 1;
 }

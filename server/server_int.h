@@ -116,6 +116,8 @@ struct jw {
     size_t blk_klen, blk_mark;
     uint64_t blk_kk;
     unsigned long long blk_wrote;
+    /* A template's writing (jw_tpl_begin): its holes are listed in key. */
+    struct jw_key *key;
 };
 void jw_init(struct jw *j);
 /* jw_init with the text's buffer allocated at cap bytes (a size known from
@@ -425,6 +427,58 @@ void jw_rec_begin(struct jw *j, struct jw_rec *r);
 void jw_rec_end(struct jw *j);
 /* Calls whose recorded text was taken, and calls written (tests). */
 void jw_rec_stats(const struct jw_rec *r, unsigned long long *taken, unsigned long long *written);
+/* Templates (json_write.c, "templates", says how): a part's last text
+ * with the places of its holes, the values in it that change from one
+ * writing to the next, each read from a place in a caller's struct (its
+ * base). The caller keys the part by every other value it is written from
+ * and compares that key with the template's (jw_tpl_key) before patching:
+ *     if (!(key is jw_tpl_key(tpl) && jw_tpl_patch(j, tpl, base, fx))) {
+ *         jw_key_reset(&key); ...the key written with jw_key_reserve...;
+ *         size_t at = jw_tpl_begin(j, &key); ...the part's calls...;
+ *         jw_tpl_store(j, tpl, at, base, sizeof *base);
+ *     }
+ * The part's holes are written with jw_hole_num and jw_hole_str; it must
+ * not be in a recorded part (jw_rec) and write at least one member.
+ * fx(fmt, x) is a number hole's value from its input x (the function of x
+ * the part's call computed, named by fmt). jw_tpl_new gives NULL when out
+ * of memory; jw_tpl_free(NULL) and jw_key_release(NULL) are no-ops. */
+struct jw_hole {
+    const char *src;   /* where the input lies: a double, or a char array of cap bytes */
+    uint64_t x, v;     /* a number's input and value bits */
+    uint32_t cap, at, len;   /* the value's text in the writer's buffer: [at, at + len) */
+    uint16_t fmt;
+    int8_t dec;
+    uint8_t kind;   /* JW_K_NUM or JW_K_STR */
+};
+struct jw_key {
+    unsigned char *p;
+    size_t n, cap;
+    int bad;   /* memory ran out, or a hole could not be kept: no template */
+    struct jw_hole *h;
+    int nh, hcap;
+    unsigned long long wrote0;   /* the writer's calls when the part began */
+};
+struct jw_tpl;
+struct jw_tpl *jw_tpl_new(void);
+void jw_tpl_free(struct jw_tpl *t);
+void jw_key_release(struct jw_key *k);
+void jw_key_reset(struct jw_key *k);
+/* Room for n more bytes at k->p + k->n (the caller writes them there and
+ * adds n to k->n); 0 (and k->bad) when there is none. */
+int jw_key_reserve(struct jw_key *k, size_t n);
+/* t's key (NULL when t holds no text), for the caller to compare. */
+const unsigned char *jw_tpl_key(const struct jw_tpl *t, size_t *len);
+int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(unsigned fmt, double x));
+size_t jw_tpl_begin(struct jw *j, struct jw_key *k);
+void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, size_t base_len);
+/* Holes: a number written as v = fx(fmt, x) (x the double at src) with
+ * jw_num_tagged's dec; a string held in the char array src of cap bytes.
+ * Outside a template's writing they write as jw_num_tagged (fmt 0: jw_num
+ * of v) and jw_str_in. */
+void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec);
+void jw_hole_str(struct jw *j, const char *key, size_t klen, const char *src, size_t cap);
+/* Members covered by patches and values written into holes (tests). */
+void jw_tpl_stats(const struct jw_tpl *t, unsigned long long *taken, unsigned long long *written);
 /* Plan answers written directly (json_plan.c); json_*_encode parse these. */
 char *json_recommendation_text(const struct catalog *c, const struct engine_workload *w,
                                const struct engine_recommendation *r, size_t *len);

@@ -1573,6 +1573,234 @@ START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
 }
 END_TEST
 
+/* ---- tier templates (json_plan.c, json_write.c): a memo hit's tier is its
+ * last text with the values that changed written anew. */
+
+static unsigned long long tpl_next(unsigned long long *st)
+{
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    return *st;
+}
+
+static double tpl_u(unsigned long long *st)
+{
+    return (double)(tpl_next(st) >> 11) / 9007199254740992.0;
+}
+
+/* A text of 0 to cap - 1 bytes: words, digits, and now and then a quote,
+ * a backslash or a newline (escaped in the answer). */
+static void tpl_text(char *s, size_t cap, unsigned long long *st)
+{
+    static const char chars[] = "abcdefghij klmnop 0123456789 $.,:()\"\\\n";
+    size_t n = (size_t)(tpl_u(st) * (double)(cap < 120 ? cap - 1 : 120));
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = (unsigned)(tpl_next(st) % (sizeof chars - 1));
+        s[i] = (c >= sizeof chars - 5 && tpl_u(st) < 0.7) ? 'x' : chars[c];
+    }
+    s[n] = '\0';
+}
+
+/* A number whose text has another length now and then: whole, or with up
+ * to 4 decimals, from 0.001 to 10^10; NaN (null) once in a while. */
+static double tpl_num(unsigned long long *st)
+{
+    double u = tpl_u(st), x = pow(10.0, -3.0 + 13.0 * tpl_u(st));
+    if (u < 0.02)
+        return NAN;
+    if (u < 0.4)
+        return floor(x);
+    return round(x * 1e4) / 1e4;
+}
+
+static void tpl_fill(struct engine_plan *p, unsigned long long *st)
+{
+    static const char *const recompute[] = {"none", "selective", "full"};
+    memset(p, 0, sizeof *p);
+    p->feasible = tpl_u(st) < 0.6;
+    tpl_text(p->why, 80, st);
+    p->need_budget_usd = tpl_num(st);
+    p->need_deadline_days = tpl_num(st);
+    p->gpu_index = tpl_u(st) < 0.8 ? 3 : -1;
+    snprintf(p->gpu_id, sizeof p->gpu_id, "gpu-%d", (int)(tpl_u(st) * 4));
+    snprintf(p->gpu_name, sizeof p->gpu_name, "GPU %d", (int)(tpl_u(st) * 4));
+    p->count = 8 << (int)(tpl_u(st) * 6);
+    p->per_node = 8;
+    p->nodes = p->count / 8;
+    p->par = (struct engine_parallel){8, 2, p->count / 16 ? p->count / 16 : 1, 1, 1, 1, 0, 1, 512, 1, 0};
+    p->recompute_name = recompute[(int)(tpl_u(st) * 3)];
+    p->mem_per_gpu_gib = tpl_num(st);
+    p->intra_node = "nvswitch";
+    p->fabric_kind = FABRIC_INFINIBAND;
+    p->topology = "leaf-spine";
+    p->oversubscription = "1:1";
+    p->n_storage = 1 + (int)(tpl_u(st) * PLAN_STORAGE_TIERS_MAX);
+    for (int i = 0; i < p->n_storage; i++) {
+        p->storage[i].tier[0] = 't';
+        p->storage[i].tier[1] = (char)('0' + i);   /* below PLAN_STORAGE_TIERS_MAX */
+        snprintf(p->storage[i].kind, sizeof p->storage[i].kind, "kind-%d", (int)(tpl_u(st) * 3));
+        p->storage[i].capacity_tb = tpl_num(st);
+        p->storage[i].read_gbs = tpl_num(st);
+        p->storage[i].write_gbs = tpl_num(st);
+        p->storage[i].usd = tpl_num(st);
+    }
+    p->ckpt_size_gb = tpl_num(st);
+    p->ckpt_keep = 3;
+    p->dataset_tb = tpl_num(st);
+    p->read_gbs = tpl_num(st);
+    p->days = tpl_num(st);
+    p->days_low = tpl_num(st);
+    p->days_high = tpl_num(st);
+    p->gpu_hours = tpl_num(st);
+    p->tokens_per_s = tpl_num(st);
+    p->flops_total = tpl_num(st) * 1e15;
+    p->startup_s = tpl_num(st);
+    p->billed_hours = tpl_num(st);
+    p->cost_usd = tpl_num(st);
+    p->cost_low_usd = tpl_num(st);
+    p->cost_high_usd = tpl_num(st);
+    p->basis = tpl_u(st) < 0.5 ? PRICING_CLOUD : PRICING_BUY;
+    p->n_expectations = 2;
+    for (int i = 0; i < 2; i++) {
+        snprintf(p->expectations[i].id, sizeof p->expectations[i].id, "exp-%d", i);
+        p->expectations[i].min = i ? NAN : 1.5;
+        p->expectations[i].max = 9.5;
+        snprintf(p->expectations[i].why, sizeof p->expectations[i].why, "T%d", i);
+    }
+    p->n_rationale = (int)(tpl_u(st) * (PLAN_RATIONALE_MAX + 1));
+    for (int i = 0; i < p->n_rationale; i++) {
+        snprintf(p->rationale[i].rule, sizeof p->rationale[i].rule, "R%d", (int)(tpl_u(st) * 40));
+        tpl_text(p->rationale[i].text, sizeof p->rationale[i].text, st);
+    }
+    p->n_warnings = (int)(tpl_u(st) * (PLAN_WARNINGS_MAX + 1));
+    for (int i = 0; i < p->n_warnings; i++)
+        tpl_text(p->warnings[i], PLAN_TEXT_MAX, st);
+    p->n_bom = (int)(tpl_u(st) * (PLAN_BOM_MAX + 1));
+    for (int i = 0; i < p->n_bom; i++) {
+        snprintf(p->bom[i].item, sizeof p->bom[i].item, "item-%d", (int)(tpl_u(st) * 5));
+        tpl_text(p->bom[i].description, sizeof p->bom[i].description, st);
+        p->bom[i].quantity = tpl_num(st);
+        p->bom[i].unit_usd = tpl_num(st);
+        p->bom[i].total_usd = tpl_num(st);
+        snprintf(p->bom[i].as_of, sizeof p->bom[i].as_of, "2026-0%u", 1u + (unsigned)(tpl_next(st) % 9));
+    }
+    p->bom_total_usd = tpl_num(st);
+}
+
+/* A repricing: what a memo hit changes (days, costs, the texts citing
+ * them), a few values at a time; now and then a value the tier's key holds
+ * instead (a rule, a count, the checkpoint, the basis, the cluster). */
+static void tpl_reprice(struct engine_plan *p, const struct engine_plan *orig, unsigned long long *st)
+{
+    int n = 1 + (int)(tpl_u(st) * 6);
+    if (tpl_u(st) < 0.08) {
+        switch ((int)(tpl_u(st) * 8)) {
+        case 0:
+            if (p->n_rationale > 0)
+                snprintf(p->rationale[0].rule, sizeof p->rationale[0].rule, "T%d", (int)(tpl_u(st) * 9));
+            break;
+        case 1:
+            p->n_rationale = (int)(tpl_u(st) * (orig->n_rationale + 1));
+            break;
+        case 2:
+            p->ckpt_size_gb = tpl_num(st);
+            break;
+        case 3:
+            p->basis = p->basis == PRICING_BUY ? PRICING_CLOUD : PRICING_BUY;
+            break;
+        case 4:
+            p->feasible = !p->feasible;
+            break;
+        case 5:
+            p->startup_s = tpl_num(st);
+            break;
+        case 6:
+            p->n_bom = (int)(tpl_u(st) * (orig->n_bom + 1));
+            break;
+        default:
+            snprintf(p->gpu_id, sizeof p->gpu_id, "gpu-%d", (int)(tpl_u(st) * 4));
+            break;
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double *nums[] = {&p->days,         &p->days_low,         &p->days_high,    &p->gpu_hours,
+                          &p->cost_usd,     &p->cost_low_usd,     &p->cost_high_usd, &p->billed_hours,
+                          &p->flops_total,  &p->dataset_tb,       &p->read_gbs,     &p->need_budget_usd,
+                          &p->need_deadline_days, &p->bom_total_usd};
+        double u = tpl_u(st);
+        if (u < 0.5) {
+            *nums[(int)(tpl_u(st) * (sizeof nums / sizeof nums[0]))] = tpl_num(st);
+        } else if (u < 0.6) {
+            struct plan_storage_tier *s = &p->storage[(int)(tpl_u(st) * p->n_storage)];
+            double *f[] = {&s->capacity_tb, &s->read_gbs, &s->write_gbs, &s->usd};
+            *f[(int)(tpl_u(st) * 4)] = tpl_num(st);
+        } else if (u < 0.75 && p->n_bom > 0) {
+            struct plan_bom_line *b = &p->bom[(int)(tpl_u(st) * p->n_bom)];
+            double *f[] = {&b->quantity, &b->unit_usd, &b->total_usd};
+            if (tpl_u(st) < 0.3)
+                tpl_text(b->description, sizeof b->description, st);
+            else
+                *f[(int)(tpl_u(st) * 3)] = tpl_num(st);
+        } else if (u < 0.9 && p->n_rationale > 0) {
+            tpl_text(p->rationale[(int)(tpl_u(st) * p->n_rationale)].text, PLAN_TEXT_MAX, st);
+        } else if (u < 0.95 && p->n_warnings > 0) {
+            tpl_text(p->warnings[(int)(tpl_u(st) * p->n_warnings)], PLAN_TEXT_MAX, st);
+        } else {
+            tpl_text(p->why, 80, st);
+        }
+    }
+}
+
+START_TEST(tiers_patched_from_their_templates_are_written_as_the_plain_writer_writes_them)
+{
+    enum { STEPS = 6000 };
+    struct catalog *cat = calloc(1, sizeof *cat);
+    struct engine_recommendation *r = calloc(1, sizeof *r), *orig = calloc(1, sizeof *orig);
+    struct json_plan_cache *cache = json_plan_cache_new();
+    struct engine_workload w;
+    unsigned long long st = 0x6a09e667f3bcc908ULL, taken0 = 0, taken = 0, written = 0;
+    ck_assert(cat && r && orig && cache);
+    engine_workload_init(&w);
+    for (int step = 0; step < STEPS; step++) {
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        if (step % 300 == 0) {   /* now and then other plans */
+            for (int t = 0; t < TIER_COUNT; t++)
+                tpl_fill(&r->tiers[t], &st);
+            memcpy(orig->tiers, r->tiers, sizeof r->tiers);
+        } else {
+            tpl_reprice(&r->tiers[(int)(tpl_u(&st) * TIER_COUNT)], &orig->tiers[0], &st);
+        }
+        if (step == STEPS / 2)
+            json_plan_cache_replay_stats(cache, &taken0, &written);
+        a = json_recommendation_text(cat, &w, r, &la);
+        b = json_recommendation_text_cached(cat, &w, r, cache, &lb);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        if (la != lb || memcmp(a, b, la) != 0) {
+            size_t d = 0;
+            while (d < la && d < lb && a[d] == b[d])
+                d++;
+            ck_abort_msg("step %d: the patched answer differs at byte %zu: ...%.60s... for ...%.60s...", step, d,
+                         b + (d > 20 ? d - 20 : 0), a + (d > 20 ? d - 20 : 0));
+        }
+        free(a);
+        free(b);
+    }
+    /* the second half was mostly patched: a tier of ~100 members, three of
+     * them an answer, most answers a repricing */
+    json_plan_cache_replay_stats(cache, &taken, &written);
+    ck_assert_msg(taken - taken0 > (unsigned long long)STEPS / 2 * 100, "tiers were barely patched: %llu calls taken",
+                  taken - taken0);
+    json_plan_cache_free(cache);
+    free(orig);
+    free(r);
+    free(cat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -1610,6 +1838,7 @@ int main(void)
     tcase_add_test(wr, recorded_parts_write_the_bytes_the_plain_writer_writes);
     tcase_add_test(wr, a_block_of_another_site_with_the_same_key_is_written_anew);
     tcase_add_test(wr, recorded_strings_that_grow_and_shrink_are_written_as_the_plain_writer_writes);
+    tcase_add_test(wr, tiers_patched_from_their_templates_are_written_as_the_plain_writer_writes_them);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
