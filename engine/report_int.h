@@ -93,6 +93,25 @@ static inline const char *clean_front(const char *s, size_t *lenp, int *indentp)
 {
     size_t len = *lenp;
     int indent = 0;
+#if defined(__SSE2__)
+    /* Most of that debris is indentation (half the lines of a log open
+     * with blanks): the run of spaces and tabs in the first sixteen bytes
+     * in one step, as the loop below would count it (a space 1, a tab 8),
+     * where the loop took a pass per eight spaces and per tab, and an
+     * exit no predictor learns. The loop goes on from the run's end. */
+    if (len >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+        unsigned tb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+        unsigned other = ~(sp | tb) & 0xFFFFu;
+        unsigned k = other ? (unsigned)__builtin_ctz(other) : 16;
+        indent = (int)k;
+        for (unsigned t = tb & ((1u << k) - 1u); t; t &= t - 1)
+            indent += 7;
+        s += k;
+        len -= k;
+    }
+#endif
     for (;;) {
         if (!len || !(line_debris((unsigned char)*s) & DEBRIS_OPEN))
             break;
@@ -161,7 +180,7 @@ static inline size_t clean_back(const char *s, size_t len)
 /* Fill l's text fields (s, len, raw, raw_len, indent, hashed) from the line
  * at s without its paste debris. Inline: the driver calls it on every line,
  * and the test checks it against the byte loops it replaced. */
-static inline void line_clean(const char *s, size_t len, struct line *l)
+static inline __attribute__((always_inline)) void line_clean(const char *s, size_t len, struct line *l)
 {
     int indent = 0;
     /* Most lines open and end with no debris: one table load at each end
@@ -374,6 +393,48 @@ static inline int num_parse(const char *s, size_t len, double *v)
         i = 1;
     }
     return num_parse_from(s, len, v, i, i, 0, neg);
+}
+
+/* num_parse for a table cell s[0, len) whose last eight bytes may be read
+ * from lo on (s >= lo; lo: the start of the cell's line). A cell of one to
+ * eight bytes, digits with at most one '.', is read in one word: the bytes
+ * before it taken as leading zeros, the '.' taken out by moving the bytes
+ * before it up one, then eight digits converted at once (num_parse_wide's
+ * steps). The mantissa is the one num_parse's loops make, so the double is
+ * the same; what this saves is the branch a digit and, above all, each
+ * loop's exit, which no predictor learns on a table's cells of varying
+ * width (callgrind: a mispredicted branch a cell or two). Any other token
+ * goes to num_parse. The test holds it to num_parse on random tokens. */
+static inline int num_parse_lo(const char *s, size_t len, double *v, const char *lo)
+{
+    if (len - 1 < 8 && (size_t)(s - lo) + len >= 8) {
+        uint64_t x = w_load(s + len - 8);
+        uint64_t pad = ((uint64_t)1 << ((8 - len) * 8)) - 1;  /* the bytes before the cell */
+        x = (x & ~pad) | (W_REP('0') & pad);
+        uint64_t dot = w_eq(x, W_REP('.'));
+        size_t nfrac = 0;
+        if (dot) {
+            /* the first '.' (its lowest byte): the digits after it are the
+             * fraction, and the bytes before it move up over it (a second
+             * '.' stays, and is no digit below) */
+            uint64_t bk = (dot & -dot) >> 7;                   /* its low bit */
+            nfrac = (size_t)(63 - __builtin_ctzll(dot)) >> 3;  /* bytes after it */
+            x = (x & ~((bk << 8) - 1)) | ((x & (bk - 1)) << 8) | '0';
+        }
+        if (((x & 0xF0F0F0F0F0F0F0F0ull) |
+             (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+                0x3333333333333333ull &&
+            (len > 1 || !dot)) {
+            x -= 0x3030303030303030ull;
+            x = x * 10 + (x >> 8);
+            x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+                 (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+                32;
+            *v = nfrac ? (double)x / report_pow10[nfrac] : (double)x;
+            return 1;
+        }
+    }
+    return num_parse(s, len, v);
 }
 
 int num_parse_suffix(const char *s, size_t len, double *v);
@@ -776,6 +837,88 @@ static inline int nccl_info_at(const struct line *l, const char *b)
     return span_starts(b, rest, "] NCCL INFO") ? (int)(b - l->raw) + 1 : 0;
 }
 
+/* Whether the bytes s[i, n) hold c (n - i < 64: a bounded scalar tail). */
+static inline int bytes_have(const char *s, size_t i, size_t n, char c)
+{
+#if defined(__SSE2__)
+    const __m128i vc = _mm_set1_epi8(c);
+    for (; i + 16 <= n; i += 16)
+        if (_mm_movemask_epi8(
+                _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), vc)))
+            return 1;
+    if (i < n && n >= 16)
+        return (_mm_movemask_epi8(_mm_cmpeq_epi8(
+                    _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), vc)) >>
+                (16 - (n - i))) != 0;
+#endif
+    for (; i < n; i++)
+        if (s[i] == c)
+            return 1;
+    return 0;
+}
+
+/* An NCCL INFO line read with an NCCL section open, told before it is
+ * cleaned: 1 when nccl_line would take it (TAKE_YES) and change nothing
+ * but the section's last line, with *e the line's end (its newline's
+ * offset, or avail); 0 when that is not sure, and the line is read as any
+ * other. s is a line opening with no byte line_clean removes, rb its first
+ * ']' (followed by "NCCL INFO"). Most INFO messages carry nothing nccl_line keeps:
+ * it reads "comm ", "NCCL_ALGO" and "Using network" messages, and NCCL
+ * WARN lines, and a log holds thousands of the others between the rows of
+ * its tables. The test holds this to nccl_line on random lines; kept in
+ * step with nccl_line, is_warn, info_msg and info_line (report_nccl.c):
+ * - no digit and no '#' opens the line (no table row, nothing removed: the
+ *   line's view is its raw text from s on);
+ * - no 'N' before the ']': the first "NCCL INFO " is then the marker's,
+ *   when a blank follows it, and any "NCCL WARN" starts past the ']', so
+ *   none is there when no 'W' is (searched with the newline);
+ * - the message after the marker opens with none of the three above. */
+static inline int nccl_info_quiet(const char *s, size_t avail, size_t rb, size_t *e)
+{
+    if ((unsigned)(unsigned char)s[0] - '0' <= 9 || s[0] == '#' || rb + 12 > avail ||
+        s[rb + 11] != ' ')
+        return 0;
+    /* The message's first bytes are asked against the input left (avail):
+     * the three literals hold no newline, so they match there exactly when
+     * they match in the line. */
+    const char *m = s + rb + 12;
+    size_t ml = avail - (rb + 12);
+    if (span_starts(m, ml, "comm ") || span_starts(m, ml, "NCCL_ALGO") ||
+        span_starts(m, ml, "Using network") || bytes_have(s, 0, rb, 'N'))
+        return 0;
+    /* the line's end, and whether a 'W' comes before it past the ']':
+     * the 'W' compares of the steps before the newline's are gathered in
+     * one register and looked at once */
+    size_t i = rb + 1;
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n'), vw = _mm_set1_epi8('W');
+    __m128i w = _mm_setzero_si128();
+    for (; i + 32 <= avail; i += 32) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i n0 = _mm_cmpeq_epi8(v0, vn), n1 = _mm_cmpeq_epi8(v1, vn);
+        __m128i w0 = _mm_cmpeq_epi8(v0, vw), w1 = _mm_cmpeq_epi8(v1, vw);
+        if (!_mm_movemask_epi8(_mm_or_si128(n0, n1))) {
+            w = _mm_or_si128(w, _mm_or_si128(w0, w1));
+            continue;
+        }
+        unsigned mn = (unsigned)_mm_movemask_epi8(n0) | (unsigned)_mm_movemask_epi8(n1) << 16;
+        unsigned mw = (unsigned)_mm_movemask_epi8(w0) | (unsigned)_mm_movemask_epi8(w1) << 16;
+        if (_mm_movemask_epi8(w) || (mw & ((mn & -mn) - 1)))
+            return 0;
+        *e = i + (unsigned)__builtin_ctz(mn);
+        return 1;
+    }
+    if (_mm_movemask_epi8(w))
+        return 0;
+#endif
+    for (; i < avail && s[i] != '\n'; i++)
+        if (s[i] == 'W')
+            return 0;
+    *e = i;
+    return 1;
+}
+
 int perf_detect(const struct line *l);
 void perf_init(struct report_section *sec);
 enum take perf_line(struct report_section *sec, const struct line *l);
@@ -811,6 +954,11 @@ void cpu_init(struct report_section *sec);
 enum take cpu_line(struct report_section *sec, const struct line *l);
 void cpu_finish(struct report_section *sec);
 
+/* Whether k is an ethtool -S counter name (1 to 64 letters, digits or
+ * "_.-[]") and, in *words, which words it holds anywhere: bit i for the
+ * i-th of "_rx", "_tx", "pause", "duration", "transition", "storm", "err",
+ * "crc", "fcs", "discard", "out_of_buffer" (report_nic.c). */
+int nic_counter_key(const char *k, size_t kl, unsigned *words);
 int nic_detect(const struct line *l);
 void nic_init(struct report_section *sec);
 enum take nic_line(struct report_section *sec, const struct line *l);

@@ -404,10 +404,11 @@ static void header_line(struct report_nccl *c, const struct tok *t, int n)
     c->have_header = 1;
 }
 
-static double cell(const struct tok *t)
+/* lo: the start of the cell's line (num_parse_lo) */
+static double cell(const struct tok *t, const char *lo)
 {
     double v;
-    if (num_parse(t->s, t->len, &v))
+    if (num_parse_lo(t->s, t->len, &v, lo))
         return v;
     return NAN;
 }
@@ -429,9 +430,10 @@ static int has_e(const struct tok *t)
     return 0;
 }
 
-/* size and count: the first two cells, already read by row_shape. */
+/* size and count: the first two cells, already read by row_shape; lo: the
+ * start of the row's line, which holds t's tokens. */
 static void data_row(struct report_section *sec, const struct tok *t, int n, double size,
-                     double count, int dtype)
+                     double count, int dtype, const char *lo)
 {
     struct report_nccl *c = &sec->u.nccl;
     struct report_nccl_row r;
@@ -455,7 +457,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n, dou
         rest = n - i;
     }
     if (has_root && rest >= 5) {
-        r.root = cell(&t[i]);
+        r.root = cell(&t[i], lo);
         i++;
         rest--;
     }
@@ -463,19 +465,19 @@ static void data_row(struct report_section *sec, const struct tok *t, int n, dou
         section_issue(sec, "a table row was cut before its bus bandwidth");
         return;
     }
-    r.oop_time_us = cell(&t[i]);
-    r.oop_algbw_gbs = cell(&t[i + 1]);
-    r.oop_busbw_gbs = cell(&t[i + 2]);
-    r.oop_wrong = cell(&t[i + 3]);
+    r.oop_time_us = cell(&t[i], lo);
+    r.oop_algbw_gbs = cell(&t[i + 1], lo);
+    r.oop_busbw_gbs = cell(&t[i + 2], lo);
+    r.oop_wrong = cell(&t[i + 3], lo);
     /* The oldest layout prints the largest error ("0e+00"), not a count. */
     if (t[i + 3].len > 1 && t[i + 3].s[0] != 'N' && has_e(&t[i + 3]))
         c->wrong_is_error_column = 1;
     r.ip_time_us = r.ip_algbw_gbs = r.ip_busbw_gbs = r.ip_wrong = NAN;
     if (rest >= 8) {
-        r.ip_time_us = cell(&t[i + 4]);
-        r.ip_algbw_gbs = cell(&t[i + 5]);
-        r.ip_busbw_gbs = cell(&t[i + 6]);
-        r.ip_wrong = cell(&t[i + 7]);
+        r.ip_time_us = cell(&t[i + 4], lo);
+        r.ip_algbw_gbs = cell(&t[i + 5], lo);
+        r.ip_busbw_gbs = cell(&t[i + 6], lo);
+        r.ip_wrong = cell(&t[i + 7], lo);
     } else if (rest > 4) {
         section_issue(sec, "a table row was cut in its in-place columns");
     }
@@ -514,7 +516,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
              * next run's table, pasted without its header. */
             if (c->row_count > 0 && size < c->rows[c->row_count - 1].size_b)
                 return TAKE_END;
-            data_row(sec, t, n, size, count, dtype);
+            data_row(sec, t, n, size, count, dtype, l->s);
             return TAKE_YES;
         }
     }
@@ -603,7 +605,7 @@ enum take nccl_line(struct report_section *sec, const struct line *l)
     double size, count;
     int dtype = row_shape(t, n, &size, &count);
     if (dtype) {
-        data_row(sec, t, n, size, count, dtype);
+        data_row(sec, t, n, size, count, dtype, l->s);
         return TAKE_YES;
     }
     /* A row cut to a bare number (or "...") right after the table. */

@@ -748,6 +748,13 @@ static void parser_free(struct parser *p)
     free(p);
 }
 
+/* nccl_info_quiet out of line: asked of INFO lines inside NCCL tables only,
+ * and inlined into the driver's loop it cost every other line registers. */
+static __attribute__((noinline)) int info_quiet(const char *s, size_t avail, size_t rb, size_t *e)
+{
+    return nccl_info_quiet(s, avail, rb, e);
+}
+
 /* Reads the line at pos (it ends at '\n' or at end), feeds it and returns
  * where the next line begins. end is the input's end or just past a '\n',
  * so the line is the one a parse of the whole input reads there. Forced
@@ -763,19 +770,29 @@ static inline __attribute__((always_inline)) size_t read_line(struct parser *p, 
         /* An NCCL INFO line with no NCCL section open is read by no one
          * (feed drops it), and a debug log is full of them: told at the
          * line's first ']', before the rest of the line is scanned or the
-         * line cleaned; its end is then found by one memchr (the bytes
-         * from at on are the rest of the line). Only for a line opening
-         * with no byte line_clean removes (line_debris): its raw text then
-         * starts at s, and ends past the marker (which holds no newline nor
-         * byte removed at the end), so this is the l.info that feed would
-         * see, with l.raw_len > 0. A line that is not told here (its ']'
-         * and its newline in one step of line_scan_head) still reaches
-         * feed, which drops it. */
-        if (rb + 11 <= avail && (!p->cur || p->cur_ops->kind != REPORT_NCCL) &&
-            !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
+         * line cleaned; its end is then found by line_scan_tail from at
+         * (the bytes from at on are the rest of the line: an inline scan,
+         * where a memchr call's length-dependent exits were mispredicted
+         * branches). Only for a line opening with no byte line_clean
+         * removes (line_debris): its raw text then starts at s, and ends
+         * past the marker (which holds no newline nor byte removed at the
+         * end), so this is the l.info that feed would see, with
+         * l.raw_len > 0. A line that is not told here (its ']' and its
+         * newline in one step of line_scan_head) still reaches feed, which
+         * drops it. */
+        if (rb + 11 <= avail && !(line_debris((unsigned char)s[0]) & DEBRIS_OPEN) &&
             span_starts(s + rb, avail - rb, "] NCCL INFO")) {
-            const char *nlp = memchr(s + at, '\n', avail - at);
-            return nlp ? (size_t)(nlp - text) + 1 : end;
+            if (!p->cur || p->cur_ops->kind != REPORT_NCCL) {
+                size_t e = line_scan_tail(s, avail, at);
+                return e < avail ? pos + e + 1 : end;
+            }
+            /* Inside an NCCL table, most INFO lines are taken with no
+             * effect but the section's last line (nccl_info_quiet). */
+            size_t e;
+            if (info_quiet(s, avail, rb, &e)) {
+                p->cur->last_line = lineno;
+                return e < avail ? pos + e + 1 : end;
+            }
         }
         ll = line_scan_tail(s, avail, at);
     }

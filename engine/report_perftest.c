@@ -183,6 +183,8 @@ static void header_row(struct report_perftest *p, const struct line *l)
     p->in_table = 1;
 }
 
+/* t: the row's n tokens, from one line (t[0] first: the cells are read
+ * by num_parse_lo with t[0].s as the line's start). */
 static void data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_perftest *p = &sec->u.perf;
@@ -194,7 +196,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         v[k] = NAN;
     int got = 0;
     for (int i = 0; i < n && i < p->ncols; i++) {
-        if (!num_parse(t[i].s, t[i].len, &v[p->col_map[i]]))
+        if (!num_parse_lo(t[i].s, t[i].len, &v[p->col_map[i]], t[0].s))
             break;
         got++;
     }

@@ -280,7 +280,10 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     struct tok t[TOK_MAX];
     if (l->raw_len == 0)
         return TAKE_YES;
-    if (line_find_raw_a(l, "nvidia-smi topo", 6)) {
+    /* anchored on the 'v': a matrix row holds none, where its affinity
+     * ("0-47,96-143") holds the '-' that each made a second and third
+     * memchr call (the search finds the first occurrence either way) */
+    if (line_find_raw_a(l, "nvidia-smi topo", 1)) {
         if (tp->has_link || tp->has_p2p || tp->cur_matrix)
             return TAKE_END;
         if (line_find_raw(l, "-p2p"))

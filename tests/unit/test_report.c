@@ -692,6 +692,126 @@ START_TEST(line_scan_matches_a_byte_loop_on_random_text)
 }
 END_TEST
 
+/* nccl_info_quiet's claim, held to nccl_line itself: an INFO line it calls
+ * quiet is taken (TAKE_YES) by an NCCL section that has read a header and a
+ * row, and leaves every byte of the section as it was; its end is the line's
+ * newline (or the text's end). Lines are INFO lines built from pieces that
+ * make nccl_line read them (WARN markers, the three messages info_line
+ * reads, a leading digit or '#', an 'N' before the ']'), with the rest of
+ * the input after them. */
+START_TEST(nccl_info_quiet_lines_change_nothing_in_an_nccl_section)
+{
+    static const char *const heads[] = {
+        "gpu-a17:88123:88190 [3]", "NODE1:1:2 [0]", "1.2.3.4:5:6 [1]", "# h:1:2 [0]", "x [7]",
+        "gpuNCCL WARN:1:2 [0]", "host-with-a-long-name-for-the-window:12345:67890 [5]", "[2]",
+    };
+    static const char *const msgs[] = {
+        "Channel 07/0 : 3[3] -> 4[4] via P2P/CUMEM/read", "comm 0x5612 rank 0 nRanks 64 nNodes 8",
+        "NCCL_ALGO set by environment to Ring", "Using network IB", "NET/IB : Using [0]mlx5_0:1/IB",
+        "NCCL WARN Cuda failure", "W", "N", " ", "", "\t", "Using", "comm", "NCCL_ALG",
+        "8 2 float sum -1 36.47 0.00 0.00 0", "NCCL INFO comm 0x1 nRanks 2", "x]y",
+    };
+    static const char *const tails[] = {"\n", "\nnext line\n", "", "   \n", "\r\n", " W\n", "`\n"};
+    static const char *const pre[] = {
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+        "     8388608       2097152     float     sum      -1    60.1  139.57  244.25      0    60.0  139.81  244.67      0",
+    };
+    char text[4096];
+    struct report_section *sec = malloc(sizeof(*sec)), *was = malloc(sizeof(*sec));
+    char *block = malloc(sizeof(text));
+    struct line l;
+    /* the section as the driver has it mid-table */
+    memset(was, 0, sizeof(*was));
+    memset(&l, 0, sizeof(l));
+    was->kind = REPORT_NCCL;
+    nccl_init(was);
+    for (int i = 0; i < 2; i++) {
+        line_clean(pre[i], strlen(pre[i]), &l);
+        ck_assert_int_eq(nccl_line(was, &l), TAKE_YES);
+    }
+    ck_assert_int_eq(was->u.nccl.row_count, 1);
+    uint64_t st = 0x2545F4914F6CDD1Dull;
+    int quiet = 0;
+    for (int k = 0; k < 60000; k++) {
+        size_t len = (size_t)snprintf(text, sizeof(text), "%s NCCL INFO %s%s%s",
+                                      heads[draw(&st) % (sizeof(heads) / sizeof(heads[0]))],
+                                      msgs[draw(&st) % (sizeof(msgs) / sizeof(msgs[0]))],
+                                      msgs[draw(&st) % (sizeof(msgs) / sizeof(msgs[0]))],
+                                      tails[draw(&st) % (sizeof(tails) / sizeof(tails[0]))]);
+        if (draw(&st) % 4 == 0)
+            text[11 + draw(&st) % 20] = (char)" NW]\n"[draw(&st) % 5];
+        char *heap = at_block_end(block, sizeof(text), text, len);
+        size_t rb, ll = line_scan(heap, len, &rb), e = 0;
+        if (rb == LINE_NO_BRACKET || rb + 11 > len || !span_starts(heap + rb, len - rb, "] NCCL INFO") ||
+            (line_debris((unsigned char)heap[0]) & DEBRIS_OPEN))
+            continue;
+        if (!nccl_info_quiet(heap, len, rb, &e))
+            continue;
+        quiet++;
+        ck_assert_uint_eq(e, ll);
+        memcpy(sec, was, sizeof(*sec));
+        line_clean(heap, ll, &l);
+        l.info = nccl_is_info(&l);
+        ck_assert_int_ne(l.info, 0);
+        ck_assert_int_eq(nccl_line(sec, &l), TAKE_YES);
+        if (memcmp(was, sec, sizeof(*sec)) != 0)
+            ck_abort_msg("nccl_info_quiet said quiet, nccl_line changed the section: \"%.*s\"",
+                         (int)ll, heap);
+    }
+    /* many drawn lines are quiet, and many are not */
+    ck_assert_int_gt(quiet, 6000);
+    ck_assert_int_lt(quiet, 45000);
+    free(block);
+    free(sec);
+    free(was);
+}
+END_TEST
+
+/* nic_counter_key against the plain answer: every byte a letter, digit or
+ * one of "_.-[]", and a bit for each word found anywhere by a search. */
+START_TEST(nic_counter_key_matches_a_search_for_each_word)
+{
+    static const char *const words[] = {"_rx", "_tx", "pause", "duration", "transition", "storm",
+                                        "err", "crc", "fcs", "discard", "out_of_buffer"};
+    static const char *const pieces[] = {
+        "_rx", "_tx", "pause", "duration", "transition", "storm", "err", "crc", "fcs", "discard",
+        "out_of_buffer", "_r", "_t", "pa", "du", "di", "tr", "st", "er", "cr", "fc", "ou", "rx",
+        "tx", "_", "x", "e", "s", "packets", "bytes", "[0]", ".", "-", "Q9", " ", ":", "/",
+        "\xE2", "out_of_buf",
+    };
+    char buf[80];
+    char *block = malloc(sizeof(buf));
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    int counters = 0;
+    for (int k = 0; k < 400000; k++) {
+        size_t len = join_pieces(pieces, sizeof(pieces) / sizeof(pieces[0]), 12, &st, buf, sizeof(buf));
+        char *heap = at_block_end(block, sizeof(buf), buf, len);
+        int want = len >= 1 && len <= 64;
+        for (size_t i = 0; want && i < len; i++) {
+            unsigned char c = (unsigned char)heap[i];
+            want = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '_' || c == '.' || c == '-' || c == '[' || c == ']';
+        }
+        unsigned want_w = 0, got_w = 0xDEAD;
+        for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+            size_t n = strlen(words[w]);
+            for (size_t i = 0; i + n <= len; i++)
+                if (memcmp(heap + i, words[w], n) == 0) {
+                    want_w |= 1u << w;
+                    break;
+                }
+        }
+        int got = nic_counter_key(heap, len, &got_w);
+        counters += got;
+        if (got != want || (got && got_w != want_w))
+            ck_abort_msg("nic_counter_key(\"%.*s\") = %d %#x, by search %d %#x", (int)len, heap, got,
+                         got_w, want, want_w);
+    }
+    ck_assert_int_gt(counters, 10000);
+    free(block);
+}
+END_TEST
+
 /* line_clean as it was before its one-load exits: chains of byte tests. */
 static int ref_box_at(const char *s, size_t len)
 {
@@ -1014,6 +1134,38 @@ START_TEST(num_parse_matches_the_general_reader_on_random_tokens)
 }
 END_TEST
 
+/* num_parse_lo against num_parse, value bit for bit, on random tokens after
+ * random bytes of their line (lo: the line's start), each line copied to a
+ * heap block of its own size, so that a read outside it is caught by the
+ * sanitizer builds. */
+START_TEST(num_parse_lo_matches_num_parse_on_random_cells)
+{
+    static const char alpha[] = "0123456789012345678901234567890123456789....--+eEx N";
+    char buf[32];
+    uint64_t st = 0x6A09E667F3BCC909ull;
+    int fast = 0;
+    for (int k = 0; k < 1000000; k++) {
+        size_t pre = (size_t)(draw(&st) % 13);
+        size_t len = pre + draw_text(&st, buf + pre, 11, alpha, sizeof(alpha) - 1);
+        for (size_t i = 0; i < pre; i++)
+            buf[i] = alpha[draw(&st) % (sizeof(alpha) - 1)];
+        if (len == 0)
+            continue;
+        char *line = malloc(len);
+        memcpy(line, buf, len);
+        double v = -7, r = -7;
+        int got = num_parse_lo(line + pre, len - pre, &v, line);
+        int want = num_parse(line + pre, len - pre, &r);
+        fast += got && len >= 8 && len - pre <= 8;
+        if (got != want || memcmp(&v, &r, sizeof(v)) != 0)
+            ck_abort_msg("num_parse_lo(\"%.*s\" after %zu bytes) = %d %.17g, num_parse %d %.17g",
+                         (int)(len - pre), line + pre, pre, got, v, want, r);
+        free(line);
+    }
+    ck_assert_int_gt(fast, 20000);
+}
+END_TEST
+
 /* ---- checker ---- */
 
 static const char *TOPO_PCIE = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nGPU1\tSYS\t X \t0-7\n";
@@ -1241,7 +1393,10 @@ static Suite *suite(void)
     TCase *x = tcase_create("text");
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
     tcase_add_test(x, num_parse_matches_the_general_reader_on_random_tokens);
+    tcase_add_test(x, num_parse_lo_matches_num_parse_on_random_cells);
     tcase_add_test(x, line_clean_matches_byte_tests_on_random_lines);
+    tcase_add_test(x, nccl_info_quiet_lines_change_nothing_in_an_nccl_section);
+    tcase_add_test(x, nic_counter_key_matches_a_search_for_each_word);
     tcase_add_test(x, strong_possible_matches_its_table_loop_on_random_lines);
     tcase_add_test(x, span_find_matches_a_naive_search_on_random_text);
     tcase_add_test(x, span_trim_matches_a_byte_loop_on_random_text);
