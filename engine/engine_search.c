@@ -1761,14 +1761,11 @@ static inline double max_num(double a, double b)
 enum { SEED_MIN_ALL, SEED_MIN_SHORT, SEED_REC, SEED_CHEAP_DL, SEED_FAST_B, SEED_FAST_ALL, SEEDS };
 _Static_assert(SEEDS == ENGINE_PRICE_SEEDS, "a seed for each pick");
 
-static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, int nc, struct scans *s)
+/* The seeds' keys where a seed is in its set (else +inf), for either scan;
+ * a seed within DAYS_CAP sets any_short. */
+static inline void seed_keys(const struct engine_price_cols *pc, int nc, int base, struct scans *s,
+                             double *seed_k, double *seed_d)
 {
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
-    const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
-    const struct scans s0 = *s;
-    /* the seeds' keys where a seed is in its set (else +inf) */
-    double seed_k[SEEDS], seed_d[SEEDS];
-    __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
     for (int x = 0; x < SEEDS; x++) {
         int j = pc->seed[x];
         double d, k;
@@ -1794,31 +1791,78 @@ static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, i
             seed_d[x] = d;
         }
     }
-    /* a cost-keyed pick's limit: its cost and the seed's, or (none and no
-     * seed) +inf with its days test; days-keyed alike */
+}
+
+/* The scans' limits (struct scans above): a cost-keyed pick's is its cost
+ * and the seed's, or (none and no seed) +inf with its days test; days-keyed
+ * alike; k and d are the largest, for the one test of all picks at once. */
+struct scan_limits {
+    double all, fast, min_short, rec, cheap_dl, fast_b, k, d, any;
+};
+
+static inline struct scan_limits scan_limits(const struct scans *s, const double *seed_k,
+                                             const double *seed_d)
+{
 #define KLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).cost, seed_k[x])
 #define DLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).days, seed_d[x])
 #define NONE(p, x) ((p).i < 0 && isinf(seed_k[x]))
-#define LIMITS()                                                                                                   \
-    do {                                                                                                           \
-        double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);                          \
-        t_all = _mm_set1_pd(k_);                                                                                   \
-        t_fast = _mm_set1_pd(d_);                                                                                  \
-        t_short = _mm_set1_pd(KLIM(s->min_short, SEED_MIN_SHORT));                                                 \
-        t_rec = _mm_set1_pd(KLIM(s->rec, SEED_REC));                                                               \
-        t_cheap = _mm_set1_pd(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                   \
-        t_fast_b = _mm_set1_pd(DLIM(s->fast_b, SEED_FAST_B));                                                      \
-        k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));            \
-        d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;                               \
-        k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));                                    \
-        k_ = NONE(s->cheap_dl, SEED_CHEAP_DL) ? k_ : max_num(k_, KLIM(s->cheap_dl, SEED_CHEAP_DL));                \
-        d_ = NONE(s->rec, SEED_REC) || NONE(s->cheap_dl, SEED_CHEAP_DL) ? max_num(d_, s->deadline) : d_;           \
-        d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));                        \
-        k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;                                           \
-        d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);                                                            \
-        t_k = _mm_set1_pd(k_);                                                                                     \
-        t_d = _mm_set1_pd(d_);                                                                                     \
-        t_any = _mm_set1_pd(s->any_short ? NAN : DAYS_CAP);                                                        \
+    struct scan_limits l;
+    double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);
+    l.all = k_;
+    l.fast = d_;
+    l.min_short = KLIM(s->min_short, SEED_MIN_SHORT);
+    l.rec = KLIM(s->rec, SEED_REC);
+    l.cheap_dl = KLIM(s->cheap_dl, SEED_CHEAP_DL);
+    l.fast_b = DLIM(s->fast_b, SEED_FAST_B);
+    k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));
+    d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;
+    k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));
+    k_ = NONE(s->cheap_dl, SEED_CHEAP_DL) ? k_ : max_num(k_, KLIM(s->cheap_dl, SEED_CHEAP_DL));
+    d_ = NONE(s->rec, SEED_REC) || NONE(s->cheap_dl, SEED_CHEAP_DL) ? max_num(d_, s->deadline) : d_;
+    d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));
+    k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;
+    d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);
+    l.k = k_;
+    l.d = d_;
+    l.any = s->any_short ? NAN : DAYS_CAP;
+#undef NONE
+#undef DLIM
+#undef KLIM
+    return l;
+}
+
+/* This pricing's picks: the next one's seeds. */
+static inline void save_seeds(struct engine_price_cols *pc, const struct scans *s)
+{
+    pc->seed[SEED_MIN_ALL] = s->min_all.i;
+    pc->seed[SEED_MIN_SHORT] = s->min_short.i;
+    pc->seed[SEED_REC] = s->rec.i;
+    pc->seed[SEED_CHEAP_DL] = s->cheap_dl.i;
+    pc->seed[SEED_FAST_B] = s->fast_b.i;
+    pc->seed[SEED_FAST_ALL] = s->fast_all.i;
+}
+
+static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, int nc, struct scans *s)
+{
+    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
+    const struct scans s0 = *s;
+    /* the seeds' keys where a seed is in its set (else +inf) */
+    double seed_k[SEEDS], seed_d[SEEDS];
+    __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
+    seed_keys(pc, nc, base, s, seed_k, seed_d);
+#define LIMITS()                                                                                   \
+    do {                                                                                           \
+        const struct scan_limits l_ = scan_limits(s, seed_k, seed_d);                              \
+        t_all = _mm_set1_pd(l_.all);                                                               \
+        t_fast = _mm_set1_pd(l_.fast);                                                             \
+        t_short = _mm_set1_pd(l_.min_short);                                                       \
+        t_rec = _mm_set1_pd(l_.rec);                                                               \
+        t_cheap = _mm_set1_pd(l_.cheap_dl);                                                        \
+        t_fast_b = _mm_set1_pd(l_.fast_b);                                                         \
+        t_k = _mm_set1_pd(l_.k);                                                                   \
+        t_d = _mm_set1_pd(l_.d);                                                                   \
+        t_any = _mm_set1_pd(l_.any);                                                               \
     } while (0)
     LIMITS();
     for (int i = 0; i < nc; i += 2) {
@@ -1851,16 +1895,7 @@ static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, i
         LIMITS();
     }
 #undef LIMITS
-#undef NONE
-#undef DLIM
-#undef KLIM
-    /* this pricing's picks: the next one's seeds */
-    pc->seed[SEED_MIN_ALL] = s->min_all.i;
-    pc->seed[SEED_MIN_SHORT] = s->min_short.i;
-    pc->seed[SEED_REC] = s->rec.i;
-    pc->seed[SEED_CHEAP_DL] = s->cheap_dl.i;
-    pc->seed[SEED_FAST_B] = s->fast_b.i;
-    pc->seed[SEED_FAST_ALL] = s->fast_all.i;
+    save_seeds(pc, s);
 }
 
 AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_cols *pc, int nc, struct scans *s)
@@ -1874,56 +1909,19 @@ AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_col
     double seed_k[SEEDS], seed_d[SEEDS];
     v4d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
     int i = 0, saw_nan = 0;
-    for (int x = 0; x < SEEDS; x++) {
-        int j = pc->seed[x];
-        double d, k;
-        int in;
-        seed_k[x] = seed_d[x] = INFINITY;
-        if (j < 0 || j >= nc)
-            continue;
-        d = pc->days[base + j];
-        k = pc->cost[base + j];
-        if (isnan(d) || isnan(k))
-            continue;
-        if (d <= DAYS_CAP)
-            s->any_short = 1;
-        switch (x) {
-        case SEED_MIN_SHORT: in = d <= s->min_days_cap; break;
-        case SEED_REC: in = d <= s->deadline && k <= s->budget; break;
-        case SEED_CHEAP_DL: in = d <= s->deadline; break;
-        case SEED_FAST_B: in = k <= s->budget; break;
-        default: in = 1; break;
-        }
-        if (in) {
-            seed_k[x] = k;
-            seed_d[x] = d;
-        }
-    }
-    /* a cost-keyed pick's limit: its cost and the seed's, or (none and no
-     * seed) +inf with its days test; days-keyed alike */
-#define KLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).cost, seed_k[x])
-#define DLIM(p, x) min_num((p).i < 0 ? INFINITY : (p).days, seed_d[x])
-#define NONE(p, x) ((p).i < 0 && isinf(seed_k[x]))
-#define LIMITS()                                                                                                   \
-    do {                                                                                                           \
-        double k_ = KLIM(s->min_all, SEED_MIN_ALL), d_ = DLIM(s->fast_all, SEED_FAST_ALL);                          \
-        t_all = V4(k_);                                                                                            \
-        t_fast = V4(d_);                                                                                           \
-        t_short = V4(KLIM(s->min_short, SEED_MIN_SHORT));                                                          \
-        t_rec = V4(KLIM(s->rec, SEED_REC));                                                                        \
-        t_cheap = V4(KLIM(s->cheap_dl, SEED_CHEAP_DL));                                                            \
-        t_fast_b = V4(DLIM(s->fast_b, SEED_FAST_B));                                                               \
-        k_ = NONE(s->min_short, SEED_MIN_SHORT) ? k_ : max_num(k_, KLIM(s->min_short, SEED_MIN_SHORT));            \
-        d_ = NONE(s->min_short, SEED_MIN_SHORT) ? max_num(d_, s->min_days_cap) : d_;                               \
-        k_ = NONE(s->rec, SEED_REC) ? k_ : max_num(k_, KLIM(s->rec, SEED_REC));                                    \
-        k_ = NONE(s->cheap_dl, SEED_CHEAP_DL) ? k_ : max_num(k_, KLIM(s->cheap_dl, SEED_CHEAP_DL));                \
-        d_ = NONE(s->rec, SEED_REC) || NONE(s->cheap_dl, SEED_CHEAP_DL) ? max_num(d_, s->deadline) : d_;           \
-        d_ = NONE(s->fast_b, SEED_FAST_B) ? d_ : max_num(d_, DLIM(s->fast_b, SEED_FAST_B));                        \
-        k_ = NONE(s->fast_b, SEED_FAST_B) ? max_num(k_, s->budget) : k_;                                           \
-        d_ = s->any_short ? d_ : max_num(d_, DAYS_CAP);                                                            \
-        t_k = V4(k_);                                                                                              \
-        t_d = V4(d_);                                                                                              \
-        t_any = V4(s->any_short ? NAN : DAYS_CAP);                                                                 \
+    seed_keys(pc, nc, base, s, seed_k, seed_d);
+#define LIMITS()                                                                                   \
+    do {                                                                                           \
+        const struct scan_limits l_ = scan_limits(s, seed_k, seed_d);                              \
+        t_all = V4(l_.all);                                                                        \
+        t_fast = V4(l_.fast);                                                                      \
+        t_short = V4(l_.min_short);                                                                \
+        t_rec = V4(l_.rec);                                                                        \
+        t_cheap = V4(l_.cheap_dl);                                                                 \
+        t_fast_b = V4(l_.fast_b);                                                                  \
+        t_k = V4(l_.k);                                                                            \
+        t_d = V4(l_.d);                                                                            \
+        t_any = V4(l_.any);                                                                        \
     } while (0)
     LIMITS();
     for (; i + 4 <= nc; i += 4) {
@@ -1968,18 +1966,9 @@ AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_col
     for (; i < nc; i++)
         scan_cand(s, i, pc->days[base + i], pc->cost[base + i]);
 #undef LIMITS
-#undef NONE
-#undef DLIM
-#undef KLIM
 #undef LE
 #undef V4
-    /* this pricing's picks: the next one's seeds */
-    pc->seed[SEED_MIN_ALL] = s->min_all.i;
-    pc->seed[SEED_MIN_SHORT] = s->min_short.i;
-    pc->seed[SEED_REC] = s->rec.i;
-    pc->seed[SEED_CHEAP_DL] = s->cheap_dl.i;
-    pc->seed[SEED_FAST_B] = s->fast_b.i;
-    pc->seed[SEED_FAST_ALL] = s->fast_all.i;
+    save_seeds(pc, s);
 }
 #endif
 
