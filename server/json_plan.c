@@ -1574,8 +1574,7 @@ static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int
     for (int i = 0; i < p->n_storage; i++) {
         const struct plan_storage_tier *st = &p->storage[i];
         if (!cmp && (!has_nul(st->tier, sizeof st->tier) || !has_nul(st->kind, sizeof st->kind))) {
-            if (!cmp)
-                k->bad = 1;
+            k->bad = 1;
             return 0;
         }
         KEY(st->tier, sizeof st->tier);
@@ -1585,8 +1584,7 @@ static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int
         const char *rule = p->rationale[i].rule;
         _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
         if (!cmp && !has_nul(rule, 16)) {
-            if (!cmp)
-                k->bad = 1;
+            k->bad = 1;
             return 0;
         }
         KEY(rule, 16);
@@ -1594,8 +1592,7 @@ static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *bl = &p->bom[i];
         if (!cmp && (!has_nul(bl->item, sizeof bl->item) || !has_nul(bl->as_of, sizeof bl->as_of))) {
-            if (!cmp)
-                k->bad = 1;
+            k->bad = 1;
             return 0;
         }
         KEY(bl->item, sizeof bl->item);
