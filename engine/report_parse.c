@@ -24,35 +24,34 @@
  *
  * Threads: on a large input (report_parse_opts; by default 16 MiB and more)
  * the text is cut at line starts into pieces, PIECES_PER_THREAD for each
- * thread (struct sched). The calling thread reads piece 0 as the
- * sequential parser does; the other threads, and the calling thread once
- * it is done with piece 0, take the next piece left and parse it from the
- * start state (no section open), as if it began the input, with line
- * numbers counted from its first line, logging the lines after which its
+ * thread (struct sched). The calling thread reads piece 0 as the sequential
+ * parser does; the other threads, and the calling thread once it is done with
+ * piece 0, take the next piece left and parse it from the start state (no
+ * section open; a "chunk parser", parse_chunk), as if it began the input, with
+ * line numbers counted from its first line, logging the lines after which its
  * state depends on the input from there on only: "no section open" and "a
- * section of kind X opened on this line" (open_section clears what it
- * uses, so such a state is the same whoever reached it), each with the
- * counters at that point. The calling thread, whose state is the sequential
- * parser's, takes the pieces in, in order, as they are done: it reads on
- * into piece k line by line until its state is one that piece k's log
- * holds for the same line (convergence); from there on piece k's parse is
- * the sequential one, so its sections from that point are spliced in (line
- * numbers shifted, the REPORT_SECTIONS_MAX cap applied over the whole
- * input), its counters added less those at the point, and its end state
- * taken over. Without convergence the calling thread has parsed piece k
- * itself, as one thread would; a piece it takes when all before it are in
- * is read straight into the sequential parse. The result is the sequential
- * parse's, field for field (the differential tests compare them). Several
- * pieces a thread, not one chunk each, because the threads rarely run at
- * the same speed (a shared or busy CPU): with equal chunks the slower one
- * decides the time, with small pieces the faster one takes more of them.
- * The threads are POSIX threads (libc's pthreads): no other library, no
- * globals, and a thread that cannot start (or a piece parser short of
- * memory) leaves its pieces to the others. Memory: a piece's parse keeps
- * at most the sections the whole input may still keep (none once the cap
- * is reached, which on a long log is within its first piece) and is freed
- * when taken in, and the calling thread takes in what is done after each
- * piece it reads, so few are held at once. */
+ * section of kind X opened on this line" (open_section clears what it uses, so
+ * such a state is the same whoever reached it), each with the counters at that
+ * point. The calling thread, whose state is the sequential parser's, takes the
+ * pieces in, in order, as they are done: it reads on into piece k line by line
+ * until its state is one that piece k's log holds for the same line
+ * (convergence); from there on piece k's parse is the sequential one, so its
+ * sections from that point are spliced in (line numbers shifted, the
+ * REPORT_SECTIONS_MAX cap applied over the whole input), its counters added
+ * less those at the point, and its end state taken over. Without convergence
+ * the calling thread has parsed piece k itself, as one thread would; a piece
+ * it takes when all before it are in is read straight into the sequential
+ * parse. The result is the sequential parse's, field for field (the
+ * differential tests compare them). Several pieces a thread, not one chunk
+ * each, because the threads rarely run at the same speed (a shared or busy
+ * CPU): with equal chunks the slower one decides the time, with small pieces
+ * the faster one takes more of them. The threads are POSIX threads (libc's
+ * pthreads): no other library, no globals, and a thread that cannot start (or
+ * a piece parser short of memory) leaves its pieces to the others. Memory: a
+ * piece's parse keeps at most the sections the whole input may still keep
+ * (none once the cap is reached, which on a long log is within its first
+ * piece) and is freed when taken in, and the calling thread takes in what is
+ * done after each piece it reads, so few are held at once. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT: the CPUs this process may use */
 #include <pthread.h>
 #include <sched.h>
