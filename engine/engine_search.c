@@ -1117,6 +1117,22 @@ static inline __m128d cols_mask(const unsigned long long *col, int j)
     return _mm_castsi128_pd(_mm_load_si128((const __m128i *)(const void *)&col[j]));
 }
 
+/* The index where the price columns are 16-byte aligned (the same for all:
+ * their sizes are multiples of 16 bytes), where price_cols_fill put
+ * candidate 0; every pass over the columns starts there. */
+static inline int cols_base(const struct engine_price_cols *pc)
+{
+    return ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
+}
+
+/* The hot tier's monthly price for the data by kind (hot_kind_at's 0..2),
+ * 0 where the bill would not add it (not > 0: NaN, none) and for no kind. */
+static inline void hot_month_prices(const struct cloud_cost_memo *m, double out[4])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = m->hot_month_usd[k] > 0 ? m->hot_month_usd[k] : 0.0;
+    out[3] = 0.0;
+}
 
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
  * rented branch computes (engine_run_days with the tokens the memo holds,
@@ -1153,13 +1169,10 @@ static int price_cloud2(const struct catalog *c, const struct cloud_cost_memo *m
     const __m128d warm = _mm_set1_pd(m->warm_month_usd > 0 ? m->warm_month_usd : 0.0);
     const __m128d cold = _mm_set1_pd(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
-    const double hot_month[4] = {m->hot_month_usd[0] > 0 ? m->hot_month_usd[0] : 0.0,
-                                 m->hot_month_usd[1] > 0 ? m->hot_month_usd[1] : 0.0,
-                                 m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
+    double hot_month[4];
+    hot_month_prices(m, hot_month);
 
-    /* the index where the columns are 16-byte aligned (the same for all:
-     * their sizes are multiples of 16 bytes) */
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
+    const int base = cols_base(pc);
 
     if (nc <= 0)
         return 1;
@@ -1223,7 +1236,7 @@ static int price_cloud2(const struct catalog *c, const struct cloud_cost_memo *m
  * comparisons at a time, each as !(cost > limit). */
 static int near_from_cols2(const struct engine_price_cols *pc, int nc, double limit, int *set)
 {
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const int base = cols_base(pc);
     const __m128d lim = _mm_set1_pd(limit);
     /* by the pair's mask of costs above limit: how many of the two stay */
     static const unsigned char stay[4] = {2, 1, 1, 0};
@@ -1311,14 +1324,10 @@ AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost
     const v4d cold = V4(m->cold_month_usd > 0 ? m->cold_month_usd : 0.0);
 #undef V4
     /* the hot tier's price for the data by kind (hot_kind_at), 0 for none */
-    const double hot_month[4] = {m->hot_month_usd[0] > 0 ? m->hot_month_usd[0] : 0.0,
-                                 m->hot_month_usd[1] > 0 ? m->hot_month_usd[1] : 0.0,
-                                 m->hot_month_usd[2] > 0 ? m->hot_month_usd[2] : 0.0, 0.0};
+    double hot_month[4];
+    hot_month_prices(m, hot_month);
 
-    /* the index where the columns are 16-byte aligned (the same for all:
-     * their sizes are multiples of 16 bytes), where price_cols_fill put
-     * candidate 0 */
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;
+    const int base = cols_base(pc);
 
     if (nc <= 0)
         return 1;
@@ -1392,7 +1401,7 @@ AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost
  * above it (most are). */
 AVX2_FN static int near_from_cols4(const struct engine_price_cols *pc, int nc, double limit, int *set)
 {
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const int base = cols_base(pc);
     const v4d lim = {limit, limit, limit, limit};
     int n = 0, i = 0;
     for (; i + 4 <= nc; i += 4) {
@@ -1844,7 +1853,7 @@ static inline void save_seeds(struct engine_price_cols *pc, const struct scans *
 
 static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, int nc, struct scans *s)
 {
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const int base = cols_base(pc);
     const __m128d dl = _mm_set1_pd(s->deadline), bud = _mm_set1_pd(s->budget), cap = _mm_set1_pd(s->min_days_cap);
     const struct scans s0 = *s;
     /* the seeds' keys where a seed is in its set (else +inf) */
@@ -1900,7 +1909,7 @@ static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, i
 
 AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_cols *pc, int nc, struct scans *s)
 {
-    const int base = ((uintptr_t)(const void *)pc->startup_s & 15) != 0;   /* as price_cloud's */
+    const int base = cols_base(pc);
 #define V4(x) ((v4d){(x), (x), (x), (x)})
 #define LE(a, b) ((v4i)((a) <= (b)))
     const v4d dl = V4(s->deadline), bud = V4(s->budget), cap = V4(s->min_days_cap);
