@@ -1163,11 +1163,12 @@ enum status report_parse_capped(const char *text, size_t len,
         size_t i = atomic_fetch_add_explicit(&s.next, 1, memory_order_relaxed);
         if (i >= s.n)
             break;
-        if (i != taken)
-            s.pc[i].q = parse_piece(&s, i, p);
-        atomic_store_explicit(&s.pc[i].done, 1, memory_order_relaxed);
-        if (i == taken)
+        if (i == taken) {
             take_piece(p, &s, taken++, &lines, &lineno);
+            continue;
+        }
+        s.pc[i].q = parse_piece(&s, i, p);
+        atomic_store_explicit(&s.pc[i].done, 1, memory_order_relaxed);
     }
     for (size_t i = 0; i < nthreads; i++)
         pthread_join(tid[i], NULL);
