@@ -500,6 +500,10 @@ struct engine_text_memo {
     unsigned short strs_len;
     unsigned long long bits[ENGINE_TEXT_MEMO_CONV];   /* %d: the int; %f, %g: the double's bits */
     struct engine_num_form form[ENGINE_TEXT_MEMO_CONV];
+    /* %f, %g: doubles from keep_lo to keep_hi print as form does (an empty
+     * range when none can be vouched for; NaN: not worked out yet, done
+     * when a second double prints the form, engine_plan.c form_range) */
+    double keep_lo[ENGINE_TEXT_MEMO_CONV], keep_hi[ENGINE_TEXT_MEMO_CONV];
     char strs[128];
     char text[PLAN_TEXT_MAX];
 };

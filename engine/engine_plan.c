@@ -288,6 +288,8 @@ static int form_of(struct engine_num_form *f, char conv, double x, int prec)
     return conv == 'f' ? form_fixed(f, x, prec) : form_general(f, x, prec);
 }
 
+static void form_put(struct engine_text_memo *m, int k, const struct engine_num_form *f);
+
 static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned long long bits,
                       const struct engine_num_form *f, const char *str, size_t beg, size_t out_len)
 {
@@ -305,7 +307,7 @@ static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned 
     m->out_end[k] = (unsigned short)(beg + out_len);
     m->bits[k] = bits;
     if (f)
-        m->form[k] = *f;
+        form_put(m, k, f);
     if (str) {
         size_t len = strlen(str);
         if (len >= sizeof m->strs - m->strs_len) {
@@ -330,10 +332,18 @@ static void out_int(struct fmt_out *o, int v)
 {
     char tmp[16], *end = tmp + sizeof tmp, *q = end;
     unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    /* two digits at a time, as out_form writes them */
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * u, 2);
+    } else {
+        *--q = (char)('0' + u);
+    }
     if (v < 0)
         *--q = '-';
     out_put(o, q, (size_t)(end - q));
@@ -401,33 +411,64 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
     va_end(ap2);
 }
 
-/* Whether x prints as form f (conversion kind with precision p: what
- * form_of gave for an earlier x) without working its form out: x scaled as
- * f's digits are (10^k) is within 1/4096 of f's digits u, the margin
+/* The doubles that print as form f (conversion kind with precision p: what
+ * form_of gave for an earlier x), as a range [*lo, *hi] a later x is
+ * tested against with two comparisons instead of working its form out: x
+ * scaled as f's digits are (10^k) within 1/4096 of f's digits u, the margin
  * scaled_round keeps from a tie (the scaled value, one correctly rounded
  * multiplication or division below 2^40, is off by under 2^-13), so the
  * exact product rounds to u too, with f's sign. For %g, u must be above
  * 10^(p-1) (u = 10^(p-1) may stand for a value just under a power of ten
  * that C prints with one decimal more; above it the exponent cannot move).
- * 0 says nothing: form_of decides. */
-static int form_keeps(const struct engine_num_form *f, char kind, int p, double x)
+ * The scaled value only grows with |x| (rounding is monotone), so the
+ * magnitudes whose scaled value is within the margin are a run of doubles,
+ * and a run inside it is enough (a double outside has its form worked
+ * out): its ends are the margin's ends divided back and moved inwards by
+ * 2^-50 of themselves, more than the three roundings on the way there and
+ * back (each under 2^-53 of the value), so that their own scaled values
+ * are within the margin; that is checked too. u must be at least 1, so
+ * that the range holds neither zero nor the other sign. Empty (lo > hi)
+ * when nothing can be vouched for so. */
+static double scaled_by(double v, int k)
 {
-    double s, u;
+    return k >= 0 ? v * FMT_P10[k] : v / FMT_P10[-k];
+}
+
+static void form_range(const struct engine_num_form *f, char kind, int p, double *lo, double *hi)
+{
+    double u, top, bot, a, b;
     int k;
-    if (!isfinite(x) || (signbit(x) ? 1 : 0) != f->neg || p < 1 || p > 22)
-        return 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    if (p < 0 || p > 22 || (kind != 'f' && p < 1))
+        return;
     if (kind == 'f') {
         k = f->prec;
     } else {
         if (f->u <= (unsigned long long)FMT_P10[p - 1])
-            return 0;
+            return;
         k = f->e < 0 ? f->prec : p - 1 - f->e;
     }
-    if (k > 22 || k < -22 || f->u >= 1099511627776ULL)   /* 2^40 */
-        return 0;
-    s = k >= 0 ? fabs(x) * FMT_P10[k] : fabs(x) / FMT_P10[-k];
+    if (k > 22 || k < -22 || f->u == 0 || f->u >= 1099511627776ULL)   /* 2^40 */
+        return;
     u = (double)f->u;
-    return s >= u - 0.5 + 1.0 / 4096 && s <= u + 0.5 - 1.0 / 4096;
+    bot = u - 0.5 + 1.0 / 4096;   /* exact: u < 2^40 */
+    top = u + 0.5 - 1.0 / 4096;
+    a = (k >= 0 ? bot / FMT_P10[k] : bot * FMT_P10[-k]) * (1.0 + 0x1p-50);
+    b = (k >= 0 ? top / FMT_P10[k] : top * FMT_P10[-k]) * (1.0 - 0x1p-50);
+    if (!(a > 0 && a <= b && isfinite(b)) || scaled_by(a, k) < bot || scaled_by(b, k) > top)
+        return;
+    *lo = f->neg ? -b : a;
+    *hi = f->neg ? -a : b;
+}
+
+/* A new form for conversion k: its range is worked out when another double
+ * prints it too (conv_compare). */
+static void form_put(struct engine_text_memo *m, int k, const struct engine_num_form *f)
+{
+    m->form[k] = *f;
+    m->keep_lo[k] = NAN;
+    m->keep_hi[k] = NAN;
 }
 
 /* How conversion k's argument (taken from *ap) stands against the memo's:
@@ -440,7 +481,7 @@ enum conv_cmp {
     CONV_NEW      /* a string that differs, or a number form_of cannot take */
 };
 
-static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k, va_list *ap, int *v,
+static inline enum conv_cmp conv_compare(struct engine_text_memo *m, int k, va_list *ap, int *v,
                                          double *x, struct engine_num_form *f)
 {
     switch (m->kind[k]) {
@@ -455,11 +496,17 @@ static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k
         *x = va_arg(*ap, double);
         if (double_bits(*x) == m->bits[k])
             return CONV_SAME;
-        if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], *x))
+        if (*x >= m->keep_lo[k] && *x <= m->keep_hi[k])   /* false while NaN */
             return CONV_KEEPS;
         if (!form_of(f, m->kind[k], *x, m->prec[k]))
             return CONV_NEW;
-        return form_eq(f, &m->form[k]) ? CONV_KEEPS : CONV_FORM;
+        if (!form_eq(f, &m->form[k]))
+            return CONV_FORM;
+        /* A form that a second double printed: its range, for the next
+         * (worked out only here, as most numbers that move once move on) */
+        if (isnan(m->keep_lo[k]))
+            form_range(&m->form[k], (char)m->kind[k], m->prec[k], &m->keep_lo[k], &m->keep_hi[k]);
+        return CONV_KEEPS;
     }
 }
 
@@ -469,7 +516,7 @@ static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k
  * literals are the format's, which is the memo's. When that conversion is a
  * number of another form, its form goes to *first_form (*have_form 1), so
  * that memo_rebuild need not work it out again. */
-static int memo_match(const struct engine_text_memo *m, va_list *ap, struct engine_num_form *first_form,
+static int memo_match(struct engine_text_memo *m, va_list *ap, struct engine_num_form *first_form,
                       int *have_form)
 {
     for (int k = 0; k < m->nconv; k++) {
@@ -545,7 +592,7 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
             m->bits[k] = double_bits(x);
             if (!form_eq(&f, &m->form[k])) {
                 out_form(o, &f);
-                m->form[k] = f;
+                form_put(m, k, &f);
                 same = 0;
             }
             break;
@@ -616,7 +663,7 @@ static int memo_patch(struct engine_text_memo *m, va_list *ap, struct engine_num
                 *have_stop_form = 1;
                 return k;
             }
-            m->form[k] = f;
+            form_put(m, k, &f);
             m->bits[k] = double_bits(x);
             break;
         default:

@@ -2012,6 +2012,80 @@ START_TEST(a_text_memo_gives_its_text_only_to_arguments_that_print_it)
 }
 END_TEST
 
+/* A kept form vouches for a range of doubles (engine_plan.c form_range),
+ * worked out once and then tested with two comparisons: its ends must be
+ * inside the doubles that print the form. Tried right at the ends: a memo
+ * written with x0, then doubles from 12 ulps below to 12 ulps above each
+ * rounding edge of x0's last printed digit (the halves either side), and
+ * back to x0 between them so that each one meets x0's form, at every %f
+ * and %g precision the planner uses, from 10^-4 to 10^21, both signs. */
+static void memo_text_fp(struct engine_text_memo *m, char *fast, char *slow, int conv, double x)
+{
+    switch (conv) {
+    case 0: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.0f>", x); break;
+    case 1: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.1f>", x); break;
+    case 2: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.2f>", x); break;
+    case 3: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.3f>", x); break;
+    case 4: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.1g>", x); break;
+    case 5: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.2g>", x); break;
+    case 6: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.3g>", x); break;
+    default: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.4g>", x); break;
+    }
+}
+
+START_TEST(a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits)
+{
+    static const int digits_f[] = {0, 1, 2, 3}, sig_g[] = {1, 2, 3, 4};
+    struct engine_text_memo *m = malloc(sizeof *m);
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX];
+    unsigned long long seed = 0x3c6ef372fe94f82bULL;
+    int calls = 0;
+    ck_assert_ptr_nonnull(m);
+    memset(m, 0xa5, sizeof *m);
+    m->fmt = NULL;
+    for (int k = 0; k < 6000; k++) {
+        int conv = k % 8, scale;
+        double x0, q, edge[2];
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        x0 = ldexp(1.0 + (double)(seed >> 12) / 4503599627370496.0, (int)(seed % 84) - 13);   /* 1.2e-4 .. 1e21 */
+        if ((seed >> 7) % 2)
+            x0 = -x0;
+        if (conv < 4) {
+            scale = digits_f[conv];
+        } else {
+            int e = (int)floor(log10(fabs(x0)));
+            scale = sig_g[conv - 4] - 1 - e;
+        }
+        /* the halves either side of x0's last digit */
+        q = floor(fabs(x0) * pow(10, scale));
+        edge[0] = (q + 0.5) / pow(10, scale);
+        edge[1] = (q - 0.5) / pow(10, scale);
+        for (int side = 0; side < 2; side++) {
+            double x = edge[side];
+            if (!(x > 0) || !isfinite(x))
+                continue;
+            if (x0 < 0)
+                x = -x;
+            for (int u = 0; u < 12; u++)
+                x = nextafter(x, -INFINITY);
+            for (int u = 0; u < 25; u++) {
+                memo_text_fp(m, fast, slow, conv, x0);
+                ck_assert_str_eq(fast, slow);
+                memo_text_fp(m, fast, slow, conv, x);
+                ck_assert_msg(strcmp(fast, slow) == 0, "conv %d x0 %a x %a: %s, vsnprintf %s", conv, x0, x, fast,
+                              slow);
+                x = nextafter(x, INFINITY);
+                calls++;
+            }
+        }
+    }
+    ck_assert_int_gt(calls, 200000);
+    free(m);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2059,6 +2133,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
     tcase_add_test(i, a_text_memo_keeps_digits_only_for_numbers_that_print_them);
+    tcase_add_test(i, a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
