@@ -1068,22 +1068,39 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
 static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc, int big10,
                            int big100, struct engine_price_cols *pc, int base)
 {
-    for (int i = base; i <= base + nc; i++) {
-        const struct engine_candidate *cd = &cands[i - base < nc ? i - base : nc - 1];
-        if (cd->gi < 0 || cd->gi >= c->n_gpus)
+    const int n_gpus = c->n_gpus;
+    const unsigned long long warm_all = big10 ? ~0ULL : 0, cold_all = big100 ? ~0ULL : 0;
+    for (int k = 0; k < nc; k++) {
+        const struct engine_candidate *cd = &cands[k];
+        const int i = base + k, gi = cd->gi;
+        if (gi < 0 || gi >= n_gpus)
             return 0;
         pc->startup_s[i] = cd->startup_s;
         pc->tokens_per_s[i] = cd->tokens_per_s;
         pc->goodput[i] = cd->goodput;
         pc->gpus[i] = cd->n;
-        pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
+        pc->usd_per_gpu_hour[i] = c->gpus[gi].cloud_usd_per_gpu_hour;
         int known = cd->hot_kind >= 0 && cd->hot_kind < 3;
         pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
         pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd > 0 ? cd->hot_bw_month_usd : 0.0;
         pc->cache_month_usd[i] = cd->nodes > 2 && cd->cache_month_usd > 0 ? cd->cache_month_usd : 0.0;
         pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
-        pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
-        pc->cold_always[i] = cd->n >= 256 || big100 ? ~0ULL : 0;
+        pc->warm_always[i] = (cd->nodes > 1 ? ~0ULL : 0) | warm_all;
+        pc->cold_always[i] = (cd->n >= 256 ? ~0ULL : 0) | cold_all;
+    }
+    if (nc > 0) {   /* the entry after the last: a copy of it */
+        const int i = base + nc;
+        pc->startup_s[i] = pc->startup_s[i - 1];
+        pc->tokens_per_s[i] = pc->tokens_per_s[i - 1];
+        pc->goodput[i] = pc->goodput[i - 1];
+        pc->gpus[i] = pc->gpus[i - 1];
+        pc->usd_per_gpu_hour[i] = pc->usd_per_gpu_hour[i - 1];
+        pc->hot_bw_tb[i] = pc->hot_bw_tb[i - 1];
+        pc->hot_bw_month_usd[i] = pc->hot_bw_month_usd[i - 1];
+        pc->cache_month_usd[i] = pc->cache_month_usd[i - 1];
+        pc->hot_kind_at[i] = pc->hot_kind_at[i - 1];
+        pc->warm_always[i] = pc->warm_always[i - 1];
+        pc->cold_always[i] = pc->cold_always[i - 1];
     }
     return 1;
 }
