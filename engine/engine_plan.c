@@ -41,12 +41,36 @@ struct fmt_out {
     size_t n, len;   /* room (with the NUL) and bytes written, capped at n - 1 */
 };
 
-static void out_put(struct fmt_out *o, const char *s, size_t k)
+/* k bytes (at most 32) from s to d as two fixed-size moves from each end
+ * that overlap in the middle: a few instructions inline where a memcpy
+ * call of a short literal run, number or name cost ~20. */
+static inline void copy_short(char *d, const char *s, size_t k)
+{
+    if (k >= 16) {
+        memcpy(d, s, 16);
+        memcpy(d + k - 16, s + k - 16, 16);
+    } else if (k >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + k - 8, s + k - 8, 8);
+    } else if (k >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + k - 4, s + k - 4, 4);
+    } else if (k > 0) {
+        d[0] = s[0];
+        d[k / 2] = s[k / 2];
+        d[k - 1] = s[k - 1];
+    }
+}
+
+static inline void out_put(struct fmt_out *o, const char *s, size_t k)
 {
     size_t room = o->n - 1 - o->len;
     if (k > room)
         k = room;
-    memcpy(o->p + o->len, s, k);
+    if (k <= 32)
+        copy_short(o->p + o->len, s, k);
+    else
+        memcpy(o->p + o->len, s, k);
     o->len += k;
 }
 
