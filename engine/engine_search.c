@@ -31,6 +31,7 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>   /* the pricing's two-lane path (a compiler header, no library) */
+#include <immintrin.h>   /* its four-lane path's gather, in AVX2_FN functions only */
 #endif
 
 #include "engine_int.h"
@@ -1378,8 +1379,8 @@ AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost
          * capacity -inf is never over) */
         LOAD(col, hot_bw_tb, j);
         over = (v4i)(col > need);
-        hot = (v4d){hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]],
-                    hot_month[pc->hot_kind_at[j + 2]], hot_month[pc->hot_kind_at[j + 3]]};
+        hot = (v4d)_mm256_i32gather_pd(hot_month, _mm_loadu_si128((const __m128i *)(const void *)&pc->hot_kind_at[j]),
+                                       8);   /* hot_month[hot_kind_at[j + l]] in lane l */
         LOAD(bw_usd, hot_bw_month_usd, j);
         hot = (v4d)((over & (v4i)bw_usd) | (~over & (v4i)hot));
         total = total + hot * months;
