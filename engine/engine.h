@@ -496,6 +496,8 @@ struct engine_text_memo {
     unsigned char kind[ENGINE_TEXT_MEMO_CONV];   /* 'd', 's', 'f', 'g' */
     unsigned char prec[ENGINE_TEXT_MEMO_CONV];
     unsigned short str_at[ENGINE_TEXT_MEMO_CONV];   /* %s: where in strs */
+    unsigned char str_len[ENGINE_TEXT_MEMO_CONV];   /* %s: its length there */
+    const char *str_ptr[ENGINE_TEXT_MEMO_CONV];     /* %s: the argument it was last equal to */
     unsigned short out_beg[ENGINE_TEXT_MEMO_CONV], out_end[ENGINE_TEXT_MEMO_CONV];   /* its bytes in text */
     unsigned short strs_len;
     unsigned long long bits[ENGINE_TEXT_MEMO_CONV];   /* %d: the int; %f, %g: the double's bits */

@@ -11,6 +11,7 @@
  * times per recommendation, so clarity wins over speed here. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -340,6 +341,8 @@ static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned 
         }
         memcpy(m->strs + m->strs_len, str, len + 1);
         m->str_at[k] = (unsigned short)m->strs_len;
+        m->str_len[k] = (unsigned char)len;   /* below sizeof strs, 128 */
+        m->str_ptr[k] = str;
         m->strs_len += (unsigned short)(len + 1);
     }
     m->nconv = k + 1;
@@ -495,6 +498,42 @@ static void form_put(struct engine_text_memo *m, int k, const struct engine_num_
     m->keep_hi[k] = NAN;
 }
 
+/* Whether a string argument at the address a kept string was last equal
+ * to still is: its k bytes (the kept length and the NUL) against the kept
+ * copy b, 8 at a time and the last 8 (overlapping the one before: fewer
+ * than 8 left), inline where a strcmp call cost ~35 instructions. Equal
+ * exactly when strcmp would say so: a string that got shorter has its NUL
+ * where the kept one has a byte, one that got longer a byte where the kept
+ * one has its NUL. The bytes read are those of the object that held the
+ * kept string there (k bytes at least): the plan texts' %s arguments are
+ * literals, catalog fields and plan fields, which stay where they are. */
+static inline uint64_t load8(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline uint32_t load4(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline int bytes_eq(const char *a, const char *b, size_t k)
+{
+    if (k >= 8) {
+        uint64_t diff = load8(a + k - 8) ^ load8(b + k - 8);   /* the last 8 */
+        for (size_t i = 0; i + 8 < k; i += 8)
+            diff |= load8(a + i) ^ load8(b + i);
+        return diff == 0;
+    }
+    if (k >= 4)
+        return ((load4(a) ^ load4(b)) | (load4(a + k - 4) ^ load4(b + k - 4))) == 0;
+    return a[0] == b[0] && a[k / 2] == b[k / 2] && a[k - 1] == b[k - 1];
+}
+
 /* How conversion k's argument (taken from *ap) stands against the memo's:
  * what memo_match and memo_patch both ask, one conversion at a time. */
 enum conv_cmp {
@@ -505,7 +544,7 @@ enum conv_cmp {
     CONV_NEW      /* a string that differs, or a number form_of cannot take */
 };
 
-static inline enum conv_cmp conv_compare(struct engine_text_memo *m, int k, va_list *ap, int *v,
+static inline __attribute__((always_inline)) enum conv_cmp conv_compare(struct engine_text_memo *m, int k, va_list *ap, int *v,
                                          double *x, struct engine_num_form *f)
 {
     switch (m->kind[k]) {
@@ -513,8 +552,13 @@ static inline enum conv_cmp conv_compare(struct engine_text_memo *m, int k, va_l
         *v = va_arg(*ap, int);
         return (unsigned int)*v == m->bits[k] ? CONV_SAME : CONV_INT;
     case 's': {
-        const char *str = va_arg(*ap, const char *);
-        return str && strcmp(str, m->strs + m->str_at[k]) == 0 ? CONV_SAME : CONV_NEW;
+        const char *str = va_arg(*ap, const char *), *kept = m->strs + m->str_at[k];
+        if (str == m->str_ptr[k])
+            return bytes_eq(str, kept, (size_t)m->str_len[k] + 1) ? CONV_SAME : CONV_NEW;
+        if (!str || strcmp(str, kept) != 0)
+            return CONV_NEW;
+        m->str_ptr[k] = str;
+        return CONV_SAME;
     }
     default:
         *x = va_arg(*ap, double);

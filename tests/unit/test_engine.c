@@ -2086,6 +2086,76 @@ START_TEST(a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits
 }
 END_TEST
 
+/* A kept string is compared with an argument at the address it was last
+ * equal to by its bytes loaded a few at a time (engine_plan.c bytes_eq),
+ * at any other address by strcmp. Tried on strings of every length from 0
+ * to 45 (each load size and the memcmp beyond 32) in buffers that keep
+ * their address while their bytes change: one byte anywhere (the NUL
+ * included), one byte shorter or longer, whole new strings of a small
+ * alphabet (so that most stay equal), and a second buffer taking turns. */
+static void memo_text_s(struct engine_text_memo *m, char *fast, char *slow, const char *a, int n, const char *b)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%s|%d|%s]", a, n, b);
+}
+
+START_TEST(a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes)
+{
+    struct engine_text_memo *m = malloc(sizeof *m);
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX], buf[2][64];
+    unsigned long long seed = 0xa54ff53a5f1d36f1ULL;
+    int calls = 0, same = 0;
+    ck_assert_ptr_nonnull(m);
+    memset(m, 0xa5, sizeof *m);
+    m->fmt = NULL;
+    memset(buf, 0, sizeof buf);
+    strcpy(buf[0], "local-nvme");
+    strcpy(buf[1], "nas");
+    for (int k = 0; k < 200000; k++) {
+        int which, len, at;
+        char *b;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        which = (int)(seed % 7 == 0);
+        b = buf[which];
+        len = (int)strlen(b);
+        switch ((seed >> 8) % 6) {
+        case 0:   /* one byte anywhere within the string or its NUL */
+            at = (int)((seed >> 16) % (unsigned)(len + 1));
+            if (at < 45)
+                b[at] = (char)('a' + (seed >> 24) % 3);
+            break;
+        case 1:   /* one shorter */
+            if (len > 0)
+                b[len - 1] = '\0';
+            break;
+        case 2:   /* one longer */
+            if (len < 45) {
+                b[len] = (char)('a' + (seed >> 24) % 3);
+                b[len + 1] = '\0';
+            }
+            break;
+        case 3: {   /* a new string, any length */
+            int n = (int)((seed >> 16) % 46);
+            for (int i = 0; i < n; i++)
+                b[i] = (char)('a' + (seed >> (20 + i % 40)) % 2);
+            b[n] = '\0';
+            break;
+        }
+        default:   /* the same */
+            break;
+        }
+        b[63] = '\0';
+        memo_text_s(m, fast, slow, b, k % 3, buf[1 - which]);
+        ck_assert_msg(strcmp(fast, slow) == 0, "%s, vsnprintf %s", fast, slow);
+        same += m->fmt != NULL;
+        calls++;
+    }
+    ck_assert_int_gt(same, calls / 2);
+    free(m);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2134,6 +2204,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
     tcase_add_test(i, a_text_memo_keeps_digits_only_for_numbers_that_print_them);
     tcase_add_test(i, a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits);
+    tcase_add_test(i, a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
