@@ -75,6 +75,13 @@ static inline void out_put(struct fmt_out *o, const char *s, size_t k)
     o->len += k;
 }
 
+static unsigned long long double_bits(double x)
+{
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
 /* Exact doubles, 10^0..10^22. */
 static const double FMT_P10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -205,6 +212,10 @@ static int form_general(struct engine_num_form *f, double x, int p)
         return form_general_small(f, x, p);
     if (v >= FMT_P10[22])
         return form_general_big(f, x, p);
+    /* the exponent from the binary one, b x 1233/4096 rounded down (1233/4096
+     * is just under log10(2), so never above the decimal exponent, and
+     * within one of it below 2^73), then up to it as before */
+    e = (int)(((double_bits(v) >> 52) & 0x7ff) - 1023) * 1233 >> 12;
     while (v >= FMT_P10[e + 1])
         e++;
     prec = p - 1 - e;
@@ -316,7 +327,7 @@ static int form_of(struct engine_num_form *f, char conv, double x, int prec)
 static void form_put(struct engine_text_memo *m, int k, const struct engine_num_form *f);
 
 static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned long long bits,
-                      const struct engine_num_form *f, const char *str, size_t beg, size_t out_len)
+                      const struct engine_num_form *f, const char *str, size_t str_len, size_t beg, size_t out_len)
 {
     int k;
     if (!m || m->nconv < 0)
@@ -334,7 +345,7 @@ static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned 
     if (f)
         form_put(m, k, f);
     if (str) {
-        size_t len = strlen(str);
+        size_t len = str_len;   /* strlen(str), which the caller had */
         if (len >= sizeof m->strs - m->strs_len) {
             m->nconv = -1;
             return;
@@ -346,13 +357,6 @@ static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned 
         m->strs_len += (unsigned short)(len + 1);
     }
     m->nconv = k + 1;
-}
-
-static unsigned long long double_bits(double x)
-{
-    unsigned long long b;
-    memcpy(&b, &x, sizeof b);
-    return b;
 }
 
 static void out_int(struct fmt_out *o, int v)
@@ -398,14 +402,14 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engin
             const char *str = va_arg(ap, const char *);
             if (!str)
                 return 0;
-            size_t beg = o->len;
-            out_put(o, str, strlen(str));
-            memo_conv(m, 's', 0, 0, NULL, str, beg, o->len - beg);
+            size_t beg = o->len, len = strlen(str);
+            out_put(o, str, len);
+            memo_conv(m, 's', 0, 0, NULL, str, len, beg, o->len - beg);
         } else if (*p == 'd') {
             int v = va_arg(ap, int);
             size_t beg = o->len;
             out_int(o, v);
-            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL, beg, o->len - beg);
+            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL, 0, beg, o->len - beg);
         } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && (p[2] == 'f' || p[2] == 'g')) {
             struct engine_num_form f;
             double x = va_arg(ap, double);
@@ -414,7 +418,7 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engin
                 return 0;
             size_t beg = o->len;
             out_form(o, &f);
-            memo_conv(m, p[2], prec, double_bits(x), &f, NULL, beg, o->len - beg);
+            memo_conv(m, p[2], prec, double_bits(x), &f, NULL, 0, beg, o->len - beg);
             p += 2;
         } else {
             return 0;
