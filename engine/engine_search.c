@@ -1563,13 +1563,41 @@ static void plan_from_cand(const struct catalog *c, const struct engine_candidat
 }
 
 /* The workload with the four inputs the pricing reads and the search does
- * not blanked, as plan memo slots are keyed (and a context on it, made on
- * the first miss): plan_cluster runs on it, so it cannot depend on them. */
+ * not blanked, as plan memo slots are keyed (the recommendation's blank_w),
+ * and a context on it, made on the first miss: plan_cluster runs on it, so
+ * it cannot depend on them. */
 struct blank_ctx {
-    struct engine_workload w;
+    const struct engine_workload *w;
     struct eval_ctx ctx;
     int ready;
 };
+
+/* Whether b is a with the four pricing inputs blanked (+0.0), every other
+ * byte equal, padding included: what comparing b with a blanked copy of a
+ * says, without making the copy (2.3 KB), by comparing the runs of bytes
+ * between the four fields and the four fields' bits with 0. */
+static int blanked_of(const struct engine_workload *a, const struct engine_workload *b)
+{
+    static const size_t at[] = {offsetof(struct engine_workload, tokens_b),
+                                offsetof(struct engine_workload, deadline_days),
+                                offsetof(struct engine_workload, budget_usd),
+                                offsetof(struct engine_workload, dataset_tb)};
+    const char *pa = (const char *)a, *pb = (const char *)b;
+    size_t from = 0;
+    _Static_assert(offsetof(struct engine_workload, tokens_b) < offsetof(struct engine_workload, deadline_days) &&
+                       offsetof(struct engine_workload, deadline_days) <
+                           offsetof(struct engine_workload, budget_usd) &&
+                       offsetof(struct engine_workload, budget_usd) < offsetof(struct engine_workload, dataset_tb),
+                   "the four in this order");
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        unsigned long long bits;
+        memcpy(&bits, pb + at[i], sizeof bits);
+        if (bits != 0 || memcmp(pa + from, pb + from, at[i] - from) != 0)
+            return 0;
+        from = at[i] + sizeof(double);
+    }
+    return memcmp(pa + from, pb + from, sizeof *a - from) == 0;
+}
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
  * moving the unused rest (18 KB a plan; the texts end at their NUL, and
@@ -1632,7 +1660,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         if (s->catalog == c && s->gi == cd->gi && s->n == cd->n && s->per_node == cd->per_node &&
             s->nodes == cd->nodes && memcmp(&s->par, &cd->par, sizeof cd->par) == 0 &&
             memcmp(&s->fabric_gbps, &cd->fabric_gbps, sizeof cd->fabric_gbps) == 0 &&
-            (s->w_stamp == out->blank_stamp || memcmp(&s->w, &b->w, sizeof b->w) == 0)) {
+            (s->w_stamp == out->blank_stamp || memcmp(&s->w, b->w, sizeof *b->w) == 0)) {
             s->w_stamp = out->blank_stamp;   /* b->w is blank_w */
             slot = s;
             break;
@@ -1643,7 +1671,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
     if (!slot) {
         slot = victim;
         if (!b->ready) {
-            eval_ctx_init(&b->ctx, &b->w.model, &b->w);
+            eval_ctx_init(&b->ctx, &b->w->model, b->w);
             b->ready = 1;
         }
         plan_from_cand(c, cd, &slot->plan);
@@ -1655,7 +1683,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         for (int i = 0; i < slot->plan.n_warnings; i++)
             slot->text_len[PLAN_RATIONALE_MAX + i] = (unsigned short)strnlen(slot->plan.warnings[i], PLAN_TEXT_MAX - 1);
         slot->catalog = c;
-        slot->w = b->w;
+        slot->w = *b->w;
         slot->w_stamp = out->blank_stamp;
         slot->gi = cd->gi;
         slot->n = cd->n;
@@ -2571,17 +2599,17 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     if (iperf < 0)
         ifast = ifast_all;
-    blank.w = *w;
-    blank.w.tokens_b = 0;
-    blank.w.deadline_days = 0;
-    blank.w.budget_usd = 0;
-    blank.w.dataset_tb = 0;
-    blank.ready = 0;
-    /* blank.w with a stamp: the plan memo's slots compare with it once */
-    if (out->blank_stamp == 0 || memcmp(&out->blank_w, &blank.w, sizeof blank.w) != 0) {
-        out->blank_w = blank.w;
+    /* w blanked, with a stamp: the plan memo's slots compare with it once */
+    if (out->blank_stamp == 0 || !blanked_of(w, &out->blank_w)) {
+        out->blank_w = *w;
+        out->blank_w.tokens_b = 0;
+        out->blank_w.deadline_days = 0;
+        out->blank_w.budget_usd = 0;
+        out->blank_w.dataset_tb = 0;
         out->blank_stamp = ++out->plan_memo_tick;
     }
+    blank.w = &out->blank_w;
+    blank.ready = 0;
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;

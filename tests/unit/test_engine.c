@@ -585,7 +585,7 @@ START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluste
     for (int i = 0; i < other->n_gpus; i++)
         snprintf(other->gpus[i].name, sizeof other->gpus[i].name, "renamed %d", i);
     *kept = *searched;
-    for (int v = 0; v < 7; v++) {
+    for (int v = 0; v < 13; v++) {
         struct engine_workload w = w0;
         const struct catalog *c = cat;
         int filled = plan_memo_filled(kept);
@@ -596,7 +596,14 @@ START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluste
         case 4: w.optimizer = OPT_ADAMW_8BIT; break;              /* other memory figures and texts */
         case 5: w.standard_attention = 1; break;
         case 6: w.global_batch_tokens = 4194304; break;
-        default: break;                                            /* 0 and 1: w0 */
+        /* the workload's fields before tokens_b, between the pricing
+         * inputs and after them (the plan memo's key is compared in those
+         * runs of bytes, engine_search.c blanked_of), each after a pricing
+         * of w0, so that only its own run differs */
+        case 8: w.task = TASK_FINETUNE; break;
+        case 10: w.pricing = PRICING_BUY; break;
+        case 12: w.max_gpus = 2048; break;
+        default: break;                                            /* 0, 1, 7, 9, 11: w0 */
         }
         /* the searched part again, the kept plans as the last pricing left
          * them; the tiers are the search's, not the ones tier_from names */
