@@ -245,9 +245,9 @@ struct eval_parts {
  * index ri on hardware c, with nach = GPUs x eval_achieved (eval_pre_fill's
  * comments say why each term is what it is; the bandwidth each crosses is
  * chosen here: inside the scale-up domain or node at the intra-node busbw,
- * else over the NICs). */
-/* always inlined: the walk's two loops call it, and a call keeps every part
- * it stores, where inlined only the step's operations remain */
+ * else over the NICs). Term by term below (eval_t_*), so that eval_step_bw
+ * and eval_step_beats run the same operations on the same values. */
+/* The DP ring's bandwidth of e on c (n = dp x model_par GPUs). */
 static inline double eval_dp_bw(const struct engine_step_pre *e, const struct eval_hwc *c)
 {
     const int per_node = c->per_node, model_par = e->model_par;
@@ -262,47 +262,80 @@ static inline double eval_dp_bw(const struct engine_step_pre *e, const struct ev
     return bw > c->bw_intra ? c->bw_intra : bw;
 }
 
+/* always inlined, as every eval_t_* and the steps: the walk's loops call
+ * them, and a call keeps every part it stores, where inlined only the
+ * step's operations remain */
+#define EVAL_INLINE static inline __attribute__((always_inline))
+
+EVAL_INLINE double eval_t_comp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach)
+{
+    double t_comp = e->comp[ri] / nach;
+    if (e->std_attn)
+        t_comp += e->sa[ri] / c->mem_bw08;
+    return t_comp;
+}
+
+EVAL_INLINE double eval_t_tp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c)
+{
+    if (e->tp > 1) {
+        double bw = e->tp <= c->tp_in ? c->bw_intra : c->bw_nic;
+        return e->tp_q[ri] / bw * TP_EXPOSED;
+    }
+    return 0;
+}
+
+EVAL_INLINE double eval_t_pp(const struct engine_step_pre *e, const struct eval_hwc *c)
+{
+    if (e->pp > 1) {
+        double bw = e->model_par > c->per_node ? c->bw_nic : c->bw_intra;
+        return e->pp_q / bw * PP_EXPOSED;
+    }
+    return 0;
+}
+
+EVAL_INLINE double eval_t_dp(const struct engine_step_pre *e, const struct engine_step_zero *z,
+                             const struct eval_hwc *c, double dp_bw, double t_comp)
+{
+    double bw = dp_bw, t, t_dp;
+    if (e->dp <= 1)
+        return 0;
+    if (z->zero3) {
+        if (e->n > c->per_node && c->bw_nic < bw)
+            bw = c->bw_nic;
+        t = z->dp_q / bw;
+        t_dp = t - t_comp * ZERO3_OVERLAP;
+    } else {
+        t = z->dp_q / bw;
+        t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
+    }
+    if (t_dp < t * DP_MIN_EXPOSED)
+        t_dp = t * DP_MIN_EXPOSED;
+    return t_dp;
+}
+
+EVAL_INLINE double eval_t_moe(const struct engine_step_pre *e, const struct eval_hwc *c)
+{
+    if (e->moe) {
+        double bw = e->ep_tp <= c->a2a_in ? c->bw_a2a : c->bw_nic;
+        return e->moe_q / bw * MOE_EXPOSED;
+    }
+    return 0;
+}
+
+EVAL_INLINE double eval_t_opt(const struct engine_step_zero *z, const struct eval_hwc *c)
+{
+    return z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
+}
+
 /* eval_step with the DP ring's bandwidth given (eval_dp_bw of e on c): a
  * walk whose layouts share a model-parallel size (so, with the GPU count,
  * dp) finds it once. */
-static inline __attribute__((always_inline)) void eval_step_bw(const struct engine_step_pre *e,
-                                                               const struct engine_step_zero *z, int ri,
-                                                               const struct eval_hwc *c, double nach,
-                                                               double dp_bw, struct eval_parts *o)
+EVAL_INLINE void eval_step_bw(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                              const struct eval_hwc *c, double nach, double dp_bw, struct eval_parts *o)
 {
-    double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
-    const int tp = e->tp, per_node = c->per_node;
-
-    if (e->std_attn)
-        t_comp += e->sa[ri] / c->mem_bw08;
-    if (tp > 1) {
-        double bw = tp <= c->tp_in ? c->bw_intra : c->bw_nic;
-        t_tp = e->tp_q[ri] / bw * TP_EXPOSED;
-    }
-    if (e->pp > 1) {
-        double bw = e->model_par > per_node ? c->bw_nic : c->bw_intra;
-        t_pp = e->pp_q / bw * PP_EXPOSED;
-    }
-    if (e->dp > 1) {
-        double bw = dp_bw, t;
-        if (z->zero3) {
-            if (e->n > per_node && c->bw_nic < bw)
-                bw = c->bw_nic;
-            t = z->dp_q / bw;
-            t_dp = t - t_comp * ZERO3_OVERLAP;
-        } else {
-            t = z->dp_q / bw;
-            t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
-        }
-        if (t_dp < t * DP_MIN_EXPOSED)
-            t_dp = t * DP_MIN_EXPOSED;
-    }
-    if (e->moe) {
-        double bw = e->ep_tp <= c->a2a_in ? c->bw_a2a : c->bw_nic;
-        t_moe = e->moe_q / bw * MOE_EXPOSED;
-    }
-    t_opt = z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
-    exposed = t_tp + t_pp + t_dp + t_moe;
+    double t_comp = eval_t_comp(e, ri, c, nach), t_tp = eval_t_tp(e, ri, c), t_pp = eval_t_pp(e, c);
+    double t_dp = eval_t_dp(e, z, c, dp_bw, t_comp), t_moe = eval_t_moe(e, c), t_opt = eval_t_opt(z, c);
+    double exposed = t_tp + t_pp + t_dp + t_moe;
     o->t_comp = t_comp;
     o->t_tp = t_tp;
     o->t_pp = t_pp;
@@ -313,12 +346,48 @@ static inline __attribute__((always_inline)) void eval_step_bw(const struct engi
     o->step = t_comp * (1.0 + e->bubble) + exposed + t_opt;
 }
 
-static inline __attribute__((always_inline)) void eval_step(const struct engine_step_pre *e,
-                                                            const struct engine_step_zero *z, int ri,
-                                                            const struct eval_hwc *c, double nach,
-                                                            struct eval_parts *o)
+EVAL_INLINE void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                           const struct eval_hwc *c, double nach, struct eval_parts *o)
 {
     eval_step_bw(e, z, ri, c, nach, e->dp > 1 ? eval_dp_bw(e, c) : 0.0, o);
+}
+
+/* Whether eval_step_bw's step / gbs (gbs > 0) is below best, as a search
+ * asks of each layout it scores; when it is, *score = step / gbs, the same
+ * double. Most layouts a search scores lose, and most of those are seen to
+ * lose from the first terms of the step:
+ *   step = ((t_comp (1 + bubble) + exposed) + t_opt),
+ *   exposed = ((t_tp + t_pp) + t_dp) + t_moe,
+ * evaluated in that order (C's left to right, as eval_step_bw writes it).
+ * Rounding to nearest is monotone: x <= y gives fl(x + z) <= fl(y + z) and
+ * fl(x / g) <= fl(y / g) for g > 0, and fl(x + z) >= x for z >= 0. So when
+ * every term after a prefix is >= 0 (or NaN, which makes the step NaN, and
+ * NaN < best is false), the step is >= that prefix of its sum, and once
+ * prefix / gbs >= best the step cannot be below best either: the answer is
+ * 0 without the rest. The prefixes are a = t_comp (1 + bubble) (the rest:
+ * exposed >= 0 and t_opt) and a + (t_tp + t_pp) (the rest: t_dp, t_moe,
+ * t_opt), each the same double the step's sum holds at that point. The
+ * terms are >= 0 when tail_nonneg says so: the caller's promise that the
+ * layout's parts (tp_q, pp_q, moe_q, dp_q, opt_q) and c's bandwidths are
+ * >= 0 (t_dp is at least t x 0.05, t = dp_q / bw >= 0); else the whole
+ * step is taken. tests/unit/test_engine_search.c checks the answer and the
+ * score against eval_step_bw's over random layouts. */
+EVAL_INLINE int eval_step_beats(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                                const struct eval_hwc *c, double nach, double dp_bw, double gbs, double best,
+                                int tail_nonneg, double *score)
+{
+    double t_comp = eval_t_comp(e, ri, c, nach), a = t_comp * (1.0 + e->bubble), tpp, exposed, step;
+    if (tail_nonneg && a / gbs >= best)
+        return 0;
+    tpp = eval_t_tp(e, ri, c) + eval_t_pp(e, c);
+    if (tail_nonneg && (a + tpp) / gbs >= best)
+        return 0;
+    exposed = tpp + eval_t_dp(e, z, c, dp_bw, t_comp) + eval_t_moe(e, c);
+    step = a + exposed + eval_t_opt(z, c);
+    if (!(step / gbs < best))
+        return 0;
+    *score = step / gbs;
+    return 1;
 }
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */

@@ -625,11 +625,24 @@ struct walker {
      * the size gives dp) */
     double dp_bw;
     int dp_mp, tp_max, found, best_rc;
+    int tail_nonneg;                  /* eval_step_beats may stop early (walker_init) */
     long scored;
     struct eval_hwc hc;
 };
 
-static void walker_init(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach)
+/* Whether every layout's step parts that eval_step_beats may leave out
+ * (tp_q, pp_q, moe_q, and dp_q and opt_q, from psi) are >= 0 (or NaN) for
+ * ctx: eval_pre_fill_base makes them products and quotients of the GPU
+ * count's factors (each >= 1), the sequence, the model's shape and the
+ * parameter counts, which are so when these are. */
+static int parts_nonneg(const struct eval_ctx *ctx)
+{
+    return ctx->seq > 0 && ctx->m->hidden > 0 && ctx->m->layers > 0 && ctx->moe_layers >= 0 &&
+           ctx->pc.total - ctx->pc.expert >= 0 && ctx->pc.expert >= 0 && ctx->lora_adapters >= 0;
+}
+
+/* Walker k of cluster hw; ctx_nonneg: parts_nonneg of the search. */
+static void walker_init(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach, int ctx_nonneg)
 {
     const struct engine_gpu *g = hw->g;
     int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
@@ -652,6 +665,9 @@ static void walker_init(struct walker *k, const struct eval_hw *hw, const struct
     for (int bi = 0; bi < 3; bi++)
         k->nach[bi] = hw->n * ach->rate[bi];
     eval_hwc_fill(&k->hc, hw);
+    /* the bandwidths the left-out terms divide by (mem_bw08 divides only
+     * t_comp, which is always taken); 0 or NaN: the whole step */
+    k->tail_nonneg = ctx_nonneg && k->hc.bw_intra > 0 && k->hc.bw_nic > 0 && k->hc.mem_bw9 > 0;
 }
 
 /* The walk at entry e before a layout fits: the least memory seen is kept
@@ -672,14 +688,14 @@ static inline __attribute__((always_inline)) void walk_unfound(struct walker *k,
             k->min_mem = mgib;
         if (mgib > k->cap)
             continue;
+        k->scored++;
+        if (!e->batch_ok)
+            return;   /* would inflate the global batch (convergence): scored, its step never read */
         if (pre->model_par != k->dp_mp) {
             k->dp_mp = pre->model_par;
             k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
         }
         eval_step_bw(pre, &e->z, rc, &k->hc, k->nach[e->bi], k->dp_bw, &t);
-        k->scored++;
-        if (!e->batch_ok)
-            return;   /* would inflate the global batch (convergence) */
         k->best_e = e;
         k->best_rc = rc;
         k->best_mgib = mgib;
@@ -698,28 +714,28 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
 {
     const struct engine_step_pre *pre = &bs->pre;
     const double na = k->nach[e->bi];
+    double score;
+    int rc = 0;
     /* eval_score_lower_bound, from the same parts */
     double t_comp = pre->comp[0] / na;
     if (t_comp * bs->bubble1 / bs->gbs * (1.0 - 1e-9) >= k->best_score)
         return;
-    for (int rc = 0; rc <= 2; rc++) {
-        double mgib = e->mem_gib[rc];
-        struct eval_parts t;
-        if (mgib > k->cap)
-            continue;
-        if (pre->model_par != k->dp_mp) {
-            k->dp_mp = pre->model_par;
-            k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
-        }
-        eval_step_bw(pre, &e->z, rc, &k->hc, na, k->dp_bw, &t);
-        k->scored++;
-        if (t.step / bs->gbs < k->best_score) {
-            k->best_e = e;
-            k->best_rc = rc;
-            k->best_mgib = mgib;
-            k->best_score = t.step / bs->gbs;
-        }
-        return;   /* less recompute always runs faster: stop at the first fit */
+    /* less recompute always runs faster: the first level that fits */
+    while (e->mem_gib[rc] > k->cap)
+        if (++rc > 2)
+            return;
+    k->scored++;
+    if (pre->model_par != k->dp_mp) {
+        k->dp_mp = pre->model_par;
+        k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
+    }
+    /* most scored layouts lose, most of them seen from the step's first
+     * terms (eval_step_beats) */
+    if (eval_step_beats(pre, &e->z, rc, &k->hc, na, k->dp_bw, bs->gbs, k->best_score, k->tail_nonneg, &score)) {
+        k->best_e = e;
+        k->best_rc = rc;
+        k->best_mgib = e->mem_gib[rc];
+        k->best_score = score;
     }
 }
 
@@ -2124,13 +2140,14 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
     struct walk_set ws;
     int idx[CATALOG_GPUS_MAX], nk = 0, fits = 1;
     struct engine_layout_list l;
+    const int ctx_nonneg = parts_nonneg(ctx);
 
     /* at most one cluster of each GPU type has this count: its small
      * servers' counts are below its server size, its node grid's at or
      * above it */
     for (int i = ci; i >= 0 && nk < CATALOG_GPUS_MAX; i = cls[i].next) {
         cluster_hw(c, ctx->w, &gs[cls[i].gi], &cls[i], &hws[nk]);
-        walker_init(&ks[nk], &hws[nk], &gs[cls[i].gi].ach);
+        walker_init(&ks[nk], &hws[nk], &gs[cls[i].gi].ach, ctx_nonneg);
         idx[nk++] = i;
     }
     /* the list of this count only: the one before it has been read */
