@@ -370,24 +370,46 @@ EVAL_INLINE void eval_step(const struct engine_step_pre *e, const struct engine_
  * terms are >= 0 when tail_nonneg says so: the caller's promise that the
  * layout's parts (tp_q, pp_q, moe_q, dp_q, opt_q) and c's bandwidths are
  * >= 0 (t_dp is at least t x 0.05, t = dp_q / bw >= 0); else the whole
- * step is taken. tests/unit/test_engine_search.c checks the answer and the
- * score against eval_step_bw's over random layouts. */
-EVAL_INLINE int eval_step_beats(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
-                                const struct eval_hwc *c, double nach, double dp_bw, double gbs, double best,
-                                int tail_nonneg, double *score)
+ * step is taken. In two steps, so that a walk finds the DP ring's
+ * bandwidth only for a layout the prefixes do not rule out:
+ * eval_step_head (1: it loses; else the prefix in *h) and eval_step_tail.
+ * tests/unit/test_engine_search.c checks the answer and the score against
+ * eval_step_bw's over random layouts, at thresholds an ulp either side. */
+struct eval_step_head {
+    double t_comp, a, tpp;            /* t_comp, t_comp (1 + bubble), t_tp + t_pp */
+};
+
+EVAL_INLINE int eval_step_head(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach,
+                               double gbs, double best, int tail_nonneg, struct eval_step_head *h)
 {
-    double t_comp = eval_t_comp(e, ri, c, nach), a = t_comp * (1.0 + e->bubble), tpp, exposed, step;
-    if (tail_nonneg && a / gbs >= best)
-        return 0;
-    tpp = eval_t_tp(e, ri, c) + eval_t_pp(e, c);
-    if (tail_nonneg && (a + tpp) / gbs >= best)
-        return 0;
-    exposed = tpp + eval_t_dp(e, z, c, dp_bw, t_comp) + eval_t_moe(e, c);
-    step = a + exposed + eval_t_opt(z, c);
+    h->t_comp = eval_t_comp(e, ri, c, nach);
+    h->a = h->t_comp * (1.0 + e->bubble);
+    if (tail_nonneg && h->a / gbs >= best)
+        return 1;
+    h->tpp = eval_t_tp(e, ri, c) + eval_t_pp(e, c);
+    return tail_nonneg && (h->a + h->tpp) / gbs >= best;
+}
+
+EVAL_INLINE int eval_step_tail(const struct engine_step_pre *e, const struct engine_step_zero *z,
+                               const struct eval_hwc *c, double dp_bw, double gbs, double best,
+                               const struct eval_step_head *h, double *score)
+{
+    double exposed = h->tpp + eval_t_dp(e, z, c, dp_bw, h->t_comp) + eval_t_moe(e, c);
+    double step = h->a + exposed + eval_t_opt(z, c);
     if (!(step / gbs < best))
         return 0;
     *score = step / gbs;
     return 1;
+}
+
+EVAL_INLINE int eval_step_beats(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                                const struct eval_hwc *c, double nach, double dp_bw, double gbs, double best,
+                                int tail_nonneg, double *score)
+{
+    struct eval_step_head h;
+    if (eval_step_head(e, ri, c, nach, gbs, best, tail_nonneg, &h))
+        return 0;
+    return eval_step_tail(e, z, c, dp_bw, gbs, best, &h, score);
 }
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */

@@ -714,6 +714,7 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
 {
     const struct engine_step_pre *pre = &bs->pre;
     const double na = k->nach[e->bi];
+    struct eval_step_head h;
     double score;
     int rc = 0;
     /* eval_score_lower_bound, from the same parts */
@@ -725,13 +726,15 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
         if (++rc > 2)
             return;
     k->scored++;
+    /* most scored layouts lose, most of them seen from the step's first
+     * terms (eval_step_beats, in its two steps) */
+    if (eval_step_head(pre, rc, &k->hc, na, bs->gbs, k->best_score, k->tail_nonneg, &h))
+        return;
     if (pre->model_par != k->dp_mp) {
         k->dp_mp = pre->model_par;
         k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
     }
-    /* most scored layouts lose, most of them seen from the step's first
-     * terms (eval_step_beats) */
-    if (eval_step_beats(pre, &e->z, rc, &k->hc, na, k->dp_bw, bs->gbs, k->best_score, k->tail_nonneg, &score)) {
+    if (eval_step_tail(pre, &e->z, &k->hc, k->dp_bw, bs->gbs, k->best_score, &h, &score)) {
         k->best_e = e;
         k->best_rc = rc;
         k->best_mgib = e->mem_gib[rc];
