@@ -9,6 +9,11 @@
 
 #include "engine.h"
 
+/* Always inlined: the search's walks and lists call these for every layout,
+ * and a call keeps every part it stores (and its arguments' checks), where
+ * inlined only the operations the caller needs remain. */
+#define EVAL_INLINE static inline __attribute__((always_inline))
+
 /* Everything about one layout on one cluster that the time model needs. The
  * workload-only parts (FLOPs per token, parameter counts) are computed once per
  * request and reused for every layout the search scores. */
@@ -112,7 +117,19 @@ void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_
 /* The micro-batches in flight on the first stage (F6): all that
  * engine_memory_activations3 reads of dp, global batch and ZeRO (the rest
  * is tp, cp, pp, vpp, micro-batch size and the workload). */
-int engine_act_in_flight(const struct engine_parallel *p);
+static inline int engine_finish_micro(const struct engine_parallel *p)   /* micro-batches a step (F6) */
+{
+    int dp = p->dp > 0 ? p->dp : 1;
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    return gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+}
+static inline int engine_act_in_flight(const struct engine_parallel *p)
+{
+    int micro_batches = engine_finish_micro(p), pp = p->pp > 0 ? p->pp : 1;
+    int in_flight = micro_batches < pp ? micro_batches : pp;
+    return in_flight < 1 ? 1 : in_flight;
+}
 /* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
  * total from the states' sum, the activations and that term (added when
  * zero3). */
@@ -207,10 +224,143 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
  * fills the ZeRO stages' parts apart. */
 void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                         unsigned rc_mask);
+/* LoRA or QLoRA: trains adapters only. */
+static inline int eval_is_lora(const struct engine_workload *w)
+{
+    return w->task == TASK_LORA || w->task == TASK_QLORA;
+}
+/* eval_pre_fill_base of a layout given by its parts (each >= 1, as
+ * eval_pre_fill_base makes them; gbs: the global batch asked): its body,
+ * inline for the search's lists, which fill some 700 a request. */
+EVAL_INLINE void eval_pre_fill_parts(const struct eval_ctx *ctx, int tp, int pp, int dp, int cp, int ep, int b,
+                                     int v, int gbs, struct engine_step_pre *e, unsigned rc_mask)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    double s = ctx->seq, h = m->hidden;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    double tokens_step, psi;
+
+    if (micro < 1)
+        micro = 1;
+    gbs = micro * dp * b;
+    tokens_step = (double)gbs * s;
+    e->tp = tp;
+    e->pp = pp;
+    e->dp = dp;
+    e->cp = cp;
+    e->ep = ep;
+    e->b = b;
+    e->micro = micro;
+    e->gbs = gbs;
+    e->n = tp * pp * dp * cp;
+    e->model_par = tp * pp * cp;
+    e->ep_tp = ep * tp;
+    e->tokens_step = tokens_step;
+    e->std_attn = w->standard_attention != 0;
+    e->moe = ctx->moe_layers > 0 && ep > 1;
+    const double tp_msg = (double)b * s / cp * h * 2.0, tp_layers = (double)m->layers / pp;
+    for (int ri = 0; ri < 3; ri++) {
+        if (!(rc_mask >> ri & 1u))
+            continue;
+        e->comp[ri] = ctx->fpt_hw[ri] * tokens_step;
+        if (ri == 1 && (rc_mask & 1u)) {
+            /* selective recompute reads what none does (the same
+             * expressions of the same values below: the same doubles) */
+            e->sa[1] = e->sa[0];
+            e->tp_q[1] = e->tp_q[0];
+            continue;
+        }
+        /* Without FlashAttention the a*s score matrix of every token is
+         * written and read back by softmax, dropout and the AV product, about
+         * 30 bytes per score over forward and backward (Korthikanti's 5as^2b
+         * tensors, read and written), plus another forward's worth under full
+         * recompute. That traffic runs at HBM speed, not tensor-core speed,
+         * and is what makes small models slow on pre-2022 stacks (DOMAIN F6
+         * s^2 term). */
+        e->sa[ri] = 0;
+        if (w->standard_attention) {
+            double a = m->heads > 0 ? m->heads : 1;
+            double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
+            if (ri == 2)
+                per_token *= 4.0 / 3.0;
+            e->sa[ri] = tokens_step / ((double)dp * cp) * per_token;
+        }
+        /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per
+         * micro-batch (2 forward, 2 backward; +2 forward again with full
+         * recompute). Inside the scale-up domain they run at the intra-node
+         * busbw, outside it over the NICs. */
+        e->tp_q[ri] = 0;
+        if (tp > 1) {
+            double count = 4.0 + (ri == 2 ? 2.0 : 0.0);
+            e->tp_q[ri] = tp_layers * micro * count * 2.0 * (tp - 1) / tp * tp_msg;
+        }
+    }
+
+    /* F9: 1F1B bubble (p-1)/(v*m). */
+    e->bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
+    /* F8 PP: activations b*s*h*2 bytes forward and their gradient backward
+     * per micro-batch and virtual stage; over NICs when a stage boundary
+     * crosses nodes (tp*pp*cp > GPUs per node). */
+    e->pp_q = 0;
+    if (pp > 1) {
+        double msg = (double)b * s / cp * h * 2.0 / tp;
+        e->pp_q = 2.0 * micro * v * msg;
+    }
+    /* F8 DP: gradients of this GPU's model-parallel shard, 2 bytes each
+     * (bf16 reduction; 4 in fp32 training). All-reduce moves 2(d-1)/d of it
+     * (ZeRO 0-2, same volume as reduce-scatter + all-gather); ZeRO-3 moves
+     * 3(d-1)/d per micro-batch (gather forward, gather backward,
+     * reduce-scatter). The ring runs at the NIC busbw of the DP ranks that
+     * share a node, capped by the intra-node busbw (eval_step). ZeRO-3/FSDP
+     * gathers each layer's parameters separately and does not reduce inside
+     * the node first, so across nodes a GPU sees about its own NIC's
+     * bandwidth, not the node aggregate (Megatron-LM 2021 Table 2: ZeRO-3
+     * falls from 100 to 31 tokens/s/GPU from 384 to 1536 A100s at a fixed
+     * batch). */
+    psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
+    if (eval_is_lora(w))
+        psi = ctx->lora_adapters / (double)(tp * pp);
+    e->psi = psi;
+    /* F8 MoE: dispatch + combine, forward and backward, of every routed
+     * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
+     * Inside a node when ep*tp fits the scale-up domain, where the
+     * all-to-all runs over NVLink at about half the all-reduce busbw. */
+    e->moe_q = 0;
+    if (e->moe) {
+        double k = m->experts_active > 0 ? m->experts_active : 1;
+        double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
+        e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
+    }
+}
+
 /* The parts of layout e that read the ZeRO stage and offload (eval_pre_fill's
  * last step, into e->z), for any stage of the same layout. */
-void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
-                   struct engine_step_zero *z);
+EVAL_INLINE void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
+                               struct engine_step_zero *z)
+{
+    const int dp = e->dp, micro = e->micro;
+    const double psi = e->psi;
+
+    z->zero3 = zero >= 3 && !eval_is_lora(ctx->w);
+    z->offload = offload != 0;
+    z->dp_q = 0;
+    if (dp > 1) {
+        double gbytes = ctx->w->precision == PREC_FP32 ? 4.0 : 2.0;
+        if (z->zero3)
+            z->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+        else
+            z->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
+    }
+    /* Optimizer step: memory-bound pass over this GPU's states (read and
+     * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
+     * when offloaded (CPU Adam). */
+    {
+        double shard = psi / (zero >= 1 ? dp : 1);
+        z->opt_q = shard * 16.0 * 2.0;
+    }
+}
+
 /* eval_time's sustained FLOP/s of one GPU at micro-batch b and context
  * parallelism cp (F4), and the kernel efficiency in *eff. */
 double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff);
@@ -261,11 +411,6 @@ static inline double eval_dp_bw(const struct engine_step_pre *e, const struct ev
     bw = c->bw_nic * ranks_per_node;
     return bw > c->bw_intra ? c->bw_intra : bw;
 }
-
-/* always inlined, as every eval_t_* and the steps: the walk's loops call
- * them, and a call keeps every part it stores, where inlined only the
- * step's operations remain */
-#define EVAL_INLINE static inline __attribute__((always_inline))
 
 EVAL_INLINE double eval_t_comp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach)
 {
