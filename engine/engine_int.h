@@ -517,7 +517,8 @@ EVAL_INLINE void eval_step(const struct engine_step_pre *e, const struct engine_
  * >= 0 (t_dp is at least t x 0.05, t = dp_q / bw >= 0); else the whole
  * step is taken. In two steps, so that a walk finds the DP ring's
  * bandwidth only for a layout the prefixes do not rule out:
- * eval_step_head (1: it loses; else the prefix in *h) and eval_step_tail.
+ * eval_step_head (1: it loses; else the prefix in *h) and eval_step_tail
+ * (which gives the step too, eval_step_bw's o->step, when it wins).
  * tests/unit/test_engine_search.c checks the answer and the score against
  * eval_step_bw's over random layouts, at thresholds an ulp either side. */
 struct eval_step_head {
@@ -537,13 +538,14 @@ EVAL_INLINE int eval_step_head(const struct engine_step_pre *e, int ri, const st
 
 EVAL_INLINE int eval_step_tail(const struct engine_step_pre *e, const struct engine_step_zero *z,
                                const struct eval_hwc *c, double dp_bw, double gbs, double best,
-                               const struct eval_step_head *h, double *score)
+                               const struct eval_step_head *h, double *score, double *step_s)
 {
     double exposed = h->tpp + eval_t_dp(e, z, c, dp_bw, h->t_comp) + eval_t_moe(e, c);
     double step = h->a + exposed + eval_t_opt(z, c);
     if (!(step / gbs < best))
         return 0;
     *score = step / gbs;
+    *step_s = step;
     return 1;
 }
 
@@ -552,9 +554,10 @@ EVAL_INLINE int eval_step_beats(const struct engine_step_pre *e, const struct en
                                 int tail_nonneg, double *score)
 {
     struct eval_step_head h;
+    double step;
     if (eval_step_head(e, ri, c, nach, gbs, best, tail_nonneg, &h))
         return 0;
-    return eval_step_tail(e, z, c, dp_bw, gbs, best, &h, score);
+    return eval_step_tail(e, z, c, dp_bw, gbs, best, &h, score, &step);
 }
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */

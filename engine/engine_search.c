@@ -299,9 +299,14 @@ struct cand {
     int gi, per_node, nodes, n;
     struct engine_parallel par;
     double fabric_gbps;
-    struct eval_out ev;
+    double tokens_per_s;        /* eval_time's at that fabric (cand_fabric) */
     double mem_gib, days, cost;
-    int have_ref;               /* ref holds par's step parts (the layout lists found it) */
+    /* Found by a count's walkers (the layout lists): its step time on the
+     * search's hardware for the cluster (the walk's, eval_time's step_s
+     * there) and its tokens a step, and when have_ref, in ref par's step
+     * parts (walker_best) */
+    int from_list, have_ref;
+    double step_s, tokens_step;
     struct eval_ref ref;
 };
 
@@ -531,9 +536,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 if (!found || ev.step_s / ev.global_batch < best_score) {
                                     best->par = p;
                                     best->par.global_batch = ev.global_batch;
-                                    best->ev = ev;
                                     best->mem_gib = mgib;
-                                    best_score = best->ev.step_s / best->ev.global_batch;
+                                    best_score = ev.step_s / ev.global_batch;
                                     found = 1;
                                 }
                                 break;   /* less recompute always runs faster: stop at the first fit */
@@ -621,6 +625,7 @@ struct walker {
     double cap;                       /* best_layout's plan limit */
     double nach[3];                   /* eval_time's n x achieved at micro-batch 1, 2, 4 (cp 1) */
     double best_score, best_mgib, min_mem;
+    double best_step;                 /* the step time of best_e at best_rc (best_score x its gbs) */
     /* eval_dp_bw of the last model-parallel size scored (n is fixed, so
      * the size gives dp) */
     double dp_bw;
@@ -653,6 +658,7 @@ static void walker_init(struct walker *k, const struct eval_hw *hw, const struct
         tp_max = hw->n;
     k->best_e = NULL;
     k->best_mgib = 0;
+    k->best_step = 0;
     k->dp_bw = 0;
     k->dp_mp = 0;
     k->found = 0;
@@ -700,6 +706,7 @@ static inline __attribute__((always_inline)) void walk_unfound(struct walker *k,
         k->best_rc = rc;
         k->best_mgib = mgib;
         k->best_score = t.step / bs->gbs;
+        k->best_step = t.step;
         k->found = 1;
         return;   /* less recompute always runs faster: stop at the first fit */
     }
@@ -734,7 +741,7 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
         k->dp_mp = pre->model_par;
         k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
     }
-    if (eval_step_tail(pre, &e->z, &k->hc, k->dp_bw, bs->gbs, k->best_score, &h, &score)) {
+    if (eval_step_tail(pre, &e->z, &k->hc, k->dp_bw, bs->gbs, k->best_score, &h, &score, &k->best_step)) {
         k->best_e = e;
         k->best_rc = rc;
         k->best_mgib = e->mem_gib[rc];
@@ -994,11 +1001,27 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     return 1;
 }
 
+/* Whether the candidate's time model (cand_fabric) runs on the hardware
+ * hw the walk timed the cluster on, so that the walk's step is its step:
+ * on several nodes, when engine_choose_fabric_gbps answers g's usual rate
+ * without trying another (a rented cluster, or GPUs with their own
+ * scale-out ports: it times the cluster at hw_usual, cluster_hw's, and
+ * returns), and on one node, when cluster_hw's NIC figure is already the
+ * scale-up link cand_fabric gives it (every server of more than one GPU). */
+static int walk_step_kept(const struct eval_ctx *ctx, const struct engine_gpu *g, int nodes,
+                          const struct eval_hw *hw)
+{
+    if (nodes > 1)
+        return ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0;
+    return hw->nic_busbw_per_gpu_gbs == hw->intra_busbw_gbs;
+}
+
 /* What the caller of a walk keeps of the layout walker k found: its layout
- * and memory, and in best->ref what its time model reads of the list (the
- * caller times it at the fabric it picks; best->ev is left alone). */
+ * and memory, its step at the walk's hardware, and when need_ref, in
+ * best->ref what its time model reads of the list (for a caller that times
+ * it at another fabric rate). */
 static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_memo *memo, const struct walker *k,
-                        const struct gpu_ach *ach, struct cand *best)
+                        const struct gpu_ach *ach, int need_ref, struct cand *best)
 {
     const struct engine_layout_entry *e = k->best_e;
     const struct engine_layout_base *bs = &memo->bases[e->base];
@@ -1006,10 +1029,15 @@ static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_m
     entry_parallel(ctx, memo, e, k->best_rc, &best->par);
     best->par.global_batch = bs->pre.gbs;   /* eval_time's global_batch */
     best->mem_gib = k->best_mgib;
+    best->from_list = 1;
+    best->step_s = k->best_step;
+    best->tokens_step = bs->pre.tokens_step;
+    best->have_ref = need_ref;
+    if (!need_ref)
+        return;
     /* what eval_time computes of that layout before the bandwidths:
      * eval_pre_fill gives the same parts for global batch gbs (the same
      * micro-batch count) at the entry's stage and offload */
-    best->have_ref = 1;
     best->ref.pre = bs->pre;
     best->ref.pre.z = e->z;
     best->ref.ri = eval_rc_index(k->best_rc);
@@ -1018,7 +1046,7 @@ static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_m
 }
 
 /* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
- * its time model at that rate: what the search keeps of a cluster. None of
+ * its throughput at that rate: what the search keeps of a cluster. None of
  * it depends on the tokens, deadline, budget or dataset size, which only
  * price it (cand_cost). */
 static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
@@ -1029,6 +1057,17 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
     const struct eval_ref *ref = cd->have_ref ? &cd->ref : NULL;
 
     cd->fabric_gbps = 0;
+    if (cd->from_list && walk_step_kept(ctx, g, cd->nodes, hw_search)) {
+        /* eval_time_ref at the hardware the walk timed it on (at the usual
+         * rate, eval_fill_hw's; on one node, with its scale-up link for the
+         * NICs, which cluster_hw gave the walk), so eval_out_of's step is
+         * the walk's (eval_step_bw, the same hardware, parts, level and
+         * rate) and its tokens per second tokens_step / step */
+        if (cd->nodes > 1)
+            cd->fabric_gbps = engine_default_fabric_gbps(g);
+        cd->tokens_per_s = cd->tokens_step / cd->step_s;
+        return;
+    }
     if (cd->nodes > 1) {
         cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, ref, hw_search, &ev);
     } else if (ref) {
@@ -1041,7 +1080,7 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
     } else {
         engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
     }
-    cd->ev = ev;
+    cd->tokens_per_s = ev.tokens_per_s;
 }
 
 /* Days and cost of a candidate cluster, exactly as its plan will report
@@ -1518,7 +1557,7 @@ static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struc
     out->n = cd->n;
     out->par = cd->par;
     out->fabric_gbps = cd->fabric_gbps;
-    out->tokens_per_s = cd->ev.tokens_per_s;
+    out->tokens_per_s = cd->tokens_per_s;
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
     out->cost = cd->cost;
@@ -2125,6 +2164,7 @@ static void cluster_walk(const struct catalog *c, const struct eval_ctx *ctx, co
 
     cluster_hw(c, ctx->w, &gs[out->layout_memo.clusters[ci].gi], &out->layout_memo.clusters[ci], &hw);
     found = best_layout(ctx, &hw, lim, &cd, &mm, &scored);
+    cd.from_list = 0;
     cd.have_ref = 0;
     cluster_done(c, ctx, out, ci, found, &cd, &hw, mm, scored);
 }
@@ -2172,7 +2212,8 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
     for (int j = 0; j < nk; j++) {
         struct cand cd;
         if (ks[j].found)
-            walker_best(ctx, memo, &ks[j], &gs[cls[idx[j]].gi].ach, &cd);
+            walker_best(ctx, memo, &ks[j], &gs[cls[idx[j]].gi].ach,
+                        !walk_step_kept(ctx, &c->gpus[cls[idx[j]].gi], cls[idx[j]].nodes, &hws[j]), &cd);
         cluster_done(c, ctx, out, idx[j], ks[j].found, &cd, &hws[j], ks[j].min_mem, ks[j].scored);
     }
 }
