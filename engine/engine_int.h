@@ -75,9 +75,50 @@ struct engine_states_parts {
     double full_w, shard_w;     /* LoRA: the frozen base's bytes, unsharded and under ZeRO-3 */
     int lora;
 };
-void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
-                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
-                         struct engine_states_parts *sp);
+/* LoRA or QLoRA: trains adapters only. */
+static inline int eval_is_lora(const struct engine_workload *w)
+{
+    return w->task == TASK_LORA || w->task == TASK_QLORA;
+}
+/* F5/F7 model states of one GPU (weights, gradients, optimizer, host
+ * offload) for a layout: what engine_memory_pre holds besides activations
+ * and overhead, and what the search's memory bound starts from. Inline:
+ * the search's lists ask it for every layout (some 500 a request). */
+EVAL_INLINE void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
+                                     const struct engine_param_count *pc, double lora_base_bytes,
+                                     double lora_adapters, struct engine_states_parts *sp)
+{
+    tp = tp > 0 ? tp : 1;
+    pp = pp > 0 ? pp : 1;
+    dp = dp > 0 ? dp : 1;
+    ep = ep > 0 ? ep : 1;
+    sp->K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
+    sp->wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
+    sp->lora = eval_is_lora(w);
+    if (sp->lora) {
+        /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
+         * QLoRA with embeddings and head left in bf16), sharded by dp under
+         * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
+         * 16-bit weights, gradients and K bytes of optimizer state shard
+         * like F5's. */
+        double base = lora_base_bytes / (double)(tp * pp);
+        double adapters = lora_adapters / (double)(tp * pp);
+        double d = dp;
+        sp->full_w = base;
+        sp->shard_w = base / d;
+        sp->full = adapters;
+        sp->shard = adapters / d;
+    } else {
+        double dense = (pc->total - pc->expert) / (double)(tp * pp);
+        double expert = pc->expert / (double)(tp * pp * ep);
+        int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
+        double d = dp, de = dpe;
+        /* Split engine_model_states_bytes into its three parts so the plan
+         * can show them; the sum equals it for wbytes = 2. */
+        sp->full = dense + expert;
+        sp->shard = dense / d + expert / de;
+    }
+}
 static inline void engine_states_of(const struct engine_states_parts *sp, int zero, int offload,
                                     struct engine_memory *mem)
 {
@@ -224,11 +265,6 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
  * fills the ZeRO stages' parts apart. */
 void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                         unsigned rc_mask);
-/* LoRA or QLoRA: trains adapters only. */
-static inline int eval_is_lora(const struct engine_workload *w)
-{
-    return w->task == TASK_LORA || w->task == TASK_QLORA;
-}
 /* eval_pre_fill_base of a layout given by its parts (each >= 1, as
  * eval_pre_fill_base makes them; gbs: the global batch asked): its body,
  * inline for the search's lists, which fill some 700 a request. */
