@@ -980,7 +980,6 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                             e->base = base0 + bi;
                             e->zero = (unsigned char)zero;
                             e->bi = (unsigned char)bi;
-                            e->off_run = (unsigned char)(off && bi == 0 ? nb : 0);
                             e->batch_ok = !(pre->gbs > batch_cap);
                         }
                         if (off) {
