@@ -561,11 +561,12 @@ struct eval_step_head {
     double t_comp, a, tpp;            /* t_comp, t_comp (1 + bubble), t_tp + t_pp */
 };
 
+/* bubble1: 1 + e->bubble (the same double, which a caller may hold). */
 EVAL_INLINE int eval_step_head(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach,
-                               double gbs, double best, int tail_nonneg, struct eval_step_head *h)
+                               double bubble1, double gbs, double best, int tail_nonneg, struct eval_step_head *h)
 {
     h->t_comp = eval_t_comp(e, ri, c, nach);
-    h->a = h->t_comp * (1.0 + e->bubble);
+    h->a = h->t_comp * bubble1;
     if (tail_nonneg && h->a / gbs >= best)
         return 1;
     h->tpp = eval_t_tp(e, ri, c) + eval_t_pp(e, c);
@@ -591,7 +592,7 @@ EVAL_INLINE int eval_step_beats(const struct engine_step_pre *e, const struct en
 {
     struct eval_step_head h;
     double step;
-    if (eval_step_head(e, ri, c, nach, gbs, best, tail_nonneg, &h))
+    if (eval_step_head(e, ri, c, nach, 1.0 + e->bubble, gbs, best, tail_nonneg, &h))
         return 0;
     return eval_step_tail(e, z, c, dp_bw, gbs, best, &h, score, &step);
 }

@@ -735,7 +735,7 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
     k->scored++;
     /* most scored layouts lose, most of them seen from the step's first
      * terms (eval_step_beats, in its two steps) */
-    if (eval_step_head(pre, rc, &k->hc, na, bs->gbs, k->best_score, k->tail_nonneg, &h))
+    if (eval_step_head(pre, rc, &k->hc, na, bs->bubble1, bs->gbs, k->best_score, k->tail_nonneg, &h))
         return;
     if (pre->model_par != k->dp_mp) {
         k->dp_mp = pre->model_par;
