@@ -2113,6 +2113,9 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
 struct gpu_search {
     struct gpu_ach ach;
     double rate_multi, ratio_one, ratio_multi;
+    /* eval_fill_hw_ratio at the usual rate on full servers, which reads the
+     * GPU count only into hw.n: every node grid cluster's but for n */
+    struct eval_hw hw_multi;
 };
 
 /* The search's hardware for cluster cl: eval_fill_hw on one node (its
@@ -2121,11 +2124,15 @@ static void cluster_hw(const struct catalog *c, const struct engine_workload *w,
                        const struct engine_search_cluster *cl, struct eval_hw *hw)
 {
     const struct engine_gpu *g = &c->gpus[cl->gi];
-    const int multi = cl->nodes > 1;
 
-    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, multi ? gs->rate_multi : 0.0,
-                       multi ? gs->ratio_multi : gs->ratio_one, w, NULL);
-    if (!multi)
+    if (cl->nodes > 1 && cl->per_node == gs->hw_multi.per_node) {
+        *hw = gs->hw_multi;
+        hw->n = cl->n;
+        return;
+    }
+    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, cl->nodes > 1 ? gs->rate_multi : 0.0,
+                       cl->nodes > 1 ? gs->ratio_multi : gs->ratio_one, w, NULL);
+    if (cl->nodes <= 1)
         hw->nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
 }
 
@@ -2314,6 +2321,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         gs[gi].rate_multi = engine_default_fabric_gbps(g);
         gs[gi].ratio_one = eval_fabric_ratio(c, g, 0.0);
         gs[gi].ratio_multi = eval_fabric_ratio(c, g, gs[gi].rate_multi);
+        eval_fill_hw_ratio(&gs[gi].hw_multi, g, 0, g->per_node, gs[gi].rate_multi, gs[gi].ratio_multi, w, NULL);
         {
             struct eval_hw hw1;
             eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
