@@ -296,6 +296,9 @@ EVAL_INLINE void eval_pre_fill_parts(const struct eval_ctx *ctx, int tp, int pp,
     e->std_attn = w->standard_attention != 0;
     e->moe = ctx->moe_layers > 0 && ep > 1;
     const double tp_msg = (double)b * s / cp * h * 2.0, tp_layers = (double)m->layers / pp;
+    /* unrolled: the search's lists fill every level (rc_mask 7), so each
+     * level's tests fold away there */
+#pragma GCC unroll 3
     for (int ri = 0; ri < 3; ri++) {
         if (!(rc_mask >> ri & 1u))
             continue;
