@@ -687,6 +687,7 @@ static inline __attribute__((always_inline)) void walk_unfound(struct walker *k,
         return;
     const struct engine_layout_base *bs = &bases[e->base];
     const struct engine_step_pre *pre = &bs->pre;
+#pragma GCC unroll 3
     for (int rc = 0; rc <= 2; rc++) {
         double mgib = e->mem_gib[rc];
         struct eval_parts t;
