@@ -730,9 +730,15 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
     if (t_comp * bs->bubble1 / bs->gbs * (1.0 - 1e-9) >= k->best_score)
         return;
     /* less recompute always runs faster: the first level that fits */
-    while (e->mem_gib[rc] > k->cap)
-        if (++rc > 2)
-            return;
+    if (e->mem_gib[0] > k->cap) {
+        if (e->mem_gib[1] > k->cap) {
+            if (e->mem_gib[2] > k->cap)
+                return;
+            rc = 2;
+        } else {
+            rc = 1;
+        }
+    }
     k->scored++;
     /* most scored layouts lose, most of them seen from the step's first
      * terms (eval_step_beats, in its two steps) */
