@@ -646,16 +646,14 @@ static int parts_nonneg(const struct eval_ctx *ctx)
            ctx->pc.total - ctx->pc.expert >= 0 && ctx->pc.expert >= 0 && ctx->lora_adapters >= 0;
 }
 
-/* Walker k of cluster hw; ctx_nonneg: parts_nonneg of the search. */
-static void walker_init(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach, int ctx_nonneg)
+/* Walker k of cluster hw in two steps: what does not read the GPU count
+ * (walker_init_card; ctx_nonneg: parts_nonneg of the search), so that the
+ * node grid's clusters of one GPU type start from one such walker, then
+ * what does (walker_init_count). */
+static void walker_init_card(struct walker *k, const struct eval_hw *hw, int ctx_nonneg)
 {
     const struct engine_gpu *g = hw->g;
-    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
 
-    if (tp_max > 16)
-        tp_max = 16;
-    if (tp_max > hw->n)
-        tp_max = hw->n;
     k->best_e = NULL;
     k->best_mgib = 0;
     k->best_step = 0;
@@ -664,16 +662,26 @@ static void walker_init(struct walker *k, const struct eval_hw *hw, const struct
     k->found = 0;
     k->best_rc = 0;
     k->scored = 0;
-    k->tp_max = tp_max;
     k->cap = g->memory_gib * 0.97;
     k->best_score = INFINITY;
     k->min_mem = INFINITY;
-    for (int bi = 0; bi < 3; bi++)
-        k->nach[bi] = hw->n * ach->rate[bi];
-    eval_hwc_fill(&k->hc, hw);
+    eval_hwc_fill(&k->hc, hw);   /* reads neither hw->n nor what a count changes */
     /* the bandwidths the left-out terms divide by (mem_bw08 divides only
      * t_comp, which is always taken); 0 or NaN: the whole step */
     k->tail_nonneg = ctx_nonneg && k->hc.bw_intra > 0 && k->hc.bw_nic > 0 && k->hc.mem_bw9 > 0;
+}
+
+static void walker_init_count(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach)
+{
+    int tp_max = hw->g->scaleup_domain > 1 ? hw->g->scaleup_domain : hw->per_node;
+
+    if (tp_max > 16)
+        tp_max = 16;
+    if (tp_max > hw->n)
+        tp_max = hw->n;
+    k->tp_max = tp_max;
+    for (int bi = 0; bi < 3; bi++)
+        k->nach[bi] = hw->n * ach->rate[bi];
 }
 
 /* The walk at entry e before a layout fits: the least memory seen is kept
@@ -2121,9 +2129,17 @@ struct gpu_search {
     struct gpu_ach ach;
     double rate_multi, ratio_one, ratio_multi;
     /* eval_fill_hw_ratio at the usual rate on full servers, which reads the
-     * GPU count only into hw.n: every node grid cluster's but for n */
+     * GPU count only into hw.n: every node grid cluster's but for n; and
+     * walker_init_card of it */
     struct eval_hw hw_multi;
+    struct walker walker_multi;
 };
+
+/* Whether cl is on its GPU type's node grid (full servers, several). */
+static int cluster_is_grid(const struct gpu_search *gs, const struct engine_search_cluster *cl)
+{
+    return cl->nodes > 1 && cl->per_node == gs->hw_multi.per_node;
+}
 
 /* The search's hardware for cluster cl: eval_fill_hw on one node (its
  * scale-up link for the NICs) or at the GPU's usual fabric rate. */
@@ -2132,7 +2148,7 @@ static void cluster_hw(const struct catalog *c, const struct engine_workload *w,
 {
     const struct engine_gpu *g = &c->gpus[cl->gi];
 
-    if (cl->nodes > 1 && cl->per_node == gs->hw_multi.per_node) {
+    if (cluster_is_grid(gs, cl)) {
         *hw = gs->hw_multi;
         hw->n = cl->n;
         return;
@@ -2202,8 +2218,13 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
      * servers' counts are below its server size, its node grid's at or
      * above it */
     for (int i = ci; i >= 0 && nk < CATALOG_GPUS_MAX; i = cls[i].next) {
-        cluster_hw(c, ctx->w, &gs[cls[i].gi], &cls[i], &hws[nk]);
-        walker_init(&ks[nk], &hws[nk], &gs[cls[i].gi].ach, ctx_nonneg);
+        const struct gpu_search *gt = &gs[cls[i].gi];
+        cluster_hw(c, ctx->w, gt, &cls[i], &hws[nk]);
+        if (cluster_is_grid(gt, &cls[i]))
+            ks[nk] = gt->walker_multi;
+        else
+            walker_init_card(&ks[nk], &hws[nk], ctx_nonneg);
+        walker_init_count(&ks[nk], &hws[nk], &gt->ach);
         idx[nk++] = i;
     }
     /* the list of this count only: the one before it has been read */
@@ -2329,6 +2350,7 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         gs[gi].ratio_one = eval_fabric_ratio(c, g, 0.0);
         gs[gi].ratio_multi = eval_fabric_ratio(c, g, gs[gi].rate_multi);
         eval_fill_hw_ratio(&gs[gi].hw_multi, g, 0, g->per_node, gs[gi].rate_multi, gs[gi].ratio_multi, w, NULL);
+        walker_init_card(&gs[gi].walker_multi, &gs[gi].hw_multi, parts_nonneg(&ctx));
         {
             struct eval_hw hw1;
             eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
