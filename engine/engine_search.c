@@ -850,8 +850,10 @@ static inline __attribute__((always_inline)) void walk_entry(struct walk_set *ws
     if (e->batch_ok) {
         const struct engine_layout_base *bs = &bases[e->base];
         const double lbm = e->lower_bound_gib;
-        for (int i = 0; i < ws->nf && !(lbm > ws->fnd[i]->cap); i++)
-            walk_found_fits(ws->fnd[i], e, bs);
+        struct walker *const *fnd = ws->fnd;
+        const int nf = ws->nf;
+        for (int i = 0; i < nf && !(lbm > fnd[i]->cap); i++)
+            walk_found_fits(fnd[i], e, bs);
     }
     for (int i = 0; i < ws->nu;) {
         struct walker *k = ws->unf[i];
