@@ -222,15 +222,18 @@ static int same_double(double a, double b)
  * counts, model states shared by ZeRO stages, the time model from the
  * lists' step parts on the hardware the search filled, eval_fill_hw's
  * fabric ratio per GPU type, engine_run_fixed and the node cache's price
- * kept per count, node count and PCIe generation) against the plain models
- * run for that cluster and layout alone: every candidate's memory, fabric,
- * throughput, start-up, goodput, checkpoint interval and rented storage
- * parts, bit for bit. */
+ * kept per count, node count and PCIe generation, the walk's own step where
+ * the candidate runs on the hardware the walk timed it on) against the plain
+ * models run for that cluster and layout alone: every candidate's memory,
+ * fabric, throughput, start-up, goodput, checkpoint interval and rented
+ * storage parts, bit for bit. Each of cand_fabric's paths is reached: a
+ * bought fabric chosen among rates, a rented or own-port cluster at its
+ * usual rate, a server of several GPUs and one of a single GPU. */
 START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
 {
     struct engine_recommendation *r = malloc(sizeof *r);
     unsigned long long st = 0x3c6ef372fe94f82bULL;
-    int compared = 0, multi = 0, single = 0;
+    int compared = 0, multi = 0, single = 0, chosen = 0, usual = 0, server = 0, one_gpu = 0;
     char err[256];
 
     ck_assert_ptr_nonnull(r);
@@ -262,9 +265,17 @@ START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
             if (cd->nodes > 1) {
                 rate = engine_choose_fabric_gbps(cat, &ctx, g, cd->n, cd->per_node, &cd->par, NULL, NULL, &ev);
                 multi++;
+                if (w.pricing == PRICING_BUY && g->scaleout_ports == 0)
+                    chosen++;
+                else
+                    usual++;
             } else {
                 engine_eval_cluster(cat, &ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
                 single++;
+                if (cd->n > 1)
+                    server++;
+                else
+                    one_gpu++;
             }
             ck_assert_msg(same_double(cd->fabric_gbps, rate) && same_double(cd->tokens_per_s, ev.tokens_per_s),
                           "workload %d, candidate %d (%s x %d): fabric %a tokens/s %a, plain %a %a", compared, i,
@@ -288,6 +299,9 @@ START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
     }
     ck_assert_msg(multi > 1000 && single > 100, "only %d multi-node and %d one-node candidates compared", multi,
                   single);
+    ck_assert_msg(chosen > 100 && usual > 100 && server > 50 && one_gpu > 10,
+                  "cand_fabric's paths: bought fabric %d, usual rate %d, one server %d, one GPU %d: too few", chosen,
+                  usual, server, one_gpu);
     free(r);
 }
 END_TEST
