@@ -574,14 +574,20 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  *   eval_time's in its order, and eval_achieved's rate per micro-batch size
  *   computed once per GPU type.
  * So every comparison sees the same doubles as the walk's and takes the
- * same branch: the same layout, memory and count. What a step time reads
+ * same branch: the same layout, memory and count. A layout the walk scores
+ * counts as scored whether or not its step is finished: its step is taken
+ * only as far as needed to see it lose (eval_step_beats' prefixes, which
+ * the step can only exceed), and not at all where what follows does not
+ * read it (the batch cap before any layout fits). What a step time reads
  * of the card is a handful of its own scalars (eval_hwc) against the
  * layout's parts, so the walks share the list and the entry's tests that
  * read no card (the batch cap), and every division is still each card's.
  * Walking as the list is built leaves out of it the offload layouts that
  * every walker passes by (it had found a layout before), about four in five
- * of them. The chosen layout's time model is left to the caller, which
- * times it at the fabric it picks from the list's parts (eval_time_ref).
+ * of them. The chosen layout's time model is left to the caller: where its
+ * cluster runs on the hardware the walk timed it on (walk_step_kept) the
+ * walk's own step gives its throughput, else it times it at the fabric it
+ * picks from the list's parts (eval_time_ref).
  * Across counts, a search keeps what a list reads of a layout but not of
  * the count: a tp group's activations by pp, micro-batch and micro-batches
  * in flight (memo->acts). Per search, engine_run_fixed by count, nodes and
