@@ -953,7 +953,8 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.micro_batch = b;
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
-                    eval_pre_fill_parts(ctx, tp, pp, dp, cp, ep, b, vpp, pb.global_batch, &bs->pre, 7u);   /* eval_pre_fill_base; each entry has its own z */
+                    /* eval_pre_fill_base of pb; each entry has its own z */
+                    eval_pre_fill_parts(ctx, tp, pp, dp, cp, ep, b, vpp, pb.global_batch, &bs->pre, 7u);
                     bs->bubble1 = 1.0 + bs->pre.bubble;
                     bs->gbs = bs->pre.gbs;
                     bs->vpp = vpp;
