@@ -412,7 +412,6 @@ struct engine_layout_entry {
     unsigned char zero;
     unsigned char bi;                 /* micro-batch 1 << bi */
     unsigned char batch_ok;           /* its global batch is within the search's cap */
-    unsigned char off_run;            /* first of an offload layout's sizes: how many; else 0 */
 };
 /* F6 activations of a tp group, pp = 1 << pp_log and micro-batch 1 << bi
  * (engine_memory_activations3), which read the GPU count only through the
