@@ -170,7 +170,7 @@ double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx 
     int nr = 0;
 
     step_default = step_at(c, ctx, g, n, per_node, par, ref, hw_usual, rate, ev);
-    if (ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0)
+    if (engine_fabric_rate_fixed(ctx, g))
         return rate;
     for (int i = 0; i < c->n_fabrics; i++) {
         int dup = 0;

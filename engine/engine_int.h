@@ -750,6 +750,14 @@ static inline double engine_cloud_cost_cand(const struct cloud_cost_memo *m, con
 void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
                          int per_node, int nodes, double rate, const struct engine_measured *meas, double eff_scale,
                          double bw_scale, const struct engine_parallel *par, struct eval_out *ev);
+/* Whether engine_choose_fabric_gbps keeps g's usual fabric rate without
+ * trying another: a rented cluster, or GPUs with their own scale-out ports.
+ * The search's walk_step_kept reads the same rule, so that it reuses the
+ * walk's step exactly where the chosen rate is the one the walk timed. */
+static inline int engine_fabric_rate_fixed(const struct eval_ctx *ctx, const struct engine_gpu *g)
+{
+    return ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0;
+}
 /* Per-GPU fabric rate for a multi-node cluster (cloud: the usual rate; buy:
  * the cheapest that costs no time); *ev gets the time model at that rate.
  * ref, when not NULL, holds par's step parts (eval_time_ref: the same

@@ -1042,7 +1042,7 @@ static int walk_step_kept(const struct eval_ctx *ctx, const struct engine_gpu *g
                           const struct eval_hw *hw)
 {
     if (nodes > 1)
-        return ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0;
+        return engine_fabric_rate_fixed(ctx, g);
     return hw->nic_busbw_per_gpu_gbs == hw->intra_busbw_gbs;
 }
 
