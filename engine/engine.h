@@ -516,6 +516,7 @@ enum { ENGINE_TEXT_R_FLOPS, ENGINE_TEXT_R_DAYS, ENGINE_TEXT_R_SCALE, ENGINE_TEXT
        ENGINE_TEXT_SITES = ENGINE_TEXT_WHY + TIER_COUNT };
 
 #define ENGINE_PLAN_MEMO_SLOTS 4
+#define ENGINE_CLUSTER_TEXTS (PLAN_RATIONALE_MAX + PLAN_WARNINGS_MAX)
 struct engine_plan_memo {
     const struct catalog *catalog;    /* NULL: empty */
     unsigned long long used;
@@ -529,7 +530,18 @@ struct engine_plan_memo {
     struct engine_plan plan;          /* valid up to its lists' counts */
     /* strlen of plan's rationale texts, then of its warnings */
     unsigned short text_len[PLAN_RATIONALE_MAX + PLAN_WARNINGS_MAX];
-    struct engine_text_memo texts[ENGINE_TEXT_SITES];   /* emptied when the slot is refilled */
+    /* Kept when the slot is refilled, as cluster_texts are: a text memo
+     * checks every argument, so another cluster's texts at the same site
+     * rewrite only what prints other bytes. */
+    struct engine_text_memo texts[ENGINE_TEXT_SITES];
+    /* plan_cluster's texts when it fills this slot: its rationale by
+     * index, then its warnings by index (ENGINE_CLUSTER_TEXTS). Kept when
+     * the slot is refilled and by the search's clearing: each memo
+     * compares every argument its text printed, so a refill for another
+     * workload or cluster rewrites only the numbers that print other
+     * digits (a new model shape on the same cluster moves a few numbers of
+     * its ~18 texts). */
+    struct engine_text_memo cluster_texts[ENGINE_CLUSTER_TEXTS];
 };
 
 struct engine_recommendation {

@@ -823,9 +823,11 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
  * links, fabric, checkpoints, power, host, expectations, most rationale and
  * warnings; *fx gets what the second step needs and where its texts go),
  * then what does. A recommendation keeps the first step's plans
- * (engine_plan_memo) for the next pricing of the same clusters. */
+ * (engine_plan_memo) for the next pricing of the same clusters. tm: NULL,
+ * or ENGINE_CLUSTER_TEXTS text memos that plan_cluster's rationale and
+ * warnings are written through (the same bytes, engine_vfmt_memo). */
 void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                  const struct engine_measured *meas, struct engine_plan_fixed *fx);
+                  const struct engine_measured *meas, struct engine_plan_fixed *fx, struct engine_text_memo *tm);
 void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
                  const struct engine_plan_fixed *fx, struct engine_text_memo *tm);
 void plan_add_rationale(struct engine_plan *pl, const char *rule, const char *fmt, ...)

@@ -905,7 +905,7 @@ void plan_complete(const struct catalog *c, const struct eval_ctx *ctx, struct e
                    const struct engine_measured *meas)
 {
     struct engine_plan_fixed fx;
-    plan_cluster(c, ctx, pl, meas, &fx);
+    plan_cluster(c, ctx, pl, meas, &fx, NULL);
     plan_priced(c, ctx, pl, &fx, NULL);
 }
 
@@ -935,8 +935,42 @@ static void set_rationale(struct engine_plan *pl, int at, struct engine_text_mem
     va_end(ap);
 }
 
+/* plan_add_rationale and plan_add_warning for plan_cluster, through the
+ * text memo of the entry's place when tm is not NULL (plan_cluster says
+ * why): engine_vfmt_memo writes the bytes engine_vfmt does. */
+static void cluster_rationale(struct engine_plan *pl, struct engine_text_memo *tm, const char *rule, const char *fmt,
+                              ...) __attribute__((format(printf, 4, 5)));
+static void cluster_rationale(struct engine_plan *pl, struct engine_text_memo *tm, const char *rule, const char *fmt,
+                              ...)
+{
+    va_list ap;
+    struct plan_rationale *r;
+    if (pl->n_rationale >= PLAN_RATIONALE_MAX)
+        return;
+    r = &pl->rationale[pl->n_rationale];
+    engine_copy_str(r->rule, sizeof r->rule, rule);
+    va_start(ap, fmt);
+    engine_vfmt_memo(tm ? &tm[pl->n_rationale] : NULL, r->text, sizeof r->text, fmt, ap);
+    va_end(ap);
+    pl->n_rationale++;
+}
+
+static void cluster_warning(struct engine_plan *pl, struct engine_text_memo *tm, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cluster_warning(struct engine_plan *pl, struct engine_text_memo *tm, const char *fmt, ...)
+{
+    va_list ap;
+    if (pl->n_warnings >= PLAN_WARNINGS_MAX)
+        return;
+    va_start(ap, fmt);
+    engine_vfmt_memo(tm ? &tm[PLAN_RATIONALE_MAX + pl->n_warnings] : NULL, pl->warnings[pl->n_warnings],
+                     PLAN_TEXT_MAX, fmt, ap);
+    va_end(ap);
+    pl->n_warnings++;
+}
+
 void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct engine_plan *pl,
-                  const struct engine_measured *meas, struct engine_plan_fixed *fx)
+                  const struct engine_measured *meas, struct engine_plan_fixed *fx, struct engine_text_memo *tm)
 {
     const struct engine_gpu *g = &c->gpus[pl->gpu_index];
     const struct engine_workload *w = ctx->w;
@@ -1111,10 +1145,10 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
 
     /* ---- rationale: the numbers behind each choice */
     pl->n_rationale = 0;
-    plan_add_rationale(pl, "F1", "%.1fB parameters (%.1fB active per token) from %d layers, hidden %d, %d/%d heads, "
+    cluster_rationale(pl, tm, "F1", "%.1fB parameters (%.1fB active per token) from %d layers, hidden %d, %d/%d heads, "
                        "FFN %d%s, vocabulary %d", ctx->pc.total / 1e9, ctx->pc.active / 1e9, m->layers, m->hidden,
                        m->heads, m->kv_heads, m->ffn_hidden, m->gated ? " (SwiGLU)" : "", m->vocab);
-    plan_add_rationale(pl, "R2", "16-bit weights alone take %.0f GB; with gradients and Adam state the model "
+    cluster_rationale(pl, tm, "R2", "16-bit weights alone take %.0f GB; with gradients and Adam state the model "
                        "states are %.0f GB before sharding", ctx->pc.total * 2.0 / 1e9,
                        engine_model_states_bytes(ctx->pc.total, 0, 1, w->optimizer) / 1e9);
     {
@@ -1124,7 +1158,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
         char ep[32] = "";
         if (pl->par.ep > 1)
             engine_fmt(ep, sizeof ep, ", experts split over EP %d", pl->par.ep);
-        plan_add_rationale(pl, "F5", "%s B per trained parameter (2 weights + 2 gradients + %s optimizer); TP %d x PP %d "
+        cluster_rationale(pl, tm, "F5", "%s B per trained parameter (2 weights + 2 gradients + %s optimizer); TP %d x PP %d "
                            "split it, ZeRO-%d over DP %d (%s)%s%s: weights %.1f, gradients %.1f, optimizer %.1f "
                            "GiB per GPU", w->optimizer == OPT_ADAMW_8BIT ? "10" : "16",
                            w->optimizer == OPT_ADAMW_8BIT ? "6 (8-bit Adam + fp32 master)" : "12 (fp32 master + Adam m, v)",
@@ -1133,17 +1167,17 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                            pl->par.offload ? ", optimizer offloaded to host RAM" : "", pl->mem_weights_gib,
                            pl->mem_gradients_gib, pl->mem_optimizer_gib);
     }
-    plan_add_rationale(pl, "F6", "activations %.1f GiB per GPU: seq %d, micro-batch %d, %s recompute, "
+    cluster_rationale(pl, tm, "F6", "activations %.1f GiB per GPU: seq %d, micro-batch %d, %s recompute, "
                        "FlashAttention%s, fp32 logits; total %.1f of %.0f GiB", pl->mem_activations_gib,
                        ctx->seq, pl->par.micro_batch, pl->par.recompute == RECOMPUTE_NONE ? "no" : pl->recompute_name, pl->par.tp > 1 ? ", sequence parallel" : "",
                        pl->mem_per_gpu_gib, g->memory_gib);
     if (w->task == TASK_LORA || w->task == TASK_QLORA)
-        plan_add_rationale(pl, "F7", "%s: frozen base %.1f GB (%s), rank-%d adapters on every linear layer "
+        cluster_rationale(pl, tm, "F7", "%s: frozen base %.1f GB (%s), rank-%d adapters on every linear layer "
                            "carry the optimizer state", engine_task_name(w->task),
                            engine_lora_base_bytes(m, w) / 1e9,
                            w->task == TASK_QLORA ? "NF4 0.52 B/param, embeddings and head in bf16" : "bf16",
                            w->lora_rank > 0 ? w->lora_rank : 16);
-    plan_add_rationale(pl, "R40", "memory relief, cheapest rung first: %s mixed precision; %s; gradient accumulation "
+    cluster_rationale(pl, tm, "R40", "memory relief, cheapest rung first: %s mixed precision; %s; gradient accumulation "
                        "x%d (global batch %d = DP %d x micro-batch %d x %d); ZeRO-%d%s; %.1f GiB per GPU against a "
                        "plan limit of %.1f (97%% of %.0f)", engine_precision_name(w->precision),
                        pl->par.recompute == RECOMPUTE_NONE ? "no recompute needed"
@@ -1152,53 +1186,53 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        pl->par.offload ? ", CPU offload" : "", pl->mem_per_gpu_gib, 0.97 * g->memory_gib,
                        g->memory_gib);
     fx->r_flops = reserve_rationale(pl, w->task == TASK_PRETRAIN || w->task == TASK_FINETUNE ? "F2" : "F3");
-    plan_add_rationale(pl, "F4", "%s at %.0f TFLOP/s dense %s peak x kernel efficiency %.2f (generation, "
+    cluster_rationale(pl, tm, "F4", "%s at %.0f TFLOP/s dense %s peak x kernel efficiency %.2f (generation, "
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
                        g->name, eval_peak_tflops(g, w->precision), engine_precision_name(w->precision), ev.eff,
                        m->hidden / pl->par.tp, ctx->seq * pl->par.micro_batch, pl->mfu, pl->achieved_tflops);
-    plan_add_rationale(pl, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
+    cluster_rationale(pl, tm, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
                        "%.3f s, MoE all-to-all %.3f s)", 100.0 * pl->comm_fraction, ev.step_s, ev.t_tp,
                        pl->intra_node, ev.t_pp, ev.t_dp, ev.t_moe);
     if (pl->par.pp > 1)
-        plan_add_rationale(pl, "F9", "pipeline bubble (p-1)/(v*m) = (%d-1)/(%d*%d) = %.1f%% of compute",
+        cluster_rationale(pl, tm, "F9", "pipeline bubble (p-1)/(v*m) = (%d-1)/(%d*%d) = %.1f%% of compute",
                            pl->par.pp, pl->par.vpp, ev.grad_accum,
                            100.0 * (pl->par.pp - 1) / ((double)pl->par.vpp * ev.grad_accum));
     fx->r_days = reserve_rationale(pl, "F4");
     if (per_node > 1 && g->link == LINK_PCIE)
-        plan_add_rationale(pl, pl->par.tp > 1 ? "R13" : "R12",
+        cluster_rationale(pl, tm, pl->par.tp > 1 ? "R13" : "R12",
                            "no NVLink: the %d GPUs of a node talk over PCIe Gen%d (%.0f GB/s per GPU, all_reduce busbw "
                            "%.0f GB/s)%s", per_node, g->pcie_gen, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
                            pl->par.tp > 1 ? "; tensor parallel runs through the CPU root complex (see F8 for its "
                                             "time)" : "; TP 1 keeps the per-layer all-reduces off PCIe");
     else if (per_node > 1)
-        plan_add_rationale(pl, g->link == LINK_NVSWITCH ? "R15" : "R12",
+        cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d kept inside "
                            "the %d-GPU scale-up domain", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
                            pl->par.tp, g->scaleup_domain < per_node ? g->scaleup_domain : per_node);
     if (nodes > 1 && f) {
         if (g->scaleout_ports > 0) {
-            plan_add_rationale(pl, "R16", "no NICs bought: each %s sends RDMA from its own on-chip RoCE ports, "
+            cluster_rationale(pl, tm, "R16", "no NICs bought: each %s sends RDMA from its own on-chip RoCE ports, "
                                "%d of them for scale-out at %.0f Gb/s (%s); %d ports per node, %.0f Gb/s per GPU",
                                g->id, g->scaleout_ports, g->scaleout_port_gbps, g->scaleout_source,
                                pl->scaleout_ports_per_node, rate);
-            plan_add_rationale(pl, "R17", "the on-chip ports are RoCE v2 Ethernet at %.0f GbE: %d switch ports on "
+            cluster_rationale(pl, tm, "R17", "the on-chip ports are RoCE v2 Ethernet at %.0f GbE: %d switch ports on "
                                "%d-port Ethernet switches, lossless PFC/ECN on every hop; the ports' %d x %.0f = "
                                "%.0f Gb/s caps the fabric rate per GPU", f->gbps, nodes * pl->scaleout_ports_per_node,
                                f->switch_radix, g->scaleout_ports, g->scaleout_port_gbps,
                                g->scaleout_ports * g->scaleout_port_gbps);
         } else {
-            plan_add_rationale(pl, "R16", "%d NICs per node, one per GPU for GPUDirect RDMA, %.0f Gb/s each (%s)",
+            cluster_rationale(pl, tm, "R16", "%d NICs per node, one per GPU for GPUDirect RDMA, %.0f Gb/s each (%s)",
                                pl->nics_per_node, f->gbps, f->name);
         }
-        plan_add_rationale(pl, "R37", "%.0f Gb/s per GPU leaves exposed communication at %.1f%% of step time, %s "
+        cluster_rationale(pl, tm, "R37", "%.0f Gb/s per GPU leaves exposed communication at %.1f%% of step time, %s "
                            "R37's %.0f%% tuning threshold", rate, 100.0 * pl->comm_fraction,
                            pl->comm_fraction > COMM_TARGET ? "above" : "within", 100.0 * COMM_TARGET);
-        plan_add_rationale(pl, "R19", "%s: %d endpoints on radix-%d switches: %d leaf, %d spine, %d core; %d links",
+        cluster_rationale(pl, tm, "R19", "%s: %d endpoints on radix-%d switches: %d leaf, %d spine, %d core; %d links",
                            pl->topology, nodes * pl->scaleout_ports_per_node, f->switch_radix, pl->switches_leaf,
                            pl->switches_spine, pl->switches_core, pl->links);
-        plan_add_rationale(pl, "R20", "1:1 oversubscription: training all-reduces keep every port busy; 1:2-1:3 "
+        cluster_rationale(pl, tm, "R20", "1:1 oversubscription: training all-reduces keep every port busy; 1:2-1:3 "
                            "congests in bursts");
-        plan_add_rationale(pl, "R23", "%s", f->kind == FABRIC_ROCE
+        cluster_rationale(pl, tm, "R23", "%s", f->kind == FABRIC_ROCE
                            ? "RoCE v2 must be lossless: matching PFC priority on switch and NIC, ECN thresholds "
                              "not too aggressive"
                            : "InfiniBand is lossless by credit-based flow control; needs a subnet manager (T9)");
@@ -1207,12 +1241,12 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     fx->r_scale = reserve_rationale(pl, ctx->pc.total >= 100e9 ? "R35"
                                         : ctx->pc.total >= 10e9 && w->task != TASK_LORA && w->task != TASK_QLORA ? "R34"
                                                                                                                 : "R33");
-    plan_add_rationale(pl, "F10", "checkpoint %.3g GB (14 B per trained parameter%s); job MTBF %.1f h at 2.2e-5 "
+    cluster_rationale(pl, tm, "F10", "checkpoint %.3g GB (14 B per trained parameter%s); job MTBF %.1f h at 2.2e-5 "
                        "failures per GPU-hour; async stall %.1f s; Young/Daly interval %.0f min; restart = start-up "
                        "%.0f min (F4b); goodput %.3f", pl->ckpt_size_gb,
                        w->task == TASK_LORA || w->task == TASK_QLORA ? ": the adapters only" : "", pl->mtbf_job_h,
                        pl->ckpt_stall_s, pl->ckpt_interval_min, pl->startup_s / 60.0, pl->goodput);
-    plan_add_rationale(pl, "R32", "keep the last %d checkpoints; write to a temporary name, atomic rename, then "
+    cluster_rationale(pl, tm, "R32", "keep the last %d checkpoints; write to a temporary name, atomic rename, then "
                        "delete the oldest; persist at %.1f GB/s (within half an interval)", pl->ckpt_keep,
                        pl->ckpt_write_gbs);
     fx->r_data = reserve_rationale(pl, "F11");
@@ -1220,7 +1254,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
         double offload_gb = pl->host_offload_gib * per_node * gib / 1e9;
         double node_gpu_gb = per_node * pl->mem_per_gpu_gib * gib / 1e9;
         double ckpt_share = pl->ckpt_size_gb / nodes - offload_gb;
-        plan_add_rationale(pl, "R8", "%d CPU threads per node (7 per GPU for the step and 6 loader workers%s, +4, "
+        cluster_rationale(pl, tm, "R8", "%d CPU threads per node (7 per GPU for the step and 6 loader workers%s, +4, "
                            "rounded to 16) and %.0f GB RAM (64 OS + 16 per GPU for batches + %.0f GB staging %s%s, "
                            "rounded up to 64 GB, at least 128)", pl->cpu_threads_per_node,
                            nodes > 1 ? ", 2 per GPU for the RDMA control path (R26)" : "", pl->ram_gb_per_node,
@@ -1229,7 +1263,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                            pl->par.offload ? " + offloaded optimizer" : "");
     }
     fx->r_cost = reserve_rationale(pl, w->pricing == PRICING_CLOUD ? "R11" : "R5");
-    plan_add_rationale(pl, "R10", "%.1f kW IT load = %d node%s x (%d x %.0f W TDP x 1.25 for the host share + 1.2 kW) "
+    cluster_rationale(pl, tm, "R10", "%.1f kW IT load = %d node%s x (%d x %.0f W TDP x 1.25 for the host share + 1.2 kW) "
                        "+ %d switch%s; size PSUs and cooling for it and keep GPU cores below 80 C", pl->power_kw, nodes,
                        nodes > 1 ? "s" : "", per_node, g->tdp_w,
                        pl->switches_leaf + pl->switches_spine + pl->switches_core,
@@ -1246,38 +1280,38 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     {
         double useful = ev.step_s > 0 ? ev.t_compute / ev.step_s : 1.0;
         if (pl->comm_fraction > COMM_TARGET)
-            plan_add_warning(pl, "communication-bound: exposed communication is %.1f%% of step time, above R37's "
+            cluster_warning(pl, tm, "communication-bound: exposed communication is %.1f%% of step time, above R37's "
                              "%.0f%%: tune or use fewer, better-connected GPUs", 100.0 * pl->comm_fraction,
                              100.0 * COMM_TARGET);
         if (useful < 0.75 || pl->mfu < 0.5 * ev.eff)
-            plan_add_warning(pl, "poor scaling efficiency: %.0f%% of each step is useful compute (communication "
+            cluster_warning(pl, tm, "poor scaling efficiency: %.0f%% of each step is useful compute (communication "
                              "%.0f%%, pipeline bubble %.0f%%), MFU %.2f against a kernel ceiling of %.2f on %d GPUs; "
                              "fewer GPUs would use each one better (R4, R37, F9)", 100.0 * useful,
                              100.0 * pl->comm_fraction, 100.0 * pl->bubble_fraction, pl->mfu, ev.eff, n);
     }
     if (pl->par.tp > 1 && g->link == LINK_PCIE)
-        plan_add_warning(pl, "tensor parallel %d over PCIe only: its all-reduces take %.2f s of a %.2f s step "
+        cluster_warning(pl, tm, "tensor parallel %d over PCIe only: its all-reduces take %.2f s of a %.2f s step "
                          "through the CPU root complex (R13, F8)", pl->par.tp, ev.t_tp, ev.step_s);
     if (w->precision == PREC_FP8 && !(g->fp8_tflops > 0))
-        plan_add_warning(pl, "%s has no FP8 tensor cores: estimated at the BF16 rate", g->id);
+        cluster_warning(pl, tm, "%s has no FP8 tensor cores: estimated at the BF16 rate", g->id);
     if (strncmp(g->id, "rtx", 3) == 0) {
-        plan_add_warning(pl, "%s is a %s card: %.0f GiB, PCIe Gen%d, no NVLink, no datacenter support contract; "
+        cluster_warning(pl, tm, "%s is a %s card: %.0f GiB, PCIe Gen%d, no NVLink, no datacenter support contract; "
                          "fine for small models and fine-tuning (R33)", g->id,
                          strstr(g->name, "GeForce") ? "consumer (GeForce)" : "workstation", g->memory_gib, g->pcie_gen);
         if (nodes > 1)
-            plan_add_warning(pl, "%d nodes of %s need RDMA between them (R16, %.0f Gb/s per GPU here); marketplace "
+            cluster_warning(pl, tm, "%d nodes of %s need RDMA between them (R16, %.0f Gb/s per GPU here); marketplace "
                              "rentals of consumer cards rarely offer it: confirm RoCE before renting (R21)", nodes,
                              g->id, rate);
     }
     if (pl->par.offload)
-        plan_add_warning(pl, "optimizer state (%.1f GiB per GPU) lives in host RAM: the CPU Adam step adds "
+        cluster_warning(pl, tm, "optimizer state (%.1f GiB per GPU) lives in host RAM: the CPU Adam step adds "
                          "time (R40)", pl->host_offload_gib);
     if (ev.global_batch > ctx->batch_seqs * 1.5)
-        plan_add_warning(pl, "data parallel %d forces a global batch of %d sequences, %.1fx the target; check "
+        cluster_warning(pl, tm, "data parallel %d forces a global batch of %d sequences, %.1fx the target; check "
                          "convergence", pl->par.dp, ev.global_batch, ev.global_batch / ctx->batch_seqs);
     fx->warn_at = pl->n_warnings;   /* plan_priced's run-length warning goes here */
     if (g->restricted)
-        plan_add_warning(pl, "%s has restricted availability: %s", g->id, g->availability_note);
+        cluster_warning(pl, tm, "%s has restricted availability: %s", g->id, g->availability_note);
     if (pl->price_conf >= PRICE_ESTIMATE)
     {
         char price[48];
@@ -1286,7 +1320,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
         else
             engine_fmt(price, sizeof price, "$%.0f per %d-GPU server", g->server_usd * (double)per_node / g->per_node,
                      per_node);
-        plan_add_warning(pl, "price confidence: the cost rests on %s for %s (%s, as of %s), %s; get a quote "
+        cluster_warning(pl, tm, "price confidence: the cost rests on %s for %s (%s, as of %s), %s; get a quote "
                          "before committing", price, g->id,
                          pl->price_conf == PRICE_ASSUMPTION ? "an accounting assumption, not a market price"
                                                             : "our estimate, not a published price",

@@ -1762,9 +1762,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
             b->ready = 1;
         }
         plan_from_cand(c, cd, &slot->plan);
-        plan_cluster(c, &b->ctx, &slot->plan, NULL, &slot->fx);
-        for (int i = 0; i < ENGINE_TEXT_SITES; i++)
-            slot->texts[i].fmt = NULL;
+        plan_cluster(c, &b->ctx, &slot->plan, NULL, &slot->fx, slot->cluster_texts);
         for (int i = 0; i < slot->plan.n_rationale; i++)
             slot->text_len[i] = (unsigned short)strnlen(slot->plan.rationale[i].text, PLAN_TEXT_MAX - 1);
         for (int i = 0; i < slot->plan.n_warnings; i++)

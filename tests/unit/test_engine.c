@@ -2163,6 +2163,154 @@ START_TEST(a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes)
 }
 END_TEST
 
+/* A workload of a new model shape, as the cold recommend path gets one on
+ * every request: one of two dense shapes with random depth, and a random
+ * task, precision, optimizer and pricing. 0 when the engine rejects it. */
+static int cold_workload(struct engine_workload *w, unsigned long long *st)
+{
+    static const struct { double params_b; int hidden, heads, kv_heads, ffn, layers_lo, layers_n; } shapes[] = {
+        {70, 8192, 64, 8, 28672, 60, 41},
+        {8, 4096, 32, 8, 14336, 16, 25},
+    };
+    static const enum engine_task tasks[] = {TASK_PRETRAIN, TASK_PRETRAIN, TASK_FINETUNE, TASK_LORA, TASK_QLORA};
+    char err[256];
+    int k = (int)(xorshift(st) % 2);
+    engine_workload_init(w);
+    w->model.params_b = shapes[k].params_b;
+    w->model.layers = shapes[k].layers_lo + (int)(xorshift(st) % (unsigned)shapes[k].layers_n);
+    w->model.hidden = shapes[k].hidden;
+    w->model.heads = shapes[k].heads;
+    w->model.kv_heads = shapes[k].kv_heads;
+    w->model.ffn_hidden = shapes[k].ffn;
+    w->model.vocab = 128256;
+    w->model.gated = 1;
+    w->task = tasks[xorshift(st) % 5];
+    w->precision = xorshift(st) % 3 == 0 ? PREC_FP8 : PREC_BF16;
+    w->optimizer = xorshift(st) % 4 == 0 ? OPT_ADAMW_8BIT : OPT_ADAMW;
+    w->pricing = xorshift(st) % 3 == 0 ? PRICING_BUY : PRICING_CLOUD;
+    w->seq_len = xorshift(st) % 2 ? 8192 : 4096;
+    w->tokens_b = 1.0 + (double)(xorshift(st) % 20000);
+    w->deadline_days = xorshift(st) % 3 == 0 ? NAN : 1.0 + (double)(xorshift(st) % 200);
+    w->budget_usd = xorshift(st) % 3 == 0 ? NAN : 1e4 * (double)(1 + xorshift(st) % 2000);
+    return engine_workload_resolve(w, cat, err, sizeof err) == ST_OK;
+}
+
+/* plan_cluster through text memos that it has written other workloads'
+ * and other clusters' texts with (the plan memo keeps them across refills
+ * and searches) writes the plain formatter's plan bit for bit: random new
+ * model shapes, each with random clusters and layouts of its search, one
+ * set of memos for all. Fails when a memo gives its text to arguments
+ * that print other bytes. */
+START_TEST(plan_cluster_through_kept_text_memos_writes_the_plain_plan)
+{
+    struct engine_text_memo *tm = calloc(ENGINE_CLUSTER_TEXTS, sizeof *tm);
+    struct engine_recommendation *r = calloc(1, sizeof *r);
+    struct engine_plan *plain = malloc(sizeof *plain), *memo = malloc(sizeof *memo);
+    unsigned long long st = 0x510e527fade682d1ULL;
+    int compared = 0, kept = 0, warned = 0;
+    char err[256];
+    ck_assert(tm && r && plain && memo);
+    for (int shape = 0; shape < 40; shape++) {
+        struct engine_workload w;
+        struct eval_ctx ctx;
+        if (!cold_workload(&w, &st))
+            continue;
+        ck_assert_int_eq(engine_recommend_search(cat, &w, r, err, sizeof err), ST_OK);
+        if (r->n_candidates == 0)
+            continue;
+        eval_ctx_init(&ctx, &w.model, &w);
+        for (int k = 0; k < 40; k++) {
+            const struct engine_candidate *cd = &r->candidates[xorshift(&st) % (unsigned)r->n_candidates];
+            struct engine_plan_fixed fx_plain, fx_memo;
+            char what[160];
+            for (int i = 0; i < ENGINE_CLUSTER_TEXTS; i++)
+                kept += tm[i].fmt != NULL;
+            for (int j = 0; j < 2; j++) {
+                struct engine_plan *pl = j ? memo : plain;
+                memset(pl, 0, sizeof *pl);
+                pl->feasible = 1;
+                pl->need_budget_usd = NAN;
+                pl->need_deadline_days = NAN;
+                pl->gpu_index = cd->gi;
+                snprintf(pl->gpu_id, sizeof pl->gpu_id, "%s", cat->gpus[cd->gi].id);
+                snprintf(pl->gpu_name, sizeof pl->gpu_name, "%s", cat->gpus[cd->gi].name);
+                pl->count = cd->n;
+                pl->per_node = cd->per_node;
+                pl->nodes = cd->nodes;
+                pl->par = cd->par;
+                pl->fabric_gbps_per_gpu = cd->fabric_gbps;
+                pl->fabric_kind = FABRIC_NONE;
+            }
+            memset(&fx_plain, 0, sizeof fx_plain);   /* its padding too, for the comparison */
+            memset(&fx_memo, 0, sizeof fx_memo);
+            plan_cluster(cat, &ctx, plain, NULL, &fx_plain, NULL);
+            plan_cluster(cat, &ctx, memo, NULL, &fx_memo, tm);
+            snprintf(what, sizeof what, "layers %d task %d prec %d: %d x %s on %d nodes, tp %d pp %d mb %d",
+                     w.model.layers, (int)w.task, (int)w.precision, cd->n, cat->gpus[cd->gi].id, cd->nodes,
+                     cd->par.tp, cd->par.pp, cd->par.micro_batch);
+            ck_assert_int_eq(memo->n_rationale, plain->n_rationale);
+            ck_assert_int_eq(memo->n_warnings, plain->n_warnings);
+            for (int i = 0; i < plain->n_rationale; i++)
+                ck_assert_msg(strcmp(memo->rationale[i].text, plain->rationale[i].text) == 0,
+                              "%s: rationale %d\n%s\nplain:\n%s", what, i, memo->rationale[i].text,
+                              plain->rationale[i].text);
+            for (int i = 0; i < plain->n_warnings; i++)
+                ck_assert_msg(strcmp(memo->warnings[i], plain->warnings[i]) == 0, "%s: warning %d\n%s\nplain:\n%s",
+                              what, i, memo->warnings[i], plain->warnings[i]);
+            ck_assert_msg(memcmp(memo, plain, sizeof *plain) == 0, "%s: the plans' bytes differ", what);
+            ck_assert_msg(memcmp(&fx_memo, &fx_plain, sizeof fx_plain) == 0, "%s: fixed parts differ", what);
+            warned += plain->n_warnings > 0;
+            compared++;
+        }
+    }
+    ck_assert_int_gt(compared, 800);
+    ck_assert_int_gt(kept, compared * 10);
+    ck_assert_int_gt(warned, compared / 10);
+    free(tm);
+    free(r);
+    free(plain);
+    free(memo);
+}
+END_TEST
+
+/* The cold recommend path: one memory searched and priced for a new model
+ * shape again and again, as the server's scratch is, its plan memo's text
+ * memos (plan_cluster's and plan_priced's) kept through searches and slot
+ * refills, answers as a memory fresh from calloc answers, bit for bit. */
+START_TEST(a_memory_searched_for_new_shapes_answers_as_a_fresh_one)
+{
+    struct engine_recommendation *kept = calloc(1, sizeof *kept);
+    unsigned long long st = 0x1f83d9abfb41bd6bULL;
+    int compared = 0, refilled_with_texts = 0;
+    char err[256];
+    ck_assert_ptr_nonnull(kept);
+    for (int step = 0; step < 60; step++) {
+        struct engine_workload w;
+        struct engine_recommendation *fresh;
+        char *a, *b;
+        if (!cold_workload(&w, &st))
+            continue;
+        for (int i = 0; i < ENGINE_PLAN_MEMO_SLOTS; i++)
+            refilled_with_texts += kept->plan_memo[i].cluster_texts[0].fmt != NULL;
+        fresh = calloc(1, sizeof *fresh);
+        ck_assert_ptr_nonnull(fresh);
+        ck_assert_msg(engine_recommend(cat, &w, fresh, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(engine_recommend(cat, &w, kept, err, sizeof err) == ST_OK, "%s", err);
+        a = dump_rec(fresh);
+        b = dump_rec(kept);
+        ck_assert_msg(strcmp(a, b) == 0, "step %d (layers %d, task %d): the kept memory's answer differs", step,
+                      w.model.layers, (int)w.task);
+        free(a);
+        free(b);
+        free(fresh);
+        compared++;
+    }
+    ck_assert_int_gt(compared, 40);
+    ck_assert_int_gt(refilled_with_texts, compared);
+    free(kept);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2212,6 +2360,8 @@ static Suite *engine_suite(void)
     tcase_add_test(i, a_text_memo_keeps_digits_only_for_numbers_that_print_them);
     tcase_add_test(i, a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits);
     tcase_add_test(i, a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes);
+    tcase_add_test(i, plan_cluster_through_kept_text_memos_writes_the_plain_plan);
+    tcase_add_test(i, a_memory_searched_for_new_shapes_answers_as_a_fresh_one);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
