@@ -29,6 +29,7 @@ struct eval_ctx {
     int moe_layers;
     double lora_base_bytes;     /* F7 frozen base (LoRA/QLoRA), 0 otherwise */
     double lora_adapters;       /* F7 adapter parameters (LoRA/QLoRA), 0 otherwise */
+    double ckpt_bytes;          /* F10 checkpoint size (engine_ckpt_bytes), found once */
     int eff_width;              /* GEMM width the efficiency model sees (MoE experts narrower) */
     /* Storage rows by kind (STORAGE_KIND_*), looked up once when the pricing
      * of many candidates binds the catalog (eval_ctx_bind_storage); NULL
@@ -645,7 +646,12 @@ static inline double engine_billed_hours(double wall_hours)
 }
 
 
-double engine_ckpt_bytes(const struct eval_ctx *ctx);
+/* F10 checkpoint size (engine_model.c, ckpt_bytes_of), as eval_ctx_init
+ * found it: pricing and the search read it for every candidate. */
+static inline double engine_ckpt_bytes(const struct eval_ctx *ctx)
+{
+    return ctx->ckpt_bytes;
+}
 int engine_default_batch_seqs(const struct engine_model *m, const struct engine_workload *w, int seq);
 
 #define ENGINE_BYTES_PER_TOKEN 4.0   /* ~4 bytes of UTF-8 per token; uint32 token ids (F11) */

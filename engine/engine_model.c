@@ -402,6 +402,8 @@ int engine_default_batch_seqs(const struct engine_model *m, const struct engine_
     return seqs > 0 ? seqs : 1;
 }
 
+static double ckpt_bytes_of(const struct eval_ctx *ctx);
+
 void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const struct engine_workload *w)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -417,6 +419,7 @@ void eval_ctx_init(struct eval_ctx *ctx, const struct engine_model *m, const str
     ctx->moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
     ctx->lora_base_bytes = is_lora(w) ? engine_lora_base_bytes(m, w) : 0.0;
     ctx->lora_adapters = is_lora(w) ? lora_adapter_params(m, lora_rank(w)) : 0.0;
+    ctx->ckpt_bytes = ckpt_bytes_of(ctx);
     /* MoE expert GEMMs are h x moe_ffn on a slice of the tokens: narrow
      * experts (DeepSeek-V3: 2048) run like a narrower model. */
     ctx->eff_width = m->hidden;
@@ -629,7 +632,7 @@ int eval_global_batch(const struct eval_ctx *ctx, const struct engine_parallel *
 /* F10 checkpoint size: 14 bytes per parameter for full training (bf16
  * weights 2 + fp32 master 4 + Adam m, v 8; BLOOM 2.3 TB / 176B, Megatron
  * 13.8 TB / 1T); 8-bit Adam 8; LoRA saves only adapters with their state. */
-double engine_ckpt_bytes(const struct eval_ctx *ctx)
+static double ckpt_bytes_of(const struct eval_ctx *ctx)
 {
     if (is_lora(ctx->w))
         return ctx->lora_adapters * 14.0;

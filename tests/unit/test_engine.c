@@ -2273,6 +2273,41 @@ START_TEST(plan_cluster_through_kept_text_memos_writes_the_plain_plan)
 }
 END_TEST
 
+/* F10's checkpoint size, which eval_ctx_init finds once for the search and
+ * pricing to read per candidate, is the formula's for every task and
+ * optimizer: 14 B per parameter, 8 with 8-bit Adam, LoRA and QLoRA only
+ * their adapters with their state (14 B each). */
+START_TEST(the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer)
+{
+    unsigned long long st = 0x9b05688c2b3e6c1fULL;
+    int lora = 0, adam8 = 0, full = 0;
+    for (int k = 0; k < 400; k++) {
+        struct engine_workload w;
+        struct eval_ctx ctx;
+        struct engine_param_count pc;
+        double want;
+        if (!cold_workload(&w, &st))
+            continue;
+        eval_ctx_init(&ctx, &w.model, &w);
+        pc = engine_params(&w.model);
+        if (w.task == TASK_LORA || w.task == TASK_QLORA) {
+            ck_assert(ctx.lora_adapters > 0 && ctx.lora_adapters < pc.total / 50);
+            want = ctx.lora_adapters * 14.0;
+            lora++;
+        } else if (w.optimizer == OPT_ADAMW_8BIT) {
+            want = pc.total * 8.0;
+            adam8++;
+        } else {
+            want = pc.total * 14.0;
+            full++;
+        }
+        ck_assert_msg(engine_ckpt_bytes(&ctx) == want, "task %d optimizer %d: %a, F10 %a", (int)w.task,
+                      (int)w.optimizer, engine_ckpt_bytes(&ctx), want);
+    }
+    ck_assert(lora > 40 && adam8 > 20 && full > 40);
+}
+END_TEST
+
 /* The cold recommend path: one memory searched and priced for a new model
  * shape again and again, as the server's scratch is, its plan memo's text
  * memos (plan_cluster's and plan_priced's) kept through searches and slot
@@ -2362,6 +2397,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes);
     tcase_add_test(i, plan_cluster_through_kept_text_memos_writes_the_plain_plan);
     tcase_add_test(i, a_memory_searched_for_new_shapes_answers_as_a_fresh_one);
+    tcase_add_test(i, the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
