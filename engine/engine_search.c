@@ -1553,8 +1553,10 @@ static void limits_free(struct limits *l)
 static void run_fixed_at(struct engine_layout_memo *m, const struct catalog *c, const struct eval_ctx *ctx,
                          const struct engine_gpu *g, int n, int nodes, int per_node, struct engine_candidate *out)
 {
-    unsigned h = ((unsigned)n * 2654435761u ^ (unsigned)nodes * 40503u ^ (unsigned)g->pcie_gen * 97u) %
-                 ENGINE_RUN_FIXED_SLOTS;
+    /* the multiplicative hash's top bits: GPU counts are mostly multiples
+     * of 8, which a product's low bits do not spread */
+    _Static_assert(ENGINE_RUN_FIXED_SLOTS == 128, "7 bits");
+    unsigned h = (((unsigned)n * 1021u + (unsigned)nodes * 31u + (unsigned)g->pcie_gen) * 2654435761u) >> 25;
     struct engine_run_fixed_slot *sl = NULL;
     struct run_time rt;
     for (int k = 0; k < 8; k++) {
