@@ -96,6 +96,46 @@ static inline void putc1(struct json_buf *b, char c)
     b->p[b->len++] = c;
 }
 
+/* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
+ * memcpy of a small unknown n is a call): two overlapping moves of the
+ * largest power of two not above n (or the one byte). */
+static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
+{
+    if (n >= 32) {
+        char a[32], c[32];
+        memcpy(a, s, 32);
+        memcpy(c, s + n - 32, 32);
+        memcpy(d, a, 32);
+        memcpy(d + n - 32, c, 32);
+    } else if (n >= 16) {
+        char a[16], c[16];
+        memcpy(a, s, 16);
+        memcpy(c, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, c, 16);
+    } else if (n >= 8) {
+        uint64_t a, c;
+        memcpy(&a, s, 8);
+        memcpy(&c, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &c, 8);
+    } else if (n >= 4) {
+        uint32_t a, c;
+        memcpy(&a, s, 4);
+        memcpy(&c, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &c, 4);
+    } else if (n >= 2) {
+        uint16_t a, c;
+        memcpy(&a, s, 2);
+        memcpy(&c, s + n - 2, 2);
+        memcpy(d, &a, 2);
+        memcpy(d + n - 2, &c, 2);
+    } else if (n) {
+        *d = *s;   /* (a byte loop here is made a memcpy call by the compiler) */
+    }
+}
+
 /* "00" to "99": two digits a step. */
 static const char DIGITS2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -450,86 +490,133 @@ static const unsigned char ESCAPED[256] = {
     ['"'] = 1, ['\\'] = 1,
 };
 
-/* A JSON string as cJSON escapes it: quote, backslash and the control
- * characters; every other byte as it is. Room for the worst case (six
- * bytes per input byte) is made once, then bytes are stored unchecked. */
-static void put_string(struct json_buf *b, const char *s)
+/* One escaped byte c (ESCAPED[c]) as cJSON writes it, at o: past its end. */
+static inline char *put_escaped(char *o, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t n = s ? strlen(s) : 0;
+    *o++ = '\\';
+    switch (c) {
+    case '"': *o++ = '"'; break;
+    case '\\': *o++ = '\\'; break;
+    case '\b': *o++ = 'b'; break;
+    case '\f': *o++ = 'f'; break;
+    case '\n': *o++ = 'n'; break;
+    case '\r': *o++ = 'r'; break;
+    case '\t': *o++ = 't'; break;
+    default:
+        *o++ = 'u';
+        *o++ = '0';
+        *o++ = '0';
+        *o++ = hex[c >> 4];
+        *o++ = hex[c & 15];
+        break;
+    }
+    return o;
+}
+
+/* Whether any byte of the word w (of 8, or of 4 in its low half with the
+ * high half clean) is escaped: below 0x20, '"' or '\\' shows in one of
+ * the three has-zero tests (the classic (x - 0x01..) & ~x & 0x80.. test;
+ * a false hit only sends the bytes to the byte loop). */
+static inline int word_escapes(uint64_t x)
+{
+    uint64_t q = x ^ 0x2222222222222222ULL, bs = x ^ 0x5c5c5c5c5c5c5c5cULL;
+    return (((x - 0x2020202020202020ULL) | (q - 0x0101010101010101ULL) | (bs - 0x0101010101010101ULL)) & ~x &
+            0x8080808080808080ULL) != 0;
+}
+
+/* The n bytes of s (n = strlen(s)) as a JSON string, escaped as cJSON
+ * escapes them: quote, backslash and the control characters; every other
+ * byte as it is. Room for the worst case (six bytes per input byte) is
+ * made once, then bytes are stored unchecked. A string of 16 bytes or
+ * more goes 16 at a time, its last 16 read once more from its end (a
+ * load that stays within the string) so that a clean tail is copied
+ * whole; a shorter one is checked in two overlapping words (of 8, or of 4)
+ * and copied whole when clean. Only bytes around an escaped one go one at
+ * a time. */
+static void put_string_n(struct json_buf *b, const char *s, size_t n)
+{
+    size_t i = 0;
     char *o;
     if (!room(b, 6 * n + 2))
         return;
     o = b->p + b->len;
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c;
 #ifdef __SSE2__
-        /* Sixteen bytes at a time (SSE2, in every x86-64): a byte is escaped
-         * when it is at most 0x1f (max(x, 0x1f) == 0x1f, unsigned), '"' or
-         * '\\'. The clean bytes before the first such one are kept (all 16
-         * are stored, the rest is overwritten), so a long plan text costs a
-         * few instructions per 16 bytes instead of per 8. */
+    if (n >= 16) {
+        /* a byte is escaped when it is at most 0x1f (max(x, 0x1f) ==
+         * 0x1f, unsigned), '"' or '\\' */
+#define ESC_MASK(x)                                                                                                    \
+    (unsigned)_mm_movemask_epi8(_mm_or_si128(                                                                          \
+        _mm_cmpeq_epi8(_mm_max_epu8((x), _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)),                                   \
+        _mm_or_si128(_mm_cmpeq_epi8((x), _mm_set1_epi8('"')), _mm_cmpeq_epi8((x), _mm_set1_epi8('\\')))))
         while (n - i >= 16) {
             const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            const __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
-            const __m128i quo = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
-            const __m128i bsl = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
-            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(quo, bsl)));
+            unsigned mask = ESC_MASK(x);
+            /* all 16 stored; past an escaped byte they are overwritten */
             _mm_storeu_si128((__m128i *)(void *)o, x);
             if (mask) {
                 unsigned clean = (unsigned)__builtin_ctz(mask);
-                o += clean;
-                i += clean;
-                break;
+                o = put_escaped(o + clean, (unsigned char)s[i + clean]);
+                i += clean + 1;
+                continue;
             }
             o += 16;
             i += 16;
         }
+        if (i < n) {
+            /* the last 16 bytes: those not yet written are clean when
+             * the mask has none of theirs */
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+            if ((ESC_MASK(x) >> (16 - (n - i))) == 0) {
+                copy_small(o, s + i, n - i);
+                o += n - i;
+                i = n;
+            }
+        }
+#undef ESC_MASK
+    } else
 #endif
-        /* Eight bytes at a time while none of them is escaped: a byte is
-         * below 0x20, '"' or '\\' exactly when its lane shows in one of
-         * the three has-zero tests (the classic (x - 0x01..) & ~x & 0x80..
-         * test; a false hit only sends the word to the byte loop). */
-        while (n - i >= 8) {
-            uint64_t x, q, bs;
-            memcpy(&x, s + i, 8);
-            q = x ^ 0x2222222222222222ULL;
-            bs = x ^ 0x5c5c5c5c5c5c5c5cULL;
-            if (((x - 0x2020202020202020ULL) | (q - 0x0101010101010101ULL) | (bs - 0x0101010101010101ULL)) & ~x &
-                0x8080808080808080ULL)
-                break;
-            memcpy(o, s + i, 8);
-            o += 8;
-            i += 8;
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        if (!word_escapes(x) && !word_escapes(y)) {
+            memcpy(o, &x, 8);
+            memcpy(o + n - 8, &y, 8);
+            o += n;
+            i = n;
         }
-        if (i >= n)
-            break;
-        c = (unsigned char)s[i];
-        if (!ESCAPED[c]) {
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        /* the high half: four clean bytes ('a') */
+        if (!word_escapes(x | 0x6161616100000000ULL) && !word_escapes(y | 0x6161616100000000ULL)) {
+            memcpy(o, &x, 4);
+            memcpy(o + n - 4, &y, 4);
+            o += n;
+            i = n;
+        }
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!ESCAPED[c])
             *o++ = (char)c;
-            continue;
-        }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-            break;
-        }
+        else
+            o = put_escaped(o, c);
     }
     *o++ = '"';
     b->len = (size_t)(o - b->p);
+}
+
+/* put_string_n of a NUL-terminated string (NULL: the empty one): its
+ * length. */
+static size_t put_string(struct json_buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_string_n(b, s ? s : "", n);
+    return n;
 }
 
 /* put_value's as_cjson: 0 json_write's numbers, 1 cJSON's, SETTLE cJSON's
@@ -691,7 +778,10 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
     if (comma)
         *o++ = ',';
     *o++ = '"';
-    memcpy(o, key, n);
+    if (n <= 64)   /* (every key the writers have) */
+        copy_small(o, key, n);
+    else
+        memcpy(o, key, n);
     o += n;
     *o++ = '"';
     *o++ = ':';
@@ -856,7 +946,8 @@ static int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t fi
 /* A call was written (from mark on): its entry replaces the recorded one
  * at the replay point when that is of the same kind (the replay goes on
  * after it), else the recording ends here and this entry follows. */
-static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits, const char *s, size_t mark)
+static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits, const char *s, size_t slen,
+                     size_t mark)
 {
     struct jw_rec *r = j->rec;
     struct jw_ent *e;
@@ -888,14 +979,17 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
             rec_lose(j);
             return;
         }
-        memcpy(r->text + r->len, j->b.p + mark, out);
+        if (out <= 64)   /* most calls' bytes: inline moves, not a call */
+            copy_small(r->text + r->len, j->b.p + mark, out);
+        else
+            memcpy(r->text + r->len, j->b.p + mark, out);
     }
     e->at = (uint32_t)r->len;
     e->out = (uint32_t)out;
     if (kind != JW_K_RAW0 && kind != JW_K_RAW1)
         r->len += out;
     if (kind == JW_K_STR || kind == JW_K_BLOCK) {
-        size_t n = kind == JW_K_BLOCK ? klen : s ? strlen(s) : 0;
+        size_t n = kind == JW_K_BLOCK ? klen : slen;
         /* over its old bytes when it fits there (a text that changes often
          * changes its length by a few bytes, up and down), else appended */
         if (!same || n > e->slen) {
@@ -908,7 +1002,10 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
             r->kused += n + 1;
             j->ks = r->keys;
         }
-        memcpy(r->keys + e->sat, n ? s : "", n);   /* a block's key bytes, or a string */
+        if (n <= 64)   /* a block's key bytes, or a string */
+            copy_small(r->keys + e->sat, s, n);
+        else
+            memcpy(r->keys + e->sat, s, n);
         r->keys[e->sat + n] = '\0';
         e->slen = (uint32_t)n;
     }
@@ -1043,7 +1140,7 @@ void jw_block_end(struct jw *j)
         return;
     }
     /* bits: the calls the block holds (counted as taken when it is) */
-    rec_note(j, JW_K_BLOCK, j->blk_site, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
+    rec_note(j, JW_K_BLOCK, j->blk_site, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, 0, j->blk_mark);
     /* the entry just noted (rec_note leaves it before cur) carries the
      * block's own kk: its fixed length, and the string flag */
     if (!j->rec->broken && j->cur && j->cur > j->rec->e)
@@ -1085,7 +1182,7 @@ static COLD void jw_open_write(struct jw *j, const char *key, size_t klen, char 
     jw_pre(j, key, klen);
     putc1(jw_buf(j), c);
     if (j->rec)
-        rec_note(j, kind, key, klen, 0, NULL, mark);
+        rec_note(j, kind, key, klen, 0, NULL, 0, mark);
     jw_level(j, c);
 }
 
@@ -1112,7 +1209,7 @@ static COLD void jw_end_write(struct jw *j)
     j->wrote++;
     putc1(jw_buf(j), j->close[j->depth]);
     if (j->rec)
-        rec_note(j, JW_K_END, NULL, 0, 0, NULL, mark);
+        rec_note(j, JW_K_END, NULL, 0, 0, NULL, 0, mark);
     j->depth--;
 }
 
@@ -1136,42 +1233,7 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
     if (room(b, 32))
         b->len += number_text_dec(b->p + b->len, v, dec);
     if (j->rec)
-        rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
-}
-
-/* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
- * memcpy of a small unknown n is a call): two overlapping moves of the
- * largest power of two not above n, or the bytes one by one below 4. */
-static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
-{
-    if (n >= 32) {
-        char a[32], c[32];
-        memcpy(a, s, 32);
-        memcpy(c, s + n - 32, 32);
-        memcpy(d, a, 32);
-        memcpy(d + n - 32, c, 32);
-    } else if (n >= 16) {
-        char a[16], c[16];
-        memcpy(a, s, 16);
-        memcpy(c, s + n - 16, 16);
-        memcpy(d, a, 16);
-        memcpy(d + n - 16, c, 16);
-    } else if (n >= 8) {
-        uint64_t a, c;
-        memcpy(&a, s, 8);
-        memcpy(&c, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &c, 8);
-    } else if (n >= 4) {
-        uint32_t a, c;
-        memcpy(&a, s, 4);
-        memcpy(&c, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &c, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    }
+        rec_note(j, JW_K_NUM, key, klen, bits, NULL, 0, mark);
 }
 
 /* A number whose recorded call (e: same place, kind and key) had another
@@ -1289,11 +1351,11 @@ void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, doub
 
 static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)
 {
-    size_t mark = j->rec ? rec_mark(j) : 0;
+    size_t mark = j->rec ? rec_mark(j) : 0, n;
     jw_pre(j, key, klen);
-    put_string(jw_buf(j), s);
+    n = put_string(jw_buf(j), s);
     if (j->rec)
-        rec_note(j, JW_K_STR, key, klen, 0, s, mark);
+        rec_note(j, JW_K_STR, key, klen, 0, s, n, mark);
 }
 
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
@@ -1321,7 +1383,7 @@ static COLD void jw_word_write(struct jw *j, int kind, const char *key, size_t k
     else
         put(jw_buf(j), "false", 5);
     if (j->rec)
-        rec_note(j, kind, key, klen, v, NULL, mark);
+        rec_note(j, kind, key, klen, v, NULL, 0, mark);
 }
 
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v)
@@ -1357,7 +1419,7 @@ void jw_raw_members(struct jw *j, const char *text, size_t len)
         put(b, text, len);
     }
     if (j->rec)
-        rec_note(j, len > 0 ? JW_K_RAW1 : JW_K_RAW0, NULL, 0, 0, NULL, mark);
+        rec_note(j, len > 0 ? JW_K_RAW1 : JW_K_RAW0, NULL, 0, 0, NULL, 0, mark);
 }
 
 char *jw_finish(struct jw *j, size_t *len)

@@ -593,6 +593,51 @@ START_TEST(json_write_escapes_long_strings_as_cjson_does)
 }
 END_TEST
 
+/* put_string's whole-run copies (16 at a time, the last 16 read again
+ * from the string's end, two overlapping words below 16 bytes) against
+ * cJSON's printer, over random strings of every length from 0 to 100:
+ * clean ones, and ones with escaped bytes (controls, quote, backslash) at
+ * random places, at the ends and just inside the 4, 8 and 16-byte edges. */
+START_TEST(json_strings_of_every_length_are_escaped_as_cjson_does)
+{
+    static const unsigned char special[] = {1, 8, 9, 10, 12, 13, 0x1f, '"', '\\'};
+    static const unsigned char plain[] = {' ', 'a', 'Z', '0', '!', '#', '[', ']', 0x7f, 0x80, 0xc3, 0xe9, 0xff, 0x21,
+                                          0x5b, 0x5d, 0x3c, 0x20};
+    unsigned long long st = 0x6a09e667f3bcc909ULL;
+    char str[128];
+    for (int it = 0; it < 120000; it++) {
+        size_t n;
+        int specials;
+        cJSON *doc;
+        char *mine, *theirs;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        n = (size_t)(st % 101);
+        for (size_t i = 0; i < n; i++)
+            str[i] = (char)plain[((st >> (i % 50)) ^ i) % sizeof plain];
+        specials = (int)((st >> 8) % 4);   /* 0: a clean string */
+        for (int k = 0; k < specials && n > 0; k++) {
+            static const size_t edges[] = {0, 3, 4, 7, 8, 15, 16, 17};
+            size_t at = (st >> (16 + 6 * k)) % 3 == 0 ? edges[(st >> (20 + 3 * k)) % 8] % n
+                        : (st >> (16 + 6 * k)) % 3 == 1  ? n - 1 - edges[(st >> (20 + 3 * k)) % 8] % n
+                                                        : (size_t)((st >> (24 + 5 * k)) % n);
+            str[at] = (char)special[(st >> (40 + 4 * k)) % sizeof special];
+        }
+        str[n] = '\0';
+        doc = cJSON_CreateString(str);
+        ck_assert_ptr_nonnull(doc);
+        mine = json_write(doc, NULL);
+        theirs = cJSON_PrintUnformatted(doc);
+        if (!mine || !theirs || strcmp(mine, theirs) != 0)
+            ck_abort_msg("a string of %zu bytes: %s, cJSON %s", n, mine ? mine : "(null)", theirs ? theirs : "(null)");
+        free(mine);
+        cJSON_free(theirs);
+        cJSON_Delete(doc);
+    }
+}
+END_TEST
+
 /* The answer's frontier (json_recommendation_text) is the walk over the
  * candidates sorted by days, then cost, then place, keeping each one
  * cheaper than all before it, at most 64: checked against that walk done
@@ -701,6 +746,54 @@ START_TEST(json_number_fast_forms_equal_the_first_forms)
         ref_number(want, d);
         if (strcmp(mine, want) != 0)   /* (ck_assert_msg writes to Check's pipe each time: 2M writes) */
             ck_abort_msg("%a: %s, first written as %s", d, mine, want);
+    }
+}
+END_TEST
+
+/* json_write_number_dec's decimal form (the digits of r / 10^dec placed
+ * by their end, zero-padded, trailing zeros dropped) against the first
+ * forms, for every count of decimals 0..10 over values r / 10^k of every
+ * length and k: below 1 with leading zeros ("0.000123"), whole numbers,
+ * trailing zeros, both signs, both sides of 2^50 * 10^-dec. */
+START_TEST(json_numbers_with_a_decimals_hint_equal_the_first_forms)
+{
+    unsigned long long st = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 1200000; i++) {
+        char mine[32], want[32];
+        double d;
+        int dec = i % 11;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        switch ((st >> 60) % 4) {
+        case 0: {   /* r / 10^k with r of 1 to 17 digits */
+            unsigned long long m = (st >> 4) % (unsigned long long)pow(10.0, 1 + (double)(st % 17));
+            d = (double)m / pow(10.0, (double)((st >> 8) % 11));
+            break;
+        }
+        case 1:   /* small: few digits, many leading zeros */
+            d = (double)((st >> 4) % 1000) / pow(10.0, (double)((st >> 16) % 10));
+            break;
+        case 2: {   /* around 2^50 / 10^dec */
+            double edge = 0x1p50 / pow(10.0, dec <= 9 ? dec : 9);
+            d = nextafter(edge, (st & 2) ? INFINITY : 0);
+            for (unsigned k = (unsigned)((st >> 8) % 4); k > 0; k--)
+                d = nextafter(d, (st & 2) ? INFINITY : 0);
+            d = round(d * pow(10.0, dec <= 9 ? dec : 0)) / pow(10.0, dec <= 9 ? dec : 0);
+            break;
+        }
+        default:   /* any bit pattern */
+            memcpy(&d, &st, sizeof d);
+            if (!isfinite(d))
+                d = 0.5;
+            break;
+        }
+        if (st & 1)
+            d = -d;
+        json_write_number_dec(mine, d, dec);
+        ref_number(want, d);
+        if (strcmp(mine, want) != 0)
+            ck_abort_msg("%a with %d decimals: %s, first written as %s", d, dec, mine, want);
     }
 }
 END_TEST
@@ -1843,6 +1936,8 @@ int main(void)
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
+    tcase_add_test(wr, json_numbers_with_a_decimals_hint_equal_the_first_forms);
+    tcase_add_test(wr, json_strings_of_every_length_are_escaped_as_cjson_does);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
     tcase_add_test(wr, floor_log10_is_what_libm_gives);
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
