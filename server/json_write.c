@@ -141,8 +141,7 @@ static const char DIGITS2[201] = "0001020304050607080910111213141516171819202122
                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                  "8081828384858687888990919293949596979899";
 
-/* The decimal digits of u at o (no sign, no NUL): their count. Counted
- * first, then written from the last, two at a time. */
+/* Powers of ten, for put_u64's count of digits. */
 static const unsigned long long POW10_U64[20] = {1ULL,
                                                  10ULL,
                                                  100ULL,
@@ -164,6 +163,27 @@ static const unsigned long long POW10_U64[20] = {1ULL,
                                                  1000000000000000000ULL,
                                                  10000000000000000000ULL};
 
+/* The eight digits of v < 10^8, zero-padded, as the bytes of a word
+ * (the first digit in its lowest byte: stored as it is on a
+ * little-endian machine) in a few multiplications, lanes side by side
+ * (SWAR): v's two halves of four digits in 32-bit lanes, each split into
+ * its two pairs of digits (x * 10486 >> 20 is x / 100 for x < 10^4) in
+ * 16-bit lanes, each pair into its digits (x * 103 >> 10 is x / 10 for
+ * x < 100) in bytes; no lane's product reaches the next lane. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t hi = v / 10000, x = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32, y, z, t;
+    y = (x * 10486 >> 20) & 0x0000007F0000007FULL;
+    z = y | (x - y * 100) << 16;
+    t = (z * 103 >> 10) & 0x000F000F000F000FULL;
+    return (t | (z - t * 10) << 8) | 0x3030303030303030ULL;
+}
+
+/* The decimal digits of u at o (no sign, no NUL): their count. Below 10^16
+ * (every number the writers print but the rare huge one) from digits8,
+ * the leading zeros shifted out; the 8 bytes stored at a time may run up
+ * to 16 bytes past o (every caller writes into 32 bytes, with a sign
+ * first at most). */
 static size_t put_u64(char *o, unsigned long long u)
 {
     /* The count from the bit length: b bits hold t = floor(b * log10(2))
@@ -174,10 +194,30 @@ static size_t put_u64(char *o, unsigned long long u)
     size_t n = (size_t)t + 1 - ((u | 1) < POW10_U64[t]);
     char *p;
     uint32_t v;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n <= 2) {   /* (most counts: a step or two below is less) */
+        if (n == 2)
+            memcpy(o, &DIGITS2[2 * u], 2);
+        else
+            *o = (char)('0' + u);
+        return n;
+    }
+    if (n <= 8) {
+        uint64_t w = digits8((uint32_t)u) >> (8 * (8 - n));
+        memcpy(o, &w, 8);
+        return n;
+    }
+    if (n <= 16) {
+        unsigned long long hi = u / 100000000;
+        uint64_t w = digits8((uint32_t)hi) >> (8 * (16 - n)), lo = digits8((uint32_t)(u - hi * 100000000));
+        memcpy(o, &w, 8);
+        memcpy(o + n - 8, &lo, 8);
+        return n;
+    }
+#endif
     p = o + n;
-    /* Above 2^32 two digits at a time on 64 bits; below (nearly every
-     * number the writers print), on 32 bits, where dividing by 100 is a
-     * cheaper multiplication. */
+    /* Else from the last digit, two at a time: above 2^32 on 64 bits,
+     * below on 32 bits, where dividing by 100 is a cheaper multiplication. */
     while (u > UINT32_MAX) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
