@@ -1672,11 +1672,10 @@ void jw_hole_str(struct jw *j, const char *key, size_t klen, const char *src, si
     hole_end(j, h);
 }
 
-/* A string hole's string kept raw (to compare the next one with); 0 when
- * memory ran out. */
-static int hole_keep_str(struct jw_tpl_hole *th, const char *s)
+/* A string hole's string of n bytes kept raw (to compare the next one
+ * with); 0 when memory ran out. */
+static int hole_keep_str_n(struct jw_tpl_hole *th, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     if (n + 1 > th->rcap) {
         char *p = realloc(th->raw, n + 1);
         if (!p) {
@@ -1717,16 +1716,24 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
     size_t start = b->len, run = 0;
     int moved = -1;   /* the first hole whose text changed length */
     unsigned long long changed = 0;
+    struct jw_tpl_hole *h, *hend;
+    const char *text;
+    char *o;   /* the writer's text ends here (b->len is set from it where it is read) */
     if (!t || !t->ok)
         return 0;
     if (!room(b, t->tlen + 64))
         return 0;
-    for (int i = 0; i < t->nh; i++) {
-        struct jw_tpl_hole *th = &t->h[i];
+    /* The holes, the template's text and the writer's end in locals: the
+     * stores of text below could alias the structs' fields, which the
+     * compiler would otherwise load again for every hole. */
+    h = t->h;
+    hend = h + t->nh;
+    text = t->text;
+    o = b->p + b->len;
+    for (struct jw_tpl_hole *th = h; th < hend; th++) {
         const char *src = bp + th->off;
         size_t n;
         if (th->kind == JW_K_NUM) {
-            char num[32];
             double x, v;
             uint64_t xb, vb;
             memcpy(&xb, src, sizeof xb);
@@ -1739,37 +1746,49 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
             if (vb == th->v)
                 continue;
             th->v = vb;
-            n = number_text_dec(num, v, th->dec);
-            tpl_flush(b, t, &run, th->at);
-            if (room(b, 32)) {
-                copy_small(b->p + b->len, num, n);
-                b->len += n;
+            /* the old text up to the hole, then the new value: room for
+             * the rest of the template and a number more */
+            if ((size_t)(o - b->p) + (t->tlen - run) + 32 + 1 > b->cap) {
+                b->len = (size_t)(o - b->p);
+                if (!room(b, (t->tlen - run) + 32))
+                    goto fail;
+                o = b->p + b->len;
             }
+            memcpy(o, text + run, th->at - run);
+            o += th->at - run;
+            n = number_text_dec(o, v, th->dec);
             if (n == th->len)
-                copy_small(t->text + th->at, num, n);
+                copy_small(t->text + th->at, o, n);
+            o += n;
         } else {
-            size_t o;
             /* the same string when its bytes to the kept one's NUL are (the
              * kept one ends within the array), as jw_str_in tells */
             if (th->rlen < th->cap && memcmp(th->raw, src, (size_t)th->rlen + 1) == 0)
                 continue;
-            if (!hole_keep_str(th, src))
+            size_t so;
+            n = strlen(src);
+            if (!hole_keep_str_n(th, src, n))
                 goto fail;
+            b->len = (size_t)(o - b->p);
             tpl_flush(b, t, &run, th->at);
-            o = b->len;
-            put_string(b, src);
-            n = b->len - o;
-            if (n == th->len && !b->failed)
-                memcpy(t->text + th->at, b->p + o, n);
+            so = b->len;
+            put_string_n(b, src, n);
+            if (b->failed)
+                goto fail;
+            o = b->p + b->len;
+            n = b->len - so;
+            if (n == th->len)
+                memcpy(t->text + th->at, b->p + so, n);
         }
         run = th->at + th->len;
         changed++;
         if (n != th->len) {
             th->nlen = (uint32_t)n;
             if (moved < 0)
-                moved = i;
+                moved = (int)(th - h);
         }
     }
+    b->len = (size_t)(o - b->p);
     tpl_flush(b, t, &run, t->tlen);
     if (b->failed)
         goto fail;
@@ -1855,7 +1874,7 @@ void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, s
         th->dec = h->dec;
         th->x = h->x;
         th->v = h->v;
-        if (h->kind == JW_K_STR && !hole_keep_str(th, h->src))
+        if (h->kind == JW_K_STR && !hole_keep_str_n(th, h->src, strlen(h->src)))
             return;
     }
     t->nh = k->nh;
