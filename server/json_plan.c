@@ -723,27 +723,23 @@ int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON *
 
 /* ------------------------------------------------------------ encoding */
 
-/* 10^k for 0 <= k <= 22: exact doubles (5^22 < 2^53). pow(10, k) gives
- * the same: its error is under one ulp (glibc: 0.52) and an exact double
- * that is not a power of two has no other double that near; the table
- * only saves the call (~250 roundings an answer). test_server_units
- * checks the two agree. */
-static const double TEN_TO[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* 10^-k for 1 <= k <= 30, the nearest doubles (the literals): what pow(10,
- * -k) gives too (glibc's pow is within 0.52 ulp, and test_server_units
- * checks that these agree), so that sig's roundings to tens, thousands
- * or 10^21 take no pow call. */
-static const double TEN_NEG[31] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,  1e-8,  1e-9,  1e-10,
-                                   1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21,
-                                   1e-22, 1e-23, 1e-24, 1e-25, 1e-26, 1e-27, 1e-28, 1e-29, 1e-30};
+/* 10^k for -30 <= k <= 22 at TEN_ALL[k + 30], the literals. From 0 on
+ * they are exact doubles (5^22 < 2^53), and pow(10, k) gives the same: its
+ * error is under one ulp (glibc: 0.52) and an exact double that is not a
+ * power of two has no other double that near. Below 0 they are the
+ * nearest doubles, which pow(10, k) gives too (within 0.52 ulp). So the
+ * table only saves the call (~250 roundings an answer, sig's to tens,
+ * thousands or 10^21 among them); test_server_units checks that the two
+ * agree. */
+static const double TEN_ALL[53] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20,
+                                   1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,
+                                   1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,
+                                   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
+                                   1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22};
 
 static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
-    double f = digits >= 0 && digits <= 22    ? TEN_TO[digits]
-               : digits < 0 && digits >= -30 ? TEN_NEG[-digits]
-                                              : pow(10.0, digits);
+    double f = (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
     if (!isfinite(x))
         return x;
     return jw_round(x * f) / f;

@@ -398,7 +398,7 @@ static JW_INLINE int jw_block_str(struct jw *j, const char *site, const void *ke
  * test_server_units checks it against round on random doubles. */
 static inline double jw_round(double x)
 {
-    double a = x < 0 ? -x : x, t;
+    double a = __builtin_fabs(x), t;   /* (a mask, where x < 0 ? -x : x was a branch) */
     if (!(a < 0x1p52))
         return x;
     t = (double)(long long)a;
