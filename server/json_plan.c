@@ -771,7 +771,7 @@ int json_floor_log10(double a)
     e = (int)((bits >> 52) & 0x7ff) - 1023;
     if (!(a > 0) || e < -110 || e > 110)   /* subnormals, and beyond the table: |m| <= 34 below */
         return (int)floor(log10(a));
-    m = (int)floor(e * 0.30102999566398120);   /* m or m - 1 */
+    m = e * 1233 / 4096;   /* within one of floor(e log10(2)) (1233 / 4096 ~ log10(2)); the loops settle m */
     while (m + 1 <= 34 && a >= TEN_POW[TEN_POW_0 + m + 1])
         m++;
     while (m >= -34 && a < TEN_POW[TEN_POW_0 + m])
