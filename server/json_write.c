@@ -659,6 +659,66 @@ static size_t put_string(struct json_buf *b, const char *s)
     return n;
 }
 
+/* put_string of a string held in an array of cap bytes, which may all be
+ * read: its end is found in the same pass as the bytes to escape (a NUL is
+ * one of them), 16 at a time, so no strlen goes first. A string without
+ * its NUL within the array ends at cap. Its length. */
+static size_t put_string_in(struct json_buf *b, const char *s, size_t cap)
+{
+#ifdef __SSE2__
+    size_t i = 0;
+    char *o;
+    if (!room(b, 6 * cap + 2))
+        return 0;
+    o = b->p + b->len;
+    *o++ = '"';
+#define ESC_MASK(x)                                                                                                    \
+    (unsigned)_mm_movemask_epi8(_mm_or_si128(                                                                          \
+        _mm_cmpeq_epi8(_mm_max_epu8((x), _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)),                                   \
+        _mm_or_si128(_mm_cmpeq_epi8((x), _mm_set1_epi8('"')), _mm_cmpeq_epi8((x), _mm_set1_epi8('\\')))))
+    for (;;) {
+        unsigned mask, at;
+        if (cap - i >= 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            mask = ESC_MASK(x);
+            _mm_storeu_si128((__m128i *)(void *)o, x);   /* past a flagged byte overwritten */
+            if (!mask) {
+                o += 16;
+                i += 16;
+                continue;
+            }
+            at = (unsigned)__builtin_ctz(mask);
+        } else if (cap >= 16 && i < cap) {
+            /* the array's last bytes, read from its end: those from i on */
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + cap - 16));
+            mask = ESC_MASK(x) >> (16 - (cap - i));
+            at = mask ? (unsigned)__builtin_ctz(mask) : (unsigned)(cap - i);
+            copy_small(o, s + i, at);
+        } else {   /* an array below 16 bytes: one at a time */
+            at = 0;
+            while (i + at < cap && !ESCAPED[(unsigned char)s[i + at]]) {
+                o[at] = s[i + at];
+                at++;
+            }
+        }
+        o += at;
+        i += at;
+        if (i >= cap || s[i] == '\0')
+            break;
+        o = put_escaped(o, (unsigned char)s[i]);
+        i++;
+    }
+#undef ESC_MASK
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    return i;
+#else
+    size_t n = strnlen(s, cap);
+    put_string_n(b, s, n);
+    return n;
+#endif
+}
+
 /* put_value's as_cjson: 0 json_write's numbers, 1 cJSON's, SETTLE cJSON's
  * with each number then set to what its text reads back as. */
 #define SETTLE 2
@@ -1398,6 +1458,21 @@ static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const 
         rec_note(j, JW_K_STR, key, klen, 0, s, n, mark);
 }
 
+/* jw_str_write of a string in an array of cap bytes (jw_str_in) */
+static COLD void jw_str_write_in(struct jw *j, const char *key, size_t klen, const char *s, size_t cap)
+{
+    size_t mark = j->rec ? rec_mark(j) : 0, n;
+    jw_pre(j, key, klen);
+    n = put_string_in(jw_buf(j), s, cap);
+    if (j->rec)
+        rec_note(j, JW_K_STR, key, klen, 0, s, n, mark);
+}
+
+void jw_str_in_k(struct jw *j, const char *key, size_t klen, const char *s, size_t cap)
+{
+    jw_str_write_in(j, key, klen, s, cap);
+}
+
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
 {
     struct jw_ent *e;
@@ -1766,14 +1841,11 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
             if (th->rlen < th->cap && memcmp(th->raw, src, (size_t)th->rlen + 1) == 0)
                 continue;
             size_t so;
-            n = strlen(src);
-            if (!hole_keep_str_n(th, src, n))
-                goto fail;
             b->len = (size_t)(o - b->p);
             tpl_flush(b, t, &run, th->at);
             so = b->len;
-            put_string_n(b, src, n);
-            if (b->failed)
+            n = put_string_in(b, src, th->cap);   /* n: the string's length */
+            if (b->failed || !hole_keep_str_n(th, src, n))
                 goto fail;
             o = b->p + b->len;
             n = b->len - so;

@@ -594,8 +594,10 @@ START_TEST(json_write_escapes_long_strings_as_cjson_does)
 END_TEST
 
 /* put_string's whole-run copies (16 at a time, the last 16 read again
- * from the string's end, two overlapping words below 16 bytes) against
- * cJSON's printer, over random strings of every length from 0 to 100:
+ * from the string's end, two overlapping words below 16 bytes), and
+ * put_string_in's (the end found while escaping, in arrays of every size
+ * from the string's own on, junk after its NUL), against cJSON's printer,
+ * over random strings of every length from 0 to 100:
  * clean ones, and ones with escaped bytes (controls, quote, backslash) at
  * random places, at the ends and just inside the 4, 8 and 16-byte edges. */
 START_TEST(json_strings_of_every_length_are_escaped_as_cjson_does)
@@ -631,6 +633,26 @@ START_TEST(json_strings_of_every_length_are_escaped_as_cjson_does)
         theirs = cJSON_PrintUnformatted(doc);
         if (!mine || !theirs || strcmp(mine, theirs) != 0)
             ck_abort_msg("a string of %zu bytes: %s, cJSON %s", n, mine ? mine : "(null)", theirs ? theirs : "(null)");
+        {
+            /* the same string held in an array (jw_str_in: its end found in
+             * the escaping pass), the bytes after its NUL junk, escapes
+             * among them: the array's size from n + 1 on */
+            struct jw j;
+            char arr[160], *text;
+            size_t cap = n + 1 + (size_t)((st >> 50) % 40), len = 0;
+            memcpy(arr, str, n + 1);
+            for (size_t i = n + 1; i < cap; i++)
+                arr[i] = (char)(i % 5 == 0 ? '"' : i % 5 == 1 ? '\n' : 'x');
+            jw_init(&j);
+            jw_arr(&j, NULL);
+            jw_str_in(&j, NULL, arr, cap);
+            jw_end(&j);
+            text = jw_finish(&j, &len);
+            ck_assert_ptr_nonnull(text);
+            if (len != strlen(theirs) + 2 || text[0] != '[' || memcmp(text + 1, theirs, len - 2) != 0)
+                ck_abort_msg("a string of %zu bytes in %zu: %s, cJSON %s", n, cap, text, theirs);
+            free(text);
+        }
         free(mine);
         cJSON_free(theirs);
         cJSON_Delete(doc);
