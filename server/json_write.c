@@ -858,7 +858,7 @@ static int key_plain(const char *key, size_t n)
  * runs of the test suite) assert it. A plan answer has ~900 keys, and
  * sending each through put_string (length, worst-case room, escape scan)
  * cost more than the copying. */
-static void jw_pre(struct jw *j, const char *key, size_t n)
+static inline __attribute__((always_inline)) void jw_pre(struct jw *j, const char *key, size_t n)
 {
     struct json_buf *b = jw_buf(j);
     int comma = !j->first[j->depth];
