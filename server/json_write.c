@@ -1028,12 +1028,11 @@ static int rec_grow(struct jw_rec *r)
 /* A buffer of a recording (text, keys) with room for need more bytes
  * after used: 0 when it cannot have it (memory, or JW_REC_MAX, which keeps
  * the entries' 32-bit offsets in range). */
-static int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t first)
+#define COLD_EARLY __attribute__((noinline, cold))
+static COLD_EARLY int rec_room_grow(char **buf, size_t *cap, size_t used, size_t need, size_t first)
 {
     size_t c = *cap ? *cap : first;
     char *p;
-    if (used + need <= *cap)
-        return 1;
     while (c < used + need)
         c *= 2;
     if (c > JW_REC_MAX || !(p = realloc(*buf, c)))
@@ -1043,23 +1042,37 @@ static int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t fi
     return 1;
 }
 
+/* (the common case, room already there, inline) */
+static inline int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t first)
+{
+    return used + need <= *cap || rec_room_grow(buf, cap, used, need, first);
+}
+
 /* A call was written (from mark on): its entry replaces the recorded one
  * at the replay point when that is of the same kind (the replay goes on
  * after it), else the recording ends here and this entry follows. */
+/* rec_note's way out when memory ran out: the recording ends before e,
+ * whose text it could not keep. */
+static COLD_EARLY void rec_note_lose(struct jw *j, struct jw_ent *e)
+{
+    j->rec->n = (int)(e - j->rec->e);
+    rec_lose(j);
+}
+
 static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits, const char *s, size_t slen,
                      size_t mark)
 {
     struct jw_rec *r = j->rec;
     struct jw_ent *e;
     size_t out;
-    int ri, same = 0;
+    int same = 0;
     if (r->broken)
         return;
-    ri = j->cur ? (int)(j->cur - r->e) : 0;   /* cur is NULL only while r->e is */
     if (j->cur < j->end && (j->cur->kk & 15) == (uint64_t)kind) {
         e = j->cur;
         same = 1;   /* a recorded entry of this kind: its string's bytes are its own */
     } else {
+        int ri = j->cur ? (int)(j->cur - r->e) : 0;   /* cur is NULL only while r->e is */
         j->end = j->cur;   /* the replay ends here */
         if (ri >= r->cap && !rec_grow(r)) {
             rec_lose(j);
@@ -1075,8 +1088,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
     out = j->b.len - mark;
     if (kind != JW_K_RAW0 && kind != JW_K_RAW1 && out > 0) {   /* a splice is never taken: not kept */
         if (!rec_room(&r->text, &r->tcap, r->len, out, 32768)) {
-            r->n = ri;
-            rec_lose(j);
+            rec_note_lose(j, e);
             return;
         }
         if (out <= 64)   /* most calls' bytes: inline moves, not a call */
@@ -1094,8 +1106,7 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
          * changes its length by a few bytes, up and down), else appended */
         if (!same || n > e->slen) {
             if (!rec_room(&r->keys, &r->kcap, r->kused, n + 1, 4096)) {
-                r->n = ri;   /* this entry has no text to compare with */
-                rec_lose(j);
+                rec_note_lose(j, e);   /* this entry has no text to compare with */
                 return;
             }
             e->sat = (uint32_t)r->kused;
