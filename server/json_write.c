@@ -571,9 +571,10 @@ static inline int word_escapes(uint64_t x)
  * made once, then bytes are stored unchecked. A string of 16 bytes or
  * more goes 16 at a time, its last 16 read once more from its end (a
  * load that stays within the string) so that a clean tail is copied
- * whole; a shorter one is checked in two overlapping words (of 8, or of 4)
- * and copied whole when clean. Only bytes around an escaped one go one at
- * a time. */
+ * whole (SSE2, in every x86-64; without it such a string goes a byte at
+ * a time); a shorter one is checked in two overlapping words (of 8, or of
+ * 4) and copied whole when clean. Only bytes around an escaped one go one
+ * at a time. */
 static void put_string_n(struct json_buf *b, const char *s, size_t n)
 {
     size_t i = 0;
