@@ -1172,6 +1172,99 @@ START_TEST(small_bodies_parse_to_the_tree_cjson_builds)
 }
 END_TEST
 
+/* json_workload_decode finds each member in the slot check_keys left it
+ * in (one pass over the members) instead of a walk over them per name: the
+ * member it names is the one a walk names (the first unknown, or the first
+ * to repeat an earlier member's name, in order), and a body it takes has
+ * each value where the walk found it, over random bodies of the workload's
+ * members in any order and subset, some repeated, some unknown. The walk
+ * is done here. */
+START_TEST(workload_members_are_found_as_a_walk_over_the_members_finds_them)
+{
+    static const char *const names[] = {"model", "task", "tokens_b", "seq_len", "precision", "deadline_days",
+                                        "budget_usd", "pricing", "dataset_tb", "max_gpus", "global_batch_tokens",
+                                        "optimizer", "lora_rank", "attention", "bogus", "Model", "tokens"};
+    static const char *const values[] = {"{\"preset\":\"llama-3-8b\"}", "\"finetune\"", "123.5", "4096", "\"fp8\"",
+                                         "45.5", "2500000", "\"buy\"", "7.25", "256", "4000000", "\"adamw-8bit\"",
+                                         "32", "\"standard\"", "1", "2", "3"};
+    unsigned long long st = 0x510e527fade682d1ULL;
+    for (int it = 0; it < 20000; it++) {
+        char body[1024], field[64], err[256], want[64];
+        size_t len = 0;
+        int idx[24], n, known_only = 1, seen_model = 0, seen_tokens = 0;
+        cJSON *doc;
+        struct engine_workload w;
+        enum status s;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        n = (int)(st % 18);
+        for (int i = 0; i < n; i++) {
+            unsigned long long r = st >> (i % 40) ^ (unsigned long long)i * 0x9e3779b97f4a7c15ULL;
+            /* mostly known names; some unknown (14..16) */
+            idx[i] = (int)(r % 23 < 20 ? r % 14 : 14 + r % 3);
+        }
+        body[len++] = '{';
+        for (int i = 0; i < n; i++)
+            len += (size_t)snprintf(body + len, sizeof body - len, "%s\"%s\":%s", i ? "," : "", names[idx[i]],
+                                    values[idx[i]]);
+        body[len++] = '}';
+        body[len] = '\0';
+        /* the walk: the first member that is unknown or repeats an earlier one */
+        want[0] = '\0';
+        for (int i = 0; i < n && !want[0]; i++) {
+            if (idx[i] >= 14) {
+                snprintf(want, sizeof want, "%s", names[idx[i]]);
+                break;
+            }
+            for (int k = 0; k < i; k++)
+                if (idx[k] == idx[i]) {
+                    snprintf(want, sizeof want, "%s", names[idx[i]]);
+                    break;
+                }
+        }
+        for (int i = 0; i < n; i++) {
+            seen_model |= idx[i] == 0;
+            seen_tokens |= idx[i] == 2;
+            known_only &= idx[i] < 14;
+        }
+        doc = cJSON_Parse(body);
+        ck_assert_ptr_nonnull(doc);
+        field[0] = err[0] = '\0';
+        s = json_workload_decode(doc, &w, field, sizeof field, err, sizeof err);
+        if (want[0]) {
+            ck_assert_msg(s == ST_INVALID && strcmp(field, want) == 0, "%s: field %s (%s), the walk names %s", body,
+                          field, err, want);
+        } else if (!seen_model || !seen_tokens) {
+            ck_assert_msg(s == ST_INVALID && strcmp(field, seen_model ? "tokens_b" : "model") == 0, "%s: %s", body,
+                          err);
+        } else {
+            ck_assert_msg(s == ST_OK && known_only, "%s: %s", body, err);
+            ck_assert_str_eq(w.preset, "llama-3-8b");
+            ck_assert(w.tokens_b == 123.5);
+            for (int i = 0; i < n; i++) {
+                switch (idx[i]) {
+                case 1: ck_assert_int_eq(w.task, TASK_FINETUNE); break;
+                case 3: ck_assert_int_eq(w.seq_len, 4096); break;
+                case 4: ck_assert_int_eq(w.precision, PREC_FP8); break;
+                case 5: ck_assert(w.deadline_days == 45.5); break;
+                case 6: ck_assert(w.budget_usd == 2500000); break;
+                case 7: ck_assert_int_eq(w.pricing, PRICING_BUY); break;
+                case 8: ck_assert(w.dataset_tb == 7.25); break;
+                case 9: ck_assert_int_eq(w.max_gpus, 256); break;
+                case 10: ck_assert(w.global_batch_tokens == 4000000); break;
+                case 11: ck_assert_int_eq(w.optimizer, OPT_ADAMW_8BIT); break;
+                case 12: ck_assert_int_eq(w.lora_rank, 32); break;
+                case 13: ck_assert_int_eq(w.standard_attention, 1); break;
+                default: break;
+                }
+            }
+        }
+        cJSON_Delete(doc);
+    }
+}
+END_TEST
+
 /* The plan cache keeps a body's answer the second time it is offered (the
  * doorkeeper, resp_cache.c), so a stream of bodies that each come once
  * neither fills it nor evicts an answer that is asked again and again:
@@ -1960,6 +2053,7 @@ int main(void)
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
     tcase_add_test(wr, json_numbers_with_a_decimals_hint_equal_the_first_forms);
     tcase_add_test(wr, json_strings_of_every_length_are_escaped_as_cjson_does);
+    tcase_add_test(wr, workload_members_are_found_as_a_walk_over_the_members_finds_them);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
     tcase_add_test(wr, floor_log10_is_what_libm_gives);
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
