@@ -412,7 +412,6 @@ struct engine_layout_entry {
     unsigned char zero;
     unsigned char bi;                 /* micro-batch 1 << bi */
     unsigned char batch_ok;           /* its global batch is within the search's cap */
-    unsigned char off_run;            /* first of an offload layout's sizes: how many; else 0 */
 };
 /* F6 activations of a tp group, pp = 1 << pp_log and micro-batch 1 << bi
  * (engine_memory_activations3), which read the GPU count only through the
@@ -496,10 +495,16 @@ struct engine_text_memo {
     unsigned char kind[ENGINE_TEXT_MEMO_CONV];   /* 'd', 's', 'f', 'g' */
     unsigned char prec[ENGINE_TEXT_MEMO_CONV];
     unsigned short str_at[ENGINE_TEXT_MEMO_CONV];   /* %s: where in strs */
+    unsigned char str_len[ENGINE_TEXT_MEMO_CONV];   /* %s: its length there */
+    const char *str_ptr[ENGINE_TEXT_MEMO_CONV];     /* %s: the argument it was last equal to */
     unsigned short out_beg[ENGINE_TEXT_MEMO_CONV], out_end[ENGINE_TEXT_MEMO_CONV];   /* its bytes in text */
     unsigned short strs_len;
     unsigned long long bits[ENGINE_TEXT_MEMO_CONV];   /* %d: the int; %f, %g: the double's bits */
     struct engine_num_form form[ENGINE_TEXT_MEMO_CONV];
+    /* %f, %g: doubles from keep_lo to keep_hi print as form does (an empty
+     * range when none can be vouched for; NaN: not worked out yet, done
+     * when a second double prints the form, engine_plan.c form_range) */
+    double keep_lo[ENGINE_TEXT_MEMO_CONV], keep_hi[ENGINE_TEXT_MEMO_CONV];
     char strs[128];
     char text[PLAN_TEXT_MAX];
 };

@@ -28,6 +28,18 @@ static const char ELECTRICITY_AS_OF[ENGINE_DATE_MAX] = "2025-06-01";
  * running total, in the same order, but no strings are written (as_of may
  * then be NULL). The date is a whole date field (the catalog's, or
  * ELECTRICITY_AS_OF), copied whole. */
+/* engine_copy_str for a terminated string, by strlen, which the compiler
+ * works out for a literal (bom() is inlined and its items are literals):
+ * a few moves where strnlen and memcpy were two calls. */
+static inline __attribute__((always_inline)) void copy_lit(char *dst, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (len > n - 1)
+        len = n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
 static inline __attribute__((always_inline)) void bom(struct engine_plan *pl, int texts, const char *item,
                                                      const char *desc, double qty, double unit,
                                                      const char (*as_of)[ENGINE_DATE_MAX])
@@ -37,9 +49,9 @@ static inline __attribute__((always_inline)) void bom(struct engine_plan *pl, in
         return;
     b = &pl->bom[pl->n_bom++];
     if (texts) {
-        engine_copy_str(b->item, sizeof b->item, item);
+        copy_lit(b->item, sizeof b->item, item);
         if (desc != b->description)   /* else formatted there already (plan_cost_priced) */
-            engine_copy_str(b->description, sizeof b->description, desc);
+            copy_lit(b->description, sizeof b->description, desc);
         memcpy(b->as_of, *as_of, sizeof b->as_of);
     }
     b->quantity = qty;
@@ -158,7 +170,7 @@ double engine_choose_fabric_gbps(const struct catalog *c, const struct eval_ctx 
     int nr = 0;
 
     step_default = step_at(c, ctx, g, n, per_node, par, ref, hw_usual, rate, ev);
-    if (ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0)
+    if (engine_fabric_rate_fixed(ctx, g))
         return rate;
     for (int i = 0; i < c->n_fabrics; i++) {
         int dup = 0;

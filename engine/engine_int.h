@@ -9,6 +9,11 @@
 
 #include "engine.h"
 
+/* Always inlined: the search's walks and lists call these for every layout,
+ * and a call keeps every part it stores (and its arguments' checks), where
+ * inlined only the operations the caller needs remain. */
+#define EVAL_INLINE static inline __attribute__((always_inline))
+
 /* Everything about one layout on one cluster that the time model needs. The
  * workload-only parts (FLOPs per token, parameter counts) are computed once per
  * request and reused for every layout the search scores. */
@@ -70,9 +75,50 @@ struct engine_states_parts {
     double full_w, shard_w;     /* LoRA: the frozen base's bytes, unsharded and under ZeRO-3 */
     int lora;
 };
-void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
-                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
-                         struct engine_states_parts *sp);
+/* LoRA or QLoRA: trains adapters only. */
+static inline int eval_is_lora(const struct engine_workload *w)
+{
+    return w->task == TASK_LORA || w->task == TASK_QLORA;
+}
+/* F5/F7 model states of one GPU (weights, gradients, optimizer, host
+ * offload) for a layout: what engine_memory_pre holds besides activations
+ * and overhead, and what the search's memory bound starts from. Inline:
+ * the search's lists ask it for every layout (some 500 a request). */
+EVAL_INLINE void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
+                                     const struct engine_param_count *pc, double lora_base_bytes,
+                                     double lora_adapters, struct engine_states_parts *sp)
+{
+    tp = tp > 0 ? tp : 1;
+    pp = pp > 0 ? pp : 1;
+    dp = dp > 0 ? dp : 1;
+    ep = ep > 0 ? ep : 1;
+    sp->K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
+    sp->wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
+    sp->lora = eval_is_lora(w);
+    if (sp->lora) {
+        /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
+         * QLoRA with embeddings and head left in bf16), sharded by dp under
+         * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
+         * 16-bit weights, gradients and K bytes of optimizer state shard
+         * like F5's. */
+        double base = lora_base_bytes / (double)(tp * pp);
+        double adapters = lora_adapters / (double)(tp * pp);
+        double d = dp;
+        sp->full_w = base;
+        sp->shard_w = base / d;
+        sp->full = adapters;
+        sp->shard = adapters / d;
+    } else {
+        double dense = (pc->total - pc->expert) / (double)(tp * pp);
+        double expert = pc->expert / (double)(tp * pp * ep);
+        int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
+        double d = dp, de = dpe;
+        /* Split engine_model_states_bytes into its three parts so the plan
+         * can show them; the sum equals it for wbytes = 2. */
+        sp->full = dense + expert;
+        sp->shard = dense / d + expert / de;
+    }
+}
 static inline void engine_states_of(const struct engine_states_parts *sp, int zero, int offload,
                                     struct engine_memory *mem)
 {
@@ -112,7 +158,19 @@ void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_
 /* The micro-batches in flight on the first stage (F6): all that
  * engine_memory_activations3 reads of dp, global batch and ZeRO (the rest
  * is tp, cp, pp, vpp, micro-batch size and the workload). */
-int engine_act_in_flight(const struct engine_parallel *p);
+static inline int engine_finish_micro(const struct engine_parallel *p)   /* micro-batches a step (F6) */
+{
+    int dp = p->dp > 0 ? p->dp : 1;
+    int gb = p->global_batch > 0 ? p->global_batch : dp;
+    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
+    return gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+}
+static inline int engine_act_in_flight(const struct engine_parallel *p)
+{
+    int micro_batches = engine_finish_micro(p), pp = p->pp > 0 ? p->pp : 1;
+    int in_flight = micro_batches < pp ? micro_batches : pp;
+    return in_flight < 1 ? 1 : in_flight;
+}
 /* engine_memory_add's ZeRO-3 prefetch term at tp, and its overhead and
  * total from the states' sum, the activations and that term (added when
  * zero3). */
@@ -207,10 +265,141 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
  * fills the ZeRO stages' parts apart. */
 void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                         unsigned rc_mask);
+/* eval_pre_fill_base of a layout given by its parts (each >= 1, as
+ * eval_pre_fill_base makes them; gbs: the global batch asked): its body,
+ * inline for the search's lists, which fill some 700 a request. */
+EVAL_INLINE void eval_pre_fill_parts(const struct eval_ctx *ctx, int tp, int pp, int dp, int cp, int ep, int b,
+                                     int v, int gbs, struct engine_step_pre *e, unsigned rc_mask)
+{
+    const struct engine_model *m = ctx->m;
+    const struct engine_workload *w = ctx->w;
+    double s = ctx->seq, h = m->hidden;
+    int micro = (gbs + dp * b - 1) / (dp * b);
+    double tokens_step, psi;
+
+    if (micro < 1)
+        micro = 1;
+    gbs = micro * dp * b;
+    tokens_step = (double)gbs * s;
+    e->tp = tp;
+    e->pp = pp;
+    e->dp = dp;
+    e->cp = cp;
+    e->ep = ep;
+    e->b = b;
+    e->micro = micro;
+    e->gbs = gbs;
+    e->n = tp * pp * dp * cp;
+    e->model_par = tp * pp * cp;
+    e->ep_tp = ep * tp;
+    e->tokens_step = tokens_step;
+    e->std_attn = w->standard_attention != 0;
+    e->moe = ctx->moe_layers > 0 && ep > 1;
+    const double tp_msg = (double)b * s / cp * h * 2.0, tp_layers = (double)m->layers / pp;
+    /* unrolled: the search's lists fill every level (rc_mask 7), so each
+     * level's tests fold away there */
+#pragma GCC unroll 3
+    for (int ri = 0; ri < 3; ri++) {
+        if (!(rc_mask >> ri & 1u))
+            continue;
+        e->comp[ri] = ctx->fpt_hw[ri] * tokens_step;
+        if (ri == 1 && (rc_mask & 1u)) {
+            /* selective recompute reads what none does (the same
+             * expressions of the same values below: the same doubles) */
+            e->sa[1] = e->sa[0];
+            e->tp_q[1] = e->tp_q[0];
+            continue;
+        }
+        /* Without FlashAttention the a*s score matrix of every token is
+         * written and read back by softmax, dropout and the AV product, about
+         * 30 bytes per score over forward and backward (Korthikanti's 5as^2b
+         * tensors, read and written), plus another forward's worth under full
+         * recompute. That traffic runs at HBM speed, not tensor-core speed,
+         * and is what makes small models slow on pre-2022 stacks (DOMAIN F6
+         * s^2 term). */
+        e->sa[ri] = 0;
+        if (w->standard_attention) {
+            double a = m->heads > 0 ? m->heads : 1;
+            double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
+            if (ri == 2)
+                per_token *= 4.0 / 3.0;
+            e->sa[ri] = tokens_step / ((double)dp * cp) * per_token;
+        }
+        /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per
+         * micro-batch (2 forward, 2 backward; +2 forward again with full
+         * recompute). Inside the scale-up domain they run at the intra-node
+         * busbw, outside it over the NICs. */
+        e->tp_q[ri] = 0;
+        if (tp > 1) {
+            double count = 4.0 + (ri == 2 ? 2.0 : 0.0);
+            e->tp_q[ri] = tp_layers * micro * count * 2.0 * (tp - 1) / tp * tp_msg;
+        }
+    }
+
+    /* F9: 1F1B bubble (p-1)/(v*m). */
+    e->bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
+    /* F8 PP: activations b*s*h*2 bytes forward and their gradient backward
+     * per micro-batch and virtual stage; over NICs when a stage boundary
+     * crosses nodes (tp*pp*cp > GPUs per node). */
+    e->pp_q = 0;
+    if (pp > 1) {
+        double msg = (double)b * s / cp * h * 2.0 / tp;
+        e->pp_q = 2.0 * micro * v * msg;
+    }
+    /* F8 DP: gradients of this GPU's model-parallel shard, 2 bytes each
+     * (bf16 reduction; 4 in fp32 training). All-reduce moves 2(d-1)/d of it
+     * (ZeRO 0-2, same volume as reduce-scatter + all-gather); ZeRO-3 moves
+     * 3(d-1)/d per micro-batch (gather forward, gather backward,
+     * reduce-scatter). The ring runs at the NIC busbw of the DP ranks that
+     * share a node, capped by the intra-node busbw (eval_step). ZeRO-3/FSDP
+     * gathers each layer's parameters separately and does not reduce inside
+     * the node first, so across nodes a GPU sees about its own NIC's
+     * bandwidth, not the node aggregate (Megatron-LM 2021 Table 2: ZeRO-3
+     * falls from 100 to 31 tokens/s/GPU from 384 to 1536 A100s at a fixed
+     * batch). */
+    psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
+    if (eval_is_lora(w))
+        psi = ctx->lora_adapters / (double)(tp * pp);
+    e->psi = psi;
+    /* F8 MoE: dispatch + combine, forward and backward, of every routed
+     * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
+     * Inside a node when ep*tp fits the scale-up domain, where the
+     * all-to-all runs over NVLink at about half the all-reduce busbw. */
+    e->moe_q = 0;
+    if (e->moe) {
+        double k = m->experts_active > 0 ? m->experts_active : 1;
+        double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
+        e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
+    }
+}
+
 /* The parts of layout e that read the ZeRO stage and offload (eval_pre_fill's
  * last step, into e->z), for any stage of the same layout. */
-void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
-                   struct engine_step_zero *z);
+EVAL_INLINE void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
+                               struct engine_step_zero *z)
+{
+    const int dp = e->dp, micro = e->micro;
+    const double psi = e->psi;
+
+    z->zero3 = zero >= 3 && !eval_is_lora(ctx->w);
+    z->offload = offload != 0;
+    z->dp_q = 0;
+    if (dp > 1) {
+        double gbytes = ctx->w->precision == PREC_FP32 ? 4.0 : 2.0;
+        if (z->zero3)
+            z->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
+        else
+            z->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
+    }
+    /* Optimizer step: memory-bound pass over this GPU's states (read and
+     * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
+     * when offloaded (CPU Adam). */
+    {
+        double shard = psi / (zero >= 1 ? dp : 1);
+        z->opt_q = shard * 16.0 * 2.0;
+    }
+}
+
 /* eval_time's sustained FLOP/s of one GPU at micro-batch b and context
  * parallelism cp (F4), and the kernel efficiency in *eff. */
 double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b, int cp, double *eff);
@@ -245,9 +434,9 @@ struct eval_parts {
  * index ri on hardware c, with nach = GPUs x eval_achieved (eval_pre_fill's
  * comments say why each term is what it is; the bandwidth each crosses is
  * chosen here: inside the scale-up domain or node at the intra-node busbw,
- * else over the NICs). */
-/* always inlined: the walk's two loops call it, and a call keeps every part
- * it stores, where inlined only the step's operations remain */
+ * else over the NICs). Term by term below (eval_t_*), so that eval_step_bw
+ * and eval_step_beats run the same operations on the same values. */
+/* The DP ring's bandwidth of e on c (n = dp x model_par GPUs). */
 static inline double eval_dp_bw(const struct engine_step_pre *e, const struct eval_hwc *c)
 {
     const int per_node = c->per_node, model_par = e->model_par;
@@ -262,47 +451,75 @@ static inline double eval_dp_bw(const struct engine_step_pre *e, const struct ev
     return bw > c->bw_intra ? c->bw_intra : bw;
 }
 
+EVAL_INLINE double eval_t_comp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach)
+{
+    double t_comp = e->comp[ri] / nach;
+    if (e->std_attn)
+        t_comp += e->sa[ri] / c->mem_bw08;
+    return t_comp;
+}
+
+EVAL_INLINE double eval_t_tp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c)
+{
+    if (e->tp > 1) {
+        double bw = e->tp <= c->tp_in ? c->bw_intra : c->bw_nic;
+        return e->tp_q[ri] / bw * TP_EXPOSED;
+    }
+    return 0;
+}
+
+EVAL_INLINE double eval_t_pp(const struct engine_step_pre *e, const struct eval_hwc *c)
+{
+    if (e->pp > 1) {
+        double bw = e->model_par > c->per_node ? c->bw_nic : c->bw_intra;
+        return e->pp_q / bw * PP_EXPOSED;
+    }
+    return 0;
+}
+
+EVAL_INLINE double eval_t_dp(const struct engine_step_pre *e, const struct engine_step_zero *z,
+                             const struct eval_hwc *c, double dp_bw, double t_comp)
+{
+    double bw = dp_bw, t, t_dp;
+    if (e->dp <= 1)
+        return 0;
+    if (z->zero3) {
+        if (e->n > c->per_node && c->bw_nic < bw)
+            bw = c->bw_nic;
+        t = z->dp_q / bw;
+        t_dp = t - t_comp * ZERO3_OVERLAP;
+    } else {
+        t = z->dp_q / bw;
+        t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
+    }
+    if (t_dp < t * DP_MIN_EXPOSED)
+        t_dp = t * DP_MIN_EXPOSED;
+    return t_dp;
+}
+
+EVAL_INLINE double eval_t_moe(const struct engine_step_pre *e, const struct eval_hwc *c)
+{
+    if (e->moe) {
+        double bw = e->ep_tp <= c->a2a_in ? c->bw_a2a : c->bw_nic;
+        return e->moe_q / bw * MOE_EXPOSED;
+    }
+    return 0;
+}
+
+EVAL_INLINE double eval_t_opt(const struct engine_step_zero *z, const struct eval_hwc *c)
+{
+    return z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
+}
+
 /* eval_step with the DP ring's bandwidth given (eval_dp_bw of e on c): a
  * walk whose layouts share a model-parallel size (so, with the GPU count,
  * dp) finds it once. */
-static inline __attribute__((always_inline)) void eval_step_bw(const struct engine_step_pre *e,
-                                                               const struct engine_step_zero *z, int ri,
-                                                               const struct eval_hwc *c, double nach,
-                                                               double dp_bw, struct eval_parts *o)
+EVAL_INLINE void eval_step_bw(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                              const struct eval_hwc *c, double nach, double dp_bw, struct eval_parts *o)
 {
-    double t_comp = e->comp[ri] / nach, t_tp = 0, t_pp = 0, t_dp = 0, t_moe = 0, exposed, t_opt;
-    const int tp = e->tp, per_node = c->per_node;
-
-    if (e->std_attn)
-        t_comp += e->sa[ri] / c->mem_bw08;
-    if (tp > 1) {
-        double bw = tp <= c->tp_in ? c->bw_intra : c->bw_nic;
-        t_tp = e->tp_q[ri] / bw * TP_EXPOSED;
-    }
-    if (e->pp > 1) {
-        double bw = e->model_par > per_node ? c->bw_nic : c->bw_intra;
-        t_pp = e->pp_q / bw * PP_EXPOSED;
-    }
-    if (e->dp > 1) {
-        double bw = dp_bw, t;
-        if (z->zero3) {
-            if (e->n > per_node && c->bw_nic < bw)
-                bw = c->bw_nic;
-            t = z->dp_q / bw;
-            t_dp = t - t_comp * ZERO3_OVERLAP;
-        } else {
-            t = z->dp_q / bw;
-            t_dp = t - t_comp / e->micro * (2.0 / 3.0) * DP_OVERLAP;
-        }
-        if (t_dp < t * DP_MIN_EXPOSED)
-            t_dp = t * DP_MIN_EXPOSED;
-    }
-    if (e->moe) {
-        double bw = e->ep_tp <= c->a2a_in ? c->bw_a2a : c->bw_nic;
-        t_moe = e->moe_q / bw * MOE_EXPOSED;
-    }
-    t_opt = z->opt_q / (z->offload ? 50e9 : c->mem_bw9);
-    exposed = t_tp + t_pp + t_dp + t_moe;
+    double t_comp = eval_t_comp(e, ri, c, nach), t_tp = eval_t_tp(e, ri, c), t_pp = eval_t_pp(e, c);
+    double t_dp = eval_t_dp(e, z, c, dp_bw, t_comp), t_moe = eval_t_moe(e, c), t_opt = eval_t_opt(z, c);
+    double exposed = t_tp + t_pp + t_dp + t_moe;
     o->t_comp = t_comp;
     o->t_tp = t_tp;
     o->t_pp = t_pp;
@@ -313,12 +530,74 @@ static inline __attribute__((always_inline)) void eval_step_bw(const struct engi
     o->step = t_comp * (1.0 + e->bubble) + exposed + t_opt;
 }
 
-static inline __attribute__((always_inline)) void eval_step(const struct engine_step_pre *e,
-                                                            const struct engine_step_zero *z, int ri,
-                                                            const struct eval_hwc *c, double nach,
-                                                            struct eval_parts *o)
+EVAL_INLINE void eval_step(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                           const struct eval_hwc *c, double nach, struct eval_parts *o)
 {
     eval_step_bw(e, z, ri, c, nach, e->dp > 1 ? eval_dp_bw(e, c) : 0.0, o);
+}
+
+/* Whether eval_step_bw's step / gbs (gbs > 0) is below best, as a search
+ * asks of each layout it scores; when it is, *score = step / gbs, the same
+ * double. Most layouts a search scores lose, and most of those are seen to
+ * lose from the first terms of the step:
+ *   step = ((t_comp (1 + bubble) + exposed) + t_opt),
+ *   exposed = ((t_tp + t_pp) + t_dp) + t_moe,
+ * evaluated in that order (C's left to right, as eval_step_bw writes it).
+ * Rounding to nearest is monotone: x <= y gives fl(x + z) <= fl(y + z) and
+ * fl(x / g) <= fl(y / g) for g > 0, and fl(x + z) >= x for z >= 0. So when
+ * every term after a prefix is >= 0 (or NaN, which makes the step NaN, and
+ * NaN < best is false), the step is >= that prefix of its sum, and once
+ * prefix / gbs >= best the step cannot be below best either: the answer is
+ * 0 without the rest. The prefixes are a = t_comp (1 + bubble) (the rest:
+ * exposed >= 0 and t_opt) and a + (t_tp + t_pp) (the rest: t_dp, t_moe,
+ * t_opt), each the same double the step's sum holds at that point. The
+ * terms are >= 0 when tail_nonneg says so: the caller's promise that the
+ * layout's parts (tp_q, pp_q, moe_q, dp_q, opt_q) and c's bandwidths are
+ * >= 0 (t_dp is at least t x 0.05, t = dp_q / bw >= 0); else the whole
+ * step is taken. In two steps, so that a walk finds the DP ring's
+ * bandwidth only for a layout the prefixes do not rule out:
+ * eval_step_head (1: it loses; else the prefix in *h) and eval_step_tail
+ * (which gives the step too, eval_step_bw's o->step, when it wins).
+ * tests/unit/test_engine_search.c checks the answer and the score against
+ * eval_step_bw's over random layouts, at thresholds an ulp either side. */
+struct eval_step_head {
+    double t_comp, a, tpp;            /* t_comp, t_comp (1 + bubble), t_tp + t_pp */
+};
+
+/* bubble1: 1 + e->bubble (the same double, which a caller may hold). */
+EVAL_INLINE int eval_step_head(const struct engine_step_pre *e, int ri, const struct eval_hwc *c, double nach,
+                               double bubble1, double gbs, double best, int tail_nonneg, struct eval_step_head *h)
+{
+    h->t_comp = eval_t_comp(e, ri, c, nach);
+    h->a = h->t_comp * bubble1;
+    if (tail_nonneg && h->a / gbs >= best)
+        return 1;
+    h->tpp = eval_t_tp(e, ri, c) + eval_t_pp(e, c);
+    return tail_nonneg && (h->a + h->tpp) / gbs >= best;
+}
+
+EVAL_INLINE int eval_step_tail(const struct engine_step_pre *e, const struct engine_step_zero *z,
+                               const struct eval_hwc *c, double dp_bw, double gbs, double best,
+                               const struct eval_step_head *h, double *score, double *step_s)
+{
+    double exposed = h->tpp + eval_t_dp(e, z, c, dp_bw, h->t_comp) + eval_t_moe(e, c);
+    double step = h->a + exposed + eval_t_opt(z, c);
+    if (!(step / gbs < best))
+        return 0;
+    *score = step / gbs;
+    *step_s = step;
+    return 1;
+}
+
+EVAL_INLINE int eval_step_beats(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                                const struct eval_hwc *c, double nach, double dp_bw, double gbs, double best,
+                                int tail_nonneg, double *score)
+{
+    struct eval_step_head h;
+    double step;
+    if (eval_step_head(e, ri, c, nach, 1.0 + e->bubble, gbs, best, tail_nonneg, &h))
+        return 0;
+    return eval_step_tail(e, z, c, dp_bw, gbs, best, &h, score, &step);
 }
 
 /* F10 goodput for n GPUs; fills MTBF, interval and stall. */
@@ -471,6 +750,14 @@ static inline double engine_cloud_cost_cand(const struct cloud_cost_memo *m, con
 void engine_eval_cluster(const struct catalog *c, const struct eval_ctx *ctx, const struct engine_gpu *g, int n,
                          int per_node, int nodes, double rate, const struct engine_measured *meas, double eff_scale,
                          double bw_scale, const struct engine_parallel *par, struct eval_out *ev);
+/* Whether engine_choose_fabric_gbps keeps g's usual fabric rate without
+ * trying another: a rented cluster, or GPUs with their own scale-out ports.
+ * The search's walk_step_kept reads the same rule, so that it reuses the
+ * walk's step exactly where the chosen rate is the one the walk timed. */
+static inline int engine_fabric_rate_fixed(const struct eval_ctx *ctx, const struct engine_gpu *g)
+{
+    return ctx->w->pricing != PRICING_BUY || g->scaleout_ports > 0;
+}
 /* Per-GPU fabric rate for a multi-node cluster (cloud: the usual rate; buy:
  * the cheapest that costs no time); *ev gets the time model at that rate.
  * ref, when not NULL, holds par's step parts (eval_time_ref: the same

@@ -251,45 +251,6 @@ struct engine_memory engine_memory(const struct engine_model *m, const struct en
 /* F5/F7 model states of one GPU (weights, gradients, optimizer, host
  * offload) for a layout: what engine_memory_pre holds besides activations
  * and overhead, and what the search's memory bound starts from. */
-void engine_states_parts(const struct engine_workload *w, int tp, int pp, int dp, int ep,
-                         const struct engine_param_count *pc, double lora_base_bytes, double lora_adapters,
-                         struct engine_states_parts *sp)
-{
-    tp = tp > 0 ? tp : 1;
-    pp = pp > 0 ? pp : 1;
-    dp = dp > 0 ? dp : 1;
-    ep = ep > 0 ? ep : 1;
-    sp->K = w->optimizer == OPT_ADAMW_8BIT ? 6.0 : 12.0;
-    sp->wbytes = w->precision == PREC_FP32 ? 4.0 : 2.0;
-    sp->lora = is_lora(w);
-    if (sp->lora) {
-        /* F7: the frozen base at engine_lora_base_bytes (bf16, or NF4 for
-         * QLoRA with embeddings and head left in bf16), sharded by dp under
-         * ZeRO-3/FSDP; the adapters are ordinary trainable parameters whose
-         * 16-bit weights, gradients and K bytes of optimizer state shard
-         * like F5's. */
-        double base = lora_base_bytes / (double)(tp * pp);
-        double adapters = lora_adapters / (double)(tp * pp);
-        double d = dp;
-        sp->full_w = base;
-        sp->shard_w = base / d;
-        sp->full = adapters;
-        sp->shard = adapters / d;
-    } else {
-        double dense = (pc->total - pc->expert) / (double)(tp * pp);
-        double expert = pc->expert / (double)(tp * pp * ep);
-        int dpe = dp / ep > 0 ? dp / ep : 1;   /* data-parallel degree of expert weights */
-        double d = dp, de = dpe;
-        /* Split engine_model_states_bytes into its three parts so the plan
-         * can show them; the sum equals it for wbytes = 2. */
-        sp->full = dense + expert;
-        sp->shard = dense / d + expert / de;
-    }
-}
-
-/* F5/F7 model states of one GPU (weights, gradients, optimizer, host
- * offload) for a layout: what engine_memory_pre holds besides activations
- * and overhead, and what the search's memory bound starts from. */
 static void model_states(const struct engine_workload *w, const struct engine_parallel *p,
                          const struct engine_param_count *pcp, double lora_base_bytes, double lora_adapters,
                          struct engine_memory *mem)
@@ -322,10 +283,7 @@ void engine_memory_states(const struct engine_workload *w, const struct engine_p
  * *mem (engine_memory_states for the same tp, pp, dp, ep, zero, offload). */
 static int finish_micro(const struct engine_parallel *p)
 {
-    int dp = p->dp > 0 ? p->dp : 1;
-    int gb = p->global_batch > 0 ? p->global_batch : dp;
-    int mb = p->micro_batch > 0 ? p->micro_batch : 1;
-    return gb / (dp * mb) > 0 ? gb / (dp * mb) : 1;
+    return engine_finish_micro(p);
 }
 
 double engine_memory_activations(const struct engine_model *m, const struct engine_workload *w,
@@ -333,13 +291,6 @@ double engine_memory_activations(const struct engine_model *m, const struct engi
 {
     int seq = seq_len > 0 ? seq_len : (w->seq_len > 0 ? w->seq_len : m->seq_len);
     return activation_bytes(m, w, p, seq, finish_micro(p));
-}
-
-int engine_act_in_flight(const struct engine_parallel *p)
-{
-    int micro_batches = finish_micro(p), pp = p->pp > 0 ? p->pp : 1;
-    int in_flight = micro_batches < pp ? micro_batches : pp;
-    return in_flight < 1 ? 1 : in_flight;
 }
 
 void engine_memory_activations3(const struct eval_ctx *ctx, const struct engine_parallel *p, double act[3],
@@ -579,132 +530,10 @@ void eval_pre_fill(const struct eval_ctx *ctx, const struct engine_parallel *p, 
 void eval_pre_fill_base(const struct eval_ctx *ctx, const struct engine_parallel *p, struct engine_step_pre *e,
                         unsigned rc_mask)
 {
-    const struct engine_model *m = ctx->m;
-    const struct engine_workload *w = ctx->w;
-    int tp = p->tp > 0 ? p->tp : 1, pp = p->pp > 0 ? p->pp : 1, dp = p->dp > 0 ? p->dp : 1;
-    int cp = p->cp > 0 ? p->cp : 1, ep = p->ep > 0 ? p->ep : 1;
-    int b = p->micro_batch > 0 ? p->micro_batch : 1, v = p->vpp > 0 ? p->vpp : 1;
-    double s = ctx->seq, h = m->hidden;
-    int gbs = p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs;
-    int micro = (gbs + dp * b - 1) / (dp * b);
-    double tokens_step, psi;
-
-    if (micro < 1)
-        micro = 1;
-    gbs = micro * dp * b;
-    tokens_step = (double)gbs * s;
-    e->tp = tp;
-    e->pp = pp;
-    e->dp = dp;
-    e->cp = cp;
-    e->ep = ep;
-    e->b = b;
-    e->micro = micro;
-    e->gbs = gbs;
-    e->n = tp * pp * dp * cp;
-    e->model_par = tp * pp * cp;
-    e->ep_tp = ep * tp;
-    e->tokens_step = tokens_step;
-    e->std_attn = w->standard_attention != 0;
-    e->moe = ctx->moe_layers > 0 && ep > 1;
-    const double tp_msg = (double)b * s / cp * h * 2.0, tp_layers = (double)m->layers / pp;
-    for (int ri = 0; ri < 3; ri++) {
-        if (!(rc_mask >> ri & 1u))
-            continue;
-        e->comp[ri] = ctx->fpt_hw[ri] * tokens_step;
-        if (ri == 1 && (rc_mask & 1u)) {
-            /* selective recompute reads what none does (the same
-             * expressions of the same values below: the same doubles) */
-            e->sa[1] = e->sa[0];
-            e->tp_q[1] = e->tp_q[0];
-            continue;
-        }
-        /* Without FlashAttention the a*s score matrix of every token is
-         * written and read back by softmax, dropout and the AV product, about
-         * 30 bytes per score over forward and backward (Korthikanti's 5as^2b
-         * tensors, read and written), plus another forward's worth under full
-         * recompute. That traffic runs at HBM speed, not tensor-core speed,
-         * and is what makes small models slow on pre-2022 stacks (DOMAIN F6
-         * s^2 term). */
-        e->sa[ri] = 0;
-        if (w->standard_attention) {
-            double a = m->heads > 0 ? m->heads : 1;
-            double per_token = 30.0 * (a / tp) * s * ((double)m->layers / pp);
-            if (ri == 2)
-                per_token *= 4.0 / 3.0;
-            e->sa[ri] = tokens_step / ((double)dp * cp) * per_token;
-        }
-        /* F8 TP: 4 all-reduces of b*s*h 16-bit values per layer per
-         * micro-batch (2 forward, 2 backward; +2 forward again with full
-         * recompute). Inside the scale-up domain they run at the intra-node
-         * busbw, outside it over the NICs. */
-        e->tp_q[ri] = 0;
-        if (tp > 1) {
-            double count = 4.0 + (ri == 2 ? 2.0 : 0.0);
-            e->tp_q[ri] = tp_layers * micro * count * 2.0 * (tp - 1) / tp * tp_msg;
-        }
-    }
-
-    /* F9: 1F1B bubble (p-1)/(v*m). */
-    e->bubble = pp > 1 ? (double)(pp - 1) / ((double)v * micro) : 0.0;
-    /* F8 PP: activations b*s*h*2 bytes forward and their gradient backward
-     * per micro-batch and virtual stage; over NICs when a stage boundary
-     * crosses nodes (tp*pp*cp > GPUs per node). */
-    e->pp_q = 0;
-    if (pp > 1) {
-        double msg = (double)b * s / cp * h * 2.0 / tp;
-        e->pp_q = 2.0 * micro * v * msg;
-    }
-    /* F8 DP: gradients of this GPU's model-parallel shard, 2 bytes each
-     * (bf16 reduction; 4 in fp32 training). All-reduce moves 2(d-1)/d of it
-     * (ZeRO 0-2, same volume as reduce-scatter + all-gather); ZeRO-3 moves
-     * 3(d-1)/d per micro-batch (gather forward, gather backward,
-     * reduce-scatter). The ring runs at the NIC busbw of the DP ranks that
-     * share a node, capped by the intra-node busbw (eval_step). ZeRO-3/FSDP
-     * gathers each layer's parameters separately and does not reduce inside
-     * the node first, so across nodes a GPU sees about its own NIC's
-     * bandwidth, not the node aggregate (Megatron-LM 2021 Table 2: ZeRO-3
-     * falls from 100 to 31 tokens/s/GPU from 384 to 1536 A100s at a fixed
-     * batch). */
-    psi = (ctx->pc.total - ctx->pc.expert) / (double)(tp * pp) + ctx->pc.expert / (double)(tp * pp * ep);
-    if (is_lora(w))
-        psi = ctx->lora_adapters / (double)(tp * pp);
-    e->psi = psi;
-    /* F8 MoE: dispatch + combine, forward and backward, of every routed
-     * token's hidden state to top-k experts; (ep-1)/ep of it leaves the GPU.
-     * Inside a node when ep*tp fits the scale-up domain, where the
-     * all-to-all runs over NVLink at about half the all-reduce busbw. */
-    e->moe_q = 0;
-    if (e->moe) {
-        double k = m->experts_active > 0 ? m->experts_active : 1;
-        double msg = (double)b * s / cp * h * 2.0 * k * (ep - 1.0) / ep / tp;
-        e->moe_q = (double)ctx->moe_layers / pp * micro * 4.0 * msg;
-    }
-}
-
-void eval_pre_zero(const struct eval_ctx *ctx, const struct engine_step_pre *e, int zero, int offload,
-                   struct engine_step_zero *z)
-{
-    const int dp = e->dp, micro = e->micro;
-    const double psi = e->psi;
-
-    z->zero3 = zero >= 3 && !is_lora(ctx->w);
-    z->offload = offload != 0;
-    z->dp_q = 0;
-    if (dp > 1) {
-        double gbytes = ctx->w->precision == PREC_FP32 ? 4.0 : 2.0;
-        if (z->zero3)
-            z->dp_q = micro * 3.0 * (dp - 1.0) / dp * psi * gbytes;
-        else
-            z->dp_q = 2.0 * (dp - 1.0) / dp * psi * gbytes;
-    }
-    /* Optimizer step: memory-bound pass over this GPU's states (read and
-     * write 16 bytes per parameter of its shard), over host DRAM at 50 GB/s
-     * when offloaded (CPU Adam). */
-    {
-        double shard = psi / (zero >= 1 ? dp : 1);
-        z->opt_q = shard * 16.0 * 2.0;
-    }
+    eval_pre_fill_parts(ctx, p->tp > 0 ? p->tp : 1, p->pp > 0 ? p->pp : 1, p->dp > 0 ? p->dp : 1,
+                        p->cp > 0 ? p->cp : 1, p->ep > 0 ? p->ep : 1, p->micro_batch > 0 ? p->micro_batch : 1,
+                        p->vpp > 0 ? p->vpp : 1, p->global_batch > 0 ? p->global_batch : (int)ctx->batch_seqs, e,
+                        rc_mask);
 }
 
 /* eval_time's last steps, from layout e's parts (ZeRO stage and offload

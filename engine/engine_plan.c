@@ -11,6 +11,7 @@
  * times per recommendation, so clarity wins over speed here. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,13 +42,44 @@ struct fmt_out {
     size_t n, len;   /* room (with the NUL) and bytes written, capped at n - 1 */
 };
 
-static void out_put(struct fmt_out *o, const char *s, size_t k)
+/* k bytes (at most 32) from s to d as two fixed-size moves from each end
+ * that overlap in the middle: a few instructions inline where a memcpy
+ * call of a short literal run, number or name cost ~20. */
+static inline void copy_short(char *d, const char *s, size_t k)
+{
+    if (k >= 16) {
+        memcpy(d, s, 16);
+        memcpy(d + k - 16, s + k - 16, 16);
+    } else if (k >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + k - 8, s + k - 8, 8);
+    } else if (k >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + k - 4, s + k - 4, 4);
+    } else if (k > 0) {
+        d[0] = s[0];
+        d[k / 2] = s[k / 2];
+        d[k - 1] = s[k - 1];
+    }
+}
+
+static inline void out_put(struct fmt_out *o, const char *s, size_t k)
 {
     size_t room = o->n - 1 - o->len;
     if (k > room)
         k = room;
-    memcpy(o->p + o->len, s, k);
+    if (k <= 32)
+        copy_short(o->p + o->len, s, k);
+    else
+        memcpy(o->p + o->len, s, k);
     o->len += k;
+}
+
+static unsigned long long double_bits(double x)
+{
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    return b;
 }
 
 /* Exact doubles, 10^0..10^22. */
@@ -180,6 +212,10 @@ static int form_general(struct engine_num_form *f, double x, int p)
         return form_general_small(f, x, p);
     if (v >= FMT_P10[22])
         return form_general_big(f, x, p);
+    /* the exponent from the binary one, b x 1233/4096 rounded down (1233/4096
+     * is just under log10(2), so never above the decimal exponent, and
+     * within one of it below 2^73), then up to it as before */
+    e = (int)(((double_bits(v) >> 52) & 0x7ff) - 1023) * 1233 >> 12;
     while (v >= FMT_P10[e + 1])
         e++;
     prec = p - 1 - e;
@@ -288,8 +324,10 @@ static int form_of(struct engine_num_form *f, char conv, double x, int prec)
     return conv == 'f' ? form_fixed(f, x, prec) : form_general(f, x, prec);
 }
 
+static void form_put(struct engine_text_memo *m, int k, const struct engine_num_form *f);
+
 static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned long long bits,
-                      const struct engine_num_form *f, const char *str, size_t beg, size_t out_len)
+                      const struct engine_num_form *f, const char *str, size_t str_len, size_t beg, size_t out_len)
 {
     int k;
     if (!m || m->nconv < 0)
@@ -305,35 +343,38 @@ static void memo_conv(struct engine_text_memo *m, char kind, int prec, unsigned 
     m->out_end[k] = (unsigned short)(beg + out_len);
     m->bits[k] = bits;
     if (f)
-        m->form[k] = *f;
+        form_put(m, k, f);
     if (str) {
-        size_t len = strlen(str);
+        size_t len = str_len;   /* strlen(str), which the caller had */
         if (len >= sizeof m->strs - m->strs_len) {
             m->nconv = -1;
             return;
         }
         memcpy(m->strs + m->strs_len, str, len + 1);
         m->str_at[k] = (unsigned short)m->strs_len;
+        m->str_len[k] = (unsigned char)len;   /* below sizeof strs, 128 */
+        m->str_ptr[k] = str;
         m->strs_len += (unsigned short)(len + 1);
     }
     m->nconv = k + 1;
-}
-
-static unsigned long long double_bits(double x)
-{
-    unsigned long long b;
-    memcpy(&b, &x, sizeof b);
-    return b;
 }
 
 static void out_int(struct fmt_out *o, int v)
 {
     char tmp[16], *end = tmp + sizeof tmp, *q = end;
     unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    /* two digits at a time, as out_form writes them */
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * u, 2);
+    } else {
+        *--q = (char)('0' + u);
+    }
     if (v < 0)
         *--q = '-';
     out_put(o, q, (size_t)(end - q));
@@ -361,14 +402,14 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engin
             const char *str = va_arg(ap, const char *);
             if (!str)
                 return 0;
-            size_t beg = o->len;
-            out_put(o, str, strlen(str));
-            memo_conv(m, 's', 0, 0, NULL, str, beg, o->len - beg);
+            size_t beg = o->len, len = strlen(str);
+            out_put(o, str, len);
+            memo_conv(m, 's', 0, 0, NULL, str, len, beg, o->len - beg);
         } else if (*p == 'd') {
             int v = va_arg(ap, int);
             size_t beg = o->len;
             out_int(o, v);
-            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL, beg, o->len - beg);
+            memo_conv(m, 'd', 0, (unsigned int)v, NULL, NULL, 0, beg, o->len - beg);
         } else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && (p[2] == 'f' || p[2] == 'g')) {
             struct engine_num_form f;
             double x = va_arg(ap, double);
@@ -377,7 +418,7 @@ static int fmt_fast(struct fmt_out *o, const char *fmt, va_list ap, struct engin
                 return 0;
             size_t beg = o->len;
             out_form(o, &f);
-            memo_conv(m, p[2], prec, double_bits(x), &f, NULL, beg, o->len - beg);
+            memo_conv(m, p[2], prec, double_bits(x), &f, NULL, 0, beg, o->len - beg);
             p += 2;
         } else {
             return 0;
@@ -401,33 +442,100 @@ void engine_vfmt(char *dst, size_t n, const char *fmt, va_list ap)
     va_end(ap2);
 }
 
-/* Whether x prints as form f (conversion kind with precision p: what
- * form_of gave for an earlier x) without working its form out: x scaled as
- * f's digits are (10^k) is within 1/4096 of f's digits u, the margin
+/* The doubles that print as form f (conversion kind with precision p: what
+ * form_of gave for an earlier x), as a range [*lo, *hi] a later x is
+ * tested against with two comparisons instead of working its form out: x
+ * scaled as f's digits are (10^k) within 1/4096 of f's digits u, the margin
  * scaled_round keeps from a tie (the scaled value, one correctly rounded
  * multiplication or division below 2^40, is off by under 2^-13), so the
  * exact product rounds to u too, with f's sign. For %g, u must be above
  * 10^(p-1) (u = 10^(p-1) may stand for a value just under a power of ten
  * that C prints with one decimal more; above it the exponent cannot move).
- * 0 says nothing: form_of decides. */
-static int form_keeps(const struct engine_num_form *f, char kind, int p, double x)
+ * The scaled value only grows with |x| (rounding is monotone), so the
+ * magnitudes whose scaled value is within the margin are a run of doubles,
+ * and a run inside it is enough (a double outside has its form worked
+ * out): its ends are the margin's ends divided back and moved inwards by
+ * 2^-50 of themselves, more than the three roundings on the way there and
+ * back (each under 2^-53 of the value), so that their own scaled values
+ * are within the margin; that is checked too. u must be at least 1, so
+ * that the range holds neither zero nor the other sign. Empty (lo > hi)
+ * when nothing can be vouched for so. */
+static double scaled_by(double v, int k)
 {
-    double s, u;
+    return k >= 0 ? v * FMT_P10[k] : v / FMT_P10[-k];
+}
+
+static void form_range(const struct engine_num_form *f, char kind, int p, double *lo, double *hi)
+{
+    double u, top, bot, a, b;
     int k;
-    if (!isfinite(x) || (signbit(x) ? 1 : 0) != f->neg || p < 1 || p > 22)
-        return 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    if (p < 0 || p > 22 || (kind != 'f' && p < 1))
+        return;
     if (kind == 'f') {
         k = f->prec;
     } else {
         if (f->u <= (unsigned long long)FMT_P10[p - 1])
-            return 0;
+            return;
         k = f->e < 0 ? f->prec : p - 1 - f->e;
     }
-    if (k > 22 || k < -22 || f->u >= 1099511627776ULL)   /* 2^40 */
-        return 0;
-    s = k >= 0 ? fabs(x) * FMT_P10[k] : fabs(x) / FMT_P10[-k];
+    if (k > 22 || k < -22 || f->u == 0 || f->u >= 1099511627776ULL)   /* 2^40 */
+        return;
     u = (double)f->u;
-    return s >= u - 0.5 + 1.0 / 4096 && s <= u + 0.5 - 1.0 / 4096;
+    bot = u - 0.5 + 1.0 / 4096;   /* exact: u < 2^40 */
+    top = u + 0.5 - 1.0 / 4096;
+    a = (k >= 0 ? bot / FMT_P10[k] : bot * FMT_P10[-k]) * (1.0 + 0x1p-50);
+    b = (k >= 0 ? top / FMT_P10[k] : top * FMT_P10[-k]) * (1.0 - 0x1p-50);
+    if (!(a > 0 && a <= b && isfinite(b)) || scaled_by(a, k) < bot || scaled_by(b, k) > top)
+        return;
+    *lo = f->neg ? -b : a;
+    *hi = f->neg ? -a : b;
+}
+
+/* A new form for conversion k: its range is worked out when another double
+ * prints it too (conv_compare). */
+static void form_put(struct engine_text_memo *m, int k, const struct engine_num_form *f)
+{
+    m->form[k] = *f;
+    m->keep_lo[k] = NAN;
+    m->keep_hi[k] = NAN;
+}
+
+/* Whether a string argument at the address a kept string was last equal
+ * to still is: its k bytes (the kept length and the NUL) against the kept
+ * copy b, 8 at a time and the last 8 (overlapping the one before: fewer
+ * than 8 left), inline where a strcmp call cost ~35 instructions. Equal
+ * exactly when strcmp would say so: a string that got shorter has its NUL
+ * where the kept one has a byte, one that got longer a byte where the kept
+ * one has its NUL. The bytes read are those of the object that held the
+ * kept string there (k bytes at least): the plan texts' %s arguments are
+ * literals, catalog fields and plan fields, which stay where they are. */
+static inline uint64_t load8(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline uint32_t load4(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline int bytes_eq(const char *a, const char *b, size_t k)
+{
+    if (k >= 8) {
+        uint64_t diff = load8(a + k - 8) ^ load8(b + k - 8);   /* the last 8 */
+        for (size_t i = 0; i + 8 < k; i += 8)
+            diff |= load8(a + i) ^ load8(b + i);
+        return diff == 0;
+    }
+    if (k >= 4)
+        return ((load4(a) ^ load4(b)) | (load4(a + k - 4) ^ load4(b + k - 4))) == 0;
+    return a[0] == b[0] && a[k / 2] == b[k / 2] && a[k - 1] == b[k - 1];
 }
 
 /* How conversion k's argument (taken from *ap) stands against the memo's:
@@ -440,7 +548,7 @@ enum conv_cmp {
     CONV_NEW      /* a string that differs, or a number form_of cannot take */
 };
 
-static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k, va_list *ap, int *v,
+static inline __attribute__((always_inline)) enum conv_cmp conv_compare(struct engine_text_memo *m, int k, va_list *ap, int *v,
                                          double *x, struct engine_num_form *f)
 {
     switch (m->kind[k]) {
@@ -448,18 +556,29 @@ static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k
         *v = va_arg(*ap, int);
         return (unsigned int)*v == m->bits[k] ? CONV_SAME : CONV_INT;
     case 's': {
-        const char *str = va_arg(*ap, const char *);
-        return str && strcmp(str, m->strs + m->str_at[k]) == 0 ? CONV_SAME : CONV_NEW;
+        const char *str = va_arg(*ap, const char *), *kept = m->strs + m->str_at[k];
+        if (str == m->str_ptr[k])
+            return bytes_eq(str, kept, (size_t)m->str_len[k] + 1) ? CONV_SAME : CONV_NEW;
+        if (!str || strcmp(str, kept) != 0)
+            return CONV_NEW;
+        m->str_ptr[k] = str;
+        return CONV_SAME;
     }
     default:
         *x = va_arg(*ap, double);
         if (double_bits(*x) == m->bits[k])
             return CONV_SAME;
-        if (form_keeps(&m->form[k], (char)m->kind[k], m->prec[k], *x))
+        if (*x >= m->keep_lo[k] && *x <= m->keep_hi[k])   /* false while NaN */
             return CONV_KEEPS;
         if (!form_of(f, m->kind[k], *x, m->prec[k]))
             return CONV_NEW;
-        return form_eq(f, &m->form[k]) ? CONV_KEEPS : CONV_FORM;
+        if (!form_eq(f, &m->form[k]))
+            return CONV_FORM;
+        /* A form that a second double printed: its range, for the next
+         * (worked out only here, as most numbers that move once move on) */
+        if (isnan(m->keep_lo[k]))
+            form_range(&m->form[k], (char)m->kind[k], m->prec[k], &m->keep_lo[k], &m->keep_hi[k]);
+        return CONV_KEEPS;
     }
 }
 
@@ -469,7 +588,7 @@ static inline enum conv_cmp conv_compare(const struct engine_text_memo *m, int k
  * literals are the format's, which is the memo's. When that conversion is a
  * number of another form, its form goes to *first_form (*have_form 1), so
  * that memo_rebuild need not work it out again. */
-static int memo_match(const struct engine_text_memo *m, va_list *ap, struct engine_num_form *first_form,
+static int memo_match(struct engine_text_memo *m, va_list *ap, struct engine_num_form *first_form,
                       int *have_form)
 {
     for (int k = 0; k < m->nconv; k++) {
@@ -545,7 +664,7 @@ static int memo_rebuild(struct engine_text_memo *m, struct fmt_out *o, int first
             m->bits[k] = double_bits(x);
             if (!form_eq(&f, &m->form[k])) {
                 out_form(o, &f);
-                m->form[k] = f;
+                form_put(m, k, &f);
                 same = 0;
             }
             break;
@@ -616,7 +735,7 @@ static int memo_patch(struct engine_text_memo *m, va_list *ap, struct engine_num
                 *have_stop_form = 1;
                 return k;
             }
-            m->form[k] = f;
+            form_put(m, k, &f);
             m->bits[k] = double_bits(x);
             break;
         default:
@@ -734,20 +853,33 @@ void engine_fmt(char *dst, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-static void expect(struct engine_plan *pl, const char *id, double min, double max, const char *value,
-                   const char *unit, const char *why)
+/* engine_copy_str into a cleared field (its NUL is the clearing's), by
+ * strlen, which the compiler works out for a literal (strnlen it does not):
+ * the same bytes for the terminated strings expect() is given. */
+static inline __attribute__((always_inline)) void expect_str(char *dst, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    memcpy(dst, src, len < n ? len : n - 1);
+}
+
+/* Inlined at each call: most arguments are literals, whose lengths the
+ * compiler then knows, so each copy is a few moves, as is the clearing,
+ * where a call with four strnlen and memcpy calls cost ~230 instructions. */
+static inline __attribute__((always_inline)) void expect(struct engine_plan *pl, const char *id, double min,
+                                                         double max, const char *value, const char *unit,
+                                                         const char *why)
 {
     struct expectation *e;
     if (pl->n_expectations >= PLAN_EXPECTATIONS_MAX)
         return;
     e = &pl->expectations[pl->n_expectations++];
     memset(e, 0, sizeof *e);
-    engine_copy_str(e->id, sizeof e->id, id);
+    expect_str(e->id, sizeof e->id, id);
     e->min = min;
     e->max = max;
-    engine_copy_str(e->value, sizeof e->value, value ? value : "");
-    engine_copy_str(e->unit, sizeof e->unit, unit ? unit : "");
-    engine_copy_str(e->why, sizeof e->why, why);
+    expect_str(e->value, sizeof e->value, value ? value : "");
+    expect_str(e->unit, sizeof e->unit, unit ? unit : "");
+    expect_str(e->why, sizeof e->why, why);
 }
 
 static const char *link_name(enum engine_link l)
@@ -1163,14 +1295,20 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
 }
 
 /* Which part of the cost a bill line is (0 GPUs or servers, 1 fabric, 2
- * storage, 3 electricity), by its item's name: strcmp only with the names
- * that begin with its first letter. */
-static int bom_part(const char *item)
+ * storage, 3 electricity), by its item's name: compared only with the names
+ * that begin with its first letter, each as its bytes with the NUL (the
+ * item field holds 32, so reading as many as a name has stays inside it):
+ * equal exactly when strcmp says so, in a load or two instead of a call. */
+static int bom_part(const struct plan_bom_line *b)
 {
-    switch (item[0]) {
-    case 'g': return strcmp(item, "gpu-hours") == 0 ? 0 : 1;
-    case 's': return strcmp(item, "servers") == 0 ? 0 : strcmp(item, "storage") == 0 ? 2 : 1;
-    case 'e': return strcmp(item, "electricity") == 0 ? 3 : 1;
+    _Static_assert(sizeof b->item >= sizeof "electricity", "every name fits the field");
+    switch (b->item[0]) {
+    case 'g': return memcmp(b->item, "gpu-hours", sizeof "gpu-hours") == 0 ? 0 : 1;
+    case 's':
+        return memcmp(b->item, "servers", sizeof "servers") == 0   ? 0
+               : memcmp(b->item, "storage", sizeof "storage") == 0 ? 2
+                                                                  : 1;
+    case 'e': return memcmp(b->item, "electricity", sizeof "electricity") == 0 ? 3 : 1;
     default: return 1;
     }
 }
@@ -1240,7 +1378,7 @@ void plan_priced(const struct catalog *c, const struct eval_ctx *ctx, struct eng
         /* The cost in its parts, from the bill of materials. */
         double part[4] = {0};   /* gpus/servers, fabric, storage, electricity */
         for (int i = 0; i < pl->n_bom; i++) {
-            int k = bom_part(pl->bom[i].item);
+            int k = bom_part(&pl->bom[i]);
             part[k] += pl->bom[i].total_usd;
         }
         if (w->pricing == PRICING_CLOUD)

@@ -31,6 +31,7 @@
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>   /* the pricing's two-lane path (a compiler header, no library) */
+#include <immintrin.h>   /* its four-lane path's gather, in AVX2_FN functions only */
 #endif
 
 #include "engine_int.h"
@@ -299,9 +300,14 @@ struct cand {
     int gi, per_node, nodes, n;
     struct engine_parallel par;
     double fabric_gbps;
-    struct eval_out ev;
+    double tokens_per_s;        /* eval_time's at that fabric (cand_fabric) */
     double mem_gib, days, cost;
-    int have_ref;               /* ref holds par's step parts (the layout lists found it) */
+    /* Found by a count's walkers (the layout lists): its step time on the
+     * search's hardware for the cluster (the walk's, eval_time's step_s
+     * there) and its tokens a step, and when have_ref, in ref par's step
+     * parts (walker_best) */
+    int from_list, have_ref;
+    double step_s, tokens_step;
     struct eval_ref ref;
 };
 
@@ -531,9 +537,8 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 if (!found || ev.step_s / ev.global_batch < best_score) {
                                     best->par = p;
                                     best->par.global_batch = ev.global_batch;
-                                    best->ev = ev;
                                     best->mem_gib = mgib;
-                                    best_score = best->ev.step_s / best->ev.global_batch;
+                                    best_score = ev.step_s / ev.global_batch;
                                     found = 1;
                                 }
                                 break;   /* less recompute always runs faster: stop at the first fit */
@@ -570,14 +575,20 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
  *   eval_time's in its order, and eval_achieved's rate per micro-batch size
  *   computed once per GPU type.
  * So every comparison sees the same doubles as the walk's and takes the
- * same branch: the same layout, memory and count. What a step time reads
+ * same branch: the same layout, memory and count. A layout the walk scores
+ * counts as scored whether or not its step is finished: its step is taken
+ * only as far as needed to see it lose (eval_step_beats' prefixes, which
+ * the step can only exceed), and not at all where what follows does not
+ * read it (the batch cap before any layout fits). What a step time reads
  * of the card is a handful of its own scalars (eval_hwc) against the
  * layout's parts, so the walks share the list and the entry's tests that
  * read no card (the batch cap), and every division is still each card's.
  * Walking as the list is built leaves out of it the offload layouts that
  * every walker passes by (it had found a layout before), about four in five
- * of them. The chosen layout's time model is left to the caller, which
- * times it at the fabric it picks from the list's parts (eval_time_ref).
+ * of them. The chosen layout's time model is left to the caller: where its
+ * cluster runs on the hardware the walk timed it on (walk_step_kept) the
+ * walk's own step gives its throughput, else it times it at the fabric it
+ * picks from the list's parts (eval_time_ref).
  * Across counts, a search keeps what a list reads of a layout but not of
  * the count: a tp group's activations by pp, micro-batch and micro-batches
  * in flight (memo->acts). Per search, engine_run_fixed by count, nodes and
@@ -597,7 +608,13 @@ static void layout_memo_empty(struct engine_layout_memo *memo)
 {
     memo->n_entries = 0;
     memo->n_bases = 0;
-    memset(memo->acts, 0, sizeof memo->acts);
+    /* only in_flight says whether a slot holds anything (0: empty; a
+     * search's is at least 1): 240 stores, where a memset of the 9.6 KB
+     * costs a rep stosb of as many bytes */
+    for (int t = 0; t < ENGINE_LAYOUT_TP_GROUPS; t++)
+        for (int p = 0; p < ENGINE_LAYOUT_PP_LOGS; p++)
+            for (int b = 0; b < 3; b++)
+                memo->acts[t][p][b].in_flight = 0;
 }
 
 /* The layout of entry e at recompute level rc, as best_layout's walk
@@ -621,37 +638,63 @@ struct walker {
     double cap;                       /* best_layout's plan limit */
     double nach[3];                   /* eval_time's n x achieved at micro-batch 1, 2, 4 (cp 1) */
     double best_score, best_mgib, min_mem;
+    double best_step;                 /* the step time of best_e at best_rc (best_score x its gbs) */
     /* eval_dp_bw of the last model-parallel size scored (n is fixed, so
      * the size gives dp) */
     double dp_bw;
     int dp_mp, tp_max, found, best_rc;
+    int tail_nonneg;                  /* eval_step_beats may stop early (walker_init) */
     long scored;
     struct eval_hwc hc;
 };
 
-static void walker_init(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach)
+/* Whether every layout's step parts that eval_step_beats may leave out
+ * (tp_q, pp_q, moe_q, and dp_q and opt_q, from psi) are >= 0 (or NaN) for
+ * ctx: eval_pre_fill_base makes them products and quotients of the GPU
+ * count's factors (each >= 1), the sequence, the model's shape and the
+ * parameter counts, which are so when these are. */
+static int parts_nonneg(const struct eval_ctx *ctx)
+{
+    return ctx->seq > 0 && ctx->m->hidden > 0 && ctx->m->layers > 0 && ctx->moe_layers >= 0 &&
+           ctx->pc.total - ctx->pc.expert >= 0 && ctx->pc.expert >= 0 && ctx->lora_adapters >= 0;
+}
+
+/* Walker k of cluster hw in two steps: what does not read the GPU count
+ * (walker_init_card; ctx_nonneg: parts_nonneg of the search), so that the
+ * node grid's clusters of one GPU type start from one such walker, then
+ * what does (walker_init_count). */
+static void walker_init_card(struct walker *k, const struct eval_hw *hw, int ctx_nonneg)
 {
     const struct engine_gpu *g = hw->g;
-    int tp_max = g->scaleup_domain > 1 ? g->scaleup_domain : hw->per_node;
 
-    if (tp_max > 16)
-        tp_max = 16;
-    if (tp_max > hw->n)
-        tp_max = hw->n;
     k->best_e = NULL;
     k->best_mgib = 0;
+    k->best_step = 0;
     k->dp_bw = 0;
     k->dp_mp = 0;
     k->found = 0;
     k->best_rc = 0;
     k->scored = 0;
-    k->tp_max = tp_max;
     k->cap = g->memory_gib * 0.97;
     k->best_score = INFINITY;
     k->min_mem = INFINITY;
+    eval_hwc_fill(&k->hc, hw);   /* reads neither hw->n nor what a count changes */
+    /* the bandwidths the left-out terms divide by (mem_bw08 divides only
+     * t_comp, which is always taken); 0 or NaN: the whole step */
+    k->tail_nonneg = ctx_nonneg && k->hc.bw_intra > 0 && k->hc.bw_nic > 0 && k->hc.mem_bw9 > 0;
+}
+
+static void walker_init_count(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach)
+{
+    int tp_max = hw->g->scaleup_domain > 1 ? hw->g->scaleup_domain : hw->per_node;
+
+    if (tp_max > 16)
+        tp_max = 16;
+    if (tp_max > hw->n)
+        tp_max = hw->n;
+    k->tp_max = tp_max;
     for (int bi = 0; bi < 3; bi++)
         k->nach[bi] = hw->n * ach->rate[bi];
-    eval_hwc_fill(&k->hc, hw);
 }
 
 /* The walk at entry e before a layout fits: the least memory seen is kept
@@ -665,6 +708,7 @@ static inline __attribute__((always_inline)) void walk_unfound(struct walker *k,
         return;
     const struct engine_layout_base *bs = &bases[e->base];
     const struct engine_step_pre *pre = &bs->pre;
+#pragma GCC unroll 3
     for (int rc = 0; rc <= 2; rc++) {
         double mgib = e->mem_gib[rc];
         struct eval_parts t;
@@ -672,18 +716,19 @@ static inline __attribute__((always_inline)) void walk_unfound(struct walker *k,
             k->min_mem = mgib;
         if (mgib > k->cap)
             continue;
+        k->scored++;
+        if (!e->batch_ok)
+            return;   /* would inflate the global batch (convergence): scored, its step never read */
         if (pre->model_par != k->dp_mp) {
             k->dp_mp = pre->model_par;
             k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
         }
         eval_step_bw(pre, &e->z, rc, &k->hc, k->nach[e->bi], k->dp_bw, &t);
-        k->scored++;
-        if (!e->batch_ok)
-            return;   /* would inflate the global batch (convergence) */
         k->best_e = e;
         k->best_rc = rc;
         k->best_mgib = mgib;
         k->best_score = t.step / bs->gbs;
+        k->best_step = t.step;
         k->found = 1;
         return;   /* less recompute always runs faster: stop at the first fit */
     }
@@ -698,28 +743,37 @@ static inline __attribute__((always_inline)) void walk_found_fits(struct walker 
 {
     const struct engine_step_pre *pre = &bs->pre;
     const double na = k->nach[e->bi];
+    struct eval_step_head h;
+    double score;
+    int rc = 0;
     /* eval_score_lower_bound, from the same parts */
     double t_comp = pre->comp[0] / na;
     if (t_comp * bs->bubble1 / bs->gbs * (1.0 - 1e-9) >= k->best_score)
         return;
-    for (int rc = 0; rc <= 2; rc++) {
-        double mgib = e->mem_gib[rc];
-        struct eval_parts t;
-        if (mgib > k->cap)
-            continue;
-        if (pre->model_par != k->dp_mp) {
-            k->dp_mp = pre->model_par;
-            k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
+    /* less recompute always runs faster: the first level that fits */
+    if (e->mem_gib[0] > k->cap) {
+        if (e->mem_gib[1] > k->cap) {
+            if (e->mem_gib[2] > k->cap)
+                return;
+            rc = 2;
+        } else {
+            rc = 1;
         }
-        eval_step_bw(pre, &e->z, rc, &k->hc, na, k->dp_bw, &t);
-        k->scored++;
-        if (t.step / bs->gbs < k->best_score) {
-            k->best_e = e;
-            k->best_rc = rc;
-            k->best_mgib = mgib;
-            k->best_score = t.step / bs->gbs;
-        }
-        return;   /* less recompute always runs faster: stop at the first fit */
+    }
+    k->scored++;
+    /* most scored layouts lose, most of them seen from the step's first
+     * terms (eval_step_beats, in its two steps) */
+    if (eval_step_head(pre, rc, &k->hc, na, bs->bubble1, bs->gbs, k->best_score, k->tail_nonneg, &h))
+        return;
+    if (pre->model_par != k->dp_mp) {
+        k->dp_mp = pre->model_par;
+        k->dp_bw = pre->dp > 1 ? eval_dp_bw(pre, &k->hc) : 0.0;
+    }
+    if (eval_step_tail(pre, &e->z, &k->hc, k->dp_bw, bs->gbs, k->best_score, &h, &score, &k->best_step)) {
+        k->best_e = e;
+        k->best_rc = rc;
+        k->best_mgib = e->mem_gib[rc];
+        k->best_score = score;
     }
 }
 
@@ -803,8 +857,10 @@ static inline __attribute__((always_inline)) void walk_entry(struct walk_set *ws
     if (e->batch_ok) {
         const struct engine_layout_base *bs = &bases[e->base];
         const double lbm = e->lower_bound_gib;
-        for (int i = 0; i < ws->nf && !(lbm > ws->fnd[i]->cap); i++)
-            walk_found_fits(ws->fnd[i], e, bs);
+        struct walker *const *fnd = ws->fnd;
+        const int nf = ws->nf;
+        for (int i = 0; i < nf && !(lbm > fnd[i]->cap); i++)
+            walk_found_fits(fnd[i], e, bs);
     }
     for (int i = 0; i < ws->nu;) {
         struct walker *k = ws->unf[i];
@@ -898,7 +954,8 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                     pb.micro_batch = b;
                     pb.global_batch = (int)ctx->batch_seqs;
                     pb.vpp = vpp;
-                    eval_pre_fill_base(ctx, &pb, &bs->pre, 7u);   /* each entry has its own z */
+                    /* eval_pre_fill_base of pb; each entry has its own z */
+                    eval_pre_fill_parts(ctx, tp, pp, dp, cp, ep, b, vpp, pb.global_batch, &bs->pre, 7u);
                     bs->bubble1 = 1.0 + bs->pre.bubble;
                     bs->gbs = bs->pre.gbs;
                     bs->vpp = vpp;
@@ -954,7 +1011,6 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
                             e->base = base0 + bi;
                             e->zero = (unsigned char)zero;
                             e->bi = (unsigned char)bi;
-                            e->off_run = (unsigned char)(off && bi == 0 ? nb : 0);
                             e->batch_ok = !(pre->gbs > batch_cap);
                         }
                         if (off) {
@@ -975,11 +1031,27 @@ static int layout_group_build(const struct eval_ctx *ctx, struct engine_layout_m
     return 1;
 }
 
+/* Whether the candidate's time model (cand_fabric) runs on the hardware
+ * hw the walk timed the cluster on, so that the walk's step is its step:
+ * on several nodes, when engine_choose_fabric_gbps answers g's usual rate
+ * without trying another (a rented cluster, or GPUs with their own
+ * scale-out ports: it times the cluster at hw_usual, cluster_hw's, and
+ * returns), and on one node, when cluster_hw's NIC figure is already the
+ * scale-up link cand_fabric gives it (every server of more than one GPU). */
+static int walk_step_kept(const struct eval_ctx *ctx, const struct engine_gpu *g, int nodes,
+                          const struct eval_hw *hw)
+{
+    if (nodes > 1)
+        return engine_fabric_rate_fixed(ctx, g);
+    return hw->nic_busbw_per_gpu_gbs == hw->intra_busbw_gbs;
+}
+
 /* What the caller of a walk keeps of the layout walker k found: its layout
- * and memory, and in best->ref what its time model reads of the list (the
- * caller times it at the fabric it picks; best->ev is left alone). */
+ * and memory, its step at the walk's hardware, and when need_ref, in
+ * best->ref what its time model reads of the list (for a caller that times
+ * it at another fabric rate). */
 static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_memo *memo, const struct walker *k,
-                        const struct gpu_ach *ach, struct cand *best)
+                        const struct gpu_ach *ach, int need_ref, struct cand *best)
 {
     const struct engine_layout_entry *e = k->best_e;
     const struct engine_layout_base *bs = &memo->bases[e->base];
@@ -987,10 +1059,15 @@ static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_m
     entry_parallel(ctx, memo, e, k->best_rc, &best->par);
     best->par.global_batch = bs->pre.gbs;   /* eval_time's global_batch */
     best->mem_gib = k->best_mgib;
+    best->from_list = 1;
+    best->step_s = k->best_step;
+    best->tokens_step = bs->pre.tokens_step;
+    best->have_ref = need_ref;
+    if (!need_ref)
+        return;
     /* what eval_time computes of that layout before the bandwidths:
      * eval_pre_fill gives the same parts for global batch gbs (the same
      * micro-batch count) at the entry's stage and offload */
-    best->have_ref = 1;
     best->ref.pre = bs->pre;
     best->ref.pre.z = e->z;
     best->ref.ri = eval_rc_index(k->best_rc);
@@ -999,7 +1076,7 @@ static void walker_best(const struct eval_ctx *ctx, const struct engine_layout_m
 }
 
 /* The fabric rate of a candidate cluster (engine_choose_fabric_gbps) and
- * its time model at that rate: what the search keeps of a cluster. None of
+ * its throughput at that rate: what the search keeps of a cluster. None of
  * it depends on the tokens, deadline, budget or dataset size, which only
  * price it (cand_cost). */
 static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, struct cand *cd,
@@ -1010,6 +1087,17 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
     const struct eval_ref *ref = cd->have_ref ? &cd->ref : NULL;
 
     cd->fabric_gbps = 0;
+    if (cd->from_list && walk_step_kept(ctx, g, cd->nodes, hw_search)) {
+        /* eval_time_ref at the hardware the walk timed it on (at the usual
+         * rate, eval_fill_hw's; on one node, with its scale-up link for the
+         * NICs, which cluster_hw gave the walk), so eval_out_of's step is
+         * the walk's (eval_step_bw, the same hardware, parts, level and
+         * rate) and its tokens per second tokens_step / step */
+        if (cd->nodes > 1)
+            cd->fabric_gbps = engine_default_fabric_gbps(g);
+        cd->tokens_per_s = cd->tokens_step / cd->step_s;
+        return;
+    }
     if (cd->nodes > 1) {
         cd->fabric_gbps = engine_choose_fabric_gbps(c, ctx, g, cd->n, cd->per_node, &cd->par, ref, hw_search, &ev);
     } else if (ref) {
@@ -1022,7 +1110,7 @@ static void cand_fabric(const struct catalog *c, const struct eval_ctx *ctx, str
     } else {
         engine_eval_cluster(c, ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
     }
-    cd->ev = ev;
+    cd->tokens_per_s = ev.tokens_per_s;
 }
 
 /* Days and cost of a candidate cluster, exactly as its plan will report
@@ -1068,22 +1156,39 @@ static void cand_cost(const struct catalog *c, const struct eval_ctx *ctx, struc
 static int price_cols_fill(const struct catalog *c, const struct engine_candidate *cands, int nc, int big10,
                            int big100, struct engine_price_cols *pc, int base)
 {
-    for (int i = base; i <= base + nc; i++) {
-        const struct engine_candidate *cd = &cands[i - base < nc ? i - base : nc - 1];
-        if (cd->gi < 0 || cd->gi >= c->n_gpus)
+    const int n_gpus = c->n_gpus;
+    const unsigned long long warm_all = big10 ? ~0ULL : 0, cold_all = big100 ? ~0ULL : 0;
+    for (int k = 0; k < nc; k++) {
+        const struct engine_candidate *cd = &cands[k];
+        const int i = base + k, gi = cd->gi;
+        if (gi < 0 || gi >= n_gpus)
             return 0;
         pc->startup_s[i] = cd->startup_s;
         pc->tokens_per_s[i] = cd->tokens_per_s;
         pc->goodput[i] = cd->goodput;
         pc->gpus[i] = cd->n;
-        pc->usd_per_gpu_hour[i] = c->gpus[cd->gi].cloud_usd_per_gpu_hour;
+        pc->usd_per_gpu_hour[i] = c->gpus[gi].cloud_usd_per_gpu_hour;
         int known = cd->hot_kind >= 0 && cd->hot_kind < 3;
         pc->hot_bw_tb[i] = known ? cd->hot_bw_tb : -INFINITY;
         pc->hot_bw_month_usd[i] = cd->hot_bw_month_usd > 0 ? cd->hot_bw_month_usd : 0.0;
         pc->cache_month_usd[i] = cd->nodes > 2 && cd->cache_month_usd > 0 ? cd->cache_month_usd : 0.0;
         pc->hot_kind_at[i] = known ? cd->hot_kind : 3;
-        pc->warm_always[i] = cd->nodes > 1 || big10 ? ~0ULL : 0;
-        pc->cold_always[i] = cd->n >= 256 || big100 ? ~0ULL : 0;
+        pc->warm_always[i] = (cd->nodes > 1 ? ~0ULL : 0) | warm_all;
+        pc->cold_always[i] = (cd->n >= 256 ? ~0ULL : 0) | cold_all;
+    }
+    if (nc > 0) {   /* the entry after the last: a copy of it */
+        const int i = base + nc;
+        pc->startup_s[i] = pc->startup_s[i - 1];
+        pc->tokens_per_s[i] = pc->tokens_per_s[i - 1];
+        pc->goodput[i] = pc->goodput[i - 1];
+        pc->gpus[i] = pc->gpus[i - 1];
+        pc->usd_per_gpu_hour[i] = pc->usd_per_gpu_hour[i - 1];
+        pc->hot_bw_tb[i] = pc->hot_bw_tb[i - 1];
+        pc->hot_bw_month_usd[i] = pc->hot_bw_month_usd[i - 1];
+        pc->cache_month_usd[i] = pc->cache_month_usd[i - 1];
+        pc->hot_kind_at[i] = pc->hot_kind_at[i - 1];
+        pc->warm_always[i] = pc->warm_always[i - 1];
+        pc->cold_always[i] = pc->cold_always[i - 1];
     }
     return 1;
 }
@@ -1281,6 +1386,14 @@ static inline void price_one(const struct cloud_cost_memo *m, struct engine_pric
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 
+/* The four masks' sign bits as bits 0..3 (one vmovmskpd; reading the
+ * lanes one by one took ~9 instructions): 0 when no lane is set, 15 when
+ * all are. */
+AVX2_FN static inline int lanes_set(v4i m)
+{
+    return _mm256_movemask_pd((__m256d)m);
+}
+
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
  * rented branch computes (engine_run_days with the tokens the memo holds,
  * then engine_cloud_cost_cand), four candidates at a time from out's
@@ -1361,8 +1474,8 @@ AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost
          * capacity -inf is never over) */
         LOAD(col, hot_bw_tb, j);
         over = (v4i)(col > need);
-        hot = (v4d){hot_month[pc->hot_kind_at[j]], hot_month[pc->hot_kind_at[j + 1]],
-                    hot_month[pc->hot_kind_at[j + 2]], hot_month[pc->hot_kind_at[j + 3]]};
+        hot = (v4d)_mm256_i32gather_pd(hot_month, _mm_loadu_si128((const __m128i *)(const void *)&pc->hot_kind_at[j]),
+                                       8);   /* hot_month[hot_kind_at[j + l]] in lane l */
         LOAD(bw_usd, hot_bw_month_usd, j);
         hot = (v4d)((over & (v4i)bw_usd) | (~over & (v4i)hot));
         total = total + hot * months;
@@ -1409,7 +1522,7 @@ AVX2_FN static int near_from_cols4(const struct engine_price_cols *pc, int nc, d
         v4i over;
         memcpy(&k, &pc->cost[base + i], sizeof k);
         over = (v4i)(k > lim);
-        if (over[0] & over[1] & over[2] & over[3])
+        if (lanes_set(over) == 15)
             continue;
         for (int l = 0; l < 4; l++) {
             set[n] = i + l;
@@ -1499,7 +1612,7 @@ static void cand_keep(const struct catalog *c, const struct eval_ctx *ctx, struc
     out->n = cd->n;
     out->par = cd->par;
     out->fabric_gbps = cd->fabric_gbps;
-    out->tokens_per_s = cd->ev.tokens_per_s;
+    out->tokens_per_s = cd->tokens_per_s;
     out->mem_gib = cd->mem_gib;
     out->days = cd->days;
     out->cost = cd->cost;
@@ -1537,13 +1650,41 @@ static void plan_from_cand(const struct catalog *c, const struct engine_candidat
 }
 
 /* The workload with the four inputs the pricing reads and the search does
- * not blanked, as plan memo slots are keyed (and a context on it, made on
- * the first miss): plan_cluster runs on it, so it cannot depend on them. */
+ * not blanked, as plan memo slots are keyed (the recommendation's blank_w),
+ * and a context on it, made on the first miss: plan_cluster runs on it, so
+ * it cannot depend on them. */
 struct blank_ctx {
-    struct engine_workload w;
+    const struct engine_workload *w;
     struct eval_ctx ctx;
     int ready;
 };
+
+/* Whether b is a with the four pricing inputs blanked (+0.0), every other
+ * byte equal, padding included: what comparing b with a blanked copy of a
+ * says, without making the copy (2.3 KB), by comparing the runs of bytes
+ * between the four fields and the four fields' bits with 0. */
+static int blanked_of(const struct engine_workload *a, const struct engine_workload *b)
+{
+    static const size_t at[] = {offsetof(struct engine_workload, tokens_b),
+                                offsetof(struct engine_workload, deadline_days),
+                                offsetof(struct engine_workload, budget_usd),
+                                offsetof(struct engine_workload, dataset_tb)};
+    const char *pa = (const char *)a, *pb = (const char *)b;
+    size_t from = 0;
+    _Static_assert(offsetof(struct engine_workload, tokens_b) < offsetof(struct engine_workload, deadline_days) &&
+                       offsetof(struct engine_workload, deadline_days) <
+                           offsetof(struct engine_workload, budget_usd) &&
+                       offsetof(struct engine_workload, budget_usd) < offsetof(struct engine_workload, dataset_tb),
+                   "the four in this order");
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        unsigned long long bits;
+        memcpy(&bits, pb + at[i], sizeof bits);
+        if (bits != 0 || memcmp(pa + from, pb + from, at[i] - from) != 0)
+            return 0;
+        from = at[i] + sizeof(double);
+    }
+    return memcmp(pa + from, pb + from, sizeof *a - from) == 0;
+}
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
  * moving the unused rest (18 KB a plan; the texts end at their NUL, and
@@ -1606,7 +1747,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         if (s->catalog == c && s->gi == cd->gi && s->n == cd->n && s->per_node == cd->per_node &&
             s->nodes == cd->nodes && memcmp(&s->par, &cd->par, sizeof cd->par) == 0 &&
             memcmp(&s->fabric_gbps, &cd->fabric_gbps, sizeof cd->fabric_gbps) == 0 &&
-            (s->w_stamp == out->blank_stamp || memcmp(&s->w, &b->w, sizeof b->w) == 0)) {
+            (s->w_stamp == out->blank_stamp || memcmp(&s->w, b->w, sizeof *b->w) == 0)) {
             s->w_stamp = out->blank_stamp;   /* b->w is blank_w */
             slot = s;
             break;
@@ -1617,7 +1758,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
     if (!slot) {
         slot = victim;
         if (!b->ready) {
-            eval_ctx_init(&b->ctx, &b->w.model, &b->w);
+            eval_ctx_init(&b->ctx, &b->w->model, b->w);
             b->ready = 1;
         }
         plan_from_cand(c, cd, &slot->plan);
@@ -1629,7 +1770,7 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         for (int i = 0; i < slot->plan.n_warnings; i++)
             slot->text_len[PLAN_RATIONALE_MAX + i] = (unsigned short)strnlen(slot->plan.warnings[i], PLAN_TEXT_MAX - 1);
         slot->catalog = c;
-        slot->w = b->w;
+        slot->w = *b->w;
         slot->w_stamp = out->blank_stamp;
         slot->gi = cd->gi;
         slot->n = cd->n;
@@ -1941,10 +2082,10 @@ AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_col
         /* cost <= t_k or days <= t_d, or either NaN (the limits never
          * are): not both above */
         m = ~((v4i)(k > t_k) & (v4i)(d > t_d));
-        if (!(m[0] | m[1] | m[2] | m[3]))
+        if (!lanes_set(m))
             continue;
         nan = (v4i)(d != d) | (v4i)(k != k);
-        if (nan[0] | nan[1] | nan[2] | nan[3]) {
+        if (lanes_set(nan)) {
             saw_nan = 1;
             break;
         }
@@ -1956,7 +2097,7 @@ AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_col
             m |= on_time & ((in_budget & LE(k, t_rec)) | LE(k, t_cheap));
             m |= in_budget & LE(d, t_fast_b);
             m |= LE(d, t_fast) | LE(d, t_any);
-            if (!(m[0] | m[1] | m[2] | m[3]))
+            if (!lanes_set(m))
                 continue;
         }
         for (int l = 0; l < 4; l++)
@@ -2056,7 +2197,18 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
 struct gpu_search {
     struct gpu_ach ach;
     double rate_multi, ratio_one, ratio_multi;
+    /* eval_fill_hw_ratio at the usual rate on full servers, which reads the
+     * GPU count only into hw.n: every node grid cluster's but for n; and
+     * walker_init_card of it */
+    struct eval_hw hw_multi;
+    struct walker walker_multi;
 };
+
+/* Whether cl is on its GPU type's node grid (full servers, several). */
+static int cluster_is_grid(const struct gpu_search *gs, const struct engine_search_cluster *cl)
+{
+    return cl->nodes > 1 && cl->per_node == gs->hw_multi.per_node;
+}
 
 /* The search's hardware for cluster cl: eval_fill_hw on one node (its
  * scale-up link for the NICs) or at the GPU's usual fabric rate. */
@@ -2064,11 +2216,15 @@ static void cluster_hw(const struct catalog *c, const struct engine_workload *w,
                        const struct engine_search_cluster *cl, struct eval_hw *hw)
 {
     const struct engine_gpu *g = &c->gpus[cl->gi];
-    const int multi = cl->nodes > 1;
 
-    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, multi ? gs->rate_multi : 0.0,
-                       multi ? gs->ratio_multi : gs->ratio_one, w, NULL);
-    if (!multi)
+    if (cluster_is_grid(gs, cl)) {
+        *hw = gs->hw_multi;
+        hw->n = cl->n;
+        return;
+    }
+    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, cl->nodes > 1 ? gs->rate_multi : 0.0,
+                       cl->nodes > 1 ? gs->ratio_multi : gs->ratio_one, w, NULL);
+    if (cl->nodes <= 1)
         hw->nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
 }
 
@@ -2106,6 +2262,7 @@ static void cluster_walk(const struct catalog *c, const struct eval_ctx *ctx, co
 
     cluster_hw(c, ctx->w, &gs[out->layout_memo.clusters[ci].gi], &out->layout_memo.clusters[ci], &hw);
     found = best_layout(ctx, &hw, lim, &cd, &mm, &scored);
+    cd.from_list = 0;
     cd.have_ref = 0;
     cluster_done(c, ctx, out, ci, found, &cd, &hw, mm, scored);
 }
@@ -2124,13 +2281,19 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
     struct walk_set ws;
     int idx[CATALOG_GPUS_MAX], nk = 0, fits = 1;
     struct engine_layout_list l;
+    const int ctx_nonneg = parts_nonneg(ctx);
 
     /* at most one cluster of each GPU type has this count: its small
      * servers' counts are below its server size, its node grid's at or
      * above it */
     for (int i = ci; i >= 0 && nk < CATALOG_GPUS_MAX; i = cls[i].next) {
-        cluster_hw(c, ctx->w, &gs[cls[i].gi], &cls[i], &hws[nk]);
-        walker_init(&ks[nk], &hws[nk], &gs[cls[i].gi].ach);
+        const struct gpu_search *gt = &gs[cls[i].gi];
+        cluster_hw(c, ctx->w, gt, &cls[i], &hws[nk]);
+        if (cluster_is_grid(gt, &cls[i]))
+            ks[nk] = gt->walker_multi;
+        else
+            walker_init_card(&ks[nk], &hws[nk], ctx_nonneg);
+        walker_init_count(&ks[nk], &hws[nk], &gt->ach);
         idx[nk++] = i;
     }
     /* the list of this count only: the one before it has been read */
@@ -2152,7 +2315,8 @@ static void count_walk(const struct catalog *c, const struct eval_ctx *ctx, cons
     for (int j = 0; j < nk; j++) {
         struct cand cd;
         if (ks[j].found)
-            walker_best(ctx, memo, &ks[j], &gs[cls[idx[j]].gi].ach, &cd);
+            walker_best(ctx, memo, &ks[j], &gs[cls[idx[j]].gi].ach,
+                        !walk_step_kept(ctx, &c->gpus[cls[idx[j]].gi], cls[idx[j]].nodes, &hws[j]), &cd);
         cluster_done(c, ctx, out, idx[j], ks[j].found, &cd, &hws[j], ks[j].min_mem, ks[j].scored);
     }
 }
@@ -2220,7 +2384,8 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         return ST_INVALID;
     }
     recommendation_clear(out);
-    memset(out->layout_memo.run_fixed, 0, sizeof out->layout_memo.run_fixed);
+    for (int i = 0; i < ENGINE_RUN_FIXED_SLOTS; i++)
+        out->layout_memo.run_fixed[i].n = 0;   /* empty (run_fixed_at reads a slot only by its n) */
     if (lists > 1 && lists < ENGINE_LAYOUT_ENTRIES_MAX)
         out->layout_memo.cap_entries = lists;
     eval_ctx_init(&ctx, &w->model, w);
@@ -2254,6 +2419,8 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
         gs[gi].rate_multi = engine_default_fabric_gbps(g);
         gs[gi].ratio_one = eval_fabric_ratio(c, g, 0.0);
         gs[gi].ratio_multi = eval_fabric_ratio(c, g, gs[gi].rate_multi);
+        eval_fill_hw_ratio(&gs[gi].hw_multi, g, 0, g->per_node, gs[gi].rate_multi, gs[gi].ratio_multi, w, NULL);
+        walker_init_card(&gs[gi].walker_multi, &gs[gi].hw_multi, parts_nonneg(&ctx));
         {
             struct eval_hw hw1;
             eval_fill_hw(&hw1, g, 1, 1, 0.0, c, w, NULL);
@@ -2545,17 +2712,17 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     if (iperf < 0)
         ifast = ifast_all;
-    blank.w = *w;
-    blank.w.tokens_b = 0;
-    blank.w.deadline_days = 0;
-    blank.w.budget_usd = 0;
-    blank.w.dataset_tb = 0;
-    blank.ready = 0;
-    /* blank.w with a stamp: the plan memo's slots compare with it once */
-    if (out->blank_stamp == 0 || memcmp(&out->blank_w, &blank.w, sizeof blank.w) != 0) {
-        out->blank_w = blank.w;
+    /* w blanked, with a stamp: the plan memo's slots compare with it once */
+    if (out->blank_stamp == 0 || !blanked_of(w, &out->blank_w)) {
+        out->blank_w = *w;
+        out->blank_w.tokens_b = 0;
+        out->blank_w.deadline_days = 0;
+        out->blank_w.budget_usd = 0;
+        out->blank_w.dataset_tb = 0;
         out->blank_stamp = ++out->plan_memo_tick;
     }
+    blank.w = &out->blank_w;
+    blank.ready = 0;
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;

@@ -144,16 +144,24 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
     if (!m)
         return 0;
     /* Cleared before the lock is taken: every member before the candidates
-     * except the three tiers (51 KB of the 56): on a hit each is set below,
-     * and the tiers are written whole by engine_recommend_price, which reads
-     * none of their bytes (engine.h; test_engine_golden leaves the last
-     * answer's plans or 0xa5 bytes there). A member added later to this
-     * part is cleared here without anyone having to remember it. On a miss
-     * the search clears the whole recommendation again anyway. */
-    memset(rec, 0, offsetof(struct engine_recommendation, tiers));
-    memset((char *)rec + offsetof(struct engine_recommendation, tiers) + sizeof rec->tiers, 0,
-           offsetof(struct engine_recommendation, candidates) - offsetof(struct engine_recommendation, tiers) -
-               sizeof rec->tiers);
+     * except the three tiers (51 KB of the 56) and the warnings' texts
+     * (2 KB): on a hit each is set below, the texts up to the entry's count
+     * (nobody reads a warning past n_warnings, and engine_recommend_price
+     * writes each one it adds, NUL included), and the tiers are written whole by
+     * engine_recommend_price, which reads none of their bytes (engine.h;
+     * test_engine_golden leaves the last answer's plans or 0xa5 bytes
+     * there). A member added later to this part is cleared here without
+     * anyone having to remember it. On a miss the search clears the whole
+     * recommendation again anyway. */
+    {
+        char *p = (char *)rec;
+        size_t texts_end = offsetof(struct engine_recommendation, warnings) + sizeof rec->warnings;
+        _Static_assert(offsetof(struct engine_recommendation, warnings) ==
+                           offsetof(struct engine_recommendation, tiers) + sizeof rec->tiers,
+                       "the warnings follow the tiers");
+        memset(p, 0, offsetof(struct engine_recommendation, tiers));
+        memset(p + texts_end, 0, offsetof(struct engine_recommendation, candidates) - texts_end);
+    }
     pthread_mutex_lock(&m->mu);
     for (int i = 0; i < MEMO_SLOTS; i++) {
         struct memo_slot *s = &m->slots[i];
@@ -161,8 +169,8 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
             const struct memo_entry *e = s->e;
             rec->params_b = e->params_b;
             rec->active_params_b = e->active_params_b;
-            memcpy(rec->warnings, e->warnings, sizeof rec->warnings);
-            rec->n_warnings = e->n_warnings;
+            rec->n_warnings = e->n_warnings >= 0 && e->n_warnings <= PLAN_WARNINGS_MAX ? e->n_warnings : 0;
+            memcpy(rec->warnings, e->warnings, sizeof rec->warnings[0] * (size_t)rec->n_warnings);
             rec->configs_evaluated = e->configs_evaluated;
             rec->min_mem_gib = e->min_mem_gib;
             rec->min_mem_gpu = e->min_mem_gpu;

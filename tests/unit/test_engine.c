@@ -585,7 +585,7 @@ START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluste
     for (int i = 0; i < other->n_gpus; i++)
         snprintf(other->gpus[i].name, sizeof other->gpus[i].name, "renamed %d", i);
     *kept = *searched;
-    for (int v = 0; v < 7; v++) {
+    for (int v = 0; v < 13; v++) {
         struct engine_workload w = w0;
         const struct catalog *c = cat;
         int filled = plan_memo_filled(kept);
@@ -596,7 +596,14 @@ START_TEST(kept_plan_parts_are_reused_only_for_their_catalog_workload_and_cluste
         case 4: w.optimizer = OPT_ADAMW_8BIT; break;              /* other memory figures and texts */
         case 5: w.standard_attention = 1; break;
         case 6: w.global_batch_tokens = 4194304; break;
-        default: break;                                            /* 0 and 1: w0 */
+        /* the workload's fields before tokens_b, between the pricing
+         * inputs and after them (the plan memo's key is compared in those
+         * runs of bytes, engine_search.c blanked_of), each after a pricing
+         * of w0, so that only its own run differs */
+        case 8: w.task = TASK_FINETUNE; break;
+        case 10: w.pricing = PRICING_BUY; break;
+        case 12: w.max_gpus = 2048; break;
+        default: break;                                            /* 0, 1, 7, 9, 11: w0 */
         }
         /* the searched part again, the kept plans as the last pricing left
          * them; the tiers are the search's, not the ones tier_from names */
@@ -2012,6 +2019,150 @@ START_TEST(a_text_memo_gives_its_text_only_to_arguments_that_print_it)
 }
 END_TEST
 
+/* A kept form vouches for a range of doubles (engine_plan.c form_range),
+ * worked out once and then tested with two comparisons: its ends must be
+ * inside the doubles that print the form. Tried right at the ends: a memo
+ * written with x0, then doubles from 12 ulps below to 12 ulps above each
+ * rounding edge of x0's last printed digit (the halves either side), and
+ * back to x0 between them so that each one meets x0's form, at every %f
+ * and %g precision the planner uses, from 10^-4 to 10^21, both signs. */
+static void memo_text_fp(struct engine_text_memo *m, char *fast, char *slow, int conv, double x)
+{
+    switch (conv) {
+    case 0: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.0f>", x); break;
+    case 1: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.1f>", x); break;
+    case 2: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.2f>", x); break;
+    case 3: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.3f>", x); break;
+    case 4: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.1g>", x); break;
+    case 5: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.2g>", x); break;
+    case 6: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.3g>", x); break;
+    default: vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "<%.4g>", x); break;
+    }
+}
+
+START_TEST(a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits)
+{
+    static const int digits_f[] = {0, 1, 2, 3}, sig_g[] = {1, 2, 3, 4};
+    struct engine_text_memo *m = malloc(sizeof *m);
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX];
+    unsigned long long seed = 0x3c6ef372fe94f82bULL;
+    int calls = 0;
+    ck_assert_ptr_nonnull(m);
+    memset(m, 0xa5, sizeof *m);
+    m->fmt = NULL;
+    for (int k = 0; k < 6000; k++) {
+        int conv = k % 8, scale;
+        double x0, q, edge[2];
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        x0 = ldexp(1.0 + (double)(seed >> 12) / 4503599627370496.0, (int)(seed % 84) - 13);   /* 1.2e-4 .. 1e21 */
+        if ((seed >> 7) % 2)
+            x0 = -x0;
+        if (conv < 4) {
+            scale = digits_f[conv];
+        } else {
+            int e = (int)floor(log10(fabs(x0)));
+            scale = sig_g[conv - 4] - 1 - e;
+        }
+        /* the halves either side of x0's last digit */
+        q = floor(fabs(x0) * pow(10, scale));
+        edge[0] = (q + 0.5) / pow(10, scale);
+        edge[1] = (q - 0.5) / pow(10, scale);
+        for (int side = 0; side < 2; side++) {
+            double x = edge[side];
+            if (!(x > 0) || !isfinite(x))
+                continue;
+            if (x0 < 0)
+                x = -x;
+            for (int u = 0; u < 12; u++)
+                x = nextafter(x, -INFINITY);
+            for (int u = 0; u < 25; u++) {
+                memo_text_fp(m, fast, slow, conv, x0);
+                ck_assert_str_eq(fast, slow);
+                memo_text_fp(m, fast, slow, conv, x);
+                ck_assert_msg(strcmp(fast, slow) == 0, "conv %d x0 %a x %a: %s, vsnprintf %s", conv, x0, x, fast,
+                              slow);
+                x = nextafter(x, INFINITY);
+                calls++;
+            }
+        }
+    }
+    ck_assert_int_gt(calls, 200000);
+    free(m);
+}
+END_TEST
+
+/* A kept string is compared with an argument at the address it was last
+ * equal to by its bytes loaded a few at a time (engine_plan.c bytes_eq),
+ * at any other address by strcmp. Tried on strings of every length from 0
+ * to 45 (each load size and the memcmp beyond 32) in buffers that keep
+ * their address while their bytes change: one byte anywhere (the NUL
+ * included), one byte shorter or longer, whole new strings of a small
+ * alphabet (so that most stay equal), and a second buffer taking turns. */
+static void memo_text_s(struct engine_text_memo *m, char *fast, char *slow, const char *a, int n, const char *b)
+{
+    vfmt_memo_both(m, fast, slow, PLAN_TEXT_MAX, "[%s|%d|%s]", a, n, b);
+}
+
+START_TEST(a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes)
+{
+    struct engine_text_memo *m = malloc(sizeof *m);
+    char fast[PLAN_TEXT_MAX], slow[PLAN_TEXT_MAX], buf[2][64];
+    unsigned long long seed = 0xa54ff53a5f1d36f1ULL;
+    int calls = 0, same = 0;
+    ck_assert_ptr_nonnull(m);
+    memset(m, 0xa5, sizeof *m);
+    m->fmt = NULL;
+    memset(buf, 0, sizeof buf);
+    strcpy(buf[0], "local-nvme");
+    strcpy(buf[1], "nas");
+    for (int k = 0; k < 200000; k++) {
+        int which, len, at;
+        char *b;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        which = (int)(seed % 7 == 0);
+        b = buf[which];
+        len = (int)strlen(b);
+        switch ((seed >> 8) % 6) {
+        case 0:   /* one byte anywhere within the string or its NUL */
+            at = (int)((seed >> 16) % (unsigned)(len + 1));
+            if (at < 45)
+                b[at] = (char)('a' + (seed >> 24) % 3);
+            break;
+        case 1:   /* one shorter */
+            if (len > 0)
+                b[len - 1] = '\0';
+            break;
+        case 2:   /* one longer */
+            if (len < 45) {
+                b[len] = (char)('a' + (seed >> 24) % 3);
+                b[len + 1] = '\0';
+            }
+            break;
+        case 3: {   /* a new string, any length */
+            int n = (int)((seed >> 16) % 46);
+            for (int i = 0; i < n; i++)
+                b[i] = (char)('a' + (seed >> (20 + i % 40)) % 2);
+            b[n] = '\0';
+            break;
+        }
+        default:   /* the same */
+            break;
+        }
+        b[63] = '\0';
+        memo_text_s(m, fast, slow, b, k % 3, buf[1 - which]);
+        ck_assert_msg(strcmp(fast, slow) == 0, "%s, vsnprintf %s", fast, slow);
+        same += m->fmt != NULL;
+        calls++;
+    }
+    ck_assert_int_gt(same, calls / 2);
+    free(m);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2059,6 +2210,8 @@ static Suite *engine_suite(void)
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
     tcase_add_test(i, a_text_memo_keeps_digits_only_for_numbers_that_print_them);
+    tcase_add_test(i, a_text_memos_kept_range_ends_inside_the_doubles_that_print_its_digits);
+    tcase_add_test(i, a_text_memo_compares_a_kept_string_at_the_same_address_by_its_bytes);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);

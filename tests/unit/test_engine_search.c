@@ -222,15 +222,18 @@ static int same_double(double a, double b)
  * counts, model states shared by ZeRO stages, the time model from the
  * lists' step parts on the hardware the search filled, eval_fill_hw's
  * fabric ratio per GPU type, engine_run_fixed and the node cache's price
- * kept per count, node count and PCIe generation) against the plain models
- * run for that cluster and layout alone: every candidate's memory, fabric,
- * throughput, start-up, goodput, checkpoint interval and rented storage
- * parts, bit for bit. */
+ * kept per count, node count and PCIe generation, the walk's own step where
+ * the candidate runs on the hardware the walk timed it on) against the plain
+ * models run for that cluster and layout alone: every candidate's memory,
+ * fabric, throughput, start-up, goodput, checkpoint interval and rented
+ * storage parts, bit for bit. Each of cand_fabric's paths is reached: a
+ * bought fabric chosen among rates, a rented or own-port cluster at its
+ * usual rate, a server of several GPUs and one of a single GPU. */
 START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
 {
     struct engine_recommendation *r = malloc(sizeof *r);
     unsigned long long st = 0x3c6ef372fe94f82bULL;
-    int compared = 0, multi = 0, single = 0;
+    int compared = 0, multi = 0, single = 0, chosen = 0, usual = 0, server = 0, one_gpu = 0;
     char err[256];
 
     ck_assert_ptr_nonnull(r);
@@ -262,9 +265,17 @@ START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
             if (cd->nodes > 1) {
                 rate = engine_choose_fabric_gbps(cat, &ctx, g, cd->n, cd->per_node, &cd->par, NULL, NULL, &ev);
                 multi++;
+                if (w.pricing == PRICING_BUY && g->scaleout_ports == 0)
+                    chosen++;
+                else
+                    usual++;
             } else {
                 engine_eval_cluster(cat, &ctx, g, cd->n, cd->per_node, 1, 0, NULL, 1.0, 1.0, &cd->par, &ev);
                 single++;
+                if (cd->n > 1)
+                    server++;
+                else
+                    one_gpu++;
             }
             ck_assert_msg(same_double(cd->fabric_gbps, rate) && same_double(cd->tokens_per_s, ev.tokens_per_s),
                           "workload %d, candidate %d (%s x %d): fabric %a tokens/s %a, plain %a %a", compared, i,
@@ -288,7 +299,124 @@ START_TEST(every_candidate_matches_the_plain_models_for_its_cluster)
     }
     ck_assert_msg(multi > 1000 && single > 100, "only %d multi-node and %d one-node candidates compared", multi,
                   single);
+    ck_assert_msg(chosen > 100 && usual > 100 && server > 50 && one_gpu > 10,
+                  "cand_fabric's paths: bought fabric %d, usual rate %d, one server %d, one GPU %d: too few", chosen,
+                  usual, server, one_gpu);
     free(r);
+}
+END_TEST
+
+/* eval_step_beats (the walks' early exits) against eval_step_bw's whole
+ * step over random layouts on random clusters, at thresholds on both sides
+ * of the step and of each prefix the exits read, one ulp apart: the same
+ * answer, and when the layout wins, the same score bit for bit. Each layout
+ * is asked as it is and with the terms after a prefix made 0 or nearly so
+ * (dp 1, no MoE, an optimizer step of 0 or of 2^-60 of the step; and tp 1,
+ * pp 1), where the step is within an ulp of the prefix: an exit that stops
+ * a hair too soon (a prefix compared with any margin, or a term counted in
+ * the prefix that the step adds later) fails there. */
+static void step_beats_case(const struct engine_step_pre *e, const struct engine_step_zero *z, int ri,
+                            const struct eval_hwc *c, double nach, double dp_bw, const char *what, int *below,
+                            int *exits_a, int *exits_tpp)
+{
+    struct eval_parts t;
+    double gbs = e->gbs, a, tpp, score = 0, best[14];
+
+    eval_step_bw(e, z, ri, c, nach, dp_bw, &t);
+    a = t.t_comp * (1.0 + e->bubble);
+    tpp = t.t_tp + t.t_pp;
+    best[0] = t.step / gbs;
+    best[1] = nextafter(best[0], INFINITY);
+    best[2] = nextafter(best[0], 0.0);
+    best[3] = a / gbs;
+    best[4] = nextafter(best[3], INFINITY);
+    best[5] = nextafter(best[3], 0.0);
+    best[6] = (a + tpp) / gbs;
+    best[7] = nextafter(best[6], INFINITY);
+    best[8] = nextafter(best[6], 0.0);
+    best[9] = INFINITY;
+    best[10] = 0.0;
+    best[11] = best[0] * 2.0;
+    best[12] = best[0] * 0.5;
+    best[13] = (best[0] + best[6]) * 0.5;
+    for (int i = 0; i < 14; i++) {
+        int want = t.step / gbs < best[i];
+        for (int tail = 0; tail <= 1; tail++) {
+            int got = eval_step_beats(e, z, ri, c, nach, dp_bw, gbs, best[i], tail, &score);
+            ck_assert_msg(got == want,
+                          "%s: tp %d pp %d dp %d ep %d b %d zero3 %d offload %d ri %d: beats %a says %d, the whole "
+                          "step %a says %d (prefixes %a %a)",
+                          what, e->tp, e->pp, e->dp, e->ep, e->b, z->zero3, z->offload, ri, best[i], got,
+                          t.step / gbs, want, a / gbs, (a + tpp) / gbs);
+            if (want)
+                ck_assert_msg(same_double(score, t.step / gbs), "%s: score %a, the whole step's %a", what, score,
+                              t.step / gbs);
+        }
+        *below += want;
+        *exits_a += a / gbs >= best[i];
+        *exits_tpp += a / gbs < best[i] && (a + tpp) / gbs >= best[i];
+    }
+}
+
+START_TEST(the_steps_early_exits_answer_as_the_whole_step)
+{
+    unsigned long long st = 0x6a09e667f3bcc909ULL;
+    int compared = 0, below = 0, exits_a = 0, exits_tpp = 0;
+
+    while (compared < 3000) {
+        struct engine_workload w;
+        struct eval_ctx ctx;
+        struct engine_parallel p = {0};
+        struct engine_step_pre e, bare;
+        struct engine_step_zero z;
+        struct eval_hw hw;
+        struct eval_hwc c;
+        struct eval_parts t;
+        const struct engine_gpu *g;
+        double eff, nach, dp_bw;
+        int ri, nodes;
+        if (!random_workload(&st, &w))
+            continue;
+        eval_ctx_init(&ctx, &w.model, &w);
+        g = &cat->gpus[rnd_int(&st, 0, cat->n_gpus - 1)];
+        nodes = 1 << rnd_int(&st, 0, 6);
+        p.tp = 1 << rnd_int(&st, 0, 4);
+        p.pp = 1 << rnd_int(&st, 0, 4);
+        p.cp = 1;
+        p.ep = w.model.experts > 0 ? 1 << rnd_int(&st, 0, 3) : 1;
+        p.dp = (1 << rnd_int(&st, 0, 8)) * p.ep;
+        p.micro_batch = 1 << rnd_int(&st, 0, 2);
+        p.zero = rnd_int(&st, 0, 3);
+        p.offload = rnd_int(&st, 0, 1);
+        p.recompute = rnd_int(&st, 0, 2);
+        p.vpp = rnd_int(&st, 0, 1) ? 2 : 1;
+        p.global_batch = (int)ctx.batch_seqs;
+        ri = eval_rc_index(p.recompute);
+        eval_pre_fill(&ctx, &p, &e, 7u);
+        eval_fill_hw(&hw, g, e.n, e.n < g->per_node ? e.n : g->per_node, nodes > 1 ? g->default_fabric_gbps : 0.0,
+                     cat, &w, NULL);
+        eval_hwc_fill(&c, &hw);
+        nach = e.n * eval_achieved(&ctx, &hw, e.b, e.cp, &eff);
+        dp_bw = e.dp > 1 ? eval_dp_bw(&e, &c) : 0.0;
+        step_beats_case(&e, &e.z, ri, &c, nach, dp_bw, "as it is", &below, &exits_a, &exits_tpp);
+        /* nothing after the second prefix but an optimizer step of 0 or
+         * of 2^-60 of the step */
+        bare = e;
+        bare.dp = 1;
+        bare.moe = 0;
+        z = e.z;
+        eval_step_bw(&bare, &z, ri, &c, nach, dp_bw, &t);
+        z.opt_q = rnd_int(&st, 0, 1) ? 0.0 : t.step * ldexp(1.0, -60) * (z.offload ? 50e9 : c.mem_bw9);
+        step_beats_case(&bare, &z, ri, &c, nach, dp_bw, "no DP or MoE term", &below, &exits_a, &exits_tpp);
+        /* and nothing after the first */
+        bare.tp = 1;
+        bare.pp = 1;
+        step_beats_case(&bare, &z, ri, &c, nach, dp_bw, "compute only", &below, &exits_a, &exits_tpp);
+        compared++;
+    }
+    ck_assert_msg(below > 10000 && exits_a > 10000 && exits_tpp > 3000,
+                  "thresholds below the step %d, at or under the first prefix %d, the second %d: too few", below,
+                  exits_a, exits_tpp);
 }
 END_TEST
 
@@ -301,6 +429,7 @@ static Suite *engine_search_suite(void)
     tcase_add_test(t, the_layout_lists_give_the_walks_answers_for_random_workloads);
     tcase_add_test(t, lists_with_little_room_give_the_walks_answers);
     tcase_add_test(t, every_candidate_matches_the_plain_models_for_its_cluster);
+    tcase_add_test(t, the_steps_early_exits_answer_as_the_whole_step);
     suite_add_tcase(s, t);
     return s;
 }
