@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <cjson/cJSON.h>
 
@@ -72,29 +75,44 @@ static inline const cJSON *item_of(const cJSON *obj, const char *name)
     return NULL;
 }
 
-/* Refuses keys outside `known` and duplicate keys. */
-static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefix, const char *const *known)
+/* Refuses keys outside `known` (at most 32 names) and duplicate keys; with
+ * slot (one entry a known name), each name's member is left in its entry
+ * (NULL: absent), which is then what item_of finds for it. The first
+ * member that is unknown or repeats an earlier one's name is the one
+ * named, as a walk over the earlier members would find it. */
+#define KNOWN_MAX 32
+static enum status check_keys(struct dec *d, const cJSON *obj, const char *prefix, const char *const *known,
+                              const cJSON **slot)
 {
     char path[96];
+    const cJSON *own[KNOWN_MAX];
+    int nk = 0;
+    while (known[nk] && nk < KNOWN_MAX)
+        nk++;
+    if (!slot)
+        slot = own;
+    for (int i = 0; i < nk; i++)
+        slot[i] = NULL;
     for (const cJSON *it = obj->child; it; it = it->next) {
-        int ok = 0;
-        for (const char *const *k = known; *k && !ok; k++)
-            if (it->string && it->string[0] == (*k)[0] && strcmp(it->string, *k) == 0)
-                ok = 1;
-        if (!ok)
+        int k = -1;
+        for (int i = 0; it->string && i < nk; i++)
+            if (it->string[0] == known[i][0] && strcmp(it->string, known[i]) == 0) {
+                k = i;
+                break;
+            }
+        if (k < 0)
             return fail(d, path_of(path, prefix, it->string ? it->string : "?"), "unknown field");
-        for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
-            if (prev->string && it->string && prev->string[0] == it->string[0] && strcmp(prev->string, it->string) == 0)
-                return fail(d, path_of(path, prefix, it->string), "duplicate field");
+        if (slot[k])
+            return fail(d, path_of(path, prefix, it->string), "duplicate field");
+        slot[k] = it;
     }
     return ST_OK;
 }
 
-/* A number in [lo, hi]; absent leaves *out alone. */
-static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, const char *key, double lo,
-                           double hi, double *out)
+/* A number in [lo, hi]; absent (v NULL) leaves *out alone. */
+static enum status get_num_v(struct dec *d, const cJSON *v, const char *prefix, const char *key, double lo, double hi,
+                             double *out)
 {
-    const cJSON *v = item_of(obj, key);
     char path[96];
     if (!v)
         return ST_OK;
@@ -108,11 +126,17 @@ static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, 
     return ST_OK;
 }
 
-static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, const char *key, int lo, int hi,
-                           int *out)
+static enum status get_num(struct dec *d, const cJSON *obj, const char *prefix, const char *key, double lo,
+                           double hi, double *out)
+{
+    return get_num_v(d, item_of(obj, key), prefix, key, lo, hi, out);
+}
+
+static enum status get_int_v(struct dec *d, const cJSON *v, const char *prefix, const char *key, int lo, int hi,
+                             int *out)
 {
     double x = NAN;
-    enum status st = get_num(d, obj, prefix, key, lo, hi, &x);
+    enum status st = get_num_v(d, v, prefix, key, lo, hi, &x);
     char path[96];
     if (st != ST_OK || isnan(x))
         return st;
@@ -122,10 +146,15 @@ static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, 
     return ST_OK;
 }
 
-static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, const char *key, char *out,
-                           size_t outlen, int *present)
+static enum status get_int(struct dec *d, const cJSON *obj, const char *prefix, const char *key, int lo, int hi,
+                           int *out)
 {
-    const cJSON *v = item_of(obj, key);
+    return get_int_v(d, item_of(obj, key), prefix, key, lo, hi, out);
+}
+
+static enum status get_str_v(struct dec *d, const cJSON *v, const char *prefix, const char *key, char *out,
+                             size_t outlen, int *present)
+{
     char path[96];
     size_t n;
     if (present)
@@ -143,14 +172,20 @@ static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, 
     return ST_OK;
 }
 
+static enum status get_str(struct dec *d, const cJSON *obj, const char *prefix, const char *key, char *out,
+                           size_t outlen, int *present)
+{
+    return get_str_v(d, item_of(obj, key), prefix, key, out, outlen, present);
+}
+
 /* A string that must be one of `names`; returns the index via *out. */
-static enum status get_enum(struct dec *d, const cJSON *obj, const char *prefix, const char *key,
-                            const char *const *names, int *out)
+static enum status get_enum_v(struct dec *d, const cJSON *v, const char *prefix, const char *key,
+                              const char *const *names, int *out)
 {
     char buf[32];
     int present = 0;
     char path[96];
-    enum status st = get_str(d, obj, prefix, key, buf, sizeof buf, &present);
+    enum status st = get_str_v(d, v, prefix, key, buf, sizeof buf, &present);
     if (st != ST_OK || !present)
         return st;
     for (int i = 0; names[i]; i++)
@@ -159,6 +194,12 @@ static enum status get_enum(struct dec *d, const cJSON *obj, const char *prefix,
             return ST_OK;
         }
     return fail(d, path_of(path, prefix, key), "unknown value \"%s\"", buf);
+}
+
+static enum status get_enum(struct dec *d, const cJSON *obj, const char *prefix, const char *key,
+                            const char *const *names, int *out)
+{
+    return get_enum_v(d, item_of(obj, key), prefix, key, names, out);
 }
 
 static enum status decode_model(struct dec *d, const cJSON *m, struct engine_workload *w)
@@ -172,7 +213,7 @@ static enum status decode_model(struct dec *d, const cJSON *m, struct engine_wor
 
     if (!cJSON_IsObject(m))
         return fail(d, "model", "must be an object: {\"preset\": ID} or {\"params_b\": N, ...}");
-    if ((st = check_keys(d, m, "model.", known)) != ST_OK)
+    if ((st = check_keys(d, m, "model.", known, NULL)) != ST_OK)
         return st;
     if ((st = get_str(d, m, "model.", "preset", w->preset, sizeof w->preset, &has_preset)) != ST_OK)
         return st;
@@ -231,53 +272,64 @@ static const char *const ATTENTIONS[] = {"flash", "standard", NULL};
 static const char *const RECOMPUTES[] = {"none", "selective", "full", NULL};
 static const char *const FABRIC_KINDS[] = {"none", "roce", "infiniband", NULL};
 
-#define WORKLOAD_KEYS "model", "task", "tokens_b", "seq_len", "precision", "deadline_days", "budget_usd", \
-    "pricing", "dataset_tb", "gpus_allowed", "max_gpus", "global_batch_tokens", "optimizer", "lora_rank", \
-    "attention"
+/* A workload's keys, in the order of the known lists (WORKLOAD_KEYS) and of
+ * their slots (WK_*: check_keys leaves each member there). */
+#define WORKLOAD_KEY_LIST(X)                                                                                           \
+    X(MODEL, "model") X(TASK, "task") X(TOKENS_B, "tokens_b") X(SEQ_LEN, "seq_len") X(PRECISION, "precision")        \
+    X(DEADLINE_DAYS, "deadline_days") X(BUDGET_USD, "budget_usd") X(PRICING, "pricing")                               \
+    X(DATASET_TB, "dataset_tb") X(GPUS_ALLOWED, "gpus_allowed") X(MAX_GPUS, "max_gpus")                               \
+    X(GLOBAL_BATCH_TOKENS, "global_batch_tokens") X(OPTIMIZER, "optimizer") X(LORA_RANK, "lora_rank")                \
+    X(ATTENTION, "attention")
+#define WK_ID(id, name) WK_##id,
+#define WK_NAME(id, name) name,
+enum { WORKLOAD_KEY_LIST(WK_ID) WK_COUNT };
+#define WORKLOAD_KEYS WORKLOAD_KEY_LIST(WK_NAME)
 
-static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct engine_workload *w)
+/* The workload's members, from the slots check_keys filled (k: WK_*). */
+static enum status decode_workload_fields(struct dec *d, const cJSON *const *k, struct engine_workload *w)
 {
     enum status st;
     int e;
-    const cJSON *m = item_of(o, "model");
+    const cJSON *m = k[WK_MODEL];
     const cJSON *ga;
 
     if (!m)
         return fail(d, "model", "required");
     if ((st = decode_model(d, m, w)) != ST_OK)
         return st;
-    if (!item_of(o, "tokens_b"))
+    if (!k[WK_TOKENS_B])
         return fail(d, "tokens_b", "required (training tokens in billions)");
     e = w->task;
-    if ((st = get_enum(d, o, "", "task", TASKS, &e)) != ST_OK)
+    if ((st = get_enum_v(d, k[WK_TASK], "", "task", TASKS, &e)) != ST_OK)
         return st;
     w->task = (enum engine_task)e;
     e = w->precision;
-    if ((st = get_enum(d, o, "", "precision", PRECISIONS, &e)) != ST_OK)
+    if ((st = get_enum_v(d, k[WK_PRECISION], "", "precision", PRECISIONS, &e)) != ST_OK)
         return st;
     w->precision = (enum engine_precision)e;
     e = w->pricing;
-    if ((st = get_enum(d, o, "", "pricing", PRICINGS, &e)) != ST_OK)
+    if ((st = get_enum_v(d, k[WK_PRICING], "", "pricing", PRICINGS, &e)) != ST_OK)
         return st;
     w->pricing = (enum engine_pricing)e;
     e = w->optimizer;
-    if ((st = get_enum(d, o, "", "optimizer", OPTIMIZERS, &e)) != ST_OK)
+    if ((st = get_enum_v(d, k[WK_OPTIMIZER], "", "optimizer", OPTIMIZERS, &e)) != ST_OK)
         return st;
     w->optimizer = (enum engine_optimizer)e;
     e = w->standard_attention;
-    if ((st = get_enum(d, o, "", "attention", ATTENTIONS, &e)) != ST_OK)
+    if ((st = get_enum_v(d, k[WK_ATTENTION], "", "attention", ATTENTIONS, &e)) != ST_OK)
         return st;
     w->standard_attention = e;
-    if ((st = get_num(d, o, "", "tokens_b", 1e-6, 1e6, &w->tokens_b)) != ST_OK ||
-        (st = get_int(d, o, "", "seq_len", 16, 2097152, &w->seq_len)) != ST_OK ||
-        (st = get_num(d, o, "", "deadline_days", 0.001, 36500, &w->deadline_days)) != ST_OK ||
-        (st = get_num(d, o, "", "budget_usd", 1, 1e13, &w->budget_usd)) != ST_OK ||
-        (st = get_num(d, o, "", "dataset_tb", 0, 1e7, &w->dataset_tb)) != ST_OK ||
-        (st = get_num(d, o, "", "global_batch_tokens", 1, 1e9, &w->global_batch_tokens)) != ST_OK ||
-        (st = get_int(d, o, "", "max_gpus", 1, 1000000, &w->max_gpus)) != ST_OK ||
-        (st = get_int(d, o, "", "lora_rank", 1, 4096, &w->lora_rank)) != ST_OK)
+    if ((st = get_num_v(d, k[WK_TOKENS_B], "", "tokens_b", 1e-6, 1e6, &w->tokens_b)) != ST_OK ||
+        (st = get_int_v(d, k[WK_SEQ_LEN], "", "seq_len", 16, 2097152, &w->seq_len)) != ST_OK ||
+        (st = get_num_v(d, k[WK_DEADLINE_DAYS], "", "deadline_days", 0.001, 36500, &w->deadline_days)) != ST_OK ||
+        (st = get_num_v(d, k[WK_BUDGET_USD], "", "budget_usd", 1, 1e13, &w->budget_usd)) != ST_OK ||
+        (st = get_num_v(d, k[WK_DATASET_TB], "", "dataset_tb", 0, 1e7, &w->dataset_tb)) != ST_OK ||
+        (st = get_num_v(d, k[WK_GLOBAL_BATCH_TOKENS], "", "global_batch_tokens", 1, 1e9, &w->global_batch_tokens)) !=
+            ST_OK ||
+        (st = get_int_v(d, k[WK_MAX_GPUS], "", "max_gpus", 1, 1000000, &w->max_gpus)) != ST_OK ||
+        (st = get_int_v(d, k[WK_LORA_RANK], "", "lora_rank", 1, 4096, &w->lora_rank)) != ST_OK)
         return st;
-    ga = item_of(o, "gpus_allowed");
+    ga = k[WK_GPUS_ALLOWED];
     if (ga) {
         int i = 0;
         const cJSON *it;
@@ -306,27 +358,29 @@ static enum status decode_workload_fields(struct dec *d, const cJSON *o, struct 
 enum status json_workload_decode(const cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
                                  char *err, size_t errlen)
 {
-    static const char *const known[] = {WORKLOAD_KEYS, NULL};
+    static const char *const known[] = {WORKLOAD_KEYS NULL};
     struct dec d = {field, fieldlen, err, errlen};
+    const cJSON *slot[WK_COUNT];
     enum status st;
 
     engine_workload_init(w);
     if (!cJSON_IsObject(o))
         return fail(&d, "workload", "must be a JSON object");
-    if ((st = check_keys(&d, o, "", known)) != ST_OK)
+    if ((st = check_keys(&d, o, "", known, slot)) != ST_OK)
         return st;
-    return decode_workload_fields(&d, o, w);
+    return decode_workload_fields(&d, slot, w);
 }
 
 enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request *r, char *field, size_t fieldlen,
                                  char *err, size_t errlen)
 {
-    static const char *const known[] = {WORKLOAD_KEYS, "cluster", "parallel", "measured", NULL};
+    static const char *const known[] = {WORKLOAD_KEYS "cluster", "parallel", "measured", NULL};
     static const char *const ckeys[] = {"gpu", "count", "per_node", "fabric_gbps_per_gpu", "fabric", NULL};
     static const char *const pkeys[] = {"tp", "pp", "dp", "ep", "cp", "zero", "recompute", "micro_batch",
                                         "global_batch", "vpp", "offload", NULL};
     static const char *const mkeys[] = {"intra_busbw_gbs", "inter_busbw_gbs", "matmul_tflops", NULL};
     struct dec d = {field, fieldlen, err, errlen};
+    const cJSON *slot[WK_COUNT + 3];   /* the workload's, then cluster, parallel, measured */
     const cJSON *c, *p, *m;
     enum status st;
     int present = 0, e;
@@ -334,14 +388,15 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
     engine_estimate_request_init(r);
     if (!cJSON_IsObject(o))
         return fail(&d, "estimate", "must be a JSON object");
-    if ((st = check_keys(&d, o, "", known)) != ST_OK || (st = decode_workload_fields(&d, o, &r->workload)) != ST_OK)
+    if ((st = check_keys(&d, o, "", known, slot)) != ST_OK ||
+        (st = decode_workload_fields(&d, slot, &r->workload)) != ST_OK)
         return st;
     c = item_of(o, "cluster");
     if (!c)
         return fail(&d, "cluster", "required: {\"gpu\", \"count\", \"per_node\", \"fabric_gbps_per_gpu\"}");
     if (!cJSON_IsObject(c))
         return fail(&d, "cluster", "must be an object");
-    if ((st = check_keys(&d, c, "cluster.", ckeys)) != ST_OK ||
+    if ((st = check_keys(&d, c, "cluster.", ckeys, NULL)) != ST_OK ||
         (st = get_str(&d, c, "cluster.", "gpu", r->cluster.gpu, sizeof r->cluster.gpu, &present)) != ST_OK)
         return st;
     if (!present)
@@ -361,7 +416,7 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
         const cJSON *off;
         if (!cJSON_IsObject(p))
             return fail(&d, "parallel", "must be an object");
-        if ((st = check_keys(&d, p, "parallel.", pkeys)) != ST_OK ||
+        if ((st = check_keys(&d, p, "parallel.", pkeys, NULL)) != ST_OK ||
             (st = get_int(&d, p, "parallel.", "tp", 1, 1024, &r->parallel.tp)) != ST_OK ||
             (st = get_int(&d, p, "parallel.", "pp", 1, 1024, &r->parallel.pp)) != ST_OK ||
             (st = get_int(&d, p, "parallel.", "dp", 1, 1000000, &r->parallel.dp)) != ST_OK ||
@@ -385,7 +440,7 @@ enum status json_estimate_decode(const cJSON *o, struct engine_estimate_request 
     if (m) {
         if (!cJSON_IsObject(m))
             return fail(&d, "measured", "must be an object");
-        if ((st = check_keys(&d, m, "measured.", mkeys)) != ST_OK ||
+        if ((st = check_keys(&d, m, "measured.", mkeys, NULL)) != ST_OK ||
             (st = get_num(&d, m, "measured.", "intra_busbw_gbs", 0.01, 1e5, &r->measured.intra_busbw_gbs)) != ST_OK ||
             (st = get_num(&d, m, "measured.", "inter_busbw_gbs", 0.01, 1e5, &r->measured.inter_busbw_gbs)) != ST_OK ||
             (st = get_num(&d, m, "measured.", "matmul_tflops", 0.01, 1e5, &r->measured.matmul_tflops)) != ST_OK)
@@ -720,27 +775,23 @@ int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON *
 
 /* ------------------------------------------------------------ encoding */
 
-/* 10^k for 0 <= k <= 22: exact doubles (5^22 < 2^53). pow(10, k) gives
- * the same: its error is under one ulp (glibc: 0.52) and an exact double
- * that is not a power of two has no other double that near; the table
- * only saves the call (~250 roundings an answer). test_server_units
- * checks the two agree. */
-static const double TEN_TO[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* 10^-k for 1 <= k <= 30, the nearest doubles (the literals): what pow(10,
- * -k) gives too (glibc's pow is within 0.52 ulp, and test_server_units
- * checks that these agree), so that sig's roundings to tens, thousands
- * or 10^21 take no pow call. */
-static const double TEN_NEG[31] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,  1e-8,  1e-9,  1e-10,
-                                   1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21,
-                                   1e-22, 1e-23, 1e-24, 1e-25, 1e-26, 1e-27, 1e-28, 1e-29, 1e-30};
+/* 10^k for -30 <= k <= 22 at TEN_ALL[k + 30], the literals. From 0 on
+ * they are exact doubles (5^22 < 2^53), and pow(10, k) gives the same: its
+ * error is under one ulp (glibc: 0.52) and an exact double that is not a
+ * power of two has no other double that near. Below 0 they are the
+ * nearest doubles, which pow(10, k) gives too (within 0.52 ulp). So the
+ * table only saves the call (~250 roundings an answer, sig's to tens,
+ * thousands or 10^21 among them); test_server_units checks that the two
+ * agree. */
+static const double TEN_ALL[53] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21, 1e-20,
+                                   1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9,
+                                   1e-8,  1e-7,  1e-6,  1e-5,  1e-4,  1e-3,  1e-2,  1e-1,  1e0,   1e1,   1e2,
+                                   1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
+                                   1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22};
 
 static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
-    double f = digits >= 0 && digits <= 22    ? TEN_TO[digits]
-               : digits < 0 && digits >= -30 ? TEN_NEG[-digits]
-                                              : pow(10.0, digits);
+    double f = (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
     if (!isfinite(x))
         return x;
     return jw_round(x * f) / f;
@@ -772,7 +823,7 @@ int json_floor_log10(double a)
     e = (int)((bits >> 52) & 0x7ff) - 1023;
     if (!(a > 0) || e < -110 || e > 110)   /* subnormals, and beyond the table: |m| <= 34 below */
         return (int)floor(log10(a));
-    m = (int)floor(e * 0.30102999566398120);   /* m or m - 1 */
+    m = e * 1233 / 4096;   /* within one of floor(e log10(2)) (1233 / 4096 ~ log10(2)); the loops settle m */
     while (m + 1 <= 34 && a >= TEN_POW[TEN_POW_0 + m + 1])
         m++;
     while (m >= -34 && a < TEN_POW[TEN_POW_0 + m])
@@ -1485,9 +1536,10 @@ static JW_INLINE int has_nul(const char *s, size_t cap)
     return 0;
 }
 
-/* Not 0 when a and b differ in their first n bytes: words xor-ed and
- * or-ed (the last one overlapping), no call and no branch per word, for
- * the ranges of a few dozen bytes (longer ones go to memcmp). */
+/* Not 0 when a and b differ in their first n bytes: words (of 16 bytes
+ * from 16 on, else of 8) xor-ed and or-ed (the last one overlapping), no
+ * call and no branch per word, for the ranges of a few dozen bytes
+ * (longer ones go to memcmp). */
 static JW_INLINE uint64_t key_diff(const unsigned char *a, const unsigned char *b, size_t n)
 {
     uint64_t d = 0, x, y;
@@ -1497,6 +1549,18 @@ static JW_INLINE uint64_t key_diff(const unsigned char *a, const unsigned char *
             d |= (uint64_t)(a[i] ^ b[i]);
         return d;
     }
+#ifdef __SSE2__
+    if (n >= 16) {   /* sixteen bytes a step (SSE2, in every x86-64), the last one overlapping */
+        __m128i acc = _mm_setzero_si128();
+        for (; i + 16 <= n; i += 16)
+            acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                                  _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+        if (i < n)
+            acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + n - 16)),
+                                                  _mm_loadu_si128((const __m128i *)(const void *)(b + n - 16))));
+        return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) ^ 0xFFFFu;
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         memcpy(&x, a + i, 8);
         memcpy(&y, b + i, 8);

@@ -96,13 +96,52 @@ static inline void putc1(struct json_buf *b, char c)
     b->p[b->len++] = c;
 }
 
+/* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
+ * memcpy of a small unknown n is a call): two overlapping moves of the
+ * largest power of two not above n (or the one byte). */
+static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
+{
+    if (n >= 32) {
+        char a[32], c[32];
+        memcpy(a, s, 32);
+        memcpy(c, s + n - 32, 32);
+        memcpy(d, a, 32);
+        memcpy(d + n - 32, c, 32);
+    } else if (n >= 16) {
+        char a[16], c[16];
+        memcpy(a, s, 16);
+        memcpy(c, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, c, 16);
+    } else if (n >= 8) {
+        uint64_t a, c;
+        memcpy(&a, s, 8);
+        memcpy(&c, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &c, 8);
+    } else if (n >= 4) {
+        uint32_t a, c;
+        memcpy(&a, s, 4);
+        memcpy(&c, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &c, 4);
+    } else if (n >= 2) {
+        uint16_t a, c;
+        memcpy(&a, s, 2);
+        memcpy(&c, s + n - 2, 2);
+        memcpy(d, &a, 2);
+        memcpy(d + n - 2, &c, 2);
+    } else if (n) {
+        *d = *s;   /* (a byte loop here is made a memcpy call by the compiler) */
+    }
+}
+
 /* "00" to "99": two digits a step. */
 static const char DIGITS2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                  "8081828384858687888990919293949596979899";
 
-/* The decimal digits of u at o (no sign, no NUL): their count. Counted
- * first, then written from the last, two at a time. */
+/* Powers of ten, for put_u64's count of digits. */
 static const unsigned long long POW10_U64[20] = {1ULL,
                                                  10ULL,
                                                  100ULL,
@@ -124,6 +163,27 @@ static const unsigned long long POW10_U64[20] = {1ULL,
                                                  1000000000000000000ULL,
                                                  10000000000000000000ULL};
 
+/* The eight digits of v < 10^8, zero-padded, as the bytes of a word
+ * (the first digit in its lowest byte: stored as it is on a
+ * little-endian machine) in a few multiplications, lanes side by side
+ * (SWAR): v's two halves of four digits in 32-bit lanes, each split into
+ * its two pairs of digits (x * 10486 >> 20 is x / 100 for x < 10^4) in
+ * 16-bit lanes, each pair into its digits (x * 103 >> 10 is x / 10 for
+ * x < 100) in bytes; no lane's product reaches the next lane. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t hi = v / 10000, x = hi | (uint64_t)(v - (uint32_t)hi * 10000) << 32, y, z, t;
+    y = (x * 10486 >> 20) & 0x0000007F0000007FULL;
+    z = y | (x - y * 100) << 16;
+    t = (z * 103 >> 10) & 0x000F000F000F000FULL;
+    return (t | (z - t * 10) << 8) | 0x3030303030303030ULL;
+}
+
+/* The decimal digits of u at o (no sign, no NUL): their count. Below 10^16
+ * (every number the writers print but the rare huge one) from digits8,
+ * the leading zeros shifted out; the 8 bytes stored at a time may run up
+ * to 16 bytes past o (every caller writes into 32 bytes, with a sign
+ * first at most). */
 static size_t put_u64(char *o, unsigned long long u)
 {
     /* The count from the bit length: b bits hold t = floor(b * log10(2))
@@ -134,10 +194,30 @@ static size_t put_u64(char *o, unsigned long long u)
     size_t n = (size_t)t + 1 - ((u | 1) < POW10_U64[t]);
     char *p;
     uint32_t v;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n <= 2) {   /* (most counts: a step or two below is less) */
+        if (n == 2)
+            memcpy(o, &DIGITS2[2 * u], 2);
+        else
+            *o = (char)('0' + u);
+        return n;
+    }
+    if (n <= 8) {
+        uint64_t w = digits8((uint32_t)u) >> (8 * (8 - n));
+        memcpy(o, &w, 8);
+        return n;
+    }
+    if (n <= 16) {
+        unsigned long long hi = u / 100000000;
+        uint64_t w = digits8((uint32_t)hi) >> (8 * (16 - n)), lo = digits8((uint32_t)(u - hi * 100000000));
+        memcpy(o, &w, 8);
+        memcpy(o + n - 8, &lo, 8);
+        return n;
+    }
+#endif
     p = o + n;
-    /* Above 2^32 two digits at a time on 64 bits; below (nearly every
-     * number the writers print), on 32 bits, where dividing by 100 is a
-     * cheaper multiplication. */
+    /* Else from the last digit, two at a time: above 2^32 on 64 bits,
+     * below on 32 bits, where dividing by 100 is a cheaper multiplication. */
     while (u > UINT32_MAX) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
@@ -450,86 +530,194 @@ static const unsigned char ESCAPED[256] = {
     ['"'] = 1, ['\\'] = 1,
 };
 
-/* A JSON string as cJSON escapes it: quote, backslash and the control
- * characters; every other byte as it is. Room for the worst case (six
- * bytes per input byte) is made once, then bytes are stored unchecked. */
-static void put_string(struct json_buf *b, const char *s)
+/* One escaped byte c (ESCAPED[c]) as cJSON writes it, at o: past its end. */
+static inline char *put_escaped(char *o, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t n = s ? strlen(s) : 0;
+    *o++ = '\\';
+    switch (c) {
+    case '"': *o++ = '"'; break;
+    case '\\': *o++ = '\\'; break;
+    case '\b': *o++ = 'b'; break;
+    case '\f': *o++ = 'f'; break;
+    case '\n': *o++ = 'n'; break;
+    case '\r': *o++ = 'r'; break;
+    case '\t': *o++ = 't'; break;
+    default:
+        *o++ = 'u';
+        *o++ = '0';
+        *o++ = '0';
+        *o++ = hex[c >> 4];
+        *o++ = hex[c & 15];
+        break;
+    }
+    return o;
+}
+
+/* Whether any byte of the word w (of 8, or of 4 in its low half with the
+ * high half clean) is escaped: below 0x20, '"' or '\\' shows in one of
+ * the three has-zero tests (the classic (x - 0x01..) & ~x & 0x80.. test;
+ * a false hit only sends the bytes to the byte loop). */
+static inline int word_escapes(uint64_t x)
+{
+    uint64_t q = x ^ 0x2222222222222222ULL, bs = x ^ 0x5c5c5c5c5c5c5c5cULL;
+    return (((x - 0x2020202020202020ULL) | (q - 0x0101010101010101ULL) | (bs - 0x0101010101010101ULL)) & ~x &
+            0x8080808080808080ULL) != 0;
+}
+
+/* The n bytes of s (n = strlen(s)) as a JSON string, escaped as cJSON
+ * escapes them: quote, backslash and the control characters; every other
+ * byte as it is. Room for the worst case (six bytes per input byte) is
+ * made once, then bytes are stored unchecked. A string of 16 bytes or
+ * more goes 16 at a time, its last 16 read once more from its end (a
+ * load that stays within the string) so that a clean tail is copied
+ * whole (SSE2, in every x86-64; without it such a string goes a byte at
+ * a time); a shorter one is checked in two overlapping words (of 8, or of
+ * 4) and copied whole when clean. Only bytes around an escaped one go one
+ * at a time. */
+static void put_string_n(struct json_buf *b, const char *s, size_t n)
+{
+    size_t i = 0;
     char *o;
     if (!room(b, 6 * n + 2))
         return;
     o = b->p + b->len;
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c;
 #ifdef __SSE2__
-        /* Sixteen bytes at a time (SSE2, in every x86-64): a byte is escaped
-         * when it is at most 0x1f (max(x, 0x1f) == 0x1f, unsigned), '"' or
-         * '\\'. The clean bytes before the first such one are kept (all 16
-         * are stored, the rest is overwritten), so a long plan text costs a
-         * few instructions per 16 bytes instead of per 8. */
+    if (n >= 16) {
+        /* a byte is escaped when it is at most 0x1f (max(x, 0x1f) ==
+         * 0x1f, unsigned), '"' or '\\' */
+#define ESC_MASK(x)                                                                                                    \
+    (unsigned)_mm_movemask_epi8(_mm_or_si128(                                                                          \
+        _mm_cmpeq_epi8(_mm_max_epu8((x), _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)),                                   \
+        _mm_or_si128(_mm_cmpeq_epi8((x), _mm_set1_epi8('"')), _mm_cmpeq_epi8((x), _mm_set1_epi8('\\')))))
         while (n - i >= 16) {
             const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            const __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
-            const __m128i quo = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
-            const __m128i bsl = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
-            unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(quo, bsl)));
+            unsigned mask = ESC_MASK(x);
+            /* all 16 stored; past an escaped byte they are overwritten */
             _mm_storeu_si128((__m128i *)(void *)o, x);
             if (mask) {
                 unsigned clean = (unsigned)__builtin_ctz(mask);
-                o += clean;
-                i += clean;
-                break;
+                o = put_escaped(o + clean, (unsigned char)s[i + clean]);
+                i += clean + 1;
+                continue;
             }
             o += 16;
             i += 16;
         }
+        if (i < n) {
+            /* the last 16 bytes: those not yet written are clean when
+             * the mask has none of theirs */
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+            if ((ESC_MASK(x) >> (16 - (n - i))) == 0) {
+                copy_small(o, s + i, n - i);
+                o += n - i;
+                i = n;
+            }
+        }
+#undef ESC_MASK
+    } else
 #endif
-        /* Eight bytes at a time while none of them is escaped: a byte is
-         * below 0x20, '"' or '\\' exactly when its lane shows in one of
-         * the three has-zero tests (the classic (x - 0x01..) & ~x & 0x80..
-         * test; a false hit only sends the word to the byte loop). */
-        while (n - i >= 8) {
-            uint64_t x, q, bs;
-            memcpy(&x, s + i, 8);
-            q = x ^ 0x2222222222222222ULL;
-            bs = x ^ 0x5c5c5c5c5c5c5c5cULL;
-            if (((x - 0x2020202020202020ULL) | (q - 0x0101010101010101ULL) | (bs - 0x0101010101010101ULL)) & ~x &
-                0x8080808080808080ULL)
-                break;
-            memcpy(o, s + i, 8);
-            o += 8;
-            i += 8;
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        if (!word_escapes(x) && !word_escapes(y)) {
+            memcpy(o, &x, 8);
+            memcpy(o + n - 8, &y, 8);
+            o += n;
+            i = n;
         }
-        if (i >= n)
-            break;
-        c = (unsigned char)s[i];
-        if (!ESCAPED[c]) {
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        /* the high half: four clean bytes ('a') */
+        if (!word_escapes(x | 0x6161616100000000ULL) && !word_escapes(y | 0x6161616100000000ULL)) {
+            memcpy(o, &x, 4);
+            memcpy(o + n - 4, &y, 4);
+            o += n;
+            i = n;
+        }
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!ESCAPED[c])
             *o++ = (char)c;
-            continue;
-        }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-            break;
-        }
+        else
+            o = put_escaped(o, c);
     }
     *o++ = '"';
     b->len = (size_t)(o - b->p);
+}
+
+/* put_string_n of a NUL-terminated string (NULL: the empty one): its
+ * length. */
+static size_t put_string(struct json_buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_string_n(b, s ? s : "", n);
+    return n;
+}
+
+/* put_string of a string held in an array of cap bytes, which may all be
+ * read: its end is found in the same pass as the bytes to escape (a NUL is
+ * one of them), 16 at a time, so no strlen goes first. A string without
+ * its NUL within the array ends at cap. Its length. */
+static size_t put_string_in(struct json_buf *b, const char *s, size_t cap)
+{
+#ifdef __SSE2__
+    size_t i = 0;
+    char *o;
+    if (!room(b, 6 * cap + 2))
+        return 0;
+    o = b->p + b->len;
+    *o++ = '"';
+#define ESC_MASK(x)                                                                                                    \
+    (unsigned)_mm_movemask_epi8(_mm_or_si128(                                                                          \
+        _mm_cmpeq_epi8(_mm_max_epu8((x), _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)),                                   \
+        _mm_or_si128(_mm_cmpeq_epi8((x), _mm_set1_epi8('"')), _mm_cmpeq_epi8((x), _mm_set1_epi8('\\')))))
+    for (;;) {
+        unsigned mask, at;
+        if (cap - i >= 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            mask = ESC_MASK(x);
+            _mm_storeu_si128((__m128i *)(void *)o, x);   /* past a flagged byte overwritten */
+            if (!mask) {
+                o += 16;
+                i += 16;
+                continue;
+            }
+            at = (unsigned)__builtin_ctz(mask);
+        } else if (cap >= 16 && i < cap) {
+            /* the array's last bytes, read from its end: those from i on */
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + cap - 16));
+            mask = ESC_MASK(x) >> (16 - (cap - i));
+            at = mask ? (unsigned)__builtin_ctz(mask) : (unsigned)(cap - i);
+            copy_small(o, s + i, at);
+        } else {   /* an array below 16 bytes: one at a time */
+            at = 0;
+            while (i + at < cap && !ESCAPED[(unsigned char)s[i + at]]) {
+                o[at] = s[i + at];
+                at++;
+            }
+        }
+        o += at;
+        i += at;
+        if (i >= cap || s[i] == '\0')
+            break;
+        o = put_escaped(o, (unsigned char)s[i]);
+        i++;
+    }
+#undef ESC_MASK
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+    return i;
+#else
+    size_t n = strnlen(s, cap);
+    put_string_n(b, s, n);
+    return n;
+#endif
 }
 
 /* put_value's as_cjson: 0 json_write's numbers, 1 cJSON's, SETTLE cJSON's
@@ -671,7 +859,7 @@ static int key_plain(const char *key, size_t n)
  * runs of the test suite) assert it. A plan answer has ~900 keys, and
  * sending each through put_string (length, worst-case room, escape scan)
  * cost more than the copying. */
-static void jw_pre(struct jw *j, const char *key, size_t n)
+static inline __attribute__((always_inline)) void jw_pre(struct jw *j, const char *key, size_t n)
 {
     struct json_buf *b = jw_buf(j);
     int comma = !j->first[j->depth];
@@ -691,7 +879,10 @@ static void jw_pre(struct jw *j, const char *key, size_t n)
     if (comma)
         *o++ = ',';
     *o++ = '"';
-    memcpy(o, key, n);
+    if (n <= 64)   /* (every key the writers have) */
+        copy_small(o, key, n);
+    else
+        memcpy(o, key, n);
     o += n;
     *o++ = '"';
     *o++ = ':';
@@ -838,12 +1029,11 @@ static int rec_grow(struct jw_rec *r)
 /* A buffer of a recording (text, keys) with room for need more bytes
  * after used: 0 when it cannot have it (memory, or JW_REC_MAX, which keeps
  * the entries' 32-bit offsets in range). */
-static int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t first)
+#define COLD_EARLY __attribute__((noinline, cold))
+static COLD_EARLY int rec_room_grow(char **buf, size_t *cap, size_t used, size_t need, size_t first)
 {
     size_t c = *cap ? *cap : first;
     char *p;
-    if (used + need <= *cap)
-        return 1;
     while (c < used + need)
         c *= 2;
     if (c > JW_REC_MAX || !(p = realloc(*buf, c)))
@@ -853,22 +1043,37 @@ static int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t fi
     return 1;
 }
 
+/* (the common case, room already there, inline) */
+static inline int rec_room(char **buf, size_t *cap, size_t used, size_t need, size_t first)
+{
+    return used + need <= *cap || rec_room_grow(buf, cap, used, need, first);
+}
+
 /* A call was written (from mark on): its entry replaces the recorded one
  * at the replay point when that is of the same kind (the replay goes on
  * after it), else the recording ends here and this entry follows. */
-static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits, const char *s, size_t mark)
+/* rec_note's way out when memory ran out: the recording ends before e,
+ * whose text it could not keep. */
+static COLD_EARLY void rec_note_lose(struct jw *j, struct jw_ent *e)
+{
+    j->rec->n = (int)(e - j->rec->e);
+    rec_lose(j);
+}
+
+static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint64_t bits, const char *s, size_t slen,
+                     size_t mark)
 {
     struct jw_rec *r = j->rec;
     struct jw_ent *e;
     size_t out;
-    int ri, same = 0;
+    int same = 0;
     if (r->broken)
         return;
-    ri = j->cur ? (int)(j->cur - r->e) : 0;   /* cur is NULL only while r->e is */
     if (j->cur < j->end && (j->cur->kk & 15) == (uint64_t)kind) {
         e = j->cur;
         same = 1;   /* a recorded entry of this kind: its string's bytes are its own */
     } else {
+        int ri = j->cur ? (int)(j->cur - r->e) : 0;   /* cur is NULL only while r->e is */
         j->end = j->cur;   /* the replay ends here */
         if (ri >= r->cap && !rec_grow(r)) {
             rec_lose(j);
@@ -884,31 +1089,35 @@ static void rec_note(struct jw *j, int kind, const char *key, size_t klen, uint6
     out = j->b.len - mark;
     if (kind != JW_K_RAW0 && kind != JW_K_RAW1 && out > 0) {   /* a splice is never taken: not kept */
         if (!rec_room(&r->text, &r->tcap, r->len, out, 32768)) {
-            r->n = ri;
-            rec_lose(j);
+            rec_note_lose(j, e);
             return;
         }
-        memcpy(r->text + r->len, j->b.p + mark, out);
+        if (out <= 64)   /* most calls' bytes: inline moves, not a call */
+            copy_small(r->text + r->len, j->b.p + mark, out);
+        else
+            memcpy(r->text + r->len, j->b.p + mark, out);
     }
     e->at = (uint32_t)r->len;
     e->out = (uint32_t)out;
     if (kind != JW_K_RAW0 && kind != JW_K_RAW1)
         r->len += out;
     if (kind == JW_K_STR || kind == JW_K_BLOCK) {
-        size_t n = kind == JW_K_BLOCK ? klen : s ? strlen(s) : 0;
+        size_t n = kind == JW_K_BLOCK ? klen : slen;
         /* over its old bytes when it fits there (a text that changes often
          * changes its length by a few bytes, up and down), else appended */
         if (!same || n > e->slen) {
             if (!rec_room(&r->keys, &r->kcap, r->kused, n + 1, 4096)) {
-                r->n = ri;   /* this entry has no text to compare with */
-                rec_lose(j);
+                rec_note_lose(j, e);   /* this entry has no text to compare with */
                 return;
             }
             e->sat = (uint32_t)r->kused;
             r->kused += n + 1;
             j->ks = r->keys;
         }
-        memcpy(r->keys + e->sat, n ? s : "", n);   /* a block's key bytes, or a string */
+        if (n <= 64)   /* a block's key bytes, or a string */
+            copy_small(r->keys + e->sat, s, n);
+        else
+            memcpy(r->keys + e->sat, s, n);
         r->keys[e->sat + n] = '\0';
         e->slen = (uint32_t)n;
     }
@@ -1043,7 +1252,7 @@ void jw_block_end(struct jw *j)
         return;
     }
     /* bits: the calls the block holds (counted as taken when it is) */
-    rec_note(j, JW_K_BLOCK, j->blk_site, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, j->blk_mark);
+    rec_note(j, JW_K_BLOCK, j->blk_site, j->blk_klen, j->wrote - j->blk_wrote, j->blk_key, 0, j->blk_mark);
     /* the entry just noted (rec_note leaves it before cur) carries the
      * block's own kk: its fixed length, and the string flag */
     if (!j->rec->broken && j->cur && j->cur > j->rec->e)
@@ -1085,7 +1294,7 @@ static COLD void jw_open_write(struct jw *j, const char *key, size_t klen, char 
     jw_pre(j, key, klen);
     putc1(jw_buf(j), c);
     if (j->rec)
-        rec_note(j, kind, key, klen, 0, NULL, mark);
+        rec_note(j, kind, key, klen, 0, NULL, 0, mark);
     jw_level(j, c);
 }
 
@@ -1112,7 +1321,7 @@ static COLD void jw_end_write(struct jw *j)
     j->wrote++;
     putc1(jw_buf(j), j->close[j->depth]);
     if (j->rec)
-        rec_note(j, JW_K_END, NULL, 0, 0, NULL, mark);
+        rec_note(j, JW_K_END, NULL, 0, 0, NULL, 0, mark);
     j->depth--;
 }
 
@@ -1136,42 +1345,7 @@ static COLD void jw_num_write(struct jw *j, const char *key, size_t klen, double
     if (room(b, 32))
         b->len += number_text_dec(b->p + b->len, v, dec);
     if (j->rec)
-        rec_note(j, JW_K_NUM, key, klen, bits, NULL, mark);
-}
-
-/* n bytes, n <= 64, in at most four fixed-size moves (inlined, where
- * memcpy of a small unknown n is a call): two overlapping moves of the
- * largest power of two not above n, or the bytes one by one below 4. */
-static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
-{
-    if (n >= 32) {
-        char a[32], c[32];
-        memcpy(a, s, 32);
-        memcpy(c, s + n - 32, 32);
-        memcpy(d, a, 32);
-        memcpy(d + n - 32, c, 32);
-    } else if (n >= 16) {
-        char a[16], c[16];
-        memcpy(a, s, 16);
-        memcpy(c, s + n - 16, 16);
-        memcpy(d, a, 16);
-        memcpy(d + n - 16, c, 16);
-    } else if (n >= 8) {
-        uint64_t a, c;
-        memcpy(&a, s, 8);
-        memcpy(&c, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &c, 8);
-    } else if (n >= 4) {
-        uint32_t a, c;
-        memcpy(&a, s, 4);
-        memcpy(&c, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &c, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    }
+        rec_note(j, JW_K_NUM, key, klen, bits, NULL, 0, mark);
 }
 
 /* A number whose recorded call (e: same place, kind and key) had another
@@ -1289,11 +1463,26 @@ void jw_num_tagged(struct jw *j, const char *key, size_t klen, uint64_t kk, doub
 
 static COLD void jw_str_write(struct jw *j, const char *key, size_t klen, const char *s)
 {
-    size_t mark = j->rec ? rec_mark(j) : 0;
+    size_t mark = j->rec ? rec_mark(j) : 0, n;
     jw_pre(j, key, klen);
-    put_string(jw_buf(j), s);
+    n = put_string(jw_buf(j), s);
     if (j->rec)
-        rec_note(j, JW_K_STR, key, klen, 0, s, mark);
+        rec_note(j, JW_K_STR, key, klen, 0, s, n, mark);
+}
+
+/* jw_str_write of a string in an array of cap bytes (jw_str_in) */
+static COLD void jw_str_write_in(struct jw *j, const char *key, size_t klen, const char *s, size_t cap)
+{
+    size_t mark = j->rec ? rec_mark(j) : 0, n;
+    jw_pre(j, key, klen);
+    n = put_string_in(jw_buf(j), s, cap);
+    if (j->rec)
+        rec_note(j, JW_K_STR, key, klen, 0, s, n, mark);
+}
+
+void jw_str_in_k(struct jw *j, const char *key, size_t klen, const char *s, size_t cap)
+{
+    jw_str_write_in(j, key, klen, s, cap);
 }
 
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s)
@@ -1321,7 +1510,7 @@ static COLD void jw_word_write(struct jw *j, int kind, const char *key, size_t k
     else
         put(jw_buf(j), "false", 5);
     if (j->rec)
-        rec_note(j, kind, key, klen, v, NULL, mark);
+        rec_note(j, kind, key, klen, v, NULL, 0, mark);
 }
 
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v)
@@ -1357,7 +1546,7 @@ void jw_raw_members(struct jw *j, const char *text, size_t len)
         put(b, text, len);
     }
     if (j->rec)
-        rec_note(j, len > 0 ? JW_K_RAW1 : JW_K_RAW0, NULL, 0, 0, NULL, mark);
+        rec_note(j, len > 0 ? JW_K_RAW1 : JW_K_RAW0, NULL, 0, 0, NULL, 0, mark);
 }
 
 char *jw_finish(struct jw *j, size_t *len)
@@ -1570,11 +1759,10 @@ void jw_hole_str(struct jw *j, const char *key, size_t klen, const char *src, si
     hole_end(j, h);
 }
 
-/* A string hole's string kept raw (to compare the next one with); 0 when
- * memory ran out. */
-static int hole_keep_str(struct jw_tpl_hole *th, const char *s)
+/* A string hole's string of n bytes kept raw (to compare the next one
+ * with); 0 when memory ran out. */
+static int hole_keep_str_n(struct jw_tpl_hole *th, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     if (n + 1 > th->rcap) {
         char *p = realloc(th->raw, n + 1);
         if (!p) {
@@ -1615,16 +1803,24 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
     size_t start = b->len, run = 0;
     int moved = -1;   /* the first hole whose text changed length */
     unsigned long long changed = 0;
+    struct jw_tpl_hole *h, *hend;
+    const char *text;
+    char *o;   /* the writer's text ends here (b->len is set from it where it is read) */
     if (!t || !t->ok)
         return 0;
     if (!room(b, t->tlen + 64))
         return 0;
-    for (int i = 0; i < t->nh; i++) {
-        struct jw_tpl_hole *th = &t->h[i];
+    /* The holes, the template's text and the writer's end in locals: the
+     * stores of text below could alias the structs' fields, which the
+     * compiler would otherwise load again for every hole. */
+    h = t->h;
+    hend = h + t->nh;
+    text = t->text;
+    o = b->p + b->len;
+    for (struct jw_tpl_hole *th = h; th < hend; th++) {
         const char *src = bp + th->off;
         size_t n;
         if (th->kind == JW_K_NUM) {
-            char num[32];
             double x, v;
             uint64_t xb, vb;
             memcpy(&xb, src, sizeof xb);
@@ -1637,37 +1833,46 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
             if (vb == th->v)
                 continue;
             th->v = vb;
-            n = number_text_dec(num, v, th->dec);
-            tpl_flush(b, t, &run, th->at);
-            if (room(b, 32)) {
-                copy_small(b->p + b->len, num, n);
-                b->len += n;
+            /* the old text up to the hole, then the new value: room for
+             * the rest of the template and a number more */
+            if ((size_t)(o - b->p) + (t->tlen - run) + 32 + 1 > b->cap) {
+                b->len = (size_t)(o - b->p);
+                if (!room(b, (t->tlen - run) + 32))
+                    goto fail;
+                o = b->p + b->len;
             }
+            memcpy(o, text + run, th->at - run);
+            o += th->at - run;
+            n = number_text_dec(o, v, th->dec);
             if (n == th->len)
-                copy_small(t->text + th->at, num, n);
+                copy_small(t->text + th->at, o, n);
+            o += n;
         } else {
-            size_t o;
             /* the same string when its bytes to the kept one's NUL are (the
              * kept one ends within the array), as jw_str_in tells */
             if (th->rlen < th->cap && memcmp(th->raw, src, (size_t)th->rlen + 1) == 0)
                 continue;
-            if (!hole_keep_str(th, src))
-                goto fail;
+            size_t so;
+            b->len = (size_t)(o - b->p);
             tpl_flush(b, t, &run, th->at);
-            o = b->len;
-            put_string(b, src);
-            n = b->len - o;
-            if (n == th->len && !b->failed)
-                memcpy(t->text + th->at, b->p + o, n);
+            so = b->len;
+            n = put_string_in(b, src, th->cap);   /* n: the string's length */
+            if (b->failed || !hole_keep_str_n(th, src, n))
+                goto fail;
+            o = b->p + b->len;
+            n = b->len - so;
+            if (n == th->len)
+                memcpy(t->text + th->at, b->p + so, n);
         }
         run = th->at + th->len;
         changed++;
         if (n != th->len) {
             th->nlen = (uint32_t)n;
             if (moved < 0)
-                moved = i;
+                moved = (int)(th - h);
         }
     }
+    b->len = (size_t)(o - b->p);
     tpl_flush(b, t, &run, t->tlen);
     if (b->failed)
         goto fail;
@@ -1753,7 +1958,7 @@ void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, s
         th->dec = h->dec;
         th->x = h->x;
         th->v = h->v;
-        if (h->kind == JW_K_STR && !hole_keep_str(th, h->src))
+        if (h->kind == JW_K_STR && !hole_keep_str_n(th, h->src, strlen(h->src)))
             return;
     }
     t->nh = k->nh;

@@ -140,6 +140,9 @@ void jw_num_k(struct jw *j, const char *key, size_t klen, double v);
 struct jw_ent;
 void jw_num_at(struct jw *j, struct jw_ent *e, const char *key, size_t klen, double v);
 void jw_str_k(struct jw *j, const char *key, size_t klen, const char *s);
+/* jw_str_k for jw_str_in, which has compared the string with the recording
+ * already: written (the string read to its NUL within the cap bytes). */
+void jw_str_in_k(struct jw *j, const char *key, size_t klen, const char *s, size_t cap);
 void jw_bool_k(struct jw *j, const char *key, size_t klen, int v);
 void jw_null_k(struct jw *j, const char *key, size_t klen);
 /* A recording's entries (json_write.c, "recorded parts", says how they are
@@ -306,7 +309,7 @@ static JW_INLINE void jw_str_in(struct jw *j, const char *key, const char *s, si
     struct jw_ent *e = jw_rec_at(j, JW_K_STR, key, klen);
     if (e && e->slen < cap && memcmp(j->ks + e->sat, s, e->slen + 1) == 0 && jw_rec_take(j, e))
         return;
-    jw_str_k(j, key, klen, s);
+    jw_str_in_k(j, key, klen, s, cap);
 }
 static JW_INLINE void jw_bool(struct jw *j, const char *key, int v)
 {
@@ -398,7 +401,7 @@ static JW_INLINE int jw_block_str(struct jw *j, const char *site, const void *ke
  * test_server_units checks it against round on random doubles. */
 static inline double jw_round(double x)
 {
-    double a = x < 0 ? -x : x, t;
+    double a = __builtin_fabs(x), t;   /* (a mask, where x < 0 ? -x : x was a branch) */
     if (!(a < 0x1p52))
         return x;
     t = (double)(long long)a;

@@ -593,6 +593,73 @@ START_TEST(json_write_escapes_long_strings_as_cjson_does)
 }
 END_TEST
 
+/* put_string's whole-run copies (16 at a time, the last 16 read again
+ * from the string's end, two overlapping words below 16 bytes), and
+ * put_string_in's (the end found while escaping, in arrays of every size
+ * from the string's own on, junk after its NUL), against cJSON's printer,
+ * over random strings of every length from 0 to 100:
+ * clean ones, and ones with escaped bytes (controls, quote, backslash) at
+ * random places, at the ends and just inside the 4, 8 and 16-byte edges. */
+START_TEST(json_strings_of_every_length_are_escaped_as_cjson_does)
+{
+    static const unsigned char special[] = {1, 8, 9, 10, 12, 13, 0x1f, '"', '\\'};
+    static const unsigned char plain[] = {' ', 'a', 'Z', '0', '!', '#', '[', ']', 0x7f, 0x80, 0xc3, 0xe9, 0xff, 0x21,
+                                          0x5b, 0x5d, 0x3c, 0x20};
+    unsigned long long st = 0x6a09e667f3bcc909ULL;
+    char str[128];
+    for (int it = 0; it < 120000; it++) {
+        size_t n;
+        int specials;
+        cJSON *doc;
+        char *mine, *theirs;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        n = (size_t)(st % 101);
+        for (size_t i = 0; i < n; i++)
+            str[i] = (char)plain[((st >> (i % 50)) ^ i) % sizeof plain];
+        specials = (int)((st >> 8) % 4);   /* 0: a clean string */
+        for (int k = 0; k < specials && n > 0; k++) {
+            static const size_t edges[] = {0, 3, 4, 7, 8, 15, 16, 17};
+            size_t at = (st >> (16 + 6 * k)) % 3 == 0 ? edges[(st >> (20 + 3 * k)) % 8] % n
+                        : (st >> (16 + 6 * k)) % 3 == 1  ? n - 1 - edges[(st >> (20 + 3 * k)) % 8] % n
+                                                        : (size_t)((st >> (24 + 5 * k)) % n);
+            str[at] = (char)special[(st >> (40 + 4 * k)) % sizeof special];
+        }
+        str[n] = '\0';
+        doc = cJSON_CreateString(str);
+        ck_assert_ptr_nonnull(doc);
+        mine = json_write(doc, NULL);
+        theirs = cJSON_PrintUnformatted(doc);
+        if (!mine || !theirs || strcmp(mine, theirs) != 0)
+            ck_abort_msg("a string of %zu bytes: %s, cJSON %s", n, mine ? mine : "(null)", theirs ? theirs : "(null)");
+        {
+            /* the same string held in an array (jw_str_in: its end found in
+             * the escaping pass), the bytes after its NUL junk, escapes
+             * among them: the array's size from n + 1 on */
+            struct jw j;
+            char arr[160], *text;
+            size_t cap = n + 1 + (size_t)((st >> 50) % 40), len = 0;
+            memcpy(arr, str, n + 1);
+            for (size_t i = n + 1; i < cap; i++)
+                arr[i] = (char)(i % 5 == 0 ? '"' : i % 5 == 1 ? '\n' : 'x');
+            jw_init(&j);
+            jw_arr(&j, NULL);
+            jw_str_in(&j, NULL, arr, cap);
+            jw_end(&j);
+            text = jw_finish(&j, &len);
+            ck_assert_ptr_nonnull(text);
+            if (len != strlen(theirs) + 2 || text[0] != '[' || memcmp(text + 1, theirs, len - 2) != 0)
+                ck_abort_msg("a string of %zu bytes in %zu: %s, cJSON %s", n, cap, text, theirs);
+            free(text);
+        }
+        free(mine);
+        cJSON_free(theirs);
+        cJSON_Delete(doc);
+    }
+}
+END_TEST
+
 /* The answer's frontier (json_recommendation_text) is the walk over the
  * candidates sorted by days, then cost, then place, keeping each one
  * cheaper than all before it, at most 64: checked against that walk done
@@ -701,6 +768,54 @@ START_TEST(json_number_fast_forms_equal_the_first_forms)
         ref_number(want, d);
         if (strcmp(mine, want) != 0)   /* (ck_assert_msg writes to Check's pipe each time: 2M writes) */
             ck_abort_msg("%a: %s, first written as %s", d, mine, want);
+    }
+}
+END_TEST
+
+/* json_write_number_dec's decimal form (the digits of r / 10^dec placed
+ * by their end, zero-padded, trailing zeros dropped) against the first
+ * forms, for every count of decimals 0..10 over values r / 10^k of every
+ * length and k: below 1 with leading zeros ("0.000123"), whole numbers,
+ * trailing zeros, both signs, both sides of 2^50 * 10^-dec. */
+START_TEST(json_numbers_with_a_decimals_hint_equal_the_first_forms)
+{
+    unsigned long long st = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 1200000; i++) {
+        char mine[32], want[32];
+        double d;
+        int dec = i % 11;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        switch ((st >> 60) % 4) {
+        case 0: {   /* r / 10^k with r of 1 to 17 digits */
+            unsigned long long m = (st >> 4) % (unsigned long long)pow(10.0, 1 + (double)(st % 17));
+            d = (double)m / pow(10.0, (double)((st >> 8) % 11));
+            break;
+        }
+        case 1:   /* small: few digits, many leading zeros */
+            d = (double)((st >> 4) % 1000) / pow(10.0, (double)((st >> 16) % 10));
+            break;
+        case 2: {   /* around 2^50 / 10^dec */
+            double edge = 0x1p50 / pow(10.0, dec <= 9 ? dec : 9);
+            d = nextafter(edge, (st & 2) ? INFINITY : 0);
+            for (unsigned k = (unsigned)((st >> 8) % 4); k > 0; k--)
+                d = nextafter(d, (st & 2) ? INFINITY : 0);
+            d = round(d * pow(10.0, dec <= 9 ? dec : 0)) / pow(10.0, dec <= 9 ? dec : 0);
+            break;
+        }
+        default:   /* any bit pattern */
+            memcpy(&d, &st, sizeof d);
+            if (!isfinite(d))
+                d = 0.5;
+            break;
+        }
+        if (st & 1)
+            d = -d;
+        json_write_number_dec(mine, d, dec);
+        ref_number(want, d);
+        if (strcmp(mine, want) != 0)
+            ck_abort_msg("%a with %d decimals: %s, first written as %s", d, dec, mine, want);
     }
 }
 END_TEST
@@ -1054,6 +1169,99 @@ START_TEST(small_bodies_parse_to_the_tree_cjson_builds)
     }
     ck_assert_int_le(refused, 2);
     ck_assert_int_ge(taken, tried / 10);
+}
+END_TEST
+
+/* json_workload_decode finds each member in the slot check_keys left it
+ * in (one pass over the members) instead of a walk over them per name: the
+ * member it names is the one a walk names (the first unknown, or the first
+ * to repeat an earlier member's name, in order), and a body it takes has
+ * each value where the walk found it, over random bodies of the workload's
+ * members in any order and subset, some repeated, some unknown. The walk
+ * is done here. */
+START_TEST(workload_members_are_found_as_a_walk_over_the_members_finds_them)
+{
+    static const char *const names[] = {"model", "task", "tokens_b", "seq_len", "precision", "deadline_days",
+                                        "budget_usd", "pricing", "dataset_tb", "max_gpus", "global_batch_tokens",
+                                        "optimizer", "lora_rank", "attention", "bogus", "Model", "tokens"};
+    static const char *const values[] = {"{\"preset\":\"llama-3-8b\"}", "\"finetune\"", "123.5", "4096", "\"fp8\"",
+                                         "45.5", "2500000", "\"buy\"", "7.25", "256", "4000000", "\"adamw-8bit\"",
+                                         "32", "\"standard\"", "1", "2", "3"};
+    unsigned long long st = 0x510e527fade682d1ULL;
+    for (int it = 0; it < 20000; it++) {
+        char body[1024], field[64], err[256], want[64];
+        size_t len = 0;
+        int idx[24], n, known_only = 1, seen_model = 0, seen_tokens = 0;
+        cJSON *doc;
+        struct engine_workload w;
+        enum status s;
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        n = (int)(st % 18);
+        for (int i = 0; i < n; i++) {
+            unsigned long long r = st >> (i % 40) ^ (unsigned long long)i * 0x9e3779b97f4a7c15ULL;
+            /* mostly known names; some unknown (14..16) */
+            idx[i] = (int)(r % 23 < 20 ? r % 14 : 14 + r % 3);
+        }
+        body[len++] = '{';
+        for (int i = 0; i < n; i++)
+            len += (size_t)snprintf(body + len, sizeof body - len, "%s\"%s\":%s", i ? "," : "", names[idx[i]],
+                                    values[idx[i]]);
+        body[len++] = '}';
+        body[len] = '\0';
+        /* the walk: the first member that is unknown or repeats an earlier one */
+        want[0] = '\0';
+        for (int i = 0; i < n && !want[0]; i++) {
+            if (idx[i] >= 14) {
+                snprintf(want, sizeof want, "%s", names[idx[i]]);
+                break;
+            }
+            for (int k = 0; k < i; k++)
+                if (idx[k] == idx[i]) {
+                    snprintf(want, sizeof want, "%s", names[idx[i]]);
+                    break;
+                }
+        }
+        for (int i = 0; i < n; i++) {
+            seen_model |= idx[i] == 0;
+            seen_tokens |= idx[i] == 2;
+            known_only &= idx[i] < 14;
+        }
+        doc = cJSON_Parse(body);
+        ck_assert_ptr_nonnull(doc);
+        field[0] = err[0] = '\0';
+        s = json_workload_decode(doc, &w, field, sizeof field, err, sizeof err);
+        if (want[0]) {
+            ck_assert_msg(s == ST_INVALID && strcmp(field, want) == 0, "%s: field %s (%s), the walk names %s", body,
+                          field, err, want);
+        } else if (!seen_model || !seen_tokens) {
+            ck_assert_msg(s == ST_INVALID && strcmp(field, seen_model ? "tokens_b" : "model") == 0, "%s: %s", body,
+                          err);
+        } else {
+            ck_assert_msg(s == ST_OK && known_only, "%s: %s", body, err);
+            ck_assert_str_eq(w.preset, "llama-3-8b");
+            ck_assert(w.tokens_b == 123.5);
+            for (int i = 0; i < n; i++) {
+                switch (idx[i]) {
+                case 1: ck_assert_int_eq(w.task, TASK_FINETUNE); break;
+                case 3: ck_assert_int_eq(w.seq_len, 4096); break;
+                case 4: ck_assert_int_eq(w.precision, PREC_FP8); break;
+                case 5: ck_assert(w.deadline_days == 45.5); break;
+                case 6: ck_assert(w.budget_usd == 2500000); break;
+                case 7: ck_assert_int_eq(w.pricing, PRICING_BUY); break;
+                case 8: ck_assert(w.dataset_tb == 7.25); break;
+                case 9: ck_assert_int_eq(w.max_gpus, 256); break;
+                case 10: ck_assert(w.global_batch_tokens == 4000000); break;
+                case 11: ck_assert_int_eq(w.optimizer, OPT_ADAMW_8BIT); break;
+                case 12: ck_assert_int_eq(w.lora_rank, 32); break;
+                case 13: ck_assert_int_eq(w.standard_attention, 1); break;
+                default: break;
+                }
+            }
+        }
+        cJSON_Delete(doc);
+    }
 }
 END_TEST
 
@@ -1843,6 +2051,9 @@ int main(void)
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
     tcase_add_test(wr, json_number_fast_forms_equal_the_first_forms);
+    tcase_add_test(wr, json_numbers_with_a_decimals_hint_equal_the_first_forms);
+    tcase_add_test(wr, json_strings_of_every_length_are_escaped_as_cjson_does);
+    tcase_add_test(wr, workload_members_are_found_as_a_walk_over_the_members_finds_them);
     tcase_add_test(wr, powers_of_ten_from_pow_are_the_exact_literals);
     tcase_add_test(wr, floor_log10_is_what_libm_gives);
     tcase_add_test(wr, json_integers_at_digit_and_bit_boundaries_print_as_the_c_library_does);
