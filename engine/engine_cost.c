@@ -225,11 +225,18 @@ void eval_ctx_bind_storage(struct eval_ctx *ctx, const struct catalog *c)
     ctx->storage_cat = c;
 }
 
+/* The lookup by name, for a context not bound to c: out of line, so that
+ * the bound path (every candidate of a search) saves no registers for it. */
+static __attribute__((noinline, cold)) const struct engine_storage *storage_by_name(const struct catalog *c, int kind)
+{
+    return catalog_storage_find(c, STORAGE_KIND_IDS[kind]);
+}
+
 static const struct engine_storage *storage_kind(const struct eval_ctx *ctx, const struct catalog *c, int kind)
 {
     if (ctx->storage_cat == c)
         return ctx->storage_by_kind[kind];
-    return catalog_storage_find(c, STORAGE_KIND_IDS[kind]);
+    return storage_by_name(c, kind);
 }
 
 /* Storage capacity (TB) a tier of kind s needs to hold need_tb and deliver
