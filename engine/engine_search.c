@@ -2212,20 +2212,31 @@ static int cluster_is_grid(const struct gpu_search *gs, const struct engine_sear
 
 /* The search's hardware for cluster cl: eval_fill_hw on one node (its
  * scale-up link for the NICs) or at the GPU's usual fabric rate. */
-static void cluster_hw(const struct catalog *c, const struct engine_workload *w, const struct gpu_search *gs,
-                       const struct engine_search_cluster *cl, struct eval_hw *hw)
+static __attribute__((noinline)) void cluster_hw_fill(const struct catalog *c, const struct engine_workload *w,
+                                                      const struct gpu_search *gs,
+                                                      const struct engine_search_cluster *cl, struct eval_hw *hw)
 {
     const struct engine_gpu *g = &c->gpus[cl->gi];
 
+    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, cl->nodes > 1 ? gs->rate_multi : 0.0,
+                       cl->nodes > 1 ? gs->ratio_multi : gs->ratio_one, w, NULL);
+    if (cl->nodes <= 1)
+        hw->nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
+}
+
+/* (The node grid's copy inline, the rest out of line: most clusters are
+ * on the grid, and the fill's calls cost the copy its saved registers.) */
+static inline __attribute__((always_inline)) void cluster_hw(const struct catalog *c, const struct engine_workload *w,
+                                                             const struct gpu_search *gs,
+                                                             const struct engine_search_cluster *cl,
+                                                             struct eval_hw *hw)
+{
     if (cluster_is_grid(gs, cl)) {
         *hw = gs->hw_multi;
         hw->n = cl->n;
         return;
     }
-    eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, cl->nodes > 1 ? gs->rate_multi : 0.0,
-                       cl->nodes > 1 ? gs->ratio_multi : gs->ratio_one, w, NULL);
-    if (cl->nodes <= 1)
-        hw->nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
+    cluster_hw_fill(c, w, gs, cl, hw);
 }
 
 /* A walk's answer for cluster ci: its count and least memory, and when a
