@@ -138,6 +138,25 @@ static const char FMT_PAIRS[] = "00010203040506070809101112131415161718192021222
                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                 "8081828384858687888990919293949596979899";
 
+/* The digits of whole number u written leftwards ending at q (at least
+ * one), two at a time; returns where they start. out_form's whole part and
+ * out_int's number. */
+static inline char *put_whole(char *q, unsigned long long u)
+{
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        q -= 2;
+        memcpy(q, FMT_PAIRS + 2 * u, 2);
+    } else {
+        *--q = (char)('0' + u);
+    }
+    return q;
+}
+
 static void out_form(struct fmt_out *o, const struct engine_num_form *f)
 {
     char tmp[48], *end = tmp + sizeof tmp - 4, *q = end;
@@ -154,17 +173,7 @@ static void out_form(struct fmt_out *o, const struct engine_num_form *f)
     }
     if (prec > 0)
         *--q = '.';
-    while (u >= 100) {
-        q -= 2;
-        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
-        u /= 100;
-    }
-    if (u >= 10) {
-        q -= 2;
-        memcpy(q, FMT_PAIRS + 2 * u, 2);
-    } else {
-        *--q = (char)('0' + u);
-    }
+    q = put_whole(q, u);
     if (f->neg)
         *--q = '-';
     if (f->trim && prec > 0) {
@@ -363,18 +372,7 @@ static void out_int(struct fmt_out *o, int v)
 {
     char tmp[16], *end = tmp + sizeof tmp, *q = end;
     unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
-    /* two digits at a time, as out_form writes them */
-    while (u >= 100) {
-        q -= 2;
-        memcpy(q, FMT_PAIRS + 2 * (u % 100), 2);
-        u /= 100;
-    }
-    if (u >= 10) {
-        q -= 2;
-        memcpy(q, FMT_PAIRS + 2 * u, 2);
-    } else {
-        *--q = (char)('0' + u);
-    }
+    q = put_whole(q, u);
     if (v < 0)
         *--q = '-';
     out_put(o, q, (size_t)(end - q));
