@@ -807,9 +807,15 @@ static const double TEN_ALL[53] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-
                                    1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
                                    1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22};
 
+/* rnd's factor: 10^digits */
+static inline __attribute__((always_inline)) double rnd_f(int digits)
+{
+    return (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
+}
+
 static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
-    double f = (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
+    double f = rnd_f(digits);
     if (!isfinite(x))
         return x;
     return jw_round(x * f) / f;
@@ -902,7 +908,7 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
 static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src, int digits)
 {
     if (j->key)
-        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits);
+        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_f(digits));
     else
         num_rnd(j, key, *src, digits);
 }
@@ -911,7 +917,7 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
 {
     double x = times_24 ? *src * 24.0 : *src;
     if (j->key)
-        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0);
+        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0, 0);
     else
         num_sig(j, key, x, digits);
 }
@@ -920,7 +926,7 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
 static JW_INLINE void hole_num(struct jw *j, const char *key, const double *src)
 {
     if (j->key)
-        jw_hole_num(j, key, strlen(key), 0, src, *src, 0);
+        jw_hole_num(j, key, strlen(key), 0, src, *src, 0, 0);
     else
         jw_num(j, key, *src);
 }
