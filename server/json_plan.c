@@ -512,6 +512,7 @@ enum status json_parse(const char *text, size_t len, cJSON **out, char *err, siz
 
 struct small_in {
     char *p, *end;
+    const char *lim;   /* the end of the text's array: 16 bytes may be read up to it */
     cJSON *node;
     int n, cap;
 };
@@ -536,6 +537,22 @@ static cJSON *small_node(struct small_in *m)
 static char *small_string(struct small_in *m)
 {
     char *s = ++m->p;
+#ifdef __SSE2__
+    /* 16 bytes at a time to the first quote, backslash or control byte
+     * (the NUL after the text is one: a string running past the end meets
+     * it, and the loop below says NULL as it would have at the end). */
+    while (m->p + 16 <= m->lim) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)m->p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+                                   _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));   /* x <= 0x1f, unsigned */
+        int mask = _mm_movemask_epi8(hit);
+        if (mask) {
+            m->p += __builtin_ctz((unsigned)mask);
+            break;
+        }
+        m->p += 16;
+    }
+#endif
     while (m->p < m->end) {
         unsigned char c = (unsigned char)*m->p;
         if (c == '"') {
@@ -759,6 +776,7 @@ int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON *
     s->text[len] = '\0';
     m.p = s->text;
     m.end = s->text + len;
+    m.lim = s->text + sizeof s->text;
     m.node = s->node;
     m.n = 0;
     m.cap = JSON_SMALL_NODES;
@@ -789,9 +807,15 @@ static const double TEN_ALL[53] = {1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-
                                    1e3,   1e4,   1e5,   1e6,   1e7,   1e8,   1e9,   1e10,  1e11,  1e12,  1e13,
                                    1e14,  1e15,  1e16,  1e17,  1e18,  1e19,  1e20,  1e21,  1e22};
 
+/* rnd's factor: 10^digits */
+static inline __attribute__((always_inline)) double rnd_f(int digits)
+{
+    return (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
+}
+
 static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
-    double f = (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
+    double f = rnd_f(digits);
     if (!isfinite(x))
         return x;
     return jw_round(x * f) / f;
@@ -884,7 +908,7 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
 static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src, int digits)
 {
     if (j->key)
-        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits);
+        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_f(digits));
     else
         num_rnd(j, key, *src, digits);
 }
@@ -893,7 +917,7 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
 {
     double x = times_24 ? *src * 24.0 : *src;
     if (j->key)
-        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0);
+        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0, 0);
     else
         num_sig(j, key, x, digits);
 }
@@ -902,7 +926,7 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
 static JW_INLINE void hole_num(struct jw *j, const char *key, const double *src)
 {
     if (j->key)
-        jw_hole_num(j, key, strlen(key), 0, src, *src, 0);
+        jw_hole_num(j, key, strlen(key), 0, src, *src, 0, 0);
     else
         jw_num(j, key, *src);
 }

@@ -1587,6 +1587,7 @@ char *jw_finish(struct jw *j, size_t *len)
 
 struct jw_tpl_hole {
     uint64_t x, v;           /* the last input and value bits (numbers) */
+    double f;                /* rounded with the factor f (jw_hole_num; 0: fx) */
     uint32_t off, cap;       /* the input: base + off (a string: an array of cap bytes) */
     uint32_t at, len;        /* the value's text: text[at, at + len) */
     uint32_t nlen;           /* its length after a patch, before the template is brought up to date */
@@ -1723,7 +1724,8 @@ static void hole_end(struct jw *j, struct jw_hole *h)
         h->len = (uint32_t)(j->b.len - h->at);
 }
 
-void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec)
+void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec,
+                 double f)
 {
     struct jw_hole *h = NULL;
     double x = *src;
@@ -1732,6 +1734,7 @@ void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const
         if (h) {
             memcpy(&h->x, &x, sizeof h->x);
             memcpy(&h->v, &v, sizeof h->v);
+            h->f = f;
             h->dec = (int8_t)(dec < -100 ? -100 : dec > 100 ? 100 : dec);
         }
     }
@@ -1827,7 +1830,11 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
             if (xb == th->x)
                 continue;
             memcpy(&x, &xb, sizeof x);
-            v = fx(th->fmt, x);
+            /* a rounding (most holes) here; the others by the caller's fx */
+            if (th->f != 0)
+                v = isfinite(x) ? jw_round(x * th->f) / th->f : x;
+            else
+                v = fx(th->fmt, x);
             memcpy(&vb, &v, sizeof vb);
             th->x = xb;
             if (vb == th->v)
@@ -1958,6 +1965,7 @@ void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, s
         th->dec = h->dec;
         th->x = h->x;
         th->v = h->v;
+        th->f = h->f;
         if (h->kind == JW_K_STR && !hole_keep_str_n(th, h->src, strlen(h->src)))
             return;
     }

@@ -1811,12 +1811,20 @@ static void tpl_text(char *s, size_t cap, unsigned long long *st)
 }
 
 /* A number whose text has another length now and then: whole, or with up
- * to 4 decimals, from 0.001 to 10^10; NaN (null) once in a while. */
+ * to 4 decimals, from 0.001 to 10^10; NaN and infinities (null) once in a
+ * while, and now and then a huge or negative one (a rounding hole's factor
+ * times it at 2^52 and beyond, where rounding leaves it as it is). */
 static double tpl_num(unsigned long long *st)
 {
     double u = tpl_u(st), x = pow(10.0, -3.0 + 13.0 * tpl_u(st));
     if (u < 0.02)
         return NAN;
+    if (u < 0.03)
+        return tpl_u(st) < 0.5 ? INFINITY : -INFINITY;
+    if (u < 0.05)
+        return pow(10.0, 11.0 + 10.0 * tpl_u(st)) * (tpl_u(st) < 0.5 ? -1.0 : 1.0);
+    if (u < 0.07)
+        return -round(x * 1e4) / 1e4;
     if (u < 0.4)
         return floor(x);
     return round(x * 1e4) / 1e4;
