@@ -416,8 +416,9 @@ static double batch_cap_seqs(const struct eval_ctx *ctx)
     return cap;
 }
 
-/* Fastest layout that fits one cluster. Returns 1 and fills best when one
- * fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen.
+/* Fastest layout that fits one cluster. Returns 1 and fills best's par,
+ * mem_gib and tokens_per_s (eval_time's, which cand_keep reads when the
+ * caller, an estimate, keeps it as it is) when one fits; otherwise 0 and *min_mem_gib is the smallest per-GPU memory seen.
  * The walk every other path answers as: an estimate's, and the free
  * search's when a count's list does not fit (count_walk). */
 static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, const struct limits *lim,
@@ -537,6 +538,7 @@ static int best_layout(const struct eval_ctx *ctx, const struct eval_hw *hw, con
                                 if (!found || ev.step_s / ev.global_batch < best_score) {
                                     best->par = p;
                                     best->par.global_batch = ev.global_batch;
+                                    best->tokens_per_s = ev.tokens_per_s;
                                     best->mem_gib = mgib;
                                     best_score = ev.step_s / ev.global_batch;
                                     found = 1;
