@@ -20,8 +20,9 @@ void search_memo_key(const struct engine_workload *w, struct search_memo_key *ke
  * before the candidates is zeroed (cleared outside the lock) but for the
  * warnings' texts (n_warnings is 0; a hit copies the entry's up to its
  * count). Either way the tiers keep whatever they held:
- * engine_recommend_price reads none of their bytes and writes each whole. The candidates are copied only when rec's
- * candidates_from does not name the entry found (then it is set to it). */
+ * engine_recommend_price reads none of their bytes and writes each whole.
+ * The candidates are copied only when rec's candidates_from does not name
+ * the entry found (then it is set to it). */
 int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec);
 /* Keeps rec's searched part; returns the new entry's number (for rec's
  * candidates_from), 0 when nothing new was kept. */
