@@ -1984,6 +1984,24 @@ static inline struct scan_limits scan_limits(const struct scans *s, const double
     return l;
 }
 
+/* The scans' limits, each splat across the lanes by SPLAT (a pricing
+ * dialect's: _mm_set1_pd for two lanes, V4 for four) into the scan's
+ * t_* locals: what scan_cols2 and scan_cols4 ask after every candidate
+ * they keep (their LIMITS()). */
+#define SCAN_LIMITS_SET(SPLAT)                                                                     \
+    do {                                                                                           \
+        const struct scan_limits l_ = scan_limits(s, seed_k, seed_d);                              \
+        t_all = SPLAT(l_.all);                                                                     \
+        t_fast = SPLAT(l_.fast);                                                                   \
+        t_short = SPLAT(l_.min_short);                                                             \
+        t_rec = SPLAT(l_.rec);                                                                     \
+        t_cheap = SPLAT(l_.cheap_dl);                                                              \
+        t_fast_b = SPLAT(l_.fast_b);                                                               \
+        t_k = SPLAT(l_.k);                                                                         \
+        t_d = SPLAT(l_.d);                                                                         \
+        t_any = SPLAT(l_.any);                                                                     \
+    } while (0)
+
 /* This pricing's picks: the next one's seeds. */
 static inline void save_seeds(struct engine_price_cols *pc, const struct scans *s)
 {
@@ -2004,19 +2022,7 @@ static __attribute__((noinline)) void scan_cols2(struct engine_price_cols *pc, i
     double seed_k[SEEDS], seed_d[SEEDS];
     __m128d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
     seed_keys(pc, nc, base, s, seed_k, seed_d);
-#define LIMITS()                                                                                   \
-    do {                                                                                           \
-        const struct scan_limits l_ = scan_limits(s, seed_k, seed_d);                              \
-        t_all = _mm_set1_pd(l_.all);                                                               \
-        t_fast = _mm_set1_pd(l_.fast);                                                             \
-        t_short = _mm_set1_pd(l_.min_short);                                                       \
-        t_rec = _mm_set1_pd(l_.rec);                                                               \
-        t_cheap = _mm_set1_pd(l_.cheap_dl);                                                        \
-        t_fast_b = _mm_set1_pd(l_.fast_b);                                                         \
-        t_k = _mm_set1_pd(l_.k);                                                                   \
-        t_d = _mm_set1_pd(l_.d);                                                                   \
-        t_any = _mm_set1_pd(l_.any);                                                               \
-    } while (0)
+#define LIMITS() SCAN_LIMITS_SET(_mm_set1_pd)
     LIMITS();
     for (int i = 0; i < nc; i += 2) {
         const __m128d d = _mm_load_pd(&pc->days[base + i]), k = _mm_load_pd(&pc->cost[base + i]);
@@ -2063,19 +2069,7 @@ AVX2_FN static __attribute__((noinline)) void scan_cols4(struct engine_price_col
     v4d t_all, t_short, t_rec, t_cheap, t_fast_b, t_fast, t_any, t_k, t_d;
     int i = 0, saw_nan = 0;
     seed_keys(pc, nc, base, s, seed_k, seed_d);
-#define LIMITS()                                                                                   \
-    do {                                                                                           \
-        const struct scan_limits l_ = scan_limits(s, seed_k, seed_d);                              \
-        t_all = V4(l_.all);                                                                        \
-        t_fast = V4(l_.fast);                                                                      \
-        t_short = V4(l_.min_short);                                                                \
-        t_rec = V4(l_.rec);                                                                        \
-        t_cheap = V4(l_.cheap_dl);                                                                 \
-        t_fast_b = V4(l_.fast_b);                                                                  \
-        t_k = V4(l_.k);                                                                            \
-        t_d = V4(l_.d);                                                                            \
-        t_any = V4(l_.any);                                                                        \
-    } while (0)
+#define LIMITS() SCAN_LIMITS_SET(V4)
     LIMITS();
     for (; i + 4 <= nc; i += 4) {
         v4d d, k;
