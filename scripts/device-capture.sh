@@ -9,7 +9,9 @@
 # Every step has its own time limit, so one tool that hangs costs its limit, not the run.
 # Here, first: `scripts/device-capture.sh --prepare` (builds the binaries, fills build/devlibs);
 # then on the device: `bash scripts/device-capture.sh`, carrying build/gpuplan,
-# build/tests/bench and build/devlibs (~25 MB).
+# build/tests/bench and build/devlibs (~25 MB). What comes back fits the tool's limit of eight
+# files: machine.txt (with the capture log), fixtures.tar.gz, bench-parse.txt, bench-engine.txt,
+# bench-http.txt; the figures' summary lines are printed last, for the reply's output tail.
 set -u
 if [ "${1:-}" = --prepare ]; then
   set -e
@@ -24,11 +26,12 @@ if [ "${1:-}" = --prepare ]; then
   exit 0
 fi
 out=${OUT:?OUT is the folder whose files come back}
-mkdir -p "$out/fixtures"
-log=$out/capture.log
+work=$(mktemp -d /tmp/gpuplan-capture-XXXXXX)
+mkdir -p "$work/fixtures"
+log=$work/capture.log
 cap() {   # cap FILE CMD...: CMD's output into fixtures/FILE, its status into the log
   local f=$1; shift
-  timeout 90 "$@" >"$out/fixtures/$f" 2>&1
+  timeout 90 "$@" >"$work/fixtures/$f" 2>&1
   echo "rc=$? $f: $*" >>"$log"
 }
 { date -u; uname -a; nproc; ldd --version | head -1; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
@@ -60,13 +63,25 @@ for i in $(ls /sys/class/net 2>/dev/null | grep -v '^lo$' | head -2); do
   command -v ethtool >/dev/null && { cap "ethtool-i-$i.txt" ethtool -i "$i"; cap "ethtool-S-$i.txt" ethtool -S "$i"; }
 done
 
+export LD_LIBRARY_PATH=$PWD/build/devlibs PATH=$PWD/build/devlibs:$PATH
 export BENCH_REPORTS_DIR=$PWD/tests/data/reports
 b=build/tests/bench
-timeout 120 taskset -c 0,1 $b/bench_parse 100 >"$out/bench-parse-2cpu.txt" 2>&1
-timeout 120 taskset -c 0-7 $b/bench_parse 100 >"$out/bench-parse-8cpu.txt" 2>&1
-timeout 120 $b/bench_parse 100 >"$out/bench-parse-all.txt" 2>&1
-export LD_LIBRARY_PATH=$PWD/build/devlibs PATH=$PWD/build/devlibs:$PATH
+for cpus in 0,1 0-7 all; do   # held to 2 CPUs (this VM's size), to 8, and unheld
+  echo "=== bench_parse, CPUs: $cpus"
+  if [ $cpus = all ]; then timeout 120 $b/bench_parse 100; else timeout 120 taskset -c $cpus $b/bench_parse 100; fi
+done >"$out/bench-parse.txt" 2>&1
+echo "bench_parse done $(date -u)" >>"$log"
 timeout 120 $b/bench_engine >"$out/bench-engine.txt" 2>&1
-DURATION=5 PAIRS=3 PAIR_DURATION=3 timeout 150 taskset -c 0,1 scripts/bench-http.sh build >"$out/bench-http-2cpu.txt" 2>&1
-DURATION=5 PAIRS=3 PAIR_DURATION=3 timeout 150 scripts/bench-http.sh build >"$out/bench-http-all.txt" 2>&1
+echo "bench_engine done $(date -u)" >>"$log"
+for cpus in 0,1 all; do
+  echo "=== bench-http.sh, CPUs: $cpus"
+  if [ $cpus = all ]; then DURATION=5 PAIRS=3 PAIR_DURATION=3 timeout 150 scripts/bench-http.sh build
+  else DURATION=5 PAIRS=3 PAIR_DURATION=3 timeout 150 taskset -c $cpus scripts/bench-http.sh build; fi
+done >"$out/bench-http.txt" 2>&1
 echo "done $(date -u)" >>"$log"
+cat "$log" >>"$out/machine.txt"
+tar -C "$work" -czf "$out/fixtures.tar.gz" fixtures
+cat "$out/machine.txt"
+grep -E '===|MB/s|grep|ratio|best|median' "$out/bench-parse.txt" | head -40
+grep -E 'ms|config|median|error' "$out/bench-engine.txt" | head -20
+grep -E '===|req/s|ratio|target|pair' "$out/bench-http.txt" | head -60
