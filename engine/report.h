@@ -188,6 +188,19 @@ struct report_ib_ports {
 #define GPU_MAX 16
 #define GPU_CSV_COLS 24
 
+/* Why the driver holds a GPU's clocks down ("Clocks Event Reasons" in -q of
+ * current drivers, "Clocks Throttle Reasons" in older ones, the CSV's
+ * clocks_event_reasons.* / clocks_throttle_reasons.*). The order is NVML's
+ * bit order (nvmlClocksEventReason*: GpuIdle 0x1 ... DisplayClockSetting
+ * 0x100), so the CSV's ".active" bit mask maps onto it unchanged. */
+enum report_clock_reason {
+    CLK_GPU_IDLE = 0, CLK_APPLICATIONS_CLOCKS, CLK_SW_POWER_CAP, CLK_HW_SLOWDOWN, CLK_SYNC_BOOST,
+    CLK_SW_THERMAL, CLK_HW_THERMAL, CLK_HW_POWER_BRAKE, CLK_DISPLAY_CLOCK, CLK_REASON_COUNT
+};
+
+/* The fact name of a reason ("sw_power_cap", the CSV's suffix), NULL out of range. */
+const char *report_clock_reason_name(int reason);
+
 struct report_gpu_info {
     char name[REPORT_NAME_LEN];
     char bus_id[24];
@@ -198,6 +211,10 @@ struct report_gpu_info {
     double replays;
     double temp_c, power_w, power_cap_w, memory_total_mib;
     char perf_state[8];
+    double power_cap_default_w;        /* "Default Power Limit", power.default_limit */
+    double sm_clock_mhz, sm_clock_max_mhz;  /* "Clocks"/"Max Clocks" SM, clocks.sm/.max.sm */
+    unsigned clock_reasons_shown;      /* bit per enum report_clock_reason: state read */
+    unsigned clock_reasons_active;     /* bit per reason: read as Active */
 };
 
 struct report_gpu {
@@ -217,6 +234,7 @@ struct report_gpu {
     int ecc_scope;             /* 0 none, 1 volatile, 2 aggregate */
     double ecc_vol, ecc_agg;
     int table_row_pending;
+    signed char csv_fact[GPU_CSV_COLS];  /* per column: the csv_facts entry it feeds, -1 none */
 };
 
 /* ---- fio ----------------------------------------------------------------- */

@@ -6,7 +6,15 @@
  * with no value) rather than trusting indentation, which pastes lose. The
  * summary facts are the worst over the GPUs read: the smallest PCIe
  * generation and width, the sum of uncorrectable ECC errors, the number of
- * GPUs with a row remap pending (DOMAIN.md T6, T7). */
+ * GPUs with a row remap pending (DOMAIN.md T6, T7).
+ *
+ * Power and clocks (R10) are per GPU. Driver 580 prints "Average Power
+ * Draw" and "Instantaneous Power Draw" under "GPU Power Readings", then the
+ * same keys under "GPU Memory Power Readings" and "Module Power Readings":
+ * only the first heading's are the GPU's draw, and the average is the one
+ * the table and power.draw show. The clock event ("throttle") reasons keep
+ * both what was read and what was Active, so a reason not shown is never
+ * taken for one not active. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -16,8 +24,64 @@
 
 enum gsub {
     GS_NONE = 0, GS_PCIE_GEN, GS_WIDTH, GS_ECC, GS_REMAP, GS_RETIRED, GS_FB, GS_POWER, GS_TEMP,
-    GS_OTHER
+    GS_CLOCKS, GS_MAX_CLOCKS, GS_REASONS, GS_OTHER
 };
+
+/* enum report_clock_reason's names: the suffixes of the CSV's
+ * clocks_event_reasons.* columns. */
+static const struct name clock_reasons[] = {
+    NAME("gpu_idle"), NAME("applications_clocks_setting"), NAME("sw_power_cap"),
+    NAME("hw_slowdown"), NAME("sync_boost"), NAME("sw_thermal_slowdown"),
+    NAME("hw_thermal_slowdown"), NAME("hw_power_brake_slowdown"), NAME("display_clock_setting"),
+    {NULL, 0}
+};
+
+const char *report_clock_reason_name(int reason)
+{
+    return reason >= 0 && reason < CLK_REASON_COUNT ? clock_reasons[reason].s : NULL;
+}
+
+/* The -q label of a reason (the same in "Clocks Event Reasons" and the older
+ * "Clocks Throttle Reasons"), by length as q_value tells keys apart; -1 for
+ * any other key. */
+static int q_reason(const char *k, size_t kl)
+{
+    switch (kl) {
+    case 4: return span_eq(k, kl, "Idle") ? CLK_GPU_IDLE : -1;
+    case 10: return span_eq(k, kl, "Sync Boost") ? CLK_SYNC_BOOST : -1;
+    case 11: return span_eq(k, kl, "HW Slowdown") ? CLK_HW_SLOWDOWN : -1;
+    case 12: return span_eq(k, kl, "SW Power Cap") ? CLK_SW_POWER_CAP : -1;
+    case 19:
+        if (span_eq(k, kl, "HW Thermal Slowdown"))
+            return CLK_HW_THERMAL;
+        return span_eq(k, kl, "SW Thermal Slowdown") ? CLK_SW_THERMAL : -1;
+    case 21: return span_eq(k, kl, "Display Clock Setting") ? CLK_DISPLAY_CLOCK : -1;
+    case 23: return span_eq(k, kl, "HW Power Brake Slowdown") ? CLK_HW_POWER_BRAKE : -1;
+    case 27: return span_eq(k, kl, "Applications Clocks Setting") ? CLK_APPLICATIONS_CLOCKS : -1;
+    default: return -1;
+    }
+}
+
+/* "Active" 1, "Not Active" 0, anything else ("N/A") -1. */
+static int active_of(const char *v, size_t vl)
+{
+    if (vl == 6 && span_starts_ci(v, vl, "active"))
+        return 1;
+    if (vl == 10 && span_starts_ci(v, vl, "not active"))
+        return 0;
+    return -1;
+}
+
+static void reason_set(struct report_gpu_info *gi, int reason, int active)
+{
+    if (reason < 0 || active < 0)
+        return;
+    gi->clock_reasons_shown |= 1u << reason;
+    if (active)
+        gi->clock_reasons_active |= 1u << reason;
+    else
+        gi->clock_reasons_active &= ~(1u << reason);
+}
 
 /* Whether a CSV header field starts with a --query-gpu property name or
  * group. Asked of the first field of many prose lines (gpu_detect), so the
@@ -109,6 +173,7 @@ static void info_init(struct report_gpu_info *g)
     g->pcie_gen_max = g->pcie_gen_current = g->pcie_width_max = g->pcie_width_current = -1;
     g->ecc_uncorrectable = g->replays = g->temp_c = g->power_w = g->power_cap_w = NAN;
     g->memory_total_mib = NAN;
+    g->power_cap_default_w = g->sm_clock_mhz = g->sm_clock_max_mhz = NAN;
     g->remap_pending = g->remap_failure = -1;
 }
 
@@ -217,6 +282,12 @@ static void heading(struct report_gpu *g, const char *k, size_t kl)
         g->sub = GS_POWER;
     else if (span_eq(k, kl, "Temperature"))
         g->sub = GS_TEMP;
+    else if (span_eq(k, kl, "Clocks"))
+        g->sub = GS_CLOCKS;
+    else if (span_eq(k, kl, "Max Clocks"))
+        g->sub = GS_MAX_CLOCKS;
+    else if (span_eq(k, kl, "Clocks Event Reasons") || span_eq(k, kl, "Clocks Throttle Reasons"))
+        g->sub = GS_REASONS;        /* "... Reasons Counters" are times, not states */
     else if (span_eq(k, kl, "Bank Remap Availability Histogram") && g->sub == GS_REMAP)
         g->sub = GS_OTHER;
     else
@@ -342,8 +413,15 @@ static inline __attribute__((always_inline)) int q_value(struct report_section *
         }
         return 0;
     case GS_POWER:
-        if (span_eq(k, kl, "Power Draw")) {
+        /* Driver 580 prints the average first, then the instantaneous draw,
+         * which stands in only when the average is N/A. */
+        if (span_eq(k, kl, "Power Draw") || span_eq(k, kl, "Average Power Draw")) {
             if (num_scan(v, vl, &d, &end))
+                gi->power_w = d;
+            return 1;
+        }
+        if (span_eq(k, kl, "Instantaneous Power Draw")) {
+            if (num_scan(v, vl, &d, &end) && isnan(gi->power_w))
                 gi->power_w = d;
             return 1;
         }
@@ -352,7 +430,31 @@ static inline __attribute__((always_inline)) int q_value(struct report_section *
                 gi->power_cap_w = d;
             return 1;
         }
+        if (span_eq(k, kl, "Default Power Limit")) {
+            if (num_scan(v, vl, &d, &end))
+                gi->power_cap_default_w = d;
+            return 1;
+        }
         return 0;
+    case GS_CLOCKS:
+    case GS_MAX_CLOCKS:
+        if (kl == 2 && k[0] == 'S' && k[1] == 'M') {
+            if (num_scan(v, vl, &d, &end)) {
+                if (g->sub == GS_CLOCKS)
+                    gi->sm_clock_mhz = d;
+                else
+                    gi->sm_clock_max_mhz = d;
+            }
+            return 1;
+        }
+        return 0;
+    case GS_REASONS: {
+        int r = q_reason(k, kl);
+        if (r < 0)
+            return 0;
+        reason_set(gi, r, active_of(v, vl));
+        return 1;
+    }
     case GS_TEMP:
         if (span_eq(k, kl, "GPU Current Temp")) {
             if (num_scan(v, vl, &d, &end))
@@ -445,16 +547,61 @@ static int table_row(struct report_section *sec, const struct line *l)
     return 0;
 }
 
-/* The --query-gpu columns a fact is read from, in csv_cols order of
- * csv_row's actions; any other column is only kept as text. */
+/* The --query-gpu columns a fact is read from, in the order of csv_row's
+ * actions; any other column is only kept as text. */
 static const struct name csv_facts[] = {
     NAME("name"), NAME("gpu_name"), NAME("pci.bus_id"), NAME("gpu_bus_id"),
     NAME("pcie.link.gen.max"), NAME("pcie.link.gen.current"), NAME("pcie.link.width.max"),
     NAME("pcie.link.width.current"), NAME("ecc.errors.uncorrected.aggregate.total"),
     NAME("ecc.errors.uncorrected.volatile.total"), NAME("remapped_rows.pending"),
     NAME("remapped_rows.failure"), NAME("temperature.gpu"), NAME("memory.total"),
-    NAME("power.draw"), NAME("pstate"), {NULL, 0}
+    NAME("power.draw"), NAME("pstate"), NAME("clocks.sm"), NAME("clocks.current.sm"),
+    NAME("clocks.max.sm"), NAME("power.limit"), NAME("enforced.power.limit"),
+    NAME("power.default_limit"), NAME("power.draw.average"), NAME("power.draw.instant"),
+    {NULL, 0}
 };
+
+/* csv_fact codes past csv_facts: a reason's state column, the bit mask. */
+#define CSV_REASON 64
+#define CSV_REASON_MASK (CSV_REASON + CLK_REASON_COUNT)
+
+/* Which action a header field (unit cut off) feeds: a csv_facts index, a
+ * reason column (clocks_event_reasons.X, or clocks_throttle_reasons.X of
+ * older drivers; ".active" is NVML's bit mask), or -1. Decided once per
+ * header, not per cell: the field is whole here, while csv_names keeps 39
+ * bytes of it. */
+static int csv_fact_of(const char *s, size_t n)
+{
+    int i = name_index(s, n, csv_facts);
+    if (i >= 0)
+        return i;
+    size_t p = span_starts(s, n, "clocks_event_reasons.") ? 21
+               : span_starts(s, n, "clocks_throttle_reasons.") ? 24 : 0;
+    if (!p)
+        return -1;
+    if (span_eq(s + p, n - p, "active"))
+        return CSV_REASON_MASK;
+    i = name_index(s + p, n - p, clock_reasons);
+    return i >= 0 ? CSV_REASON + i : -1;
+}
+
+/* "0x0000000000000004" -> 4; 0 when the cell is no hex number. */
+static int hex_of(const char *v, size_t vl, unsigned long long *out)
+{
+    if (vl < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X') || vl > 18)
+        return 0;
+    unsigned long long x = 0;
+    for (size_t i = 2; i < vl; i++) {
+        char c = v[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return 0;
+        x = x * 16 + (unsigned)d;
+    }
+    *out = x;
+    return 1;
+}
 
 /* One --query-gpu row, already split at its commas (f, n) by the caller. */
 static void csv_row(struct report_section *sec, const struct tok *f, int n)
@@ -465,13 +612,23 @@ static void csv_row(struct report_section *sec, const struct tok *f, int n)
         return;
     int row = g->info_count - 1;
     for (int i = 0; i < n && i < g->csv_cols; i++) {
-        const char *name = g->csv_names[i];
         const char *v = f[i].s;
         size_t vl = f[i].len;
         span_copy(g->csv_values[row][i], sizeof(g->csv_values[row][i]), v, vl);
         double d;
         size_t end;
-        switch (name_index(name, strlen(name), csv_facts)) {
+        unsigned long long mask;
+        int fact = g->csv_fact[i];
+        if (fact >= CSV_REASON) {
+            if (fact < CSV_REASON_MASK)
+                reason_set(gi, fact - CSV_REASON, active_of(v, vl));
+            else if (hex_of(v, vl, &mask)) {
+                gi->clock_reasons_shown = (1u << CLK_REASON_COUNT) - 1;
+                gi->clock_reasons_active = (unsigned)(mask & ((1u << CLK_REASON_COUNT) - 1));
+            }
+            continue;
+        }
+        switch (fact) {
         case 0: case 1:
             span_copy(gi->name, sizeof(gi->name), v, vl);
             break;
@@ -501,11 +658,36 @@ static void csv_row(struct report_section *sec, const struct tok *f, int n)
                 gi->memory_total_mib = d;
             break;
         case 14:
+        case 22:    /* power.draw.average: what power.draw shows */
             if (num_scan(v, vl, &d, &end))
                 gi->power_w = d;
             break;
         case 15:
             span_copy(gi->perf_state, sizeof(gi->perf_state), v, vl);
+            break;
+        case 16: case 17:
+            if (num_scan(v, vl, &d, &end))
+                gi->sm_clock_mhz = d;
+            break;
+        case 18:
+            if (num_scan(v, vl, &d, &end))
+                gi->sm_clock_max_mhz = d;
+            break;
+        case 19:    /* power.limit: the enforced limit, where shown, wins */
+            if (num_scan(v, vl, &d, &end) && isnan(gi->power_cap_w))
+                gi->power_cap_w = d;
+            break;
+        case 20:
+            if (num_scan(v, vl, &d, &end))
+                gi->power_cap_w = d;
+            break;
+        case 21:
+            if (num_scan(v, vl, &d, &end))
+                gi->power_cap_default_w = d;
+            break;
+        case 23:    /* power.draw.instant: only where no average is shown */
+            if (num_scan(v, vl, &d, &end) && isnan(gi->power_w))
+                gi->power_w = d;
             break;
         default:
             break;
@@ -585,6 +767,7 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             while (fl && f[i].s[fl - 1] == ' ')
                 fl--;
             span_copy(g->csv_names[i], sizeof(g->csv_names[i]), f[i].s, fl);
+            g->csv_fact[i] = (signed char)csv_fact_of(f[i].s, fl);
         }
         g->csv_cols = n;
         text_set(sec->tool, sizeof(sec->tool), "nvidia-smi --query-gpu");

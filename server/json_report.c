@@ -269,6 +269,19 @@ static void gpu_facts(struct jb *b, cJSON *f, const struct report_gpu *g)
         num(b, o, "power_cap_w", gi->power_cap_w);
         num(b, o, "memory_total_mib", gi->memory_total_mib);
         str(b, o, "perf_state", gi->perf_state);
+        num(b, o, "power_cap_default_w", gi->power_cap_default_w);
+        num(b, o, "sm_clock_mhz", gi->sm_clock_mhz);
+        num(b, o, "sm_clock_max_mhz", gi->sm_clock_max_mhz);
+        /* The reasons read as Active, of those whose state was shown; null
+         * when the output shows none (a reason not shown is not "not active"). */
+        if (!gi->clock_reasons_shown) {
+            jb_add(b, o, "clock_event_reasons", cJSON_CreateNull());
+        } else {
+            cJSON *r = arr(b, o, "clock_event_reasons");
+            for (int k = 0; r && k < CLK_REASON_COUNT; k++)
+                if (gi->clock_reasons_active & (1u << k))
+                    jb_add(b, r, NULL, cJSON_CreateString(report_clock_reason_name(k)));
+        }
     }
     if (g->csv_cols > 0) {
         cJSON *q = obj(b, f, "query");
