@@ -425,7 +425,11 @@ static inline __attribute__((always_inline)) int q_value(struct report_section *
                 gi->power_w = d;
             return 1;
         }
-        if (span_eq(k, kl, "Current Power Limit") || span_eq(k, kl, "Power Limit")) {
+        /* Older drivers print "Power Limit" (the one set) and, after it,
+         * "Enforced Power Limit" (the one applied), which wins; driver 580's
+         * "Current Power Limit" is the applied one. */
+        if (span_eq(k, kl, "Current Power Limit") || span_eq(k, kl, "Power Limit") ||
+            span_eq(k, kl, "Enforced Power Limit")) {
             if (num_scan(v, vl, &d, &end))
                 gi->power_cap_w = d;
             return 1;

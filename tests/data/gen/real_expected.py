@@ -182,6 +182,38 @@ cases = {
      tx_pause=N, errors=N, bus_info="0000:af:00.0")], None),
 }
 
+# ---- clockev: power, SM clocks and clock event reasons per GPU (gpus[] entries), read by hand.
+# The power draw is the GPU's own (driver 580: "Average Power Draw" under "GPU Power Readings",
+# never the memory's or module's); clock_event_reasons lists the reasons shown as Active.
+def gq(bus, **f): return {"bus_id": bus, **f}
+H200 = "NVIDIA H200"
+H200_Q = dict(gpu_count=1, gpu_names=[H200], pcie_gen_max=5, pcie_width_max=16,
+              pcie_width_min_current=16, ecc_uncorrectable=0, remap_pending=0,
+              driver_version="580.159.04", cuda_version="13.0")
+H200_GPU = dict(name=H200, pcie_gen_max=5, pcie_gen_current=5, pcie_width_max=16,
+                pcie_width_current=16, ecc_uncorrectable=0, remap_pending=False,
+                remap_failure=False, pcie_replays=3, power_cap_w=700, power_cap_default_w=700,
+                memory_total_mib=143771, perf_state="P0", sm_clock_max_mhz=1980)
+cases.update({
+ "nvidia-smi-q/gpuplan-h200-vm-580-idle-79w.txt": ([gpu("nvidia-smi -q", **H200_Q,
+     gpus=[gq("00000000:00:06.0", **H200_GPU, temp_c=36, power_w=79.27, sm_clock_mhz=345,
+              clock_event_reasons=["gpu_idle"])])], 0),
+ "nvidia-smi-q/gpuplan-h200-vm-580-bf16-load-693w-swpowercap-active.txt": ([gpu("nvidia-smi -q",
+     **H200_Q, gpus=[gq("00000000:00:06.0", **H200_GPU, temp_c=58, power_w=693.00,
+                        sm_clock_mhz=1470, clock_event_reasons=["sw_power_cap"])])], 0),
+})
+# Existing -q samples: the new per-GPU facts they show (their summary facts above unchanged).
+cases["nvidia-smi-q/thamada-a10-vm-passthrough-swpowercap-active.txt"][0][0]["facts"]["gpus"] = [
+    gq("00000000:08:00.0", temp_c=33, power_w=15.65, power_cap_w=150, power_cap_default_w=150,
+       sm_clock_mhz=0, sm_clock_max_mhz=1695, perf_state="P8",
+       clock_event_reasons=["sw_power_cap"])]
+cases["nvidia-smi-q/thamada-8xh100-sxm-first-gpu-replays7-excerpt.txt"][0][0]["facts"]["gpus"] = [
+    gq("00000000:18:00.0", temp_c=30, power_w=100.89, power_cap_w=700, power_cap_default_w=700,
+       sm_clock_mhz=345, sm_clock_max_mhz=1980, clock_event_reasons=["gpu_idle"]),
+    gq("00000000:2A:00.0", power_w=N, sm_clock_mhz=N, clock_event_reasons=N)]
+cases["nvidia-smi-q/cubecos-312-d-memory-performance-rtxpro6000-cut.txt"][0][0]["facts"]["gpus"] = [
+    gq("00000000:42:00.0", perf_state="P8", power_w=N, sm_clock_mhz=N, clock_event_reasons=[])]
+
 root = sys.argv[1]
 for path, (sections, unrec) in cases.items():
     for s in sections:

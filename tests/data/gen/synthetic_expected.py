@@ -60,6 +60,47 @@ cases = {
      {"kind": "nic", "facts": {"rx_pause": 0, "tx_pause": 0, "errors": 0}}],
    "unrecognized_lines": 2}),
 }
+# ---- clock event (throttle) reasons and power, per GPU. The -q case is an old driver's
+# (470) layout: "Clocks Throttle Reasons", "Power Readings" with "Power Draw", "Power Limit"
+# and "Enforced Power Limit" (which wins); GPU 0 is held by its power brake (the Dell C4130
+# V100 pattern, SM 382 MHz), GPU 1 by its thermal protection at 89 C, GPU 2 has its limit
+# lowered to 200 of 300 W, GPU 3 shows "HW Slowdown" with no child lines. The CSVs carry the
+# same states as the .active bit mask (NVML bit order) and as clocks_event_reasons.* columns.
+V100 = "Tesla V100-SXM2-32GB"
+def v100(bus, **f): return {"bus_id": bus, "name": V100, "sm_clock_max_mhz": 1530, **f}
+def h100(bus, **f): return {"bus_id": bus, "name": H100, "sm_clock_max_mhz": 1980, **f}
+cases.update({
+ "nvidia-smi-q-470-throttle-reasons-hw-slowdown.txt": ({"sections": [{"kind": "gpu",
+     "tool": "nvidia-smi -q", "facts": {"gpu_count": 4, "gpu_names": [V100] * 4,
+     "driver_version": "470.182.03", "cuda_version": "11.4", "gpus": [
+     v100("00000000:1A:00.0", temp_c=38, power_w=41.20, power_cap_w=300, power_cap_default_w=300,
+          sm_clock_mhz=382, perf_state="P0",
+          clock_event_reasons=["hw_slowdown", "hw_power_brake_slowdown"]),
+     v100("00000000:1C:00.0", temp_c=89, power_w=212.35, power_cap_w=300, sm_clock_mhz=945,
+          clock_event_reasons=["hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown"]),
+     v100("00000000:1D:00.0", temp_c=64, power_w=199.53, power_cap_w=200,
+          power_cap_default_w=300, sm_clock_mhz=1155, clock_event_reasons=["sw_power_cap"]),
+     v100("00000000:1E:00.0", temp_c=71, power_w=160.08, sm_clock_mhz=705,
+          clock_event_reasons=["hw_slowdown"])]}}], "unrecognized_lines": 0}),
+ "nvidia-smi-query-throttle-reasons-active-mask.txt": ({"sections": [{"kind": "gpu",
+     "tool": "nvidia-smi --query-gpu", "facts": {"gpu_count": 4, "gpus": [
+     v100("00000000:1A:00.0", power_w=41.20, power_cap_w=300, power_cap_default_w=300,
+          sm_clock_mhz=382, clock_event_reasons=["hw_slowdown", "hw_power_brake_slowdown"]),
+     v100("00000000:1C:00.0", temp_c=89, sm_clock_mhz=945,
+          clock_event_reasons=["hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown"]),
+     v100("00000000:1D:00.0", power_cap_w=200, power_cap_default_w=300,
+          clock_event_reasons=["sw_power_cap"]),
+     v100("00000000:1E:00.0", sm_clock_mhz=135, clock_event_reasons=["gpu_idle"])]}}],
+   "unrecognized_lines": 0}),
+ "nvidia-smi-query-clocks-event-reasons-columns.txt": ({"sections": [{"kind": "gpu",
+     "tool": "nvidia-smi --query-gpu", "facts": {"gpu_count": 2, "gpus": [
+     h100("00000000:18:00.0", power_w=697.12, power_cap_w=700, power_cap_default_w=700,
+          sm_clock_mhz=1755, temp_c=N, clock_event_reasons=["sw_power_cap"]),
+     h100("00000000:2A:00.0", power_w=402.77, sm_clock_mhz=1095,
+          clock_event_reasons=["hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown"])]}}],
+   "unrecognized_lines": 0}),
+})
+
 root = sys.argv[1]
 for name, doc in cases.items():
     stem = name[:name.rindex(".")]
