@@ -938,6 +938,142 @@ static void check_gpu_burn(struct ctx *c, const struct report_gemm *g, int si)
     }
 }
 
+/* ---- GPU clocks and power (R10) ----------------------------------------- */
+
+/* SW Power Cap is the driver holding clocks so the draw stays at the power
+ * limit: with the draw at 90% of the limit or more the load has reached the
+ * limit, which is GPU Boost working as designed (today's H200 under a bf16
+ * matmul: 693 of 700 W). Below half the limit the cap cannot be the load's:
+ * the limit the GPU enforces is not the one it shows (a VM host capping
+ * power, R11), or the reading is broken. In between a short sample cannot
+ * tell a load that touches the limit in bursts from a hidden cap, so the
+ * finding is unknown rather than a guess. */
+#define POWER_AT_LIMIT 0.90
+#define POWER_FAR_BELOW 0.50
+/* A limit set below the card's default by more than rounding: lowered. */
+#define POWER_LIMIT_LOWERED 0.99
+
+static int reason_on(const struct report_gpu_info *gi, int r)
+{
+    return (gi->clock_reasons_active >> r) & 1u;
+}
+
+/* "SM 1470 of 1980 MHz", or what the output leaves out. */
+static void sm_text(const struct report_gpu_info *gi, char *buf, size_t len)
+{
+    if (!isnan(gi->sm_clock_mhz) && !isnan(gi->sm_clock_max_mhz))
+        snprintf(buf, len, "SM clock %.0f of %.0f MHz", gi->sm_clock_mhz, gi->sm_clock_max_mhz);
+    else if (!isnan(gi->sm_clock_mhz))
+        snprintf(buf, len, "SM clock %.0f MHz (max not shown)", gi->sm_clock_mhz);
+    else
+        snprintf(buf, len, "SM clock not shown");
+}
+
+static void temp_text(const struct report_gpu_info *gi, char *buf, size_t len)
+{
+    if (!isnan(gi->temp_c))
+        snprintf(buf, len, " at %.0f C", gi->temp_c);
+    else
+        buf[0] = '\0';
+}
+
+/* The clock event reasons read as Active, judged per GPU: a hardware
+ * slowdown with its cause named fails (the thermal or power-brake protection
+ * cuts core clocks by half or more, NVML), one with no cause named and the
+ * driver's thermal slowdown warn, SW Power Cap passes at the limit and
+ * warns far below it or under a lowered limit. Nothing is said of a reason
+ * not shown, nor of Idle, Sync Boost or the clock settings. */
+static void check_gpu_clocks(struct ctx *c, const struct report_gpu_info *gi, int si)
+{
+    struct report_finding *f;
+    const char *who = gi->bus_id[0] ? gi->bus_id : "?";
+    char sm[64], temp[24];
+    sm_text(gi, sm, sizeof(sm));
+    temp_text(gi, temp, sizeof(temp));
+    int thermal = reason_on(gi, CLK_HW_THERMAL), brake = reason_on(gi, CLK_HW_POWER_BRAKE);
+    if (thermal) {
+        f = finding(c, "gpu.hw_thermal_slowdown", SEV_FAIL, "R10", si,
+                    "GPU %s: HW Thermal Slowdown is active%s: the GPU's thermal protection cuts "
+                    "its clocks (%s)", who, temp, sm);
+        hint(f, "Fix the cooling: airflow, fans, inlet temperature, heatsink or cold-plate "
+                "contact and the coolant loop; sustained core temperatures above 80 C throttle "
+                "clocks (R10).");
+        obs(f, gi->sm_clock_mhz, gi->sm_clock_max_mhz);
+    }
+    if (brake) {
+        f = finding(c, "gpu.hw_power_brake", SEV_FAIL, "R10", si,
+                    "GPU %s: HW Power Brake Slowdown is active: the board's power-brake signal "
+                    "cuts its clocks (%s)", who, sm);
+        hint(f, "Power delivery asserts the brake: check the PSUs (a failed unit, lost "
+                "redundancy, an undersized supply), power cables and the BMC's power policy "
+                "(R10).");
+        obs(f, gi->sm_clock_mhz, gi->sm_clock_max_mhz);
+    }
+    if (reason_on(gi, CLK_HW_SLOWDOWN) && !thermal && !brake) {
+        /* Neither child is named: NVML's other causes are power spikes
+         * tripping the fast-trigger protection, or a clock change at the
+         * moment of the sample, which one sample cannot rule out. */
+        f = finding(c, "gpu.hw_slowdown", SEV_WARN, "R10", si,
+                    "GPU %s: HW Slowdown is active%s with no thermal or power-brake cause shown: "
+                    "the hardware cuts core clocks by half or more (%s)", who, temp, sm);
+        hint(f, "Sample again under load: if it stays, check the power delivery (PSUs, cables: "
+                "draw spikes trip the fast-trigger protection) and the cooling (R10).");
+        obs(f, gi->sm_clock_mhz, gi->sm_clock_max_mhz);
+    }
+    if (reason_on(gi, CLK_SW_THERMAL)) {
+        f = finding(c, "gpu.sw_thermal_slowdown", SEV_WARN, "R10", si,
+                    "GPU %s: SW Thermal Slowdown is active%s: the driver lowers clocks to keep "
+                    "the GPU or its memory under their temperature limit (%s)", who, temp, sm);
+        hint(f, "Improve the cooling before benchmarking or training: airflow, fans, inlet "
+                "temperature; sustained temperatures above 80 C throttle clocks (R10).");
+        obs(f, gi->sm_clock_mhz, gi->sm_clock_max_mhz);
+    }
+    double draw = gi->power_w, cap = gi->power_cap_w, dflt = gi->power_cap_default_w;
+    int capped = reason_on(gi, CLK_SW_POWER_CAP);
+    if (!isnan(cap) && !isnan(dflt) && cap < POWER_LIMIT_LOWERED * dflt) {
+        f = finding(c, "gpu.power_limit_lowered", SEV_WARN, "R10,R11", si,
+                    "GPU %s: power limit %g W is below the card's default %g W%s (%s)", who,
+                    cap, dflt, capped ? "; SW Power Cap is holding its clocks" : "", sm);
+        hint(f, "Someone lowered it (nvidia-smi -pl) or the host caps it: restore the default "
+                "with nvidia-smi -pl as root, or ask the provider; a lower limit lowers the "
+                "clocks under load (R10, R11).");
+        obs(f, cap, dflt);
+        return;
+    }
+    if (!capped)
+        return;
+    if (isnan(draw) || isnan(cap) || cap <= 0) {
+        f = finding(c, "gpu.sw_power_cap", SEV_UNKNOWN, "R10", si,
+                    "GPU %s: SW Power Cap is active, but the output shows no %s: a GPU at its "
+                    "limit under load cannot be told from one capped below it (%s)", who,
+                    isnan(draw) ? "power draw" : "power limit", sm);
+        hint(f, "Capture nvidia-smi -q (GPU Power Readings: draw and limits) during the "
+                "load (R10).");
+        return;
+    }
+    double share = draw / cap;
+    if (share >= POWER_AT_LIMIT) {
+        f = finding(c, "gpu.sw_power_cap", SEV_PASS, "R10", si,
+                    "GPU %s: SW Power Cap is active at %g of %g W: the load has reached the "
+                    "power limit, normal GPU Boost behaviour (%s)", who, draw, cap, sm);
+    } else if (share < POWER_FAR_BELOW) {
+        f = finding(c, "gpu.sw_power_cap", SEV_WARN, "R10,R11", si,
+                    "GPU %s: SW Power Cap is active at %g of %g W (%.0f%%): clocks are held "
+                    "far below the power limit it shows (%s)", who, draw, cap, 100.0 * share, sm);
+        hint(f, "Something caps power below the limit shown: a limit lowered with nvidia-smi "
+                "-pl, or the VM host capping it (ask the provider); rerun under load and compare "
+                "the clocks with Max Clocks (R10, R11).");
+    } else {
+        f = finding(c, "gpu.sw_power_cap", SEV_UNKNOWN, "R10", si,
+                    "GPU %s: SW Power Cap is active at %g of %g W (%.0f%%): one sample cannot "
+                    "tell a load touching the limit in bursts from a cap below it (%s)", who, draw,
+                    cap, 100.0 * share, sm);
+        hint(f, "Sample nvidia-smi -q during steady full load: at the limit the cap is normal; "
+                "far below it, look for a lowered or host-set limit (R10, R11).");
+    }
+    obs(f, draw, cap);
+}
+
 /* ---- findings that need no plan ----------------------------------------- */
 
 static void plan_free(struct ctx *c)
@@ -1024,6 +1160,7 @@ static void plan_free(struct ctx *c)
                                 "GPU %s reports a row-remapping failure", gi->bus_id);
                     hint(f, "A remap failure means the GPU ran out of spare rows: RMA (T7).");
                 }
+                check_gpu_clocks(c, gi, si);
             }
             if (!has_exp(c, EXP_GPU_ECC_UNCORR) && g->ecc_uncorrectable > 0) {
                 f = finding(c, EXP_GPU_ECC_UNCORR, SEV_FAIL, "T7", si,

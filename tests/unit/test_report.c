@@ -1171,6 +1171,258 @@ END_TEST
 static const char *TOPO_PCIE = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nGPU1\tSYS\t X \t0-7\n";
 static const char *TOPO_NV = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0-7\nGPU1\tNV18\t X \t0-7\n";
 
+/* ---- GPU clocks and power (R10) ---- */
+
+/* One GPU in driver 580's -q layout; the reasons' states, the GPU's average
+ * and instantaneous draw and its limit are filled in. The memory's and the
+ * module's readings, printed after it under the same keys, must never be
+ * taken for the GPU's. */
+#define Q_CLOCKS \
+    "==============NVSMI LOG==============\n" \
+    "Attached GPUs                             : 1\n" \
+    "GPU 00000000:18:00.0\n" \
+    "    Product Name                          : NVIDIA H100 80GB HBM3\n" \
+    "    Clocks Event Reasons\n" \
+    "        Idle                              : Not Active\n" \
+    "        SW Power Cap                      : %s\n" \
+    "        HW Slowdown                       : %s\n" \
+    "            HW Thermal Slowdown           : %s\n" \
+    "            HW Power Brake Slowdown       : %s\n" \
+    "        SW Thermal Slowdown               : %s\n" \
+    "    Clocks Event Reasons Counters\n" \
+    "        SW Power Capping                  : 6248667 us\n" \
+    "        SW Thermal Slowdown               : 0 us\n" \
+    "    Temperature\n" \
+    "        GPU Current Temp                  : 71 C\n" \
+    "    GPU Power Readings\n" \
+    "        Average Power Draw                : %s\n" \
+    "        Instantaneous Power Draw          : %s\n" \
+    "        Current Power Limit               : %s\n" \
+    "        Default Power Limit               : 700.00 W\n" \
+    "    GPU Memory Power Readings \n" \
+    "        Average Power Draw                : 95.00 W\n" \
+    "        Instantaneous Power Draw          : 96.00 W\n" \
+    "    Module Power Readings\n" \
+    "        Average Power Draw                : 1010.00 W\n" \
+    "        Current Power Limit               : 1200.00 W\n" \
+    "    Clocks\n" \
+    "        Graphics                          : 1755 MHz\n" \
+    "        SM                                : 1755 MHz\n" \
+    "    Max Clocks\n" \
+    "        Graphics                          : 1980 MHz\n" \
+    "        SM                                : 1980 MHz\n"
+
+#define NA "Not Active"
+
+static struct report *q_clocks(const char *swcap, const char *hw, const char *hwt,
+                               const char *brake, const char *swt, const char *avg,
+                               const char *inst, const char *limit)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof(buf), Q_CLOCKS, swcap, hw, hwt, brake, swt, avg, inst, limit);
+    ck_assert(n > 0 && (size_t)n < sizeof(buf));
+    return parse(buf);
+}
+
+static const struct report_gpu_info *gpu0(const struct report *rep)
+{
+    const struct report_section *s = first(rep, REPORT_GPU);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.gpu.info_count, 1);
+    return &s->u.gpu.info[0];
+}
+
+static const struct report_finding *judge_free(struct report *rep, const char *id)
+{
+    report_check(NULL, 0, rep, &verdict);
+    report_free(rep);
+    return finding(&verdict, id);
+}
+
+START_TEST(parse_nvidia_smi_q_reads_the_gpus_power_not_the_memorys_or_modules)
+{
+    struct report *rep = q_clocks("Active", NA, NA, NA, NA, "693.00 W", "700.85 W", "700.00 W");
+    const struct report_gpu_info *g = gpu0(rep);
+    ck_assert_double_eq_tol(g->power_w, 693.0, 1e-9);     /* the average, as power.draw */
+    ck_assert_double_eq_tol(g->power_cap_w, 700.0, 1e-9);
+    ck_assert_double_eq_tol(g->power_cap_default_w, 700.0, 1e-9);
+    ck_assert_double_eq_tol(g->sm_clock_mhz, 1755.0, 1e-9);
+    ck_assert_double_eq_tol(g->sm_clock_max_mhz, 1980.0, 1e-9);
+    report_free(rep);
+    /* an average of N/A leaves the instantaneous draw; the memory's 95 W
+     * and the module's 1010 W are never the GPU's */
+    rep = q_clocks("Active", NA, NA, NA, NA, "N/A", "702.10 W", "700.00 W");
+    ck_assert_double_eq_tol(gpu0(rep)->power_w, 702.1, 1e-9);
+    report_free(rep);
+    rep = q_clocks("Active", NA, NA, NA, NA, "N/A", "N/A", "700.00 W");
+    ck_assert(isnan(gpu0(rep)->power_w));
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_clock_event_reasons_keeps_active_apart_from_shown)
+{
+    struct report *rep = q_clocks(NA, "Active", NA, "Active", NA, "41.20 W", "N/A", "700.00 W");
+    const struct report_gpu_info *g = gpu0(rep);
+    ck_assert_uint_eq(g->clock_reasons_active,
+                      (1u << CLK_HW_SLOWDOWN) | (1u << CLK_HW_POWER_BRAKE));
+    /* six reasons shown, Idle included; Sync Boost etc. not shown */
+    ck_assert_uint_eq(g->clock_reasons_shown,
+                      (1u << CLK_GPU_IDLE) | (1u << CLK_SW_POWER_CAP) | (1u << CLK_HW_SLOWDOWN) |
+                          (1u << CLK_HW_THERMAL) | (1u << CLK_HW_POWER_BRAKE) |
+                          (1u << CLK_SW_THERMAL));
+    report_free(rep);
+    /* older drivers: "Clocks Throttle Reasons", "Power Readings", "Power Draw" */
+    rep = parse("==============NVSMI LOG==============\n"
+                "Attached GPUs                             : 1\n"
+                "GPU 00000000:1A:00.0\n"
+                "    Clocks Throttle Reasons\n"
+                "        SW Power Cap                      : Not Active\n"
+                "        HW Slowdown                       : Active\n"
+                "            HW Thermal Slowdown           : Active\n"
+                "        SW Thermal Slowdown               : N/A\n"
+                "    Power Readings\n"
+                "        Power Draw                        : 212.35 W\n"
+                "        Power Limit                       : 300.00 W\n"
+                "        Enforced Power Limit              : 250.00 W\n");
+    g = gpu0(rep);
+    ck_assert_uint_eq(g->clock_reasons_active, (1u << CLK_HW_SLOWDOWN) | (1u << CLK_HW_THERMAL));
+    ck_assert_uint_eq(g->clock_reasons_shown & (1u << CLK_SW_THERMAL), 0);   /* N/A: not read */
+    ck_assert_double_eq_tol(g->power_w, 212.35, 1e-9);
+    ck_assert_double_eq_tol(g->power_cap_w, 250.0, 1e-9);   /* the enforced limit wins */
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_query_csv_reads_clocks_limits_and_the_reason_mask)
+{
+    struct report *rep = parse(
+        "index, pci.bus_id, power.draw.instant [W], power.draw.average [W], power.limit [W], "
+        "enforced.power.limit [W], power.default_limit [W], clocks.sm [MHz], clocks.max.sm [MHz], "
+        "clocks_throttle_reasons.active, clocks_event_reasons.sw_thermal_slowdown\n"
+        "0, 00000000:1A:00.0, 50.00 W, 41.20 W, 300.00 W, 250.00 W, 300.00 W, 382 MHz, 1530 MHz, "
+        "0x0000000000000088, Active\n");
+    const struct report_gpu_info *g = gpu0(rep);
+    ck_assert_double_eq_tol(g->power_w, 41.2, 1e-9);
+    ck_assert_double_eq_tol(g->power_cap_w, 250.0, 1e-9);
+    ck_assert_double_eq_tol(g->power_cap_default_w, 300.0, 1e-9);
+    ck_assert_double_eq_tol(g->sm_clock_mhz, 382.0, 1e-9);
+    ck_assert_double_eq_tol(g->sm_clock_max_mhz, 1530.0, 1e-9);
+    /* 0x88 = HW Slowdown (0x8) + HW Power Brake (0x80), NVML's bits */
+    ck_assert_uint_eq(g->clock_reasons_active, (1u << CLK_HW_SLOWDOWN) |
+                                                   (1u << CLK_HW_POWER_BRAKE) |
+                                                   (1u << CLK_SW_THERMAL));
+    ck_assert_uint_eq(g->clock_reasons_shown, (1u << CLK_REASON_COUNT) - 1);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(check_passes_sw_power_cap_at_the_limit_and_names_the_clock)
+{
+    const struct report_finding *f = judge_free(
+        q_clocks("Active", NA, NA, NA, NA, "693.00 W", "700.85 W", "700.00 W"), "gpu.sw_power_cap");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_PASS);
+    ck_assert_str_eq(f->rule, "R10");
+    ck_assert_double_eq_tol(f->observed, 693.0, 1e-9);
+    ck_assert_double_eq_tol(f->expected, 700.0, 1e-9);
+    ck_assert_ptr_nonnull(strstr(f->message, "SM clock 1755 of 1980 MHz"));
+    ck_assert_int_eq(verdict.verdict, SEV_PASS);
+}
+END_TEST
+
+START_TEST(check_warns_sw_power_cap_far_below_the_limit)
+{
+    const struct report_finding *f = judge_free(
+        q_clocks("Active", NA, NA, NA, NA, "15.65 W", "N/A", "700.00 W"), "gpu.sw_power_cap");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_WARN);
+    ck_assert_str_eq(f->rule, "R10,R11");
+    ck_assert_ptr_nonnull(strstr(f->hint, "nvidia-smi -pl"));
+    ck_assert_int_eq(verdict.verdict, SEV_WARN);
+}
+END_TEST
+
+START_TEST(check_is_unknown_for_sw_power_cap_between_or_without_a_draw)
+{
+    const struct report_finding *f = judge_free(
+        q_clocks("Active", NA, NA, NA, NA, "450.00 W", "N/A", "700.00 W"), "gpu.sw_power_cap");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_UNKNOWN);
+    f = judge_free(q_clocks("Active", NA, NA, NA, NA, "N/A", "N/A", "700.00 W"), "gpu.sw_power_cap");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_UNKNOWN);
+    ck_assert_int_eq(verdict.verdict, SEV_UNKNOWN);
+}
+END_TEST
+
+START_TEST(check_warns_when_the_power_limit_is_below_the_default)
+{
+    struct report *rep = q_clocks("Active", NA, NA, NA, NA, "498.00 W", "N/A", "500.00 W");
+    const struct report_finding *f = judge_free(rep, "gpu.power_limit_lowered");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_WARN);
+    ck_assert_double_eq_tol(f->observed, 500.0, 1e-9);
+    ck_assert_double_eq_tol(f->expected, 700.0, 1e-9);
+    /* at the lowered limit the cap is no pass: the one finding is the limit */
+    ck_assert_ptr_null(finding(&verdict, "gpu.sw_power_cap"));
+    /* a lowered limit warns even while the cap is not active */
+    f = judge_free(q_clocks(NA, NA, NA, NA, NA, "98.00 W", "N/A", "500.00 W"),
+                   "gpu.power_limit_lowered");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_WARN);
+}
+END_TEST
+
+START_TEST(check_fails_hw_thermal_and_power_brake_and_warns_sw_thermal)
+{
+    const struct report_finding *f = judge_free(
+        q_clocks(NA, "Active", "Active", NA, "Active", "300.00 W", "N/A", "700.00 W"),
+        "gpu.hw_thermal_slowdown");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_FAIL);
+    ck_assert_str_eq(f->rule, "R10");
+    ck_assert_ptr_nonnull(strstr(f->message, "71 C"));
+    ck_assert_double_eq_tol(f->observed, 1755.0, 1e-9);
+    f = finding(&verdict, "gpu.sw_thermal_slowdown");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_WARN);
+    /* the named cause stands for its parent: no second, vaguer finding */
+    ck_assert_ptr_null(finding(&verdict, "gpu.hw_slowdown"));
+    f = judge_free(q_clocks(NA, "Active", NA, "Active", NA, "41.20 W", "N/A", "700.00 W"),
+                   "gpu.hw_power_brake");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_FAIL);
+    ck_assert_ptr_nonnull(strstr(f->hint, "PSU"));
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_warns_on_hw_slowdown_with_no_cause_named)
+{
+    const struct report_finding *f = judge_free(
+        q_clocks(NA, "Active", NA, NA, NA, "300.00 W", "N/A", "700.00 W"), "gpu.hw_slowdown");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_WARN);
+    ck_assert_str_eq(f->rule, "R10");
+}
+END_TEST
+
+START_TEST(check_says_nothing_of_reasons_not_active_or_not_shown)
+{
+    static const char *ids[] = {"gpu.sw_power_cap", "gpu.power_limit_lowered", "gpu.hw_slowdown",
+                                "gpu.hw_thermal_slowdown", "gpu.hw_power_brake",
+                                "gpu.sw_thermal_slowdown"};
+    judge_free(q_clocks(NA, NA, NA, NA, NA, "79.27 W", "79.40 W", "700.00 W"), ids[0]);
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        ck_assert_ptr_null(finding(&verdict, ids[i]));
+    /* "N/A" states are not "Active" either */
+    judge_free(q_clocks("N/A", "N/A", "N/A", "N/A", "N/A", "79.27 W", "N/A", "700.00 W"), ids[0]);
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        ck_assert_ptr_null(finding(&verdict, ids[i]));
+}
+END_TEST
+
 START_TEST(check_fails_a_pcie_path_where_nvswitch_is_planned)
 {
     ck_assert_int_eq(judge(TOPO_PCIE, exp_val(EXP_TOPO_GPU_LINK, "NV"), EXP_TOPO_GPU_LINK), SEV_FAIL);
@@ -1376,6 +1628,9 @@ static Suite *suite(void)
     tcase_add_test(p, parse_ibstat_flags_bad_lid_only_on_infiniband);
     tcase_add_test(p, parse_ibstatus_reads_hex_lid_and_rate);
     tcase_add_test(p, parse_nvidia_smi_q_keeps_max_and_current_apart);
+    tcase_add_test(p, parse_nvidia_smi_q_reads_the_gpus_power_not_the_memorys_or_modules);
+    tcase_add_test(p, parse_clock_event_reasons_keeps_active_apart_from_shown);
+    tcase_add_test(p, parse_query_csv_reads_clocks_limits_and_the_reason_mask);
     tcase_add_test(p, parse_dcgm_counts_per_gpu_results_on_continuation_rows);
     tcase_add_test(p, parse_fio_text_prefers_group_bandwidth_in_decimal_mb);
     tcase_add_test(p, parse_cpupower_keeps_two_runs_as_two_sections);
@@ -1419,6 +1674,13 @@ static Suite *suite(void)
     tcase_add_test(c, check_warns_on_a_governor_other_than_performance);
     tcase_add_test(c, check_treats_dcgm_skip_as_skip_and_fail_as_fail);
     tcase_add_test(c, check_warns_on_pause_frames_and_link_errors);
+    tcase_add_test(c, check_passes_sw_power_cap_at_the_limit_and_names_the_clock);
+    tcase_add_test(c, check_warns_sw_power_cap_far_below_the_limit);
+    tcase_add_test(c, check_is_unknown_for_sw_power_cap_between_or_without_a_draw);
+    tcase_add_test(c, check_warns_when_the_power_limit_is_below_the_default);
+    tcase_add_test(c, check_fails_hw_thermal_and_power_brake_and_warns_sw_thermal);
+    tcase_add_test(c, check_warns_on_hw_slowdown_with_no_cause_named);
+    tcase_add_test(c, check_says_nothing_of_reasons_not_active_or_not_shown);
     tcase_add_test(c, check_compares_fio_with_planned_read_and_write_rates);
     tcase_add_test(c, check_lists_expectations_without_evidence_and_never_passes_them);
     tcase_add_test(c, check_without_plan_or_reports_is_unknown);

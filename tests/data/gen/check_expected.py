@@ -38,6 +38,23 @@ cases = {
  "dcgm-skips-only.txt": {"$exit": 0, "verdict": "unknown",
      "findings": [C, F("dcgm.fail", "skip", rule="T10")]},
 }
+# GPU clocks and power (R10, R11), from nvidia-smi -q alone: the plan's gpu expectations find
+# one GPU (or four) where 8 a node are planned, which fails (exit 1); the findings listed are
+# the plan-free clock and power ones.
+cases.update({
+ "h200-load-sw-power-cap-at-limit.txt": {"$exit": 1,
+     "findings": [C, F("gpu.sw_power_cap", "pass", observed=693, expected=700, rule="R10")]},
+ "a10-vm-sw-power-cap-far-below-limit.txt": {"$exit": 1,
+     "findings": [C, F("gpu.sw_power_cap", "warn", observed=15.65, expected=150, rule="R10,R11")]},
+ "v100-old-driver-hw-slowdowns-lowered-limit.txt": {"$exit": 1, "verdict": "fail",
+     "findings": [C, F("gpu.hw_power_brake", "fail", observed=382, expected=1530, rule="R10"),
+                  F("gpu.hw_thermal_slowdown", "fail", observed=945, expected=1530, rule="R10"),
+                  F("gpu.sw_thermal_slowdown", "warn", observed=945, rule="R10"),
+                  F("gpu.power_limit_lowered", "warn", observed=200, expected=300,
+                    rule="R10,R11"),
+                  F("gpu.hw_slowdown", "warn", observed=705, expected=1530, rule="R10")]},
+})
+
 root = sys.argv[1]
 for name, doc in cases.items():
     stem = name[:name.rindex(".")]
