@@ -184,10 +184,15 @@ cases = {
 
 # ---- gpuplan device capture, 2026-11-30: one H200 in a Firecracker VM, driver
 # 580.159.04 (idle, and under a bf16 matmul at 693 W). Read off each file by
-# hand.
+# hand; the topo captures carry nvidia-smi's ANSI underline around the header.
 H200 = "NVIDIA H200"
+def topo_t(tool, issues, **f): return {"kind": "topo", "tool": tool, "facts": f, "issues": issues}
 def h200(**f): return {"name": H200, "bus_id": "00000000:00:06.0", "memory_total_mib": 143771, **f}
 cases.update({
+ "nvidia-smi-topo/gpuplan-device-h200-1gpu-ansi-underline.txt": ([topo_t("nvidia-smi topo -m", [],
+     gpu_count=1, nic_count=0, gpu_link_worst=N, nvlink_min=N, gpu_pairs=0, gpu_pairs_read=0,
+     p2p_worst=N, matrix={"columns": ["GPU0"], "rows": [{"name": "GPU0", "cells": ["X"],
+     "cpu_affinity": "0-15", "numa_affinity": "0"}]})], 0),
  # The leading timestamp line of the table is counted as unrecognized today
  # (report_gpu.c): not checked here until it is read as the table's own.
  "nvidia-smi/gpuplan-device-h200-idle-table.txt": ([gpu("nvidia-smi", gpu_count=1,
