@@ -235,7 +235,10 @@ static int matrix_start(const struct line *l)
 }
 
 /* topo_detect for a line holding ESC (nvidia-smi's underlined header):
- * the line without its escapes. */
+ * the line without its escapes. An underlined lone "GPU0" is the header
+ * of a one-GPU -p2p matrix, which has no other column: as strong a marker
+ * as a longer header, where a plain lone "GPU0" is too common a text to
+ * start a section on. */
 static __attribute__((noinline)) int topo_detect_esc(const struct line *l)
 {
     char buf[ESC_LINE_MAX];
@@ -244,7 +247,10 @@ static __attribute__((noinline)) int topo_detect_esc(const struct line *l)
         return 0;
     if (c.len < 4 || (c.s[0] != 'G' && c.s[0] != '\v' && c.s[0] != '\f'))
         return 0;
-    return matrix_start(&c);
+    int d = matrix_start(&c);
+    if (!d && span_eq(c.s, c.len, "GPU0"))
+        d = DETECT_STRONG;
+    return d;
 }
 
 int topo_detect(const struct line *l)
@@ -304,7 +310,8 @@ static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
  * when escapes may stand in its way (the line is then read without them).
  *
  * tp->cur_matrix, the matrix being read: 0 none yet, 1 link, 2 p2p, 3 a
- * header read, 4 a matrix being ignored, 5 in a legend. */
+ * header read (link: NIC columns or affinity titles), 4 a matrix being
+ * ignored, 5 in a legend, 6 a header of GPU columns only read (-p2p). */
 static int data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_topo *tp = &sec->u.topo;
@@ -312,7 +319,7 @@ static int data_row(struct report_section *sec, const struct tok *t, int n)
      * become, zeros past the cells, so a link row is one fixed copy. */
     unsigned char codes[TOPO_DIM_MAX] = {0};
     _Static_assert(sizeof(codes) == sizeof(tp->cells[0]), "a row of codes is a matrix row");
-    int ncell = 0, p2p_seen = 0;
+    int ncell = 0, p2p_seen = 0, link_seen = 0;
     int cols = tp->cur_matrix == 2 ? tp->p2p_cols : tp->cur_matrix == 1 ? tp->cols : tp->pend_cols;
     if (cols == 0)
         cols = TOPO_DIM_MAX;    /* no header: as many cells as the row shows */
@@ -322,6 +329,8 @@ static int data_row(struct report_section *sec, const struct tok *t, int n)
             break;
         if (c >= TOPO_CELL_P2P_OK && c <= TOPO_CELL_P2P_U)
             p2p_seen = 1;
+        else if (c < TOPO_CELL_X)
+            link_seen = 1;
         codes[ncell++] = (unsigned char)c;
     }
     int aff = 1 + ncell;
@@ -334,9 +343,15 @@ static int data_row(struct report_section *sec, const struct tok *t, int n)
     if (aff < n && (t[aff].s[0] == ESC || (aff + 1 < n && t[aff + 1].s[0] == ESC) ||
                     (ncell < cols && memchr(t[aff].s, ESC, t[aff].len))))
         return 1;
-    if (tp->cur_matrix == 3 || tp->cur_matrix == 0) {
-        /* The first row tells a link matrix from a P2P status matrix. */
+    if (tp->cur_matrix == 3 || tp->cur_matrix == 6 || tp->cur_matrix == 0) {
+        /* The first row tells a link matrix from a P2P status matrix by its
+         * cells. A row with no cell that tells ("X" alone: one GPU) goes by
+         * its header: GPU columns only, without affinity titles (6), is a
+         * -p2p header, as is any header after a "topo -p2p" command line. */
         int want = p2p_seen ? 2 : 1;
+        if (!p2p_seen && !link_seen &&
+            (tp->cur_matrix == 6 || str_is(sec->tool, "nvidia-smi topo -p2p")))
+            want = 2;
         if ((want == 1 && tp->has_link) || (want == 2 && tp->has_p2p)) {
             section_issue(sec, "a second matrix of the same kind was ignored");
             tp->cur_matrix = 4;
@@ -467,7 +482,7 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         tp->pend_cols = hc;
         for (int i = 0; i < hc; i++)
             tok_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
-        tp->cur_matrix = 3;
+        tp->cur_matrix = link_header ? 3 : 6;
         return TAKE_YES;
     }
     /* (hc >= 1: t[0] names a column, as header_cols found) */

@@ -243,6 +243,29 @@ START_TEST(parse_topo_reads_rows_and_legend_lines_holding_escapes)
 }
 END_TEST
 
+/* One GPU: the -p2p row ("X" alone) tells nothing; the header (GPU columns
+ * only, no affinity titles) says it is a -p2p matrix. */
+START_TEST(parse_topo_takes_a_one_gpu_underlined_p2p_matrix_as_p2p)
+{
+    struct report *rep = parse(" \t\x1b[4mGPU0\t\x1b[0m\n"
+                               " GPU0\tX\t\n"
+                               "\n"
+                               "Legend:\n"
+                               "\n"
+                               "  X    = Self\n"
+                               "  OK   = Status Ok\n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.topo.has_p2p, 1);
+    ck_assert_int_eq(s->u.topo.has_link, 0);
+    ck_assert_int_eq(s->u.topo.gpu_count, 1);
+    ck_assert_str_eq(s->tool, "nvidia-smi topo -p2p");
+    ck_assert_int_eq(s->issue_count, 0);
+    ck_assert_int_eq((int)rep->unrecognized_lines, 0);
+    report_free(rep);
+}
+END_TEST
+
 /* A cut JSON document takes every line after it as a possible part of it
  * until a strong start marker: the underlined header must be one. */
 START_TEST(parse_topo_underlined_header_ends_a_cut_json_document)
@@ -1443,6 +1466,7 @@ static Suite *suite(void)
     tcase_add_test(p, parse_topo_counts_pairs_a_cut_matrix_does_not_show);
     tcase_add_test(p, parse_topo_reads_a_header_underlined_with_escapes);
     tcase_add_test(p, parse_topo_reads_rows_and_legend_lines_holding_escapes);
+    tcase_add_test(p, parse_topo_takes_a_one_gpu_underlined_p2p_matrix_as_p2p);
     tcase_add_test(p, parse_topo_underlined_header_ends_a_cut_json_document);
     tcase_add_test(p, parse_perftest_converts_mb_per_sec_to_gbps);
     tcase_add_test(p, parse_strips_email_quotes_and_tmux_borders);

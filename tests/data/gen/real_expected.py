@@ -193,6 +193,9 @@ cases.update({
      gpu_count=1, nic_count=0, gpu_link_worst=N, nvlink_min=N, gpu_pairs=0, gpu_pairs_read=0,
      p2p_worst=N, matrix={"columns": ["GPU0"], "rows": [{"name": "GPU0", "cells": ["X"],
      "cpu_affinity": "0-15", "numa_affinity": "0"}]})], 0),
+ "nvidia-smi-topo/gpuplan-device-h200-1gpu-p2p-r-ansi-underline.txt": ([topo_t(
+     "nvidia-smi topo -p2p", [], gpu_count=1, nic_count=N, gpu_link_worst=N, nvlink_min=N,
+     gpu_pairs=N, p2p_worst=N, p2p_pairs_ok=0, p2p_pairs_read=0)], 0),
  # The leading timestamp line of the table is counted as unrecognized today
  # (report_gpu.c): not checked here until it is read as the table's own.
  "nvidia-smi/gpuplan-device-h200-idle-table.txt": ([gpu("nvidia-smi", gpu_count=1,
