@@ -12,9 +12,10 @@
  * nvidia-smi underlines the header with ANSI SGR escapes (ESC[4m ... ESC[0m)
  * even when its output goes to a file. Escapes are terminal debris, not
  * content: a topo line holding ESC is read as the same line without its
- * escape sequences. Only topo lines are asked (one memchr each; a log holds
- * few), and only those holding ESC are copied, so the driver's path for
- * every other line is unchanged. */
+ * escape sequences. Only lines that would read differently are searched for
+ * ESC (headers, rows cut short, lines not taken otherwise), never complete
+ * rows or legend lines, and only those holding ESC are copied: the driver's
+ * path for other kinds' lines is unchanged. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,7 +194,6 @@ static inline void tok_copy(char *dst, size_t dl, const char *s, size_t len)
     dst[len] = '\0';
 }
 
-
 static int is_gpu_name(const char *s, size_t n)
 {
     return n >= 4 && memcmp(s, "GPU", 3) == 0 && s[3] >= '0' && s[3] <= '9';
@@ -346,8 +346,8 @@ static int data_row(struct report_section *sec, const struct tok *t, int n)
     if (tp->cur_matrix == 3 || tp->cur_matrix == 6 || tp->cur_matrix == 0) {
         /* The first row tells a link matrix from a P2P status matrix by its
          * cells. A row with no cell that tells ("X" alone: one GPU) goes by
-         * its header: GPU columns only, without affinity titles (6), is a
-         * -p2p header, as is any header after a "topo -p2p" command line. */
+         * its header: GPU columns only, without affinity titles (6), make
+         * a -p2p matrix, as does a "topo -p2p" command line before it. */
         int want = p2p_seen ? 2 : 1;
         if (!p2p_seen && !link_seen &&
             (tp->cur_matrix == 6 || str_is(sec->tool, "nvidia-smi topo -p2p")))
@@ -469,8 +469,8 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
                     tok_eq(&t[hc], "GPU")) && !(n > 1 && cell_code(&t[1]))) {
         /* -m headers carry affinity titles (and NIC columns); -p2p headers
-         * only GPUs. A second matrix of a kind already read is the next run. */
-        /* (headers are few: each is searched for escapes) */
+         * only GPUs. A second matrix of a kind already read is the next run.
+         * Headers are few: each is searched for escapes. */
         if (memchr(l->raw, ESC, l->raw_len))
             return topo_line_esc(sec, l);
         int link_header = hc < n;
