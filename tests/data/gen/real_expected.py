@@ -255,6 +255,13 @@ cases.update({
      current_mhz=N)], 0),
 })
 
+# ---- clockev: the SM clocks the H200 CSVs above show (clocks.current.sm, clocks.max.sm), now
+# read as per-GPU facts; no clocks_event_reasons column, so no reasons (null).
+for _csv, _sm in (("nvidia-smi-query-csv/gpuplan-device-h200-idle-query.csv", 345),
+                  ("nvidia-smi-query-csv/gpuplan-device-h200-load-693w-query.csv", 1485)):
+    cases[_csv][0][0]["facts"]["gpus"][0].update(sm_clock_mhz=_sm, sm_clock_max_mhz=1980,
+                                                  clock_event_reasons=N)
+
 root = sys.argv[1]
 for path, (sections, unrec) in cases.items():
     for s in sections:
