@@ -1724,8 +1724,11 @@ START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
     struct engine_recommendation *r = calloc(1, sizeof *r);
     struct ref_cand *ref = calloc(ENGINE_CANDIDATES_MAX, sizeof *ref);
     struct engine_workload w;
+    /* with a writer's cache too: the last answer's frontier goes first
+     * (its hints), and the scan skips those */
+    struct json_plan_cache *cache = json_plan_cache_new();
     unsigned long long st = 0x2545f4914f6cdd1dULL;
-    ck_assert(cat && r && ref);
+    ck_assert(cat && r && ref && cache);
     cat->n_gpus = 1;
     snprintf(cat->gpus[0].id, sizeof cat->gpus[0].id, "gpu-a");
     engine_workload_init(&w);
@@ -1773,8 +1776,28 @@ START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
         }
         ck_assert_int_eq(cJSON_GetArraySize(fr), kept);
         cJSON_Delete(doc);
+        /* the same text through the cache, twice (the second time with
+         * this very frontier as its hints), and again after the costs of
+         * some candidates moved (hints that are no longer the frontier) */
+        for (int pass = 0; pass < 3; pass++) {
+            size_t clen = 0;
+            char *ctext;
+            if (pass == 2) {
+                free(text);
+                for (int i = 0; i < n; i += 3)
+                    r->candidates[i].cost *= 0.999;
+                text = json_recommendation_text(cat, &w, r, &len);
+                ck_assert_ptr_nonnull(text);
+            }
+            ctext = json_recommendation_text_cached(cat, &w, r, cache, &clen);
+            ck_assert_ptr_nonnull(ctext);
+            ck_assert_msg(clen == len && memcmp(ctext, text, len) == 0, "round %d pass %d: cached text differs",
+                          round, pass);
+            free(ctext);
+        }
         free(text);
     }
+    json_plan_cache_free(cache);
     free(ref);
     free(r);
     free(cat);
