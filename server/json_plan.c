@@ -1777,14 +1777,29 @@ static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int
         KEY(st->tier, sizeof st->tier);
         KEY(st->kind, sizeof st->kind);
     }
-    for (int i = 0; i < p->n_rationale; i++) {
-        const char *rule = p->rationale[i].rule;
-        _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
-        if (!cmp && !has_nul(rule, 16)) {
-            k->bad = 1;
+    _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
+#ifdef __SSE2__
+    if (cmp) {
+        /* the rules compared 16 bytes a step, their differences or-ed
+         * (KEY's compare, without its checks per rule) */
+        __m128i acc = _mm_setzero_si128();
+        if ((size_t)(cend - c) < 16 * (size_t)p->n_rationale)
             return 0;
+        for (int i = 0; i < p->n_rationale; i++, c += 16)
+            acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p->rationale[i].rule),
+                                                  _mm_loadu_si128((const __m128i *)(const void *)c)));
+        diff |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) ^ 0xFFFFu;
+    } else
+#endif
+    {
+        for (int i = 0; i < p->n_rationale; i++) {
+            const char *rule = p->rationale[i].rule;
+            if (!cmp && !has_nul(rule, 16)) {
+                k->bad = 1;
+                return 0;
+            }
+            KEY(rule, 16);
         }
-        KEY(rule, 16);
     }
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *bl = &p->bom[i];

@@ -2128,8 +2128,10 @@ static void tpl_reprice(struct engine_plan *p, const struct engine_plan *orig, u
     if (tpl_u(st) < 0.08) {
         switch ((int)(tpl_u(st) * 8)) {
         case 0:
-            if (p->n_rationale > 0)
-                snprintf(p->rationale[0].rule, sizeof p->rationale[0].rule, "T%d", (int)(tpl_u(st) * 9));
+            if (p->n_rationale > 0) {   /* any rule (tier_key compares them 16 bytes a step) */
+                int r = (int)(tpl_u(st) * p->n_rationale);
+                snprintf(p->rationale[r].rule, sizeof p->rationale[r].rule, "T%d", (int)(tpl_u(st) * 9));
+            }
             break;
         case 1:
             p->n_rationale = (int)(tpl_u(st) * (orig->n_rationale + 1));
