@@ -301,6 +301,7 @@ static inline int strong_lead(const struct line *l)
     case 'I': lead = span_starts(s, n, "Infiniband device '") || span_starts(s, n, "Initialized device "); break;
     case 'A': lead = span_starts(s, n, "Architecture:"); break;
     case '\v': case '\f': lead = 1; break;          /* topo's GPU0 after odd blanks */
+    case '\x1b': lead = span_find(s, n, "GPU0") != NULL; break;  /* topo's underlined header */
     case '|': lead = n >= 30 && s[28] == '|'; break;  /* dcgm's table header row */
     default: break;
     }

@@ -7,7 +7,15 @@
  * cell code, so tab or space alignment, lost padding and rows cut short all
  * read the same way. A GPU pair counts as read if either of its two rows
  * showed it; the summary (worst path, fewest NVLinks) is over pairs read and
- * says how many pairs that was, so a cut matrix never passes as complete. */
+ * says how many pairs that was, so a cut matrix never passes as complete.
+ *
+ * nvidia-smi underlines the header with ANSI SGR escapes (ESC[4m ... ESC[0m)
+ * even when its output goes to a file. Escapes are terminal debris, not
+ * content: a topo line holding ESC is read as the same line without its
+ * escape sequences. Only lines that would read differently are searched for
+ * ESC (headers, rows cut short, lines not taken otherwise), never complete
+ * rows or legend lines, and only those holding ESC are copied: the driver's
+ * path for other kinds' lines is unchanged. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,10 +98,85 @@ const char *report_topo_cell_str(int cell, char *buf, size_t len)
     return buf;
 }
 
+#define ESC '\x1b'
+/* Longest line read without its escapes; longer ones are read as they
+ * are (a 32-column matrix row is some 300 bytes). */
+#define ESC_LINE_MAX 1024
+
+/* s (n bytes) without its escape sequences, into out (cap bytes): CSI
+ * sequences (ESC '[', parameter and intermediate bytes, one final byte
+ * 0x40..0x7E; SGR is the one ending in 'm'), OSC strings (ESC ']' up to BEL
+ * or ESC '\\'), and other escapes (ESC, intermediate bytes 0x20..0x2F, one
+ * final byte, as "ESC ( B" that `tput sgr0` writes). A sequence cut by the
+ * line's end is dropped to the end. Returns the length written, or
+ * (size_t)-1 when the text does not fit. */
+static size_t esc_strip(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0, i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c != ESC) {
+            if (o >= cap)
+                return (size_t)-1;
+            out[o++] = (char)c;
+            i++;
+            continue;
+        }
+        i++;
+        if (i < n && s[i] == '[') {
+            i++;
+            while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x3F)
+                i++;
+            if (i < n && (unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E)
+                i++;
+        } else if (i < n && s[i] == ']') {
+            while (i < n && s[i] != '\a' && !(s[i] == ESC && i + 1 < n && s[i + 1] == '\\'))
+                i++;
+            i += i < n ? (s[i] == ESC ? 2 : 1) : 0;
+        } else {
+            while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] <= 0x2F)
+                i++;
+            if (i < n && (unsigned char)s[i] >= 0x30 && (unsigned char)s[i] <= 0x7E)
+                i++;
+        }
+    }
+    return o;
+}
+
+/* l without its escape sequences, cleaned as the driver cleans every line,
+ * into c (its text in buf, cap bytes); 0 when l's raw text holds no ESC or
+ * does not fit. c has no pair set: the copy's byte pairs are not the
+ * line's, and its text lives only as long as buf. */
+static int esc_line(const struct line *l, char *buf, size_t cap, struct line *c)
+{
+    if (!l->raw_len || !memchr(l->raw, ESC, l->raw_len))
+        return 0;
+    size_t n = esc_strip(l->raw, l->raw_len, buf, cap);
+    if (n == (size_t)-1)
+        return 0;
+    line_clean(buf, n, c);
+    c->info = l->info;
+    c->pairs = NULL;
+    return 1;
+}
+
+/* tok_copy for a token holding a control byte: its escape sequences
+ * dropped, other control bytes as blanks. len < dl. */
+static __attribute__((noinline)) void tok_copy_ctl(char *dst, size_t dl, const char *s,
+                                                   size_t len)
+{
+    size_t n = esc_strip(s, len, dst, dl - 1);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+            dst[i] = ' ';
+    dst[n] = '\0';
+}
+
 /* span_copy for a token that fits (the names and affinities of a matrix
- * almost always do): the same bytes, control bytes as blanks, inline, where
- * the call and its general cases cost more than the few bytes copied (every
- * row copies three tokens). A token that does not fit goes to span_copy. */
+ * almost always do): the same bytes, inline, where the call and its
+ * general cases cost more than the few bytes copied (every row copies
+ * three tokens). A token that does not fit goes to span_copy; one holding
+ * a control byte to tok_copy_ctl (an affinity may end in an escape). */
 static inline void tok_copy(char *dst, size_t dl, const char *s, size_t len)
 {
     if (len >= dl) {
@@ -102,7 +185,11 @@ static inline void tok_copy(char *dst, size_t dl, const char *s, size_t len)
     }
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+        if (c < 0x20 || c == 0x7f) {
+            tok_copy_ctl(dst, dl, s, len);
+            return;
+        }
+        dst[i] = (char)c;
     }
     dst[len] = '\0';
 }
@@ -134,22 +221,51 @@ static int header_cols(const struct tok *t, int n)
     return c;
 }
 
-int topo_detect(const struct line *l)
+/* A matrix's first line: a header "GPU0 GPU1 ..." / "GPU0 CPU Affinity"
+ * (strong) or a first row "GPU0 X ..." (weak), in clean text. */
+static int matrix_start(const struct line *l)
 {
     struct tok t[4];
-    if (line_find_raw_a(l, "nvidia-smi topo", 6))
-        return DETECT_STRONG;
-    /* The first token must be "GPU0"; only blanks the line cleaner leaves
-     * ('\v', '\f') may come before it. Most lines are turned away here
-     * without tokenizing. */
-    if (l->len < 4 || (l->s[0] != 'G' && l->s[0] != '\v' && l->s[0] != '\f'))
-        return 0;
     int n = tok_split(l->s, l->len, t, 4);
     if (n < 2 || !span_eq(t[0].s, t[0].len, "GPU0"))
         return 0;
     if (col_token(&t[1]) || tok_eq(&t[1], "CPU"))
         return DETECT_STRONG;
     return tok_eq(&t[1], "X") ? DETECT_WEAK : 0;
+}
+
+/* topo_detect for a line holding ESC (nvidia-smi's underlined header):
+ * the line without its escapes. An underlined lone "GPU0" is the header
+ * of a one-GPU -p2p matrix, which has no other column: as strong a marker
+ * as a longer header, where a plain lone "GPU0" is too common a text to
+ * start a section on. */
+static __attribute__((noinline)) int topo_detect_esc(const struct line *l)
+{
+    char buf[ESC_LINE_MAX];
+    struct line c;
+    if (!line_find(l, "GPU0") || !esc_line(l, buf, sizeof(buf), &c))
+        return 0;
+    if (c.len < 4 || (c.s[0] != 'G' && c.s[0] != '\v' && c.s[0] != '\f'))
+        return 0;
+    int d = matrix_start(&c);
+    if (!d && span_eq(c.s, c.len, "GPU0"))
+        d = DETECT_STRONG;
+    return d;
+}
+
+int topo_detect(const struct line *l)
+{
+    if (line_find_raw_a(l, "nvidia-smi topo", 6))
+        return DETECT_STRONG;
+    /* The first token must be "GPU0"; only blanks the line cleaner leaves
+     * ('\v', '\f') or an escape sequence may come before it. Most lines
+     * are turned away here without tokenizing. */
+    if (l->len < 4 || (l->s[0] != 'G' && l->s[0] != '\v' && l->s[0] != '\f' && l->s[0] != ESC))
+        return 0;
+    int d = l->s[0] == ESC ? 0 : matrix_start(l);
+    if (d || !memchr(l->s, ESC, l->len))
+        return d;
+    return topo_detect_esc(l);
 }
 
 void topo_init(struct report_section *sec)
@@ -190,14 +306,20 @@ static int row_index(struct report_topo *tp, const struct tok *name, int p2p)
     return -1;
 }
 
-static void data_row(struct report_section *sec, const struct tok *t, int n)
+/* Reads the matrix row t[0..n) into sec; returns 1, having read nothing,
+ * when escapes may stand in its way (the line is then read without them).
+ *
+ * tp->cur_matrix, the matrix being read: 0 none yet, 1 link, 2 p2p, 3 a
+ * header read (link: NIC columns or affinity titles), 4 a matrix being
+ * ignored, 5 in a legend, 6 a header of GPU columns only read (-p2p). */
+static int data_row(struct report_section *sec, const struct tok *t, int n)
 {
     struct report_topo *tp = &sec->u.topo;
     /* Cell codes fit a byte (report.h): kept as the matrix row they
      * become, zeros past the cells, so a link row is one fixed copy. */
     unsigned char codes[TOPO_DIM_MAX] = {0};
     _Static_assert(sizeof(codes) == sizeof(tp->cells[0]), "a row of codes is a matrix row");
-    int ncell = 0, p2p_seen = 0;
+    int ncell = 0, p2p_seen = 0, link_seen = 0;
     int cols = tp->cur_matrix == 2 ? tp->p2p_cols : tp->cur_matrix == 1 ? tp->cols : tp->pend_cols;
     if (cols == 0)
         cols = TOPO_DIM_MAX;    /* no header: as many cells as the row shows */
@@ -207,16 +329,33 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             break;
         if (c >= TOPO_CELL_P2P_OK && c <= TOPO_CELL_P2P_U)
             p2p_seen = 1;
+        else if (c < TOPO_CELL_X)
+            link_seen = 1;
         codes[ncell++] = (unsigned char)c;
     }
     int aff = 1 + ncell;
-    if (tp->cur_matrix == 3 || tp->cur_matrix == 0) {
-        /* The first row tells a link matrix from a P2P status matrix. */
+    /* Escapes are looked for only where they would change what is read: in
+     * the token that ended the cells short of the header's columns (or of
+     * an unknown count), and as the first byte of either affinity token (a
+     * sequence of its own there would shift them). Escapes inside a token
+     * read in full are dropped by tok_copy. A complete row searches
+     * nothing. */
+    if (aff < n && (t[aff].s[0] == ESC || (aff + 1 < n && t[aff + 1].s[0] == ESC) ||
+                    (ncell < cols && memchr(t[aff].s, ESC, t[aff].len))))
+        return 1;
+    if (tp->cur_matrix == 3 || tp->cur_matrix == 6 || tp->cur_matrix == 0) {
+        /* The first row tells a link matrix from a P2P status matrix by its
+         * cells. A row with no cell that tells ("X" alone: one GPU) goes by
+         * its header: GPU columns only, without affinity titles (6), make
+         * a -p2p matrix, as does a "topo -p2p" command line before it. */
         int want = p2p_seen ? 2 : 1;
+        if (!p2p_seen && !link_seen &&
+            (tp->cur_matrix == 6 || str_is(sec->tool, "nvidia-smi topo -p2p")))
+            want = 2;
         if ((want == 1 && tp->has_link) || (want == 2 && tp->has_p2p)) {
             section_issue(sec, "a second matrix of the same kind was ignored");
             tp->cur_matrix = 4;
-            return;
+            return 0;
         }
         if (want == 1) {
             tp->cols = tp->pend_cols;
@@ -247,10 +386,10 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         tp->cur_matrix = want;
     }
     if (tp->cur_matrix == 4)
-        return;
+        return 0;
     if (tp->cur_matrix == 1) {
         if (tp->rows >= TOPO_DIM_MAX)
-            return;
+            return 0;
         int r = tp->rows++;
         memcpy(tp->cells[r], codes, sizeof(tp->cells[r]));
         tp->cpu_affinity[r][0] = tp->numa_affinity[r][0] = '\0';
@@ -264,7 +403,7 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
             section_issue(sec, "the matrix is cut: a row ends early");
     } else {
         if (tp->p2p_rows >= TOPO_DIM_MAX)
-            return;
+            return 0;
         int r = row_index(tp, &t[0], 1);
         if (r < 0)
             r = tp->p2p_rows;
@@ -272,6 +411,19 @@ static void data_row(struct report_section *sec, const struct tok *t, int n)
         for (int c = 0; c < ncell && c < TOPO_DIM_MAX; c++)
             tp->p2p[r][c] = codes[c];
     }
+    return 0;
+}
+
+/* topo_line for a line holding ESC: the line without its escapes (which
+ * holds none, so topo_line takes it the plain way). */
+static __attribute__((noinline)) enum take topo_line_esc(struct report_section *sec,
+                                                         const struct line *l)
+{
+    char buf[ESC_LINE_MAX];
+    struct line c;
+    if (!esc_line(l, buf, sizeof(buf), &c))
+        return TAKE_NO;
+    return topo_line(sec, &c);
 }
 
 enum take topo_line(struct report_section *sec, const struct line *l)
@@ -317,7 +469,10 @@ enum take topo_line(struct report_section *sec, const struct line *l)
     if (hc >= 1 && (hc == n || tok_eq(&t[hc], "CPU") || tok_eq(&t[hc], "NUMA") ||
                     tok_eq(&t[hc], "GPU")) && !(n > 1 && cell_code(&t[1]))) {
         /* -m headers carry affinity titles (and NIC columns); -p2p headers
-         * only GPUs. A second matrix of a kind already read is the next run. */
+         * only GPUs. A second matrix of a kind already read is the next run.
+         * Headers are few: each is searched for escapes. */
+        if (memchr(l->raw, ESC, l->raw_len))
+            return topo_line_esc(sec, l);
         int link_header = hc < n;
         for (int i = 0; i < hc; i++)
             link_header |= !is_gpu_name(t[i].s, t[i].len);
@@ -327,14 +482,19 @@ enum take topo_line(struct report_section *sec, const struct line *l)
         tp->pend_cols = hc;
         for (int i = 0; i < hc; i++)
             tok_copy(tp->pend_names[i], sizeof(tp->pend_names[i]), t[i].s, t[i].len);
-        tp->cur_matrix = 3;
+        tp->cur_matrix = link_header ? 3 : 6;
         return TAKE_YES;
     }
     /* (hc >= 1: t[0] names a column, as header_cols found) */
     if (n >= 2 && hc >= 1 && cell_code(&t[1])) {
-        data_row(sec, t, n);
+        if (data_row(sec, t, n))
+            return topo_line_esc(sec, l);
         return TAKE_YES;
     }
+    /* Any other line is read again without its escapes if it holds any:
+     * nvidia-smi's underlined header opens with one, and is told here. */
+    if (memchr(l->raw, ESC, l->raw_len))
+        return topo_line_esc(sec, l);
     /* A row cut right after its name ("GPU4") */
     if (n == 1 && hc >= 1 && (tp->cur_matrix == 1 || tp->cur_matrix == 2)) {
         section_issue(sec, "the matrix is cut: a row ends early");

@@ -192,6 +192,99 @@ START_TEST(parse_topo_counts_pairs_a_cut_matrix_does_not_show)
 }
 END_TEST
 
+/* nvidia-smi writes its topo header underlined (ESC[4m ... ESC[0m) even to
+ * a file, as the H200 capture in tests/data/reports/nvidia-smi-topo shows;
+ * read plain, the header is lost and NIC columns pass for GPUs. */
+START_TEST(parse_topo_reads_a_header_underlined_with_escapes)
+{
+    struct report *rep =
+        parse("\t\x1b[4mGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+              "GPU0\t X \tNV18\tPIX\tSYS\t0-15\t0\t\tN/A\n"
+              "GPU1\tNV18\t X \tSYS\tPIX\t16-31\t1\t\tN/A\n"
+              "NIC0\tPIX\tSYS\t X \tSYS\n"
+              "NIC1\tSYS\tPIX\tSYS\t X \n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.topo.gpu_count, 2);
+    ck_assert_int_eq(s->u.topo.nic_count, 2);
+    ck_assert_int_eq(s->u.topo.link_worst, 18);
+    ck_assert_int_eq(s->u.topo.pairs_read, 1);
+    ck_assert_str_eq(s->u.topo.col_names[2], "NIC0");
+    ck_assert_str_eq(s->u.topo.cpu_affinity[1], "16-31");
+    ck_assert_int_eq(s->issue_count, 0);
+    ck_assert_int_eq((int)rep->unrecognized_lines, 0);
+    report_free(rep);
+}
+END_TEST
+
+START_TEST(parse_topo_reads_rows_and_legend_lines_holding_escapes)
+{
+    struct report *rep = parse("$ nvidia-smi topo -m\n"
+                               "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+                               "GPU0\t X \t\x1b[1;32mNV12\x1b[0m\t0-7\x1b[0m\t0\n"
+                               "GPU1\t\x1b[1;32mNV12\x1b[0m\t X \t\x1b(B\x1b[m0-7\t0\n"
+                               "\n"
+                               "\x1b[1mLegend:\x1b[0m\n"
+                               "\n"
+                               "  X    = Self\n"
+                               "  NV#  = Connection traversing a bonded set of # NVLinks\n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.topo.gpu_count, 2);
+    ck_assert_int_eq(s->u.topo.link_worst, 12);
+    ck_assert_int_eq(s->u.topo.pairs_read, 1);
+    ck_assert_str_eq(s->u.topo.cpu_affinity[0], "0-7");
+    ck_assert_str_eq(s->u.topo.cpu_affinity[1], "0-7");
+    ck_assert_str_eq(s->u.topo.numa_affinity[1], "0");
+    ck_assert_int_eq(s->issue_count, 0);
+    ck_assert_int_eq((int)rep->section_count, 1);
+    ck_assert_int_eq((int)rep->unrecognized_lines, 0);
+    report_free(rep);
+}
+END_TEST
+
+/* One GPU: the -p2p row ("X" alone) tells nothing; the header (GPU columns
+ * only, no affinity titles) says it is a -p2p matrix. */
+START_TEST(parse_topo_takes_a_one_gpu_underlined_p2p_matrix_as_p2p)
+{
+    struct report *rep = parse(" \t\x1b[4mGPU0\t\x1b[0m\n"
+                               " GPU0\tX\t\n"
+                               "\n"
+                               "Legend:\n"
+                               "\n"
+                               "  X    = Self\n"
+                               "  OK   = Status Ok\n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.topo.has_p2p, 1);
+    ck_assert_int_eq(s->u.topo.has_link, 0);
+    ck_assert_int_eq(s->u.topo.gpu_count, 1);
+    ck_assert_str_eq(s->tool, "nvidia-smi topo -p2p");
+    ck_assert_int_eq(s->issue_count, 0);
+    ck_assert_int_eq((int)rep->unrecognized_lines, 0);
+    report_free(rep);
+}
+END_TEST
+
+/* A cut JSON document takes every line after it as a possible part of it
+ * until a strong start marker: the underlined header must be one. */
+START_TEST(parse_topo_underlined_header_ends_a_cut_json_document)
+{
+    struct report *rep = parse("{\n"
+                               "  \"fio version\" : \"fio-3.36\",\n"
+                               "  \"jobs\" : [\n"
+                               "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+                               "GPU0\t X \tNV18\t0-15\t0\t\tN/A\n"
+                               "GPU1\tNV18\t X \t0-15\t0\t\tN/A\n");
+    const struct report_section *s = first(rep, REPORT_TOPO);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.topo.gpu_count, 2);
+    ck_assert_int_eq(s->u.topo.nvlink_min, 18);
+    ck_assert_int_eq(s->issue_count, 0);
+    report_free(rep);
+}
+END_TEST
+
 START_TEST(parse_perftest_converts_mb_per_sec_to_gbps)
 {
     struct report *rep = parse("                    RDMA_Write BW Test\n"
@@ -1371,6 +1464,10 @@ static Suite *suite(void)
     tcase_add_test(p, parse_nccl_reads_a_header_whose_hash_markdown_ate);
     tcase_add_test(p, parse_topo_finds_worst_path_and_fewest_nvlinks);
     tcase_add_test(p, parse_topo_counts_pairs_a_cut_matrix_does_not_show);
+    tcase_add_test(p, parse_topo_reads_a_header_underlined_with_escapes);
+    tcase_add_test(p, parse_topo_reads_rows_and_legend_lines_holding_escapes);
+    tcase_add_test(p, parse_topo_takes_a_one_gpu_underlined_p2p_matrix_as_p2p);
+    tcase_add_test(p, parse_topo_underlined_header_ends_a_cut_json_document);
     tcase_add_test(p, parse_perftest_converts_mb_per_sec_to_gbps);
     tcase_add_test(p, parse_strips_email_quotes_and_tmux_borders);
     tcase_add_test(p, parse_ibstat_flags_bad_lid_only_on_infiniband);
