@@ -198,36 +198,24 @@ int http_recommend(struct http_req *req)
     resp_cache_key("recommend", req->body, req->body_len, &key);
     if (reply_cached(req, &key))
         return 0;
+    /* A plain small body is read into nodes on the stack (the tree cJSON
+     * would build, without its allocations); any other goes to cJSON. */
+    if (!json_parse_small(req->body, req->body_len, &small, &doc)) {
+        if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK)
+            return bad_input(req, "body", err);
+        owned = doc;
+    }
+    if (json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) != ST_OK ||
+        engine_workload_resolve(&w, cat, err, sizeof err) != ST_OK) {
+        cJSON_Delete(owned);
+        return bad_input(req, field, err);
+    }
+    cJSON_Delete(owned);
     scratch = scratch_get(req->app->rec_pool);
     rec = scratch ? scratch->rec : NULL;
     if (!rec) {
         http_problem_status(req, ST_NOMEM, "out of memory");
         return 0;
-    }
-    /* The last body this scratch read, but for its tokens_b, gives its
-     * workload without being read again (json_workload_memo_get); any other
-     * is read: a plain small body into nodes on the stack (the tree cJSON
-     * would build, without its allocations), any other by cJSON. */
-    if (!json_workload_memo_get(scratch->cache, req->body, req->body_len, &w)) {
-        if (!json_parse_small(req->body, req->body_len, &small, &doc)) {
-            if (json_parse(req->body, req->body_len, &doc, err, sizeof err) != ST_OK) {
-                scratch_put(req->app->rec_pool, scratch);
-                return bad_input(req, "body", err);
-            }
-            owned = doc;
-        }
-        if (json_workload_decode(doc, &w, field, sizeof field, err, sizeof err) != ST_OK) {
-            cJSON_Delete(owned);
-            scratch_put(req->app->rec_pool, scratch);
-            return bad_input(req, field, err);
-        }
-        if (!owned)
-            json_workload_memo_put(scratch->cache, req->body, req->body_len, &w);
-        cJSON_Delete(owned);
-    }
-    if (engine_workload_resolve(&w, cat, err, sizeof err) != ST_OK) {
-        scratch_put(req->app->rec_pool, scratch);
-        return bad_input(req, field, err);
     }
     /* A miss here may still find the layout search in the memo (same
      * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */

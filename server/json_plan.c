@@ -1174,15 +1174,6 @@ struct exp_slot {
 enum { REC_HEAD, REC_TAIL, REC_PARTS };
 struct cand_order;
 
-/* A body json_parse_small read and json_workload_decode took, its
- * workload, and where its tokens_b number is: [at, end) of its text. */
-struct body_memo {
-    int ok;
-    size_t len, at, end;
-    char text[sizeof ((struct json_small *)0)->text];
-    struct engine_workload w;
-};
-
 struct json_plan_cache {
     struct hw_slot hw[CACHE_SLOTS];
     struct exp_slot exp[CACHE_SLOTS];
@@ -1200,7 +1191,6 @@ struct json_plan_cache {
     /* the template each tier was last written with, and each tier's own
      * for clusters that have no slot (NULL until needed) */
     struct jw_tpl *last[TIER_COUNT], *own[TIER_COUNT];
-    struct body_memo body;   /* the last body decoded (json_workload_memo_*) */
 };
 
 void json_plan_cache_stats(const struct json_plan_cache *cache, unsigned long long *used, unsigned long long *written)
@@ -1257,101 +1247,6 @@ void json_plan_cache_free(struct json_plan_cache *cache)
     free(cache->order);
     free(cache);
 }
-
-/* ---- the decode memo (json_workload_memo_*)
- * A team sizing a run sends the same body again and again with another
- * tokens_b (resp_cache.c, search_memo.c), and reading it (json_parse_small,
- * json_workload_decode: ~5k instructions) gives the same workload but for
- * that number. So the last body so read is kept with its workload, and a
- * body that is its bytes before and after that number, with a number
- * between them, takes the kept workload with the new number put in: what
- * reading it would give, as follows. The kept body went through the small
- * parser, so its strings hold no backslash and so no quote: its one
- * `"tokens_b"` (kept only when there is exactly one) is a key, the top
- * level's (the decoder refuses it anywhere else, and needs it there), with
- * a number after its colon that ends before a space, comma or brace (the
- * small parser took what follows it). The new body has the same bytes
- * around a text that small_number reads whole (the same function the small
- * parser runs), so the small parser reads it into the same tree but for
- * that number's value, and the decoder then writes the same workload but
- * for tokens_b, which it reads only through get_num_v's checks (a finite
- * number in 1e-6..1e6): done here, and a body whose number fails them is
- * left to the decoder, which says why. test_server_units compares the two
- * over random bodies. */
-static const char TOKENS_KEY[] = "\"tokens_b\"";
-
-void json_workload_memo_put(struct json_plan_cache *cache, const char *body, size_t len,
-                            const struct engine_workload *w)
-{
-    struct body_memo *b;
-    const size_t klen = sizeof TOKENS_KEY - 1;
-    size_t at = 0, found = 0, n = 0;
-    if (!cache)
-        return;
-    b = &cache->body;
-    b->ok = 0;
-    if (!body || len >= sizeof b->text || len < klen)
-        return;
-    for (const char *p = body, *last = body + len - klen; p <= last && (p = memchr(p, '"', (size_t)(last - p) + 1));
-         p++) {
-        if (memcmp(p, TOKENS_KEY, klen) == 0) {
-            found = (size_t)(p - body);
-            n++;
-        }
-    }
-    if (n != 1)
-        return;
-    memcpy(b->text, body, len);
-    b->text[len] = '\0';
-    {
-        struct small_in m = {b->text + found + klen, b->text + len, b->text + sizeof b->text, NULL, 0, 0};
-        cJSON num;
-        small_ws(&m);
-        if (m.p >= m.end || *m.p != ':')
-            return;
-        m.p++;
-        small_ws(&m);
-        at = (size_t)(m.p - b->text);
-        if (m.p >= m.end || !(*m.p == '-' || (*m.p >= '0' && *m.p <= '9')) || !small_number(&m, &num) ||
-            m.p >= m.end || !(*m.p == ' ' || *m.p == '\n' || *m.p == '\r' || *m.p == '\t' || *m.p == ',' || *m.p == '}'))
-            return;
-        b->at = at;
-        b->end = (size_t)(m.p - b->text);
-    }
-    b->len = len;
-    b->w = *w;
-    b->ok = 1;
-}
-
-int json_workload_memo_get(struct json_plan_cache *cache, const char *body, size_t len, struct engine_workload *w)
-{
-    const struct body_memo *b;
-    size_t tail;
-    if (!cache || !cache->body.ok || !body)
-        return 0;
-    b = &cache->body;
-    tail = b->len - b->end;
-    if (len >= sizeof b->text || len < b->at + 1 + tail || memcmp(body, b->text, b->at) != 0 ||
-        memcmp(body + len - tail, b->text + b->end, tail) != 0)
-        return 0;
-    {
-        /* small_number reads only from p to end (no NUL needed) */
-        struct small_in m = {(char *)(uintptr_t)(body + b->at), (char *)(uintptr_t)(body + len - tail), NULL, NULL,
-                             0, 0};
-        cJSON num;
-        if (*m.p != '-' && !(*m.p >= '0' && *m.p <= '9'))
-            return 0;
-        if (!small_number(&m, &num) || m.p != m.end)
-            return 0;
-        /* get_num_v's checks for tokens_b (decode_workload_fields) */
-        if (!isfinite(num.valuedouble) || num.valuedouble < 1e-6 || num.valuedouble > 1e6)
-            return 0;
-        *w = b->w;
-        w->tokens_b = num.valuedouble;
-    }
-    return 1;
-}
-
 
 /* A written part at its own size: the writer's buffer starts at 32 KB (a
  * whole answer), and 16 kept parts a thread would hold 0.5 MB. */

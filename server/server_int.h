@@ -526,16 +526,6 @@ int json_parse_small(const char *text, size_t len, struct json_small *s, cJSON *
 #endif
 enum status json_workload_decode(const struct cJSON *o, struct engine_workload *w, char *field, size_t fieldlen,
                                  char *err, size_t errlen);
-/* The last body json_parse_small and json_workload_decode took without an
- * error, kept in cache (json_plan.c says how) with its workload (before
- * engine_workload_resolve): json_workload_memo_get gives a body that is
- * that one but for the number after its "tokens_b" the workload both would
- * give, that number put in (1), or 0 (then decode as ever: no error is
- * ever answered from the memo). json_workload_memo_put keeps a body so
- * decoded (the caller says it went through json_parse_small). */
-int json_workload_memo_get(struct json_plan_cache *cache, const char *body, size_t len, struct engine_workload *w);
-void json_workload_memo_put(struct json_plan_cache *cache, const char *body, size_t len,
-                            const struct engine_workload *w);
 enum status json_estimate_decode(const struct cJSON *o, struct engine_estimate_request *r, char *field,
                                  size_t fieldlen, char *err, size_t errlen);
 /* Splits the field name off an engine message "field: why". */
