@@ -447,6 +447,45 @@ static int route_match(const char *pattern, const char *path, struct http_req *r
     return 1;
 }
 
+/* Each route's literal head, the pattern up to its first '{', measured once.
+ * route_match compares a pattern's literal bytes one at a time, so a path
+ * that does not begin with a route's head cannot match it: one memcmp says
+ * so (walking the table byte by byte cost recommend, the table's 44th
+ * route, 3.3k instructions a request more). A pattern with no capture ("whole")
+ * matches only the path equal to it. Routes past ROUTE_HEADS_MAX are left
+ * to route_match alone (head 0, not whole). */
+#define ROUTE_HEADS_MAX 128
+static struct route_head {
+    unsigned short len;
+    unsigned char whole;
+} route_heads[ROUTE_HEADS_MAX];
+static pthread_once_t route_heads_once = PTHREAD_ONCE_INIT;
+
+static void route_heads_measure(void)
+{
+    for (int i = 0; i < ROUTE_HEADS_MAX && http_routes[i].method; i++) {
+        const char *pat = http_routes[i].pattern, *brace = strchr(pat, '{');
+        route_heads[i].len = (unsigned short)(brace ? brace - pat : (ptrdiff_t)strlen(pat));
+        route_heads[i].whole = !brace;
+    }
+}
+
+/* Whether route i's pattern matches path (plen bytes), its captures in req
+ * as route_match leaves them. */
+static inline int route_at(int i, const char *path, size_t plen, struct http_req *req)
+{
+    const struct route_head h = i < ROUTE_HEADS_MAX ? route_heads[i] : (struct route_head){0, 0};
+    if (h.whole) {
+        if (plen != h.len || memcmp(http_routes[i].pattern, path, plen) != 0)
+            return 0;
+        req->nparams = 0;
+        return 1;
+    }
+    if (plen < h.len || memcmp(http_routes[i].pattern, path, h.len) != 0)
+        return 0;
+    return route_match(http_routes[i].pattern, path, req);
+}
+
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9')
@@ -518,8 +557,11 @@ static int dispatch(struct mg_connection *conn, void *cbdata)
                      req.ri->content_length, most);
         goto out;
     }
-    for (const struct http_route *r = http_routes; r->method; r++) {
-        if (!route_match(r->pattern, req.path, &req))
+    pthread_once(&route_heads_once, route_heads_measure);
+    size_t plen = strlen(req.path);
+    for (int i = 0; http_routes[i].method; i++) {
+        const struct http_route *r = &http_routes[i];
+        if (!route_at(i, req.path, plen, &req))
             continue;
         path_matched = 1;
         if (strcmp(r->method, req.method) == 0 ||

@@ -19,6 +19,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>   /* front_scan4's gathers, in its AVX2 function only */
+#define FRONT_AVX2 1
+#endif
 
 #include <cjson/cJSON.h>
 
@@ -1668,14 +1672,29 @@ static int tier_key(struct jw_key *k, const struct engine_plan *p, int tier, int
         KEY(st->tier, sizeof st->tier);
         KEY(st->kind, sizeof st->kind);
     }
-    for (int i = 0; i < p->n_rationale; i++) {
-        const char *rule = p->rationale[i].rule;
-        _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
-        if (!cmp && !has_nul(rule, 16)) {
-            k->bad = 1;
+    _Static_assert(sizeof p->rationale[0].rule == 16, "a rule is 16 bytes");
+#ifdef __SSE2__
+    if (cmp) {
+        /* the rules compared 16 bytes a step, their differences or-ed
+         * (KEY's compare, without its checks per rule) */
+        __m128i acc = _mm_setzero_si128();
+        if ((size_t)(cend - c) < 16 * (size_t)p->n_rationale)
             return 0;
+        for (int i = 0; i < p->n_rationale; i++, c += 16)
+            acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p->rationale[i].rule),
+                                                  _mm_loadu_si128((const __m128i *)(const void *)c)));
+        diff |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) ^ 0xFFFFu;
+    } else
+#endif
+    {
+        for (int i = 0; i < p->n_rationale; i++) {
+            const char *rule = p->rationale[i].rule;
+            if (!cmp && !has_nul(rule, 16)) {
+                k->bad = 1;
+                return 0;
+            }
+            KEY(rule, 16);
         }
-        KEY(rule, 16);
     }
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *bl = &p->bom[i];
@@ -1858,6 +1877,7 @@ struct front {
     int n;
     double last_days, last_cost;
     double first_days, first_cost;   /* set[0]'s: +inf days while empty */
+    unsigned changes;                /* counts the changes of the set (front_scan4 reads it) */
 };
 
 /* Candidate i offered to the set; 0 when its days or cost is NaN (then
@@ -1896,13 +1916,86 @@ static inline __attribute__((always_inline)) int front_add(struct front *f, stru
     f->last_cost = set[f->n - 1].cost;
     f->first_days = set[0].days;
     f->first_cost = set[0].cost;
+    f->changes++;
     return 1;
 }
+
+#ifdef FRONT_AVX2
+/* All candidates offered to the set in turn, as frontier's plain loop
+ * offers them, four at a time where the set drops all four outright: a
+ * lane whose candidate is slower than one of four members of the set (its
+ * fastest, its slowest and two between) that costs as little goes without
+ * front_add, as does one offered before (offered: a bit per candidate;
+ * front_add drops a candidate the second time); the others go to
+ * front_add one by one, in order. The set used for the four is the one
+ * before them: a candidate dropped for being after one of its members
+ * that costs as little is after one that has been offered, so it could
+ * never be kept, whatever came later (frontier's comment), and front_add
+ * would drop it as well. The members' days rise and their costs fall
+ * along the set, so "slower than a member costing as little" is "costs as
+ * much as the cheapest of the members it is slower than": that cost is
+ * blended in member by member (NaN while it is slower than none), then
+ * compared once. The compares are ordered (false for NaN, which front_add
+ * then sees). 0 when front_add met a NaN. Built for AVX2 alone (a
+ * function attribute), run on a CPU that has it (__builtin_cpu_supports);
+ * the gathers read days and cost out of the candidates' records, 128
+ * bytes apart. */
+__attribute__((target("avx2"))) static int front_scan4(struct front *f, struct cand_order *set,
+                                                       const struct engine_candidate *k, int nc,
+                                                       const uint64_t *offered)
+{
+    const __m256i at = _mm256_set_epi64x(3 * (long long)sizeof *k, 2 * (long long)sizeof *k, (long long)sizeof *k, 0);
+    const __m256d none = _mm256_set1_pd(NAN);
+    __m256d d0, d1, d2, d3, c0, c1, c2, c3;
+    int i = 0;
+    /* the members: set[0], set[n / 3], set[2n / 3], set[n - 1] (+inf days while empty) */
+#define FRONT_MEMBERS()                                                                                                \
+    do {                                                                                                               \
+        int m1 = f->n / 3, m2 = 2 * f->n / 3, m3 = f->n - 1;                                                           \
+        d0 = _mm256_set1_pd(f->n > 0 ? set[0].days : INFINITY);                                                        \
+        c0 = _mm256_set1_pd(f->n > 0 ? set[0].cost : 0);                                                               \
+        d1 = _mm256_set1_pd(f->n > 0 ? set[m1].days : INFINITY);                                                       \
+        c1 = _mm256_set1_pd(f->n > 0 ? set[m1].cost : 0);                                                              \
+        d2 = _mm256_set1_pd(f->n > 0 ? set[m2].days : INFINITY);                                                       \
+        c2 = _mm256_set1_pd(f->n > 0 ? set[m2].cost : 0);                                                              \
+        d3 = _mm256_set1_pd(f->n > 0 ? set[m3].days : INFINITY);                                                       \
+        c3 = _mm256_set1_pd(f->n > 0 ? set[m3].cost : 0);                                                              \
+    } while (0)
+    FRONT_MEMBERS();
+    for (; i + 4 <= nc; i += 4) {
+        __m256d d = _mm256_i64gather_pd(&k[i].days, at, 1), c = _mm256_i64gather_pd(&k[i].cost, at, 1), lim;
+        lim = _mm256_blendv_pd(none, c0, _mm256_cmp_pd(d, d0, _CMP_GT_OQ));
+        lim = _mm256_blendv_pd(lim, c1, _mm256_cmp_pd(d, d1, _CMP_GT_OQ));
+        lim = _mm256_blendv_pd(lim, c2, _mm256_cmp_pd(d, d2, _CMP_GT_OQ));
+        lim = _mm256_blendv_pd(lim, c3, _mm256_cmp_pd(d, d3, _CMP_GT_OQ));
+        unsigned left = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(c, lim, _CMP_GE_OQ)) ^ 15u;
+        if (!left)
+            continue;
+        /* i is a multiple of 4: its four bits are in one word */
+        left &= ~(unsigned)(offered[i >> 6] >> (i & 63));
+        if (!left)
+            continue;
+        unsigned changes = f->changes;
+        for (; left; left &= left - 1) {
+            int l = __builtin_ctz(left);
+            if (!front_add(f, set, &k[i + l], i + l))
+                return 0;
+        }
+        if (f->changes != changes)
+            FRONT_MEMBERS();
+    }
+#undef FRONT_MEMBERS
+    for (; i < nc; i++)
+        if (!(offered[i >> 6] >> (i & 63) & 1) && !front_add(f, set, &k[i], i))
+            return 0;
+    return 1;
+}
+#endif
 
 static void frontier(const struct engine_recommendation *r, const int *hint, int n_hint, struct cand_order *set,
                      int *kept_out)
 {
-    struct front f = {0, INFINITY, 0, INFINITY, 0};
+    struct front f = {0, INFINITY, 0, INFINITY, 0, 0};
     const struct engine_candidate *k = r->candidates;
     int nc = r->n_candidates;
     /* The set kept from a set of candidates is the same whatever order they
@@ -1913,12 +2006,25 @@ static void frontier(const struct engine_recommendation *r, const int *hint, int
      * fit) go first, and then all of them in turn: with a memo hit's answer
      * the set is then nearly whole from the start, and fewer candidates
      * are put in only to be dropped again. */
-    for (int h = 0; h < n_hint; h++)
-        if (hint[h] >= 0 && hint[h] < nc && !front_add(&f, set, &k[hint[h]], hint[h]))
+    uint64_t offered[ENGINE_CANDIDATES_MAX / 64] = {0};   /* the hints offered: front_scan4 skips them */
+    for (int h = 0; h < n_hint; h++) {
+        if (hint[h] >= 0 && hint[h] < nc) {
+            if (!front_add(&f, set, &k[hint[h]], hint[h]))
+                goto nan;
+            offered[hint[h] >> 6] |= 1ULL << (hint[h] & 63);
+        }
+    }
+#ifdef FRONT_AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        if (!front_scan4(&f, set, k, nc, offered))
             goto nan;
-    for (int i = 0; i < nc; i++)
-        if (!front_add(&f, set, &k[i], i))
-            goto nan;
+    } else
+#endif
+    {
+        for (int i = 0; i < nc; i++)
+            if (!front_add(&f, set, &k[i], i))
+                goto nan;
+    }
     *kept_out = f.n < 64 ? f.n : 64;
     return;
 nan:

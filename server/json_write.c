@@ -442,28 +442,50 @@ static size_t number_text_dec(char out[32], double d, int dec)
     if (dec >= 1 && dec <= 9 && (sc = a * P10[dec]) < 0x1p50) {   /* false for NaN */
         r = round_even(sc);
         if (r / P10[dec] == a) {
-            unsigned long long u = (unsigned long long)r, frac;
+            /* u's digits written once, its trailing zeros (up to dec of
+             * them) dropped from the text, then the point put in before
+             * the last k, or "0." and zeros before them all: the text of
+             * u / 10^k without dividing (u < 2^50: at most 16 digits, and
+             * the moves below stay within out's 32 bytes). */
+            unsigned long long u = (unsigned long long)r;
+            size_t n = d < 0, dn;
             int k = dec;
-            size_t n = d < 0;
+            char *o;
             out[0] = '-';
-            while (k > 0 && u % 10 == 0) {
-                u /= 10;
+            o = out + n;
+            if (u == 0) {
+                o[0] = '0';
+                o[1] = '\0';
+                return n + 1;
+            }
+            dn = put_u64(o, u);
+            while (k > 0 && o[dn - 1] == '0') {   /* u > 0: a digit other than 0 stays */
+                dn--;
                 k--;
             }
             if (k == 0) {
-                n += put_u64(out + n, u);
-            } else {
-                n += put_u64(out + n, u / POW10_U64[k]);
-                out[n++] = '.';
-                frac = u % POW10_U64[k];   /* below 10^9: 32 bits */
-                for (int i = k; i >= 2; i -= 2) {   /* zero-padded, two digits at a time */
-                    uint32_t f = (uint32_t)frac, q = f / 100;
-                    memcpy(out + n + (size_t)i - 2, &DIGITS2[2 * (f - q * 100)], 2);
-                    frac = q;
+                n += dn;
+            } else if (dn > (size_t)k) {
+                char t[8];
+                /* the last k digits one place on (k <= 8 here: a 9th is a word more) */
+                if (k <= 8) {
+                    memcpy(t, o + dn - (size_t)k, 8);
+                    o[dn - (size_t)k] = '.';
+                    memcpy(o + dn - (size_t)k + 1, t, 8);
+                } else {
+                    memmove(o + dn - (size_t)k + 1, o + dn - (size_t)k, (size_t)k);
+                    o[dn - (size_t)k] = '.';
                 }
-                if (k & 1)
-                    out[n] = (char)('0' + frac);
-                n += (size_t)k;
+                n += dn + 1;
+            } else {
+                char t[16];
+                size_t z = (size_t)k - dn;   /* zeros between the point and the digits */
+                memcpy(t, o, 16);
+                o[0] = '0';
+                o[1] = '.';
+                memset(o + 2, '0', 8);   /* z <= 8 (dn >= 1, k <= 9) */
+                memcpy(o + 2 + z, t, 16);
+                n += 2 + (size_t)k;
             }
             out[n] = '\0';
             return n;

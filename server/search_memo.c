@@ -55,6 +55,7 @@ struct memo_slot {
 struct search_memo {
     pthread_mutex_t mu;
     unsigned long long tick, hits, misses;
+    int last;   /* the slot found or filled last (search_memo_lookup tries it first) */
     struct memo_slot slots[MEMO_SLOTS];
 };
 
@@ -138,9 +139,117 @@ static int key_eq(const struct memo_slot *s, const struct search_memo_key *key)
     return s->e && s->hash == key->hash && memcmp(&s->key, &key->w, sizeof key->w) == 0;
 }
 
-int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec)
+/* The cleared part of a recommendation before a lookup (search_memo_get
+ * says which), outside the lock. */
+static void rec_clear(struct engine_recommendation *rec)
+{
+    char *p = (char *)rec;
+    size_t texts_end = offsetof(struct engine_recommendation, warnings) + sizeof rec->warnings;
+    _Static_assert(offsetof(struct engine_recommendation, warnings) ==
+                       offsetof(struct engine_recommendation, tiers) + sizeof rec->tiers,
+                   "the warnings follow the tiers");
+    memset(p, 0, offsetof(struct engine_recommendation, tiers));
+    memset(p + texts_end, 0, offsetof(struct engine_recommendation, candidates) - texts_end);
+}
+
+/* Slot s's entry into rec, under the lock: a hit. */
+static void take(struct search_memo *m, struct memo_slot *s, struct engine_recommendation *rec)
+{
+    const struct memo_entry *e = s->e;
+    rec->params_b = e->params_b;
+    rec->active_params_b = e->active_params_b;
+    rec->n_warnings = e->n_warnings >= 0 && e->n_warnings <= PLAN_WARNINGS_MAX ? e->n_warnings : 0;
+    memcpy(rec->warnings, e->warnings, sizeof rec->warnings[0] * (size_t)rec->n_warnings);
+    rec->configs_evaluated = e->configs_evaluated;
+    rec->min_mem_gib = e->min_mem_gib;
+    rec->min_mem_gpu = e->min_mem_gpu;
+    rec->n_candidates = e->n_candidates;
+    /* The candidates are most of the entry (~340 x 128 bytes for a
+     * 70B model): a worker that was last given this same entry
+     * still holds them, so they stay. Pricing reads only what the
+     * search filled and rewrites days and cost of every candidate
+     * before reading them (engine.h), so the last pricing left
+     * nothing it will read. */
+    if (rec->candidates_from != e->gen) {
+        memcpy(rec->candidates, e->candidates, sizeof e->candidates[0] * (size_t)e->n_candidates);
+        rec->candidates_from = e->gen;
+    }
+    s->used = ++m->tick;
+    m->last = (int)(s - m->slots);
+    m->hits++;
+}
+
+/* Whether key is w with the four fields the search never reads blanked:
+ * those four of key are +0.0 (search_memo_key wrote them so) and every
+ * other byte, padding included, is w's; what building w's key and
+ * comparing the whole (key_eq) says, without the 2.3 KB copy and the
+ * hash, for the slot tried first. */
+static int blanked_is(const struct engine_workload *w, const struct engine_workload *key)
+{
+    static const size_t at[] = {offsetof(struct engine_workload, tokens_b),
+                                offsetof(struct engine_workload, deadline_days),
+                                offsetof(struct engine_workload, budget_usd),
+                                offsetof(struct engine_workload, dataset_tb)};
+    const char *pw = (const char *)w, *pk = (const char *)key;
+    size_t from = 0;
+    _Static_assert(offsetof(struct engine_workload, tokens_b) < offsetof(struct engine_workload, deadline_days) &&
+                       offsetof(struct engine_workload, deadline_days) <
+                           offsetof(struct engine_workload, budget_usd) &&
+                       offsetof(struct engine_workload, budget_usd) < offsetof(struct engine_workload, dataset_tb),
+                   "the four in this order");
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        unsigned long long bits;
+        memcpy(&bits, pk + at[i], sizeof bits);
+        if (bits != 0 || memcmp(pw + from, pk + from, at[i] - from) != 0)
+            return 0;
+        from = at[i] + sizeof(double);
+    }
+    return memcmp(pw + from, pk + from, sizeof *w - from) == 0;
+}
+
+/* The scan for key, rec cleared already. */
+static int get_cleared(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec)
 {
     int found = 0;
+    pthread_mutex_lock(&m->mu);
+    for (int i = 0; i < MEMO_SLOTS; i++) {
+        struct memo_slot *s = &m->slots[i];
+        if (key_eq(s, key)) {
+            take(m, s, rec);
+            found = 1;
+            break;
+        }
+    }
+    if (!found)
+        m->misses++;
+    pthread_mutex_unlock(&m->mu);
+    return found;
+}
+
+int search_memo_lookup(struct search_memo *m, const struct engine_workload *w, struct search_memo_key *key,
+                       struct engine_recommendation *rec)
+{
+    if (!m) {
+        search_memo_key(w, key);
+        return 0;
+    }
+    rec_clear(rec);
+    pthread_mutex_lock(&m->mu);
+    {
+        struct memo_slot *s = &m->slots[m->last];
+        if (s->e && blanked_is(w, &s->key)) {
+            take(m, s, rec);
+            pthread_mutex_unlock(&m->mu);
+            return 1;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    search_memo_key(w, key);
+    return get_cleared(m, key, rec);
+}
+
+int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec)
+{
     if (!m)
         return 0;
     /* Cleared before the lock is taken: every member before the candidates
@@ -153,49 +262,8 @@ int search_memo_get(struct search_memo *m, const struct search_memo_key *key, st
      * there). A member added later to this part is cleared here without
      * anyone having to remember it. On a miss the search clears the whole
      * recommendation again anyway. */
-    {
-        char *p = (char *)rec;
-        size_t texts_end = offsetof(struct engine_recommendation, warnings) + sizeof rec->warnings;
-        _Static_assert(offsetof(struct engine_recommendation, warnings) ==
-                           offsetof(struct engine_recommendation, tiers) + sizeof rec->tiers,
-                       "the warnings follow the tiers");
-        memset(p, 0, offsetof(struct engine_recommendation, tiers));
-        memset(p + texts_end, 0, offsetof(struct engine_recommendation, candidates) - texts_end);
-    }
-    pthread_mutex_lock(&m->mu);
-    for (int i = 0; i < MEMO_SLOTS; i++) {
-        struct memo_slot *s = &m->slots[i];
-        if (key_eq(s, key)) {
-            const struct memo_entry *e = s->e;
-            rec->params_b = e->params_b;
-            rec->active_params_b = e->active_params_b;
-            rec->n_warnings = e->n_warnings >= 0 && e->n_warnings <= PLAN_WARNINGS_MAX ? e->n_warnings : 0;
-            memcpy(rec->warnings, e->warnings, sizeof rec->warnings[0] * (size_t)rec->n_warnings);
-            rec->configs_evaluated = e->configs_evaluated;
-            rec->min_mem_gib = e->min_mem_gib;
-            rec->min_mem_gpu = e->min_mem_gpu;
-            rec->n_candidates = e->n_candidates;
-            /* The candidates are most of the entry (~340 x 128 bytes for a
-             * 70B model): a worker that was last given this same entry
-             * still holds them, so they stay. Pricing reads only what the
-             * search filled and rewrites days and cost of every candidate
-             * before reading them (engine.h), so the last pricing left
-             * nothing it will read. */
-            if (rec->candidates_from != e->gen) {
-                memcpy(rec->candidates, e->candidates, sizeof e->candidates[0] * (size_t)e->n_candidates);
-                rec->candidates_from = e->gen;
-            }
-            s->used = ++m->tick;
-            found = 1;
-            break;
-        }
-    }
-    if (found)
-        m->hits++;
-    else
-        m->misses++;
-    pthread_mutex_unlock(&m->mu);
-    return found;
+    rec_clear(rec);
+    return get_cleared(m, key, rec);
 }
 
 unsigned long long search_memo_put(struct search_memo *m, const struct search_memo_key *key,
@@ -239,6 +307,7 @@ unsigned long long search_memo_put(struct search_memo *m, const struct search_me
         victim->key = key->w;
         victim->e = e;
         victim->used = ++m->tick;
+        m->last = (int)(victim - m->slots);
         gen = e->gen;
         e = NULL;
     }
@@ -264,8 +333,7 @@ enum status search_memo_recommend(struct search_memo *m, const struct catalog *c
     struct search_memo_key key;
     enum status st;
 
-    search_memo_key(w, &key);
-    *hit = search_memo_get(m, &key, rec);
+    *hit = search_memo_lookup(m, w, &key, rec);
     if (!*hit) {
         st = engine_recommend_search(c, w, rec, err, errlen);
         if (st != ST_OK)

@@ -24,6 +24,13 @@ void search_memo_key(const struct engine_workload *w, struct search_memo_key *ke
  * The candidates are copied only when rec's candidates_from does not name
  * the entry found (then it is set to it). */
 int search_memo_get(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec);
+/* search_memo_get for workload w (not blanked): the slot found or filled
+ * last is tried first by comparing w with its key where they must be
+ * equal (no key is built, nothing hashed); else w's key is built into
+ * *key and looked up. On a miss *key holds w's key (for search_memo_put);
+ * on a hit it may hold nothing. m may be NULL (a miss). */
+int search_memo_lookup(struct search_memo *m, const struct engine_workload *w, struct search_memo_key *key,
+                       struct engine_recommendation *rec);
 /* Keeps rec's searched part; returns the new entry's number (for rec's
  * candidates_from), 0 when nothing new was kept. */
 unsigned long long search_memo_put(struct search_memo *m, const struct search_memo_key *key,

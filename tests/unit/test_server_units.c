@@ -18,6 +18,7 @@
 
 #include "engine.h"
 #include "server_int.h"
+#include "search_memo.h"
 
 static void hex_of(const unsigned char *in, size_t n, char *out)
 {
@@ -1172,6 +1173,96 @@ START_TEST(small_bodies_parse_to_the_tree_cjson_builds)
 }
 END_TEST
 
+/* search_memo_lookup tries the slot found or filled last by comparing the
+ * workload with its key where the two must be equal (no key built): it
+ * must find the entry of exactly the workload it is given, whatever its
+ * four pricing inputs, and miss (with the workload's key built) for one
+ * never kept. Workloads one byte apart in each run of bytes between and
+ * around the four blanked fields (its first and last byte) and in random
+ * places, asked in runs (so the last slot is tried and is right) and
+ * interleaved (so it is tried and wrong). */
+static unsigned long long lk_next(unsigned long long *st)
+{
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    return *st;
+}
+
+START_TEST(a_search_memo_lookup_finds_the_entry_of_exactly_its_workload)
+{
+    enum { NW = 24, KEPT = 20 };
+    static const size_t blank[] = {offsetof(struct engine_workload, tokens_b),
+                                   offsetof(struct engine_workload, deadline_days),
+                                   offsetof(struct engine_workload, budget_usd),
+                                   offsetof(struct engine_workload, dataset_tb)};
+    struct search_memo *m = search_memo_new();
+    struct engine_recommendation *rec = calloc(1, sizeof *rec), *put = calloc(1, sizeof *put);
+    struct engine_workload *w = calloc(NW, sizeof *w);
+    size_t offs[NW];
+    int n_offs = 0, runs = 0;
+    unsigned long long st = 0xbb67ae8584caa73bULL;
+    ck_assert(m && rec && put && w);
+    /* the runs' first and last bytes */
+    for (size_t i = 0, from = 0; i <= 4 && n_offs + 2 <= NW; i++) {
+        size_t to = i < 4 ? blank[i] : sizeof *w;
+        if (to > from) {
+            offs[n_offs++] = from;
+            offs[n_offs++] = to - 1;
+        }
+        from = i < 4 ? blank[i] + sizeof(double) : from;
+    }
+    while (n_offs < NW) {
+        size_t o = (size_t)(lk_next(&st) % sizeof *w);
+        int in_blank = 0;
+        for (int b = 0; b < 4; b++)
+            in_blank |= o >= blank[b] && o < blank[b] + sizeof(double);
+        if (!in_blank)
+            offs[n_offs++] = o;
+    }
+    engine_workload_init(&w[0]);
+    w[0].model.layers = 80;
+    for (int i = 1; i < NW; i++) {
+        w[i] = w[0];
+        ((unsigned char *)&w[i])[offs[i]] ^= (unsigned char)(1u << (i % 8));
+    }
+    for (int i = 0; i < KEPT; i++) {
+        struct search_memo_key key;
+        put->n_candidates = 1;
+        put->candidates[0].n = 1000 + i;
+        put->params_b = i;
+        search_memo_key(&w[i], &key);
+        ck_assert_uint_ne(search_memo_put(m, &key, put), 0);
+    }
+    for (int it = 0; it < 4000; it++) {
+        int i = (int)(lk_next(&st) % NW), reps = 1 + (int)(lk_next(&st) % 4);
+        for (int r = 0; r < reps; r++, runs++) {
+            struct engine_workload q = w[i];
+            struct search_memo_key key, want;
+            unsigned long long bits[4];
+            for (int b = 0; b < 4; b++) {
+                bits[b] = lk_next(&st);
+                memcpy((char *)&q + blank[b], &bits[b], sizeof bits[b]);
+            }
+            if (search_memo_lookup(m, &q, &key, rec)) {
+                ck_assert_msg(i < KEPT, "workload %d (byte %zu) found, never kept", i, offs[i]);
+                ck_assert_msg(rec->params_b == i && rec->candidates[0].n == 1000 + i,
+                              "workload %d (byte %zu) found entry %g", i, offs[i], rec->params_b);
+            } else {
+                ck_assert_msg(i >= KEPT, "workload %d (byte %zu) not found", i, offs[i]);
+                search_memo_key(&q, &want);
+                ck_assert(key.hash == want.hash && memcmp(&key.w, &want.w, sizeof want.w) == 0);
+            }
+        }
+    }
+    ck_assert_int_gt(runs, 4000);
+    search_memo_free(m);
+    free(w);
+    free(put);
+    free(rec);
+}
+END_TEST
+
 /* json_workload_decode finds each member in the slot check_keys left it
  * in (one pass over the members) instead of a walk over them per name: the
  * member it names is the one a walk names (the first unknown, or the first
@@ -1724,8 +1815,11 @@ START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
     struct engine_recommendation *r = calloc(1, sizeof *r);
     struct ref_cand *ref = calloc(ENGINE_CANDIDATES_MAX, sizeof *ref);
     struct engine_workload w;
+    /* with a writer's cache too: the last answer's frontier goes first
+     * (its hints), and the scan skips those */
+    struct json_plan_cache *cache = json_plan_cache_new();
     unsigned long long st = 0x2545f4914f6cdd1dULL;
-    ck_assert(cat && r && ref);
+    ck_assert(cat && r && ref && cache);
     cat->n_gpus = 1;
     snprintf(cat->gpus[0].id, sizeof cat->gpus[0].id, "gpu-a");
     engine_workload_init(&w);
@@ -1773,8 +1867,28 @@ START_TEST(frontier_keeps_what_the_sorted_walk_keeps)
         }
         ck_assert_int_eq(cJSON_GetArraySize(fr), kept);
         cJSON_Delete(doc);
+        /* the same text through the cache, twice (the second time with
+         * this very frontier as its hints), and again after the costs of
+         * some candidates moved (hints that are no longer the frontier) */
+        for (int pass = 0; pass < 3; pass++) {
+            size_t clen = 0;
+            char *ctext;
+            if (pass == 2) {
+                free(text);
+                for (int i = 0; i < n; i += 3)
+                    r->candidates[i].cost *= 0.999;
+                text = json_recommendation_text(cat, &w, r, &len);
+                ck_assert_ptr_nonnull(text);
+            }
+            ctext = json_recommendation_text_cached(cat, &w, r, cache, &clen);
+            ck_assert_ptr_nonnull(ctext);
+            ck_assert_msg(clen == len && memcmp(ctext, text, len) == 0, "round %d pass %d: cached text differs",
+                          round, pass);
+            free(ctext);
+        }
         free(text);
     }
+    json_plan_cache_free(cache);
     free(ref);
     free(r);
     free(cat);
@@ -1913,8 +2027,10 @@ static void tpl_reprice(struct engine_plan *p, const struct engine_plan *orig, u
     if (tpl_u(st) < 0.08) {
         switch ((int)(tpl_u(st) * 8)) {
         case 0:
-            if (p->n_rationale > 0)
-                snprintf(p->rationale[0].rule, sizeof p->rationale[0].rule, "T%d", (int)(tpl_u(st) * 9));
+            if (p->n_rationale > 0) {   /* any rule (tier_key compares them 16 bytes a step) */
+                int r = (int)(tpl_u(st) * p->n_rationale);
+                snprintf(p->rationale[r].rule, sizeof p->rationale[r].rule, "T%d", (int)(tpl_u(st) * 9));
+            }
             break;
         case 1:
             p->n_rationale = (int)(tpl_u(st) * (orig->n_rationale + 1));
@@ -2047,6 +2163,7 @@ int main(void)
     tcase_add_test(api, json_numbers_above_2_53_print_as_the_c_library_does);
     tcase_add_test(api, json_numbers_with_a_decimals_hint_print_as_without_it);
     tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
+    tcase_add_test(api, a_search_memo_lookup_finds_the_entry_of_exactly_its_workload);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
     TCase *wr = tcase_create("json writer");
