@@ -668,6 +668,13 @@ enum status engine_recommend_search(const struct catalog *c, const struct engine
 enum status engine_recommend_price(const struct catalog *c, const struct engine_workload *w,
                                    struct engine_recommendation *out, char *err, size_t errlen);
 
+/* Whether blanked is w with the four pricing inputs the search never reads
+ * (tokens_b, deadline_days, budget_usd, dataset_tb) +0.0 and every other
+ * byte equal, padding included: what comparing blanked with a blanked copy
+ * of w says, without making the copy (2.3 KB). The search memo's keys and
+ * the recommendation's blank_w are such blanked workloads. */
+int engine_workload_blanked_eq(const struct engine_workload *w, const struct engine_workload *blanked);
+
 /* One fixed cluster. req->workload must be resolved. */
 enum status engine_estimate(const struct catalog *c, const struct engine_estimate_request *req,
                             struct engine_plan *out, char *err, size_t errlen);

@@ -1664,11 +1664,8 @@ struct blank_ctx {
     int ready;
 };
 
-/* Whether b is a with the four pricing inputs blanked (+0.0), every other
- * byte equal, padding included: what comparing b with a blanked copy of a
- * says, without making the copy (2.3 KB), by comparing the runs of bytes
- * between the four fields and the four fields' bits with 0. */
-static int blanked_of(const struct engine_workload *a, const struct engine_workload *b)
+/* engine.h. */
+int engine_workload_blanked_eq(const struct engine_workload *a, const struct engine_workload *b)
 {
     static const size_t at[] = {offsetof(struct engine_workload, tokens_b),
                                 offsetof(struct engine_workload, deadline_days),
@@ -2721,7 +2718,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     if (iperf < 0)
         ifast = ifast_all;
     /* w blanked, with a stamp: the plan memo's slots compare with it once */
-    if (out->blank_stamp == 0 || !blanked_of(w, &out->blank_w)) {
+    if (out->blank_stamp == 0 || !engine_workload_blanked_eq(w, &out->blank_w)) {
         out->blank_w = *w;
         out->blank_w.tokens_b = 0;
         out->blank_w.deadline_days = 0;

@@ -179,34 +179,6 @@ static void take(struct search_memo *m, struct memo_slot *s, struct engine_recom
     m->hits++;
 }
 
-/* Whether key is w with the four fields the search never reads blanked:
- * those four of key are +0.0 (search_memo_key wrote them so) and every
- * other byte, padding included, is w's; what building w's key and
- * comparing the whole (key_eq) says, without the 2.3 KB copy and the
- * hash, for the slot tried first. */
-static int blanked_is(const struct engine_workload *w, const struct engine_workload *key)
-{
-    static const size_t at[] = {offsetof(struct engine_workload, tokens_b),
-                                offsetof(struct engine_workload, deadline_days),
-                                offsetof(struct engine_workload, budget_usd),
-                                offsetof(struct engine_workload, dataset_tb)};
-    const char *pw = (const char *)w, *pk = (const char *)key;
-    size_t from = 0;
-    _Static_assert(offsetof(struct engine_workload, tokens_b) < offsetof(struct engine_workload, deadline_days) &&
-                       offsetof(struct engine_workload, deadline_days) <
-                           offsetof(struct engine_workload, budget_usd) &&
-                       offsetof(struct engine_workload, budget_usd) < offsetof(struct engine_workload, dataset_tb),
-                   "the four in this order");
-    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
-        unsigned long long bits;
-        memcpy(&bits, pk + at[i], sizeof bits);
-        if (bits != 0 || memcmp(pw + from, pk + from, at[i] - from) != 0)
-            return 0;
-        from = at[i] + sizeof(double);
-    }
-    return memcmp(pw + from, pk + from, sizeof *w - from) == 0;
-}
-
 /* The scan for key, rec cleared already. */
 static int get_cleared(struct search_memo *m, const struct search_memo_key *key, struct engine_recommendation *rec)
 {
@@ -237,7 +209,7 @@ int search_memo_lookup(struct search_memo *m, const struct engine_workload *w, s
     pthread_mutex_lock(&m->mu);
     {
         struct memo_slot *s = &m->slots[m->last];
-        if (s->e && blanked_is(w, &s->key)) {
+        if (s->e && engine_workload_blanked_eq(w, &s->key)) {
             take(m, s, rec);
             pthread_mutex_unlock(&m->mu);
             return 1;
