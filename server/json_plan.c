@@ -2006,6 +2006,7 @@ static void frontier(const struct engine_recommendation *r, const int *hint, int
      * fit) go first, and then all of them in turn: with a memo hit's answer
      * the set is then nearly whole from the start, and fewer candidates
      * are put in only to be dropped again. */
+    _Static_assert(ENGINE_CANDIDATES_MAX % 64 == 0, "a bit for every candidate in offered's words");
     uint64_t offered[ENGINE_CANDIDATES_MAX / 64] = {0};   /* the hints offered: front_scan4 skips them */
     for (int h = 0; h < n_hint; h++) {
         if (hint[h] >= 0 && hint[h] < nc) {
