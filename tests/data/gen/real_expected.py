@@ -262,6 +262,33 @@ for _csv, _sm in (("nvidia-smi-query-csv/gpuplan-device-h200-idle-query.csv", 34
     cases[_csv][0][0]["facts"]["gpus"][0].update(sm_clock_mhz=_sm, sm_clock_max_mhz=1980,
                                                   clock_event_reasons=N)
 
+# ---- gpuplan device capture, 2026-11-30, second batch: `nvidia-smi -q -d ...` subsets (what
+# report_check's hints ask for) idle and under a bf16 matmul, and a --query-gpu CSV with the
+# clock event reason columns and NVML's .active mask (0x4: sw_power_cap). A -d subset shows no
+# Product Name, PCIe, ECC or memory: those facts are null. Read off each file by hand.
+H200_D = dict(gpu_count=1, gpu_names=[], pcie_gen_max=N, pcie_width_max=N,
+              pcie_width_min_current=N, ecc_uncorrectable=N, remap_pending=N,
+              driver_version="580.159.04", cuda_version="13.0")
+cases.update({
+ "nvidia-smi-q/gpuplan-device-h200-q-d-performance-idle.txt": ([gpu("nvidia-smi -q", **H200_D,
+     gpus=[gq("00000000:00:06.0", name=N, perf_state="P0", temp_c=N, power_w=N, power_cap_w=N,
+              sm_clock_mhz=N, sm_clock_max_mhz=N, clock_event_reasons=["gpu_idle"])])], 0),
+ "nvidia-smi-q/gpuplan-device-h200-q-d-power-clock-temperature-idle.txt": ([gpu("nvidia-smi -q",
+     **H200_D, gpus=[gq("00000000:00:06.0", name=N, perf_state=N, temp_c=32, power_w=78.61,
+                        power_cap_w=700, power_cap_default_w=700, sm_clock_mhz=345,
+                        sm_clock_max_mhz=1980, clock_event_reasons=N)])], 0),
+ "nvidia-smi-q/gpuplan-device-h200-q-d-performance-power-clock-load-690w.txt": ([gpu(
+     "nvidia-smi -q", **H200_D, gpus=[gq("00000000:00:06.0", name=N, perf_state="P0", temp_c=N,
+                                         power_w=690.18, power_cap_w=700, power_cap_default_w=700,
+                                         sm_clock_mhz=1545, sm_clock_max_mhz=1980,
+                                         clock_event_reasons=["sw_power_cap"])])], 0),
+ "nvidia-smi-query-csv/gpuplan-device-h200-load-689w-reasons-query.csv": ([gpu(
+     "nvidia-smi --query-gpu", gpu_count=1, gpu_names=[H200], pcie_gen_max=N, pcie_width_max=N,
+     ecc_uncorrectable=N, remap_pending=N, gpus=[gq("00000000:00:06.0", name=H200, temp_c=N,
+     power_w=689.29, power_cap_w=700, power_cap_default_w=700, sm_clock_mhz=1515,
+     sm_clock_max_mhz=1980, memory_total_mib=N, clock_event_reasons=["sw_power_cap"])])], 0),
+})
+
 root = sys.argv[1]
 for path, (sections, unrec) in cases.items():
     for s in sections:
