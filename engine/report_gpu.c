@@ -14,7 +14,11 @@
  * only the first heading's are the GPU's draw, and the average is the one
  * the table and power.draw show. The clock event ("throttle") reasons keep
  * both what was read and what was Active, so a reason not shown is never
- * taken for one not active. */
+ * taken for one not active.
+ *
+ * The table opens with the time nvidia-smi printed it, above the box; the
+ * driver asks gpu_table_stamp of such a line no kind took, and it is the
+ * table's only when the box follows it. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -165,6 +169,58 @@ int gpu_detect(const struct line *l)
     if (csv_header(l))
         return DETECT_STRONG;
     return 0;
+}
+
+/* The line of n bytes at s (up to '\n' or the end) cleaned as the driver
+ * cleans it (l, no pair set); returns where the next line begins, or NULL
+ * at the end of the input. */
+static const char *next_line(const char *s, size_t n, struct line *l)
+{
+    const char *nl = memchr(s, '\n', n);
+    line_clean(s, nl ? (size_t)(nl - s) : n, l);
+    l->pairs = NULL;
+    return nl ? nl + 1 : NULL;
+}
+
+int gpu_table_stamp(const struct line *l, const char *next, size_t n)
+{
+    /* ctime's form: "Www Mmm dd hh:mm:ss yyyy", the day blank-padded
+     * ("Mon Oct  2 13:30:03 2023"), the names English (nvidia-smi's C
+     * locale); no zone, which `date` would print */
+    static const char days[] = "MonTueWedThuFriSatSun";
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    /* 'a' a name's letter (the names are compared below), '.' a digit */
+    static const char form[] = "aaa aaa .. ..:..:.. ....";
+    _Static_assert(sizeof(form) - 1 == GPU_STAMP_LEN, "the form is the stamp's length");
+    const char *s = l->raw;
+    if (l->raw_len != GPU_STAMP_LEN)
+        return 0;
+    for (size_t i = 0; i < GPU_STAMP_LEN; i++) {
+        if (form[i] == 'a')
+            continue;
+        if (form[i] != '.' ? s[i] != form[i]
+                           : !(s[i] >= '0' && s[i] <= '9') && !(i == 8 && s[i] == ' '))
+            return 0;
+    }
+    int day = 0, month = 0;
+    for (size_t i = 0; i + 3 <= sizeof(days) - 1; i += 3)
+        day |= memcmp(s, days + i, 3) == 0;
+    for (size_t i = 0; i + 3 <= sizeof(months) - 1; i += 3)
+        month |= memcmp(s + 4, months + i, 3) == 0;
+    if (!day || !month)
+        return 0;
+    /* then the box: its top border, "+---...---+", and the banner that
+     * opens the section (gpu_detect's first marker) */
+    struct line b;
+    const char *after = next_line(next, n, &b);
+    if (!after || b.raw_len < 3 || b.raw[0] != '+' || b.raw[b.raw_len - 1] != '+')
+        return 0;
+    for (size_t i = 0; i < b.raw_len; i++)
+        if (b.raw[i] != '-' && b.raw[i] != '+')
+            return 0;
+    next_line(after, n - (size_t)(after - next), &b);
+    return b.raw_len > 0 && b.raw[0] == '|' && span_find(b.raw, b.raw_len, "NVIDIA-SMI ") &&
+           span_find(b.raw, b.raw_len, "Driver Version");
 }
 
 static void info_init(struct report_gpu_info *g)

@@ -202,6 +202,8 @@ struct parser {
     size_t smax;               /* sections kept at most (REPORT_SECTIONS_MAX) */
     struct line_pairs pairs;   /* the current line's pair set (report_int.h) */
     struct line line;          /* the line being read (read_line) */
+    const char *text_end;      /* the end of the whole input (not of a thread's
+                                  piece): table_stamp looks ahead up to it */
     struct memo_slot *memo;    /* NULL: none yet */
     unsigned memo_bits;        /* log2 of its slots */
     size_t memo_taken;         /* texts taken in since it was made */
@@ -648,6 +650,27 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
         sec->last_line = lineno;
 }
 
+/* Whether l, a line no kind took and no separator rule, is still a known
+ * tool's output: the timestamp nvidia-smi prints above its table's box,
+ * when that box follows it (gpu_table_stamp; a lone date line is no
+ * table's). It is then the table's as the box's top border is: not
+ * unrecognized, and not where the section opens (the banner is). The
+ * parser does not hold the line until the table opens, which would add
+ * state to every line and to the chunk parsers' convergence: it looks at
+ * the next two lines of the text now. Lines that are taken pay nothing
+ * (only lines about to be counted unrecognized get here, and only those
+ * of the stamp's length look further), and the answer is the text's
+ * alone, read up to the end of the whole input, not of a thread's piece,
+ * so a chunk parser answers as the sequential parse does. */
+static int table_stamp(const struct parser *p, const struct line *l)
+{
+    if (l->raw_len != GPU_STAMP_LEN)
+        return 0;
+    const char *e = l->raw + l->raw_len;
+    const char *nl = memchr(e, '\n', (size_t)(p->text_end - e));
+    return nl && gpu_table_stamp(l, nl + 1, (size_t)(p->text_end - (nl + 1)));
+}
+
 /* A line that is not blank nor INFO, read with no section open or after
  * the open section's kind turned it down or ended: the kind it starts, if
  * any. Through the memo, as detect_strong: what detect_kind(l,
@@ -664,7 +687,7 @@ static __attribute__((noinline)) void feed_open(struct parser *p, const struct l
     if (hit && (m->flags & MEMO_WEAK)) {
         if (m->weak)
             start(p, &kinds[m->weak - 1], l, lineno);
-        else if (!(m->flags & MEMO_WEAK_DECOR))
+        else if (!(m->flags & MEMO_WEAK_DECOR) && !table_stamp(p, l))
             rep->unrecognized_lines++;
         return;
     }
@@ -676,7 +699,7 @@ static __attribute__((noinline)) void feed_open(struct parser *p, const struct l
         start(p, ops, l, lineno);
         return;
     }
-    if (!decor)
+    if (!decor && !table_stamp(p, l))
         rep->unrecognized_lines++;
 }
 
@@ -981,6 +1004,7 @@ struct piece {
 
 struct sched {
     const char *text;
+    size_t len;                /* the input's bytes */
     struct piece *pc;
     size_t n;
     size_t smax;
@@ -1011,6 +1035,7 @@ static struct parser *parse_piece(struct sched *s, size_t i, struct parser *memo
     struct parser *q = parser_new(closed < s->smax ? s->smax - closed : 0);
     if (!q)
         return NULL;
+    q->text_end = s->text + s->len;
     if (memo)
         memo_move(q, memo);
     parse_chunk(q, s->text, s->pc[i].begin, s->pc[i].end);
@@ -1110,12 +1135,14 @@ enum status report_parse_capped(const char *text, size_t len,
     if (smax > REPORT_SECTIONS_MAX)
         smax = REPORT_SECTIONS_MAX;
     struct parser *p = parser_new(smax);
-    struct sched s = {.text = text, .smax = smax};
+    struct sched s = {.text = text, .len = len, .smax = smax};
     pthread_t *tid = NULL;
     size_t nthreads = 0;
     enum status st = ST_NOMEM;
     if (!p)
         goto out;
+    /* (no pointer arithmetic on a NULL text of no bytes) */
+    p->text_end = len ? text + len : text;
     size_t threads = report_parse_chunks(len, opts);
     if (threads > 1) {
         /* pieces of at least min_chunk / PIECES_PER_THREAD bytes */

@@ -657,6 +657,136 @@ START_TEST(measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig)
 }
 END_TEST
 
+/* nvidia-smi's default table as it prints it, less its timestamp line:
+ * the box's top border, the banner, one GPU. */
+#define SMI_TABLE                                                                              \
+    "+-----------------------------------------------------------------------------------------+\n" \
+    "| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |\n" \
+    "+-----------------------------------------+------------------------+----------------------+\n" \
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n" \
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n" \
+    "|=========================================+========================+======================|\n" \
+    "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |\n" \
+    "| N/A   36C    P0             79W /  700W |       0MiB / 143771MiB |      0%      Default |\n" \
+    "+-----------------------------------------+------------------------+----------------------+\n"
+
+/* The lines a parse of text leaves unrecognized. */
+static size_t unrec_of(const char *text, size_t len)
+{
+    struct report *rep = NULL;
+    ck_assert_int_eq(report_parse(text, len, &rep), ST_OK);
+    size_t n = rep->unrecognized_lines;
+    report_free(rep);
+    return n;
+}
+
+/* What the line stamp adds to the unrecognized lines of before + after
+ * (1: it is unrecognized, 0: it is taken as some output's). */
+static size_t stamp_cost(const char *before, const char *stamp, const char *after)
+{
+    char text[4096];
+    int n = snprintf(text, sizeof(text), "%s%s%s", before, stamp, after);
+    ck_assert(n > 0 && n < (int)sizeof(text));
+    size_t with = unrec_of(text, (size_t)n);
+    n = snprintf(text, sizeof(text), "%s%s", before, after);
+    return with - unrec_of(text, (size_t)n);
+}
+
+START_TEST(parse_nvidia_smi_table_takes_its_timestamp_only_when_the_table_follows)
+{
+    /* the stamp nvidia-smi prints above its box, padded with blanks as it
+     * prints it, is the table's, like the border under it: nothing is
+     * left unrecognized and the section still opens at the banner */
+    struct report *rep = parse("Mon Nov 30 17:36:48 2026       \n" SMI_TABLE);
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    ck_assert_uint_eq(rep->section_count, 1);
+    ck_assert_int_eq(rep->sections[0].kind, REPORT_GPU);
+    ck_assert_int_eq(rep->sections[0].first_line, 3);
+    ck_assert_int_eq(rep->sections[0].u.gpu.gpu_count, 1);
+    report_free(rep);
+    /* ctime's blank-padded day; after the command line (its section is
+     * open when the stamp comes); with CRLF line ends; quoted; two
+     * captures in a row; after another tool's table */
+    ck_assert_uint_eq(stamp_cost("$ nvidia-smi\n", "Mon Oct  2 13:30:03 2023       \n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Fri Dec 15 13:33:36 2023       \r\n",
+                                 "+------------------------------------------------------+\r\n"
+                                 "| NVIDIA-SMI 530.30.02   Driver Version: 530.30.02      |\r\n"),
+                      0);
+    ck_assert_uint_eq(stamp_cost("", "> Sun Apr 23 23:14:19 2023\n",
+                                 "> +------------------------------------------------------+\n"
+                                 "> | NVIDIA-SMI 525.85.12   Driver Version: 525.85.12      |\n"),
+                      0);
+    ck_assert_uint_eq(stamp_cost("Mon Nov 30 17:36:48 2026\n" SMI_TABLE "\n",
+                                 "Mon Nov 30 17:38:53 2026\n", SMI_TABLE),
+                      0);
+    static const char two[] = "Mon Nov 30 17:36:48 2026\n" SMI_TABLE "\n"
+                              "Mon Nov 30 17:38:53 2026\n" SMI_TABLE;
+    ck_assert_uint_eq(unrec_of(two, sizeof(two) - 1), 0);
+    ck_assert_uint_eq(
+        stamp_cost("#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+                   "     1048576        262144     float     sum      -1    52.1   20.12   35.21      0\n",
+                   "Tue Jun  6 14:11:59 2023\n", SMI_TABLE),
+        0);
+    /* a date line that no table follows at once stays unrecognized:
+     * alone, last with no newline, before a blank line, before a box that
+     * is not nvidia-smi's, before a border the input ends after, and inside
+     * a table where the next box is its processes' */
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 2026\n", ""), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 2026", ""), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 2026\n", "\n" SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 2026\n",
+                                 "+---------------------------+------------------------------------------------+\n"
+                                 "| Diagnostic                | Result                                         |\n"),
+                      1);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 2026\n",
+                                 "+-----------------------------------------------------------------------------+\n"),
+                      1);
+    ck_assert_uint_eq(stamp_cost(SMI_TABLE, "Mon Nov 30 17:40:01 2026\n",
+                                 "\n"
+                                 "+-----------------------------------------------------------------------------------------+\n"
+                                 "| Processes:                                                                              |\n"
+                                 "|  No running processes found                                                             |\n"),
+                      1);
+    /* the answer is the place's, not the text's: the same stamp text
+     * once lone and once above the table, in either order */
+    ck_assert_uint_eq(stamp_cost("Mon Nov 30 17:40:01 2026\n\n", "Mon Nov 30 17:40:01 2026\n",
+                                 SMI_TABLE),
+                      0);
+    ck_assert_uint_eq(stamp_cost("Mon Nov 30 17:40:01 2026\n" SMI_TABLE, "Mon Nov 30 17:40:01 2026\n",
+                                 "\n"),
+                      1);
+    /* nor is any other line of that length: `date`'s form (it names the
+     * zone, nvidia-smi never does), a name that is no day's or month's,
+     * a digit short */
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 UTC 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mox Nov 30 17:40:01 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nox 30 17:40:01 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:1  2026\n", SMI_TABLE), 1);
+}
+END_TEST
+
+START_TEST(parse_nvidia_smi_timestamp_reads_nothing_past_the_input)
+{
+    /* the stamp and the box cut at every byte, in a buffer of exactly that
+     * size (no NUL after it): the look at the lines after the stamp stops
+     * at the input's end, and only a banner that shows "Driver Version"
+     * makes the stamp the table's */
+    static const char text[] =
+        "Mon Nov 30 17:36:48 2026\n"
+        "+-----------------------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |\n";
+    size_t full = sizeof(text) - 1, stamp = 25;
+    size_t banner = (size_t)(strstr(text, "Driver Version") - text) + strlen("Driver Version");
+    for (size_t len = 1; len <= full; len++) {
+        char *cut = malloc(len);
+        memcpy(cut, text, len);
+        size_t rest = len > stamp ? unrec_of(text + stamp, len - stamp) : 0;
+        ck_assert_uint_eq(unrec_of(cut, len), rest + (len >= banner ? 0 : 1));
+        free(cut);
+    }
+}
+END_TEST
+
 START_TEST(parse_survives_binary_and_unterminated_input)
 {
     char junk[4096];
@@ -1739,6 +1869,8 @@ static Suite *suite(void)
     tcase_add_test(p, parse_gemm_takes_the_test_id_from_the_command_line);
     tcase_add_test(p, parse_gemm_reads_quoted_gpu_burn_with_negative_error_counts);
     tcase_add_test(p, parse_gemm_keeps_what_a_line_cut_mid_list_shows);
+    tcase_add_test(p, parse_nvidia_smi_table_takes_its_timestamp_only_when_the_table_follows);
+    tcase_add_test(p, parse_nvidia_smi_timestamp_reads_nothing_past_the_input);
     tcase_add_test(p, parse_survives_binary_and_unterminated_input);
     tcase_add_test(p, parse_caps_sections_and_counts_the_rest);
     suite_add_tcase(s, p);

@@ -347,6 +347,48 @@ START_TEST(chunked_parse_equals_one_thread_with_crlf_nul_and_no_final_newline)
 }
 END_TEST
 
+START_TEST(chunked_parse_equals_one_thread_where_a_stamp_ends_a_chunk)
+{
+    /* nvidia-smi's timestamp is its table's only when the box follows it
+     * (report_gpu.c's gpu_table_stamp looks at the next two lines): with
+     * a boundary at every line, the stamp ends a chunk and the box opens
+     * the next, and a chunk parser must look past its own chunk, as the
+     * one-thread parse does, up to the input's end and no further. The
+     * stamps above a box follow lines that leave no section open (a
+     * blank line first, then an lscpu line, whose section the stamp
+     * ends), where a chunk's parse is spliced in from its first line on.
+     * Between the tables, stamps no box follows: lone, before a blank
+     * line, before a border the input ends after. */
+    static const char table[] =
+        "Mon Nov 30 17:36:48 2026       \n"
+        "+-----------------------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |\n"
+        "|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |\n"
+        "+-----------------------------------------+------------------------+----------------------+\n";
+    struct buf b = {0};
+    buf_adds(&b, "\n");
+    for (int i = 0; i < 3; i++) {
+        if (i > 0)
+            buf_adds(&b, "Architecture:        x86_64\n");
+        buf_adds(&b, table);
+        buf_adds(&b, "Mon Nov 30 17:40:01 2026\n\n");
+        buf_adds(&b, "Mon Nov 30 17:40:02 2026\n");
+    }
+    buf_adds(&b, "Mon Nov 30 17:40:03 2026\n"
+                 "+-----------------------------------------------------------------------------------------+\n");
+    struct report *rep = NULL;
+    ck_assert_int_eq(report_parse(b.p, b.len, &rep), ST_OK);
+    ck_assert_uint_eq(rep->unrecognized_lines, 7);
+    report_free(rep);
+    for (unsigned t = 2; t <= 256; t = t < 16 ? t + 1 : t * 2)
+        check_same(b.p, b.len, t, 1, "stamps");
+    /* every cut of it, so that the input ends inside the box */
+    for (size_t len = 1; len < b.len; len += 7)
+        check_same(b.p, len, 64, 1, "stamps cut");
+    free(b.p);
+}
+END_TEST
+
 START_TEST(chunked_parse_equals_one_thread_on_one_section_across_every_chunk)
 {
     /* an nccl-tests table of 20000 rows: one section from the first line to
@@ -476,6 +518,7 @@ int main(void)
     tcase_add_test(c, chunked_parse_refuses_a_splice_that_needs_a_section_the_chunk_dropped);
     tcase_add_test(c, chunked_parse_equals_one_thread_when_a_chunk_logs_past_its_event_cap);
     tcase_add_test(c, chunked_parse_equals_one_thread_with_crlf_nul_and_no_final_newline);
+    tcase_add_test(c, chunked_parse_equals_one_thread_where_a_stamp_ends_a_chunk);
     tcase_add_test(c, chunked_parse_equals_one_thread_on_one_section_across_every_chunk);
     tcase_add_test(c, chunked_parse_equals_one_thread_with_a_boundary_at_every_line);
     tcase_add_test(c, chunked_parse_of_nothing_and_of_blank_lines_is_empty);
