@@ -11,6 +11,7 @@
  * what the models can justify so the output reads cleanly. Plan answers are
  * written straight to text (jw_*, json_write.c), the server's hot path; the
  * cJSON forms parse that text. */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -911,26 +912,53 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
 #define TIMES_24 256u
 static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src, int digits)
 {
-    if (j->key)
-        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_f(digits));
+    if (j->key)   /* rnd: jw_round(x f) / f for every finite x (|x| <= DBL_MAX), else x (fx) */
+        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_f(digits), 1.0, 0.0,
+                    DBL_MAX);
     else
         num_rnd(j, key, *src, digits);
+}
+
+/* The magnitudes a within which json_floor_log10(a) is m without its
+ * log10 (its own bounds, the same expressions, so the same doubles) and
+ * sig's factor there: sig(y, digits) is jw_round(y f) / f for y with
+ * lo <= |y| <= hi. A patch then rounds a new value of that decade (most
+ * of them: days, FLOPs and budgets move by less than a factor of ten
+ * between memo hits) without calling plan_fx, json_floor_log10 and pow's
+ * table. 0 (no range: plan_fx decides) for 0, NaN, infinities, |m| > 30
+ * (there json_floor_log10 may take libm's word) and a at a bound. */
+static double sig_range(double y, int digits, double *lo, double *hi)
+{
+    double a = fabs(y);
+    int m;
+    *lo = *hi = 0;
+    if (!isfinite(y) || y == 0)
+        return 0;
+    m = json_floor_log10(a);
+    if (m < -30 || m > 30)
+        return 0;
+    *lo = TEN_POW[TEN_POW_0 + m] * (1 + 1e-9);
+    *hi = TEN_POW[TEN_POW_0 + m + 1] * (1 - 1e-9);
+    return rnd_f(digits - 1 - m);
 }
 
 static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src, int digits, unsigned times_24)
 {
     double x = times_24 ? *src * 24.0 : *src;
-    if (j->key)
-        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0, 0);
-    else
+    if (j->key) {
+        double lo, hi, f = sig_range(x, digits, &lo, &hi);
+        jw_hole_num(j, key, strlen(key), TAG_SIG(digits) | times_24, src, sig(x, digits), 0, f,
+                    times_24 ? 24.0 : 1.0, lo, hi);
+    } else {
         num_sig(j, key, x, digits);
+    }
 }
 
 /* jw_num's member (fmt 0: the value is the field) */
 static JW_INLINE void hole_num(struct jw *j, const char *key, const double *src)
 {
     if (j->key)
-        jw_hole_num(j, key, strlen(key), 0, src, *src, 0, 0);
+        jw_hole_num(j, key, strlen(key), 0, src, *src, 0, 0, 1.0, 0.0, 0.0);
     else
         jw_num(j, key, *src);
 }

@@ -1610,6 +1610,7 @@ char *jw_finish(struct jw *j, size_t *len)
 struct jw_tpl_hole {
     uint64_t x, v;           /* the last input and value bits (numbers) */
     double f;                /* rounded with the factor f (jw_hole_num; 0: fx) */
+    double mul, lo, hi;      /* f's inputs: x * mul, when lo <= |x * mul| <= hi (jw_hole_num) */
     uint32_t off, cap;       /* the input: base + off (a string: an array of cap bytes) */
     uint32_t at, len;        /* the value's text: text[at, at + len) */
     uint32_t nlen;           /* its length after a patch, before the template is brought up to date */
@@ -1747,7 +1748,7 @@ static void hole_end(struct jw *j, struct jw_hole *h)
 }
 
 void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec,
-                 double f)
+                 double f, double mul, double lo, double hi)
 {
     struct jw_hole *h = NULL;
     double x = *src;
@@ -1757,6 +1758,9 @@ void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const
             memcpy(&h->x, &x, sizeof h->x);
             memcpy(&h->v, &v, sizeof h->v);
             h->f = f;
+            h->mul = mul;
+            h->lo = lo;
+            h->hi = hi;
             h->dec = (int8_t)(dec < -100 ? -100 : dec > 100 ? 100 : dec);
         }
     }
@@ -1852,11 +1856,17 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
             if (xb == th->x)
                 continue;
             memcpy(&x, &xb, sizeof x);
-            /* a rounding (most holes) here; the others by the caller's fx */
-            if (th->f != 0)
-                v = isfinite(x) ? jw_round(x * th->f) / th->f : x;
-            else
+            /* a rounding (most holes) here when x * mul is within the
+             * hole's range; the others by the caller's fx */
+            if (th->f != 0) {
+                double y = x * th->mul, ay = fabs(y);
+                if (ay >= th->lo && ay <= th->hi)
+                    v = jw_round(y * th->f) / th->f;
+                else
+                    v = fx(th->fmt, x);
+            } else {
                 v = fx(th->fmt, x);
+            }
             memcpy(&vb, &v, sizeof vb);
             th->x = xb;
             if (vb == th->v)
@@ -1988,6 +1998,9 @@ void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, s
         th->x = h->x;
         th->v = h->v;
         th->f = h->f;
+        th->mul = h->mul;
+        th->lo = h->lo;
+        th->hi = h->hi;
         if (h->kind == JW_K_STR && !hole_keep_str_n(th, h->src, strlen(h->src)))
             return;
     }

@@ -449,6 +449,7 @@ struct jw_hole {
     const char *src;   /* where the input lies: a double, or a char array of cap bytes */
     uint64_t x, v;     /* a number's input and value bits */
     double f;          /* a number rounded to digits: 10^digits (0: fx computes it) */
+    double mul, lo, hi;   /* f applies to y = x * mul for lo <= |y| <= hi (jw_hole_num) */
     uint32_t cap, at, len;   /* the value's text in the writer's buffer: [at, at + len) */
     uint16_t fmt;
     int8_t dec;
@@ -478,11 +479,12 @@ void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, s
 /* Holes: a number written as v = fx(fmt, x) (x the double at src) with
  * jw_num_tagged's dec; a string held in the char array src of cap bytes.
  * Outside a template's writing they write as jw_num_tagged (fmt 0: jw_num
- * of v) and jw_str_in. A number hole with f != 0 is x rounded with the
- * factor f: v = jw_round(x * f) / f for finite x, else x (json_plan.c's
- * rnd), which the patch computes in place of fx's call. */
+ * of v) and jw_str_in. A number hole with f != 0 is, where y = x * mul
+ * has lo <= |y| <= hi, y rounded with the factor f: v = jw_round(y * f) / f
+ * (json_plan.c's rnd, and its sig within one decade of y), which the patch
+ * computes in place of fx's call; elsewhere (NaN too) fx(fmt, x). */
 void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec,
-                 double f);
+                 double f, double mul, double lo, double hi);
 void jw_hole_str(struct jw *j, const char *key, size_t klen, const char *src, size_t cap);
 /* Members covered by patches and values written into holes (tests). */
 void jw_tpl_stats(const struct jw_tpl *t, unsigned long long *taken, unsigned long long *written);

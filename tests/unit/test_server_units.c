@@ -2133,6 +2133,75 @@ START_TEST(tiers_patched_from_their_templates_are_written_as_the_plain_writer_wr
 }
 END_TEST
 
+/* A value near a power of ten: 10^k (times r) moved by a relative d that
+ * is now and then right at json_floor_log10's margins (1e-9), or beyond. */
+static double tpl_near_decade(unsigned long long *st, double r)
+{
+    static const double d[] = {0, 1e-12, 9.9e-10, 1e-9, 1.01e-9, 2e-9, 1e-6, 4.9e-4, 5e-4, 5.1e-4, 3e-3, 0.2};
+    double x = pow(10.0, (double)(int)(tpl_u(st) * 30) - 4) * r;
+    double e = d[tpl_next(st) % (sizeof d / sizeof d[0])] * (tpl_u(st) < 0.5 ? -1 : 1);
+    if (tpl_u(st) < 0.2)
+        e = (tpl_u(st) - 0.5) * 0.9;
+    x *= 1 + e;
+    if (tpl_u(st) < 0.1)
+        x = nextafter(x, tpl_u(st) < 0.5 ? 0 : INFINITY);
+    return tpl_u(st) < 0.05 ? -x : x;
+}
+
+/* The significant-figure holes (hours = 24 days, flops_total,
+ * need_budget_usd) are rounded by the patch itself within the decade its
+ * template's value was in (sig_range); values that cross into the next or
+ * the last decade, or sit at its bounds, must still be written as sig
+ * writes them. */
+START_TEST(sig_holes_patched_across_decade_bounds_are_written_as_the_plain_writer_writes_them)
+{
+    enum { STEPS = 20000 };
+    struct catalog *cat = calloc(1, sizeof *cat);
+    struct engine_recommendation *r = calloc(1, sizeof *r);
+    struct json_plan_cache *cache = json_plan_cache_new();
+    struct engine_workload w;
+    unsigned long long st = 0xbb67ae8584caa73bULL, taken = 0, written = 0, taken0 = 0, written0 = 0;
+    ck_assert(cat && r && cache);
+    engine_workload_init(&w);
+    for (int t = 0; t < TIER_COUNT; t++) {
+        tpl_fill(&r->tiers[t], &st);
+        r->tiers[t].feasible = t != 1;   /* need_budget_usd is written for tier 1 */
+    }
+    for (int step = 0; step < STEPS; step++) {
+        size_t la = 0, lb = 0;
+        char *a, *b;
+        struct engine_plan *p = &r->tiers[step % TIER_COUNT];
+        /* one decade from the last value, or a new one now and then */
+        p->days = tpl_u(&st) < 0.9 ? tpl_near_decade(&st, 1.0 / 24.0) : tpl_num(&st);
+        p->flops_total = tpl_near_decade(&st, 1e6);
+        p->need_budget_usd = tpl_near_decade(&st, 1.0);
+        a = json_recommendation_text(cat, &w, r, &la);
+        b = json_recommendation_text_cached(cat, &w, r, cache, &lb);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        if (la != lb || memcmp(a, b, la) != 0) {
+            size_t d = 0;
+            while (d < la && d < lb && a[d] == b[d])
+                d++;
+            ck_abort_msg("step %d: the patched answer differs at byte %zu: ...%.60s... for ...%.60s...", step, d,
+                         b + (d > 20 ? d - 20 : 0), a + (d > 20 ? d - 20 : 0));
+        }
+        free(a);
+        free(b);
+        if (step == 0)
+            json_plan_cache_replay_stats(cache, &taken0, &written0);
+    }
+    /* patched: a few values written a step (the three holes changed), the
+     * rest of each tier taken from its template */
+    json_plan_cache_replay_stats(cache, &taken, &written);
+    ck_assert_msg(written - written0 < (unsigned long long)STEPS * 4 && taken - taken0 > (unsigned long long)STEPS * 20,
+                  "tiers were barely patched: %llu calls taken, %llu written", taken - taken0, written - written0);
+    json_plan_cache_free(cache);
+    free(r);
+    free(cat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -2172,6 +2241,7 @@ int main(void)
     tcase_add_test(wr, a_block_of_another_site_with_the_same_key_is_written_anew);
     tcase_add_test(wr, recorded_strings_that_grow_and_shrink_are_written_as_the_plain_writer_writes);
     tcase_add_test(wr, tiers_patched_from_their_templates_are_written_as_the_plain_writer_writes_them);
+    tcase_add_test(wr, sig_holes_patched_across_decade_bounds_are_written_as_the_plain_writer_writes_them);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif
