@@ -1710,6 +1710,9 @@ struct blank_ctx {
     const struct engine_workload *w;
     struct eval_ctx ctx;
     int ready;
+    /* the tiers the last pricing priced for this tokens_b and dataset_tb
+     * (bit t): where plan_for_cand looks for another tier's plan */
+    unsigned same;
 };
 
 /* engine.h. */
@@ -1757,6 +1760,22 @@ static void tier_choice_undo(struct engine_plan *pl, const struct engine_plan *s
     pl->need_budget_usd = src->need_budget_usd;
     pl->need_deadline_days = src->need_deadline_days;
     pl->n_rationale = src->n_rationale;
+}
+
+/* dst = src up to its lists' counts, each entry whole: a tier's plan into
+ * another, where the whole struct (18 KB) is mostly past the counts. */
+static void plan_copy_whole(struct engine_plan *dst, const struct engine_plan *src)
+{
+    memcpy(dst, src, offsetof(struct engine_plan, expectations));
+    memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
+    memcpy(dst->rationale, src->rationale, sizeof src->rationale[0] * (size_t)src->n_rationale);
+    memcpy(dst->warnings, src->warnings, sizeof src->warnings[0] * (size_t)src->n_warnings);
+    memcpy(dst->bom, src->bom, sizeof src->bom[0] * (size_t)src->n_bom);
+    dst->n_expectations = src->n_expectations;
+    dst->n_rationale = src->n_rationale;
+    dst->n_warnings = src->n_warnings;
+    dst->n_bom = src->n_bom;
+    dst->bom_total_usd = src->bom_total_usd;
 }
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
@@ -1807,7 +1826,10 @@ static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_
  * completed on the blanked workload and kept in the least recently used
  * slot, a new fill), then plan_priced for the full workload. The same
  * bytes as plan_from_cand + plan_complete: plan_complete is these two
- * steps. Tier t (pl) then holds the slot's fill (tier_from). */
+ * steps. Tier t (pl) then holds the slot's fill (tier_from). Where the
+ * tier, or another one, holds that fill priced for the same tokens_b and
+ * dataset_tb already (tier_from), the plan is that one, less what the
+ * tier choice wrote (tier_choice_undo): no plan_priced. */
 static struct engine_text_memo *plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx,
                                               struct blank_ctx *b, struct engine_recommendation *out,
                                               const struct engine_candidate *cd, int t)
@@ -1859,6 +1881,20 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         tier_choice_undo(pl, &slot->plan);
         return slot->texts;
     }
+    /* Another tier holding the slot's fill priced for the same inputs (the
+     * last pricing showed the cluster in another tier): its plan, less what
+     * a tier choice wrote in it (this pricing's comes after every tier's
+     * plan is made, so a tier it made already has none). */
+    for (int u = 0; u < TIER_COUNT && (b->same & ~(1u << t)) != 0; u++) {
+        const struct engine_tier_from *fu = &out->tier_from[u];
+        if (u != t && fu->slot == slot && fu->filled == slot->filled && slot->filled != 0 &&
+            fu->tokens_bits == tokens_bits && fu->dataset_bits == dataset_bits) {
+            plan_copy_whole(pl, &out->tiers[u]);
+            *from = *fu;
+            tier_choice_undo(pl, &slot->plan);
+            return slot->texts;
+        }
+    }
     plan_copy_counted(pl, slot, held);
     from->slot = slot;
     from->filled = slot->filled;
@@ -1885,7 +1921,7 @@ static void tier_copy(struct engine_recommendation *out, int t_dst, int t_src)
     const struct engine_tier_from *fs = &out->tier_from[t_src];
     const struct engine_plan_memo *slot = fs->slot;
     if (!slot || fd->slot != slot || fd->filled != fs->filled || fs->filled == 0) {
-        *dst = *src;
+        plan_copy_whole(dst, src);
         *fd = *fs;
         return;
     }
@@ -2646,8 +2682,8 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     /* A bought cluster is priced on the scratch plan (cand_cost's other
      * branch), which plan_cost_at reads beyond the members cand_cost sets:
      * cleared here, so pricing reads nothing the caller's memory held
-     * before. Every tier is then written whole below (plan_from_cand and
-     * plan_empty clear the plan first; the others are copies of those). */
+     * before. Every tier is then written whole up to its lists' counts
+     * below (plan_for_cand, tier_copy, plan_empty). */
     if (w->pricing != PRICING_CLOUD) {
         out->tier_from[TIER_PERFORMANCE].slot = NULL;
         memset(scratch, 0, sizeof *scratch);
@@ -2849,6 +2885,11 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     blank.w = &out->blank_w;
     blank.ready = 0;
+    blank.same = 0;
+    for (int t = 0; t < TIER_COUNT; t++)
+        blank.same |= (unsigned)(out->tier_from[t].slot && out->tier_from[t].tokens_bits == double_bits(w->tokens_b) &&
+                                 out->tier_from[t].dataset_bits == double_bits(w->dataset_tb))
+                      << t;
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
