@@ -574,6 +574,13 @@ struct engine_recommendation {
     struct engine_tier_from {
         const struct engine_plan_memo *slot;
         unsigned long long filled;
+        /* The bits of the tokens_b and dataset_tb that pricing priced the
+         * tier's plan for (plan_priced reads no other input the slot's
+         * key leaves out): a tier holding its slot's fill priced for the
+         * same two holds every byte a pricing would write there again,
+         * less what the tier choice wrote after it (engine_search.c,
+         * plan_for_cand). Meaningful only while slot is not NULL. */
+        unsigned long long tokens_bits, dataset_bits;
     } tier_from[TIER_COUNT];
     /* The catalog's storage rows by kind (the eval context's), as the last
      * pricing found them in storage_cat (NULL: none), which a pricing with
@@ -632,6 +639,14 @@ struct engine_recommendation {
          * that tests on a CPU with AVX2 compare the paths); zero from
          * calloc, never set by the engine */
         int lanes;
+        /* What the last pricing priced cost and days from, beside the
+         * columns (struct cloud_cost_memo's inputs of it, engine_int.h:
+         * tokens, the storage tiers' needs and monthly prices, as their
+         * bits), valid when priced is 1: a pricing of the same columns
+         * from the same values finds every candidate's days and cost in
+         * cost and days already. Made 0 with the columns (cols_ready). */
+        unsigned long long priced_key[8];
+        int priced;
     } price_cols;
 };
 

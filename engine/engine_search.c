@@ -1207,6 +1207,7 @@ static int cols_ready(const struct catalog *c, const struct cloud_cost_memo *m, 
         pc->big10 == m->big10 && pc->big100 == m->big100)
         return 1;
     pc->from = 0;
+    pc->priced = 0;
     if (!price_cols_fill(c, out->candidates, nc, m->big10, m->big100, pc, base))
         return 0;
     pc->from = out->candidates_from;
@@ -1245,7 +1246,7 @@ static inline void hot_month_prices(const struct cloud_cost_memo *m, double out[
  * rented branch computes (engine_run_days with the tokens the memo holds,
  * then engine_cloud_cost_cand), two candidates at a time (SSE2: the path
  * of a CPU without AVX2; price_cloud4 is the other) from out's
- * price_cols (made here unless they are these candidates' already): the
+ * price_cols (made ready by price_cloud): the
  * same IEEE operations in the same order on each lane, so the same doubles.
  * - days: (startup + tokens / throughput / goodput) / 86400;
  * - billed hours: engine_ceil(days x 24 - 1e-9), at least 1. For x in
@@ -1257,9 +1258,8 @@ static inline void hot_month_prices(const struct cloud_cost_memo *m, double out[
  * - the bill: 0 + GPU-hours when positive, then hot tier, node cache, warm
  *   and cold tiers, each added when positive (adding +0 instead leaves the
  *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
- *   NaN) here, so that it is not added, as it is left out there.
- * 0, with nothing priced, when a candidate's GPU is not in the catalog. */
-static int price_cloud2(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
+ *   NaN) here, so that it is not added, as it is left out there. */
+static void price_cloud2(const struct cloud_cost_memo *m, struct engine_recommendation *out)
 {
     struct engine_price_cols *pc = &out->price_cols;
     struct engine_candidate *cands = out->candidates;
@@ -1281,10 +1281,6 @@ static int price_cloud2(const struct catalog *c, const struct cloud_cost_memo *m
 
     const int base = cols_base(pc);
 
-    if (nc <= 0)
-        return 1;
-    if (!cols_ready(c, m, out, base))
-        return 0;
     for (int i = 0; i < nc; i += 2) {
         const int j = base + i;   /* the pair's column index */
         __m128d d, x, r, h, qty, months, total, u, over, hot, gpus;
@@ -1335,7 +1331,6 @@ static int price_cloud2(const struct catalog *c, const struct cloud_cost_memo *m
             _mm_storeh_pd(&cands[i + 1].cost, total);
         }
     }
-    return 1;
 }
 
 /* The candidates whose cost is not above limit, in order, into set (the
@@ -1399,7 +1394,7 @@ AVX2_FN static inline int lanes_set(v4i m)
 /* Days and cost of every candidate of a rented cluster, what cand_cost's
  * rented branch computes (engine_run_days with the tokens the memo holds,
  * then engine_cloud_cost_cand), four candidates at a time from out's
- * price_cols (made here unless they are these candidates' already): the
+ * price_cols (made ready by price_cloud): the
  * same IEEE operations in the same order on each lane, so the same doubles.
  * - days: (startup + tokens / throughput / goodput) / 86400;
  * - billed hours: engine_ceil(days x 24 - 1e-9), at least 1. For x in
@@ -1415,12 +1410,11 @@ AVX2_FN static inline int lanes_set(v4i m)
  *   sum as it is: it is never -0), a tier the candidate lacks costing 0 (or
  *   NaN) here, so that it is not added, as it is left out there.
  * No multiply feeds an add
- * as one rounding: neither build enables FMA. 0, with nothing priced, when
- * a candidate's GPU is not in the catalog.
+ * as one rounding: neither build enables FMA.
  * For a CPU with AVX2, where the four lanes are one instruction: a memo
  * hit's pricing of ~340 candidates takes ~5.7k instructions here, ~14.5k
  * in price_cloud2. */
-AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out)
+AVX2_FN static void price_cloud4(const struct cloud_cost_memo *m, struct engine_recommendation *out)
 {
     struct engine_price_cols *pc = &out->price_cols;
     struct engine_candidate *cands = out->candidates;
@@ -1444,10 +1438,6 @@ AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost
 
     const int base = cols_base(pc);
 
-    if (nc <= 0)
-        return 1;
-    if (!cols_ready(c, m, out, base))
-        return 0;
     /* the columns' four doubles (or masks) from index k, aligned or not */
 #define LOAD(v, col, k) memcpy(&(v), &pc->col[k], sizeof(v))
     for (; i + 4 <= nc; i += 4) {
@@ -1507,7 +1497,6 @@ AVX2_FN static int price_cloud4(const struct catalog *c, const struct cloud_cost
         }
     for (; i < nc; i++)
         price_one(m, pc, &cands[i], base + i);
-    return 1;
 }
 
 /* The candidates whose cost is not above limit, in order, into set (the
@@ -1536,6 +1525,65 @@ AVX2_FN static int near_from_cols4(const struct engine_price_cols *pc, int nc, d
         n += !(pc->cost[base + i] > limit);
     }
     return n;
+}
+
+/* What price_cloud2 and price_cloud4 read besides the columns: the memo's
+ * values, as their bits (the size classes, which the columns were made
+ * for, too). */
+static void price_key(const struct cloud_cost_memo *m, unsigned long long key[8])
+{
+    const double v[7] = {m->tokens,           m->hot_need_tb,    m->hot_month_usd[0], m->hot_month_usd[1],
+                         m->hot_month_usd[2], m->warm_month_usd, m->cold_month_usd};
+    _Static_assert(sizeof v + sizeof key[0] == sizeof ((struct engine_price_cols *)0)->priced_key, "one key");
+    memcpy(key, v, sizeof v);
+    key[7] = (unsigned long long)(m->big10 != 0) | (unsigned long long)(m->big100 != 0) << 1;
+}
+
+/* Days and cost of every candidate of a rented cluster into the candidates
+ * and the columns (price_cloud4 with AVX2, else price_cloud2; wide says
+ * which), the columns made ready first. Columns that were not made again
+ * and were last priced from the same values (priced_key: all these read
+ * of the request) hold the same days and costs already: the candidates
+ * get those, a copy where the pricing is a few divisions, a dozen
+ * additions and masks per candidate. 0, with nothing priced, when a
+ * candidate's GPU is not in the catalog. */
+static int price_cloud(const struct catalog *c, const struct cloud_cost_memo *m, struct engine_recommendation *out,
+                       int wide)
+{
+    struct engine_price_cols *pc = &out->price_cols;
+    struct engine_candidate *cands = out->candidates;
+    const int nc = out->n_candidates, base = cols_base(pc);
+    unsigned long long key[8];
+    if (nc <= 0)
+        return 1;
+    if (!cols_ready(c, m, out, base))
+        return 0;
+    price_key(m, key);
+    if (pc->priced && memcmp(pc->priced_key, key, sizeof key) == 0) {
+        /* two candidates at a time: each one's days and cost side by side
+         * in one store */
+        _Static_assert(offsetof(struct engine_candidate, cost) == offsetof(struct engine_candidate, days) + 8,
+                       "days, then cost");
+        int i = 0;
+        for (; i + 2 <= nc; i += 2) {
+            __m128d d = _mm_load_pd(&pc->days[base + i]), k = _mm_load_pd(&pc->cost[base + i]);
+            _mm_storeu_pd(&cands[i].days, _mm_unpacklo_pd(d, k));
+            _mm_storeu_pd(&cands[i + 1].days, _mm_unpackhi_pd(d, k));
+        }
+        if (i < nc) {
+            cands[i].days = pc->days[base + i];
+            cands[i].cost = pc->cost[base + i];
+        }
+        return 1;
+    }
+    pc->priced = 0;
+    if (wide)
+        price_cloud4(m, out);
+    else
+        price_cloud2(m, out);
+    memcpy(pc->priced_key, key, sizeof key);
+    pc->priced = 1;
+    return 1;
 }
 #endif
 
@@ -1662,6 +1710,9 @@ struct blank_ctx {
     const struct engine_workload *w;
     struct eval_ctx ctx;
     int ready;
+    /* the tiers the last pricing priced for this tokens_b and dataset_tb
+     * (bit t): where plan_for_cand looks for another tier's plan */
+    unsigned same;
 };
 
 /* engine.h. */
@@ -1686,6 +1737,45 @@ int engine_workload_blanked_eq(const struct engine_workload *a, const struct eng
         from = at[i] + sizeof(double);
     }
     return memcmp(pa + from, pb + from, sizeof *a - from) == 0;
+}
+
+static unsigned long long double_bits(double x)
+{
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+/* What the tier choice (engine_recommend_price after plan_for_cand) writes
+ * in a tier's plan, back to the slot's plan (src): feasible, the needs and
+ * why (plan_cluster and plan_priced write none of them, so the slot's are
+ * what a pricing leaves there), and the rationale count (note_near_tie's
+ * note goes after the slot's entries). It writes nothing else of a plan;
+ * a new write there must be undone here too (test_engine's
+ * tiers_priced_again_for_the_same_tokens_equal_tiers_priced_afresh). */
+static void tier_choice_undo(struct engine_plan *pl, const struct engine_plan *src)
+{
+    pl->feasible = src->feasible;
+    memcpy(pl->why, src->why, sizeof pl->why);
+    pl->need_budget_usd = src->need_budget_usd;
+    pl->need_deadline_days = src->need_deadline_days;
+    pl->n_rationale = src->n_rationale;
+}
+
+/* dst = src up to its lists' counts, each entry whole: a tier's plan into
+ * another, where the whole struct (18 KB) is mostly past the counts. */
+static void plan_copy_whole(struct engine_plan *dst, const struct engine_plan *src)
+{
+    memcpy(dst, src, offsetof(struct engine_plan, expectations));
+    memcpy(dst->expectations, src->expectations, sizeof src->expectations[0] * (size_t)src->n_expectations);
+    memcpy(dst->rationale, src->rationale, sizeof src->rationale[0] * (size_t)src->n_rationale);
+    memcpy(dst->warnings, src->warnings, sizeof src->warnings[0] * (size_t)src->n_warnings);
+    memcpy(dst->bom, src->bom, sizeof src->bom[0] * (size_t)src->n_bom);
+    dst->n_expectations = src->n_expectations;
+    dst->n_rationale = src->n_rationale;
+    dst->n_warnings = src->n_warnings;
+    dst->n_bom = src->n_bom;
+    dst->bom_total_usd = src->bom_total_usd;
 }
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
@@ -1736,7 +1826,10 @@ static void plan_copy_counted(struct engine_plan *dst, const struct engine_plan_
  * completed on the blanked workload and kept in the least recently used
  * slot, a new fill), then plan_priced for the full workload. The same
  * bytes as plan_from_cand + plan_complete: plan_complete is these two
- * steps. Tier t (pl) then holds the slot's fill (tier_from). */
+ * steps. Tier t (pl) then holds the slot's fill (tier_from). Where the
+ * tier, or another one, holds that fill priced for the same tokens_b and
+ * dataset_tb already (tier_from), the plan is that one, less what the
+ * tier choice wrote (tier_choice_undo): no plan_priced. */
 static struct engine_text_memo *plan_for_cand(const struct catalog *c, const struct eval_ctx *ctx,
                                               struct blank_ctx *b, struct engine_recommendation *out,
                                               const struct engine_candidate *cd, int t)
@@ -1781,11 +1874,75 @@ static struct engine_text_memo *plan_for_cand(const struct catalog *c, const str
         slot->filled = ++out->plan_memo_tick;
     }
     slot->used = ++out->plan_memo_tick;
-    plan_copy_counted(pl, slot, from->slot == slot && from->filled == slot->filled && slot->filled != 0);
+    const int held = from->slot == slot && from->filled == slot->filled && slot->filled != 0;
+    const unsigned long long tokens_bits = double_bits(ctx->w->tokens_b), dataset_bits = double_bits(ctx->w->dataset_tb);
+    if (held && from->tokens_bits == tokens_bits && from->dataset_bits == dataset_bits) {
+        /* plan_priced would write what it wrote there for the same inputs */
+        tier_choice_undo(pl, &slot->plan);
+        return slot->texts;
+    }
+    /* Another tier holding the slot's fill priced for the same inputs (the
+     * last pricing showed the cluster in another tier): its plan, less what
+     * a tier choice wrote in it (this pricing's comes after every tier's
+     * plan is made, so a tier it made already has none). */
+    for (int u = 0; u < TIER_COUNT && (b->same & ~(1u << t)) != 0; u++) {
+        const struct engine_tier_from *fu = &out->tier_from[u];
+        if (u != t && fu->slot == slot && fu->filled == slot->filled && slot->filled != 0 &&
+            fu->tokens_bits == tokens_bits && fu->dataset_bits == dataset_bits) {
+            plan_copy_whole(pl, &out->tiers[u]);
+            *from = *fu;
+            tier_choice_undo(pl, &slot->plan);
+            return slot->texts;
+        }
+    }
+    plan_copy_counted(pl, slot, held);
     from->slot = slot;
     from->filled = slot->filled;
+    from->tokens_bits = tokens_bits;
+    from->dataset_bits = dataset_bits;
     plan_priced(c, ctx, pl, &slot->fx, slot->texts);
     return slot->texts;
+}
+
+/* Tier dst shows the plan tier src (t_src) got from plan_for_cand in this
+ * pricing: src's copy, and dst takes its tier_from. Where dst holds the
+ * same slot's fill (tier_from), the parts no pricing writes are equal
+ * already, and only the members before the lists, the counts and what
+ * plan_priced writes in the lists (the texts of the slot's fx.r_*
+ * entries, the warnings from fx.warn_at on, the bill) are copied; where
+ * dst's plan was also priced for the same tokens_b and dataset_tb, those
+ * list parts are equal too (plan_for_cand says why). Else all of it: an
+ * 18 KB plan, much of it past the lists' counts. */
+static void tier_copy(struct engine_recommendation *out, int t_dst, int t_src)
+{
+    struct engine_plan *dst = &out->tiers[t_dst];
+    const struct engine_plan *src = &out->tiers[t_src];
+    struct engine_tier_from *fd = &out->tier_from[t_dst];
+    const struct engine_tier_from *fs = &out->tier_from[t_src];
+    const struct engine_plan_memo *slot = fs->slot;
+    if (!slot || fd->slot != slot || fd->filled != fs->filled || fs->filled == 0) {
+        plan_copy_whole(dst, src);
+        *fd = *fs;
+        return;
+    }
+    memcpy(dst, src, offsetof(struct engine_plan, expectations));
+    if (fd->tokens_bits != fs->tokens_bits || fd->dataset_bits != fs->dataset_bits) {
+        const int rewritten[] = {slot->fx.r_flops, slot->fx.r_days, slot->fx.r_scale, slot->fx.r_data,
+                                 slot->fx.r_cost};
+        int w0 = slot->fx.warn_at >= 0 && slot->fx.warn_at < src->n_warnings ? slot->fx.warn_at : src->n_warnings;
+        for (size_t k = 0; k < sizeof rewritten / sizeof rewritten[0]; k++)
+            if (rewritten[k] >= 0 && rewritten[k] < src->n_rationale)
+                memcpy(dst->rationale[rewritten[k]].text, src->rationale[rewritten[k]].text,
+                       sizeof dst->rationale[0].text);
+        memcpy(dst->warnings[w0], src->warnings[w0], sizeof dst->warnings[0] * (size_t)(src->n_warnings - w0));
+        memcpy(dst->bom, src->bom, sizeof dst->bom[0] * (size_t)src->n_bom);
+    }
+    dst->n_expectations = src->n_expectations;
+    dst->n_rationale = src->n_rationale;
+    dst->n_warnings = src->n_warnings;
+    dst->n_bom = src->n_bom;
+    dst->bom_total_usd = src->bom_total_usd;
+    *fd = *fs;
 }
 
 static void plan_empty(struct engine_plan *pl, const char *why)
@@ -2525,8 +2682,8 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     /* A bought cluster is priced on the scratch plan (cand_cost's other
      * branch), which plan_cost_at reads beyond the members cand_cost sets:
      * cleared here, so pricing reads nothing the caller's memory held
-     * before. Every tier is then written whole below (plan_from_cand and
-     * plan_empty clear the plan first; the others are copies of those). */
+     * before. Every tier is then written whole up to its lists' counts
+     * below (plan_for_cand, tier_copy, plan_empty). */
     if (w->pricing != PRICING_CLOUD) {
         out->tier_from[TIER_PERFORMANCE].slot = NULL;
         memset(scratch, 0, sizeof *scratch);
@@ -2545,7 +2702,7 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
 #ifdef __SSE2__
     const int priced = cloud;
     const int wide = priced && out->price_cols.lanes != 2 && cpu_avx2();   /* four lanes at a time, else two */
-    if (priced && !(wide ? price_cloud4(c, &mm, out) : price_cloud2(c, &mm, out))) {
+    if (priced && !price_cloud(c, &mm, out, wide)) {
         snprintf(err, errlen, "search result does not match the catalog");
         return ST_INVALID;
     }
@@ -2728,25 +2885,27 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
     }
     blank.w = &out->blank_w;
     blank.ready = 0;
+    blank.same = 0;
+    for (int t = 0; t < TIER_COUNT; t++)
+        blank.same |= (unsigned)(out->tier_from[t].slot && out->tier_from[t].tokens_bits == double_bits(w->tokens_b) &&
+                                 out->tier_from[t].dataset_bits == double_bits(w->dataset_tb))
+                      << t;
     /* The why texts below go through the text memos of the slot that
      * holds the tier's cluster (tm_*), one site per tier. */
     struct engine_text_memo *tm_min, *tm_rec, *tm_perf;
     /* A tier copied from another holds what that one holds (tier_from). */
     tm_min = plan_for_cand(c, &ctx, &blank, out, &cands[imin], TIER_MINIMUM);
     if (ishow == imin) {
-        *prec = *pmin;
-        out->tier_from[TIER_RECOMMENDED] = out->tier_from[TIER_MINIMUM];
+        tier_copy(out, TIER_RECOMMENDED, TIER_MINIMUM);
         tm_rec = tm_min;
     } else {
         tm_rec = plan_for_cand(c, &ctx, &blank, out, &cands[ishow], TIER_RECOMMENDED);
     }
     if (ifast == imin) {
-        *pperf = *pmin;
-        out->tier_from[TIER_PERFORMANCE] = out->tier_from[TIER_MINIMUM];
+        tier_copy(out, TIER_PERFORMANCE, TIER_MINIMUM);
         tm_perf = tm_min;
     } else if (ifast == ishow) {
-        *pperf = *prec;
-        out->tier_from[TIER_PERFORMANCE] = out->tier_from[TIER_RECOMMENDED];
+        tier_copy(out, TIER_PERFORMANCE, TIER_RECOMMENDED);
         tm_perf = tm_rec;
     } else {
         tm_perf = plan_for_cand(c, &ctx, &blank, out, &cands[ifast], TIER_PERFORMANCE);

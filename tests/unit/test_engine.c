@@ -1110,6 +1110,106 @@ START_TEST(tiers_built_on_the_last_pricing_equal_tiers_priced_afresh)
 }
 END_TEST
 
+/* A pricing that finds a tier holding its slot's plan priced for the same
+ * tokens_b and dataset_tb (tier_from) writes only what the tier choice
+ * wrote after it (feasible, why, needs, the near-tie note), and one whose
+ * price columns were last priced from the same values (price_cols.priced)
+ * copies their days and costs: what a user who changes only the deadline
+ * or the budget asks for. One memory priced over and over, as the
+ * server's is: search results of several models (rented and bought),
+ * each kept for runs of steps under one tag as search_memo.c keeps one,
+ * with tokens and dataset held for several steps and then one of them
+ * changed (alone, so that a key missing either shows), deadlines and
+ * budgets that make tiers infeasible and feasible again, near ties and
+ * shared clusters; each answer must be what a fresh memory priced
+ * answers, and most tiers and columns must have been found priced. */
+START_TEST(tiers_priced_again_for_the_same_tokens_equal_tiers_priced_afresh)
+{
+    static const struct { const char *preset; enum engine_pricing pricing; } shapes[] = {
+        {"llama-3-70b", PRICING_CLOUD}, {"llama-2-7b", PRICING_BUY}, {"mixtral-8x7b", PRICING_CLOUD},
+        {"llama-3-8b", PRICING_CLOUD}, {"gpt-3-175b", PRICING_BUY},
+    };
+    enum { SHAPES = sizeof shapes / sizeof shapes[0], STEPS = 700 };
+    struct engine_recommendation *searched[SHAPES], *kept = calloc(1, sizeof *kept), *fresh = calloc(1, sizeof *fresh);
+    struct engine_workload w0[SHAPES], w;
+    unsigned long long st = 0x510e527fade682d1ULL;
+    int held = 0, kept_tiers = 0, kept_cols = 0, infeasible = 0, feasible_again = 0, last_feasible = 1;
+    char err[256];
+    ck_assert(kept && fresh);
+    for (int s = 0; s < SHAPES; s++) {
+        searched[s] = calloc(1, sizeof *searched[s]);
+        ck_assert(searched[s]);
+        workload(&w0[s], shapes[s].preset, 1000);
+        w0[s].pricing = shapes[s].pricing;
+        ck_assert_int_eq(engine_recommend_search(cat, &w0[s], searched[s], err, sizeof err), ST_OK);
+    }
+    w = w0[0];
+    for (int step = 0; step < STEPS; step++) {
+        struct engine_tier_from before[TIER_COUNT];
+        int cols_before, same_inputs;
+        double tokens = w.tokens_b, dataset = w.dataset_tb;
+        char what[200], *a, *b;
+        if (step == 0 || xorshift(&st) % 25 == 0) {   /* another search result, a new tag */
+            held = (int)(xorshift(&st) % SHAPES);
+            copy_search_result(kept, searched[held]);
+        }
+        w = w0[held];
+        w.tokens_b = tokens;
+        w.dataset_tb = dataset;
+        switch (xorshift(&st) % 8) {
+        case 0: w.tokens_b = 1.0 + (double)(xorshift(&st) % 40000) / 3.0; break;
+        case 1: w.tokens_b = 1e5 + (double)(xorshift(&st) % 1000000); break;   /* a year and more */
+        case 2: w.dataset_tb = xorshift(&st) % 2 ? NAN : 0.1 + (double)(xorshift(&st) % 500); break;
+        default: break;   /* the same tokens and dataset */
+        }
+        switch (xorshift(&st) % 4) {
+        case 0: w.deadline_days = NAN; break;
+        case 1: w.deadline_days = 1e9; break;
+        default: w.deadline_days = 1.0 + (double)(xorshift(&st) % 400); break;
+        }
+        switch (xorshift(&st) % 4) {
+        case 0: w.budget_usd = NAN; break;
+        case 1: w.budget_usd = 1e3; break;
+        default: w.budget_usd = 1e4 * (double)(1 + xorshift(&st) % 10000); break;
+        }
+        snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a, dataset %a)",
+                 shapes[held].preset, step, w.tokens_b, w.deadline_days, w.budget_usd, w.dataset_tb);
+        memcpy(before, kept->tier_from, sizeof before);
+        cols_before = kept->price_cols.priced && kept->price_cols.from == kept->candidates_from;
+        same_inputs = memcmp(&w.tokens_b, &tokens, sizeof tokens) == 0 && memcmp(&w.dataset_tb, &dataset, sizeof dataset) == 0;
+        price_fresh_copy(fresh, kept);
+        ck_assert_msg(engine_recommend_price(cat, &w, kept, err, sizeof err) == ST_OK, "%s: %s", what, err);
+        ck_assert_msg(engine_recommend_price(cat, &w, fresh, err, sizeof err) == ST_OK, "%s: %s", what, err);
+        a = dump_rec(fresh);
+        b = dump_rec(kept);
+        if (strcmp(a, b) != 0) {
+            size_t at = 0;
+            while (a[at] == b[at])
+                at++;
+            at = at > 60 ? at - 60 : 0;
+            ck_abort_msg("%s: the tiers priced again differ:\n fresh: %.160s\n kept:  %.160s", what, a + at, b + at);
+        }
+        free(a);
+        free(b);
+        for (int t = 0; t < TIER_COUNT; t++)
+            kept_tiers += same_inputs && before[t].slot && before[t].slot == kept->tier_from[t].slot &&
+                          before[t].filled == kept->tier_from[t].filled;
+        kept_cols += cols_before && same_inputs && shapes[held].pricing == PRICING_CLOUD;
+        infeasible += !kept->tiers[TIER_RECOMMENDED].feasible;
+        feasible_again += kept->tiers[TIER_RECOMMENDED].feasible && !last_feasible;
+        last_feasible = kept->tiers[TIER_RECOMMENDED].feasible;
+    }
+    ck_assert_int_gt(kept_tiers, STEPS / 2);
+    ck_assert_int_gt(kept_cols, STEPS / 4);
+    ck_assert_int_gt(infeasible, 50);
+    ck_assert_int_gt(feasible_again, 50);
+    for (int s = 0; s < SHAPES; s++)
+        free(searched[s]);
+    free(kept);
+    free(fresh);
+}
+END_TEST
+
 /* Gaudi 3 carries its own RoCE ports (3 x 200 GbE per card for scale-out):
  * a bought cluster gets switches and cables but no NICs, at most 600 Gb/s
  * per card, and the plan says why (R16/R17). */
@@ -2374,6 +2474,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, repriced_tiers_are_the_choice_of_plain_scans_over_every_candidate);
     tcase_add_test(p, any_seeds_give_the_picks_of_plain_scans);
     tcase_add_test(p, tiers_built_on_the_last_pricing_equal_tiers_priced_afresh);
+    tcase_add_test(p, tiers_priced_again_for_the_same_tokens_equal_tiers_priced_afresh);
     tcase_add_test(p, gaudi3_uses_its_on_chip_ports_instead_of_nics);
     tcase_add_test(p, every_rationale_cites_an_id_and_its_numbers_in_full);
     tcase_add_test(p, impossible_deadline_says_what_would_work);
