@@ -1762,6 +1762,17 @@ static void tier_choice_undo(struct engine_plan *pl, const struct engine_plan *s
     pl->n_rationale = src->n_rationale;
 }
 
+/* dst's lists' counts (and the bill's total) as src's: the copies below
+ * fill the entries first. */
+static inline void plan_counts_copy(struct engine_plan *dst, const struct engine_plan *src)
+{
+    dst->n_expectations = src->n_expectations;
+    dst->n_rationale = src->n_rationale;
+    dst->n_warnings = src->n_warnings;
+    dst->n_bom = src->n_bom;
+    dst->bom_total_usd = src->bom_total_usd;
+}
+
 /* dst = src up to its lists' counts, each entry whole: a tier's plan into
  * another, where the whole struct (18 KB) is mostly past the counts. */
 static void plan_copy_whole(struct engine_plan *dst, const struct engine_plan *src)
@@ -1771,11 +1782,7 @@ static void plan_copy_whole(struct engine_plan *dst, const struct engine_plan *s
     memcpy(dst->rationale, src->rationale, sizeof src->rationale[0] * (size_t)src->n_rationale);
     memcpy(dst->warnings, src->warnings, sizeof src->warnings[0] * (size_t)src->n_warnings);
     memcpy(dst->bom, src->bom, sizeof src->bom[0] * (size_t)src->n_bom);
-    dst->n_expectations = src->n_expectations;
-    dst->n_rationale = src->n_rationale;
-    dst->n_warnings = src->n_warnings;
-    dst->n_bom = src->n_bom;
-    dst->bom_total_usd = src->bom_total_usd;
+    plan_counts_copy(dst, src);
 }
 
 /* dst = src up to src's lists' counts: a slot's plan into a tier without
@@ -1937,11 +1944,7 @@ static void tier_copy(struct engine_recommendation *out, int t_dst, int t_src)
         memcpy(dst->warnings[w0], src->warnings[w0], sizeof dst->warnings[0] * (size_t)(src->n_warnings - w0));
         memcpy(dst->bom, src->bom, sizeof dst->bom[0] * (size_t)src->n_bom);
     }
-    dst->n_expectations = src->n_expectations;
-    dst->n_rationale = src->n_rationale;
-    dst->n_warnings = src->n_warnings;
-    dst->n_bom = src->n_bom;
-    dst->bom_total_usd = src->bom_total_usd;
+    plan_counts_copy(dst, src);
     *fd = *fs;
 }
 

@@ -726,6 +726,22 @@ static unsigned long long xorshift(unsigned long long *s)
     return *s;
 }
 
+/* A random deadline and budget for w: none, out of reach or met by a
+ * year's run, and from tight to loose (the pricing tests' steps). */
+static void random_deadline_budget(struct engine_workload *w, unsigned long long *st)
+{
+    switch (xorshift(st) % 4) {
+    case 0: w->deadline_days = NAN; break;
+    case 1: w->deadline_days = 1e9; break;
+    default: w->deadline_days = 1.0 + (double)(xorshift(st) % 400); break;
+    }
+    switch (xorshift(st) % 4) {
+    case 0: w->budget_usd = NAN; break;
+    case 1: w->budget_usd = 1e3; break;
+    default: w->budget_usd = 1e4 * (double)(1 + xorshift(st) % 10000); break;
+    }
+}
+
 /* The pricing finds the tiers with shortcuts (one pass for the picks that
  * need only days and costs, near-tie scans over the candidates under a
  * cost limit taken from a cost column, the rented prices two at a time
@@ -1070,16 +1086,7 @@ START_TEST(tiers_built_on_the_last_pricing_equal_tiers_priced_afresh)
         case 1: w.tokens_b = 1e-3; break;
         default: w.tokens_b = 1.0 + (double)(xorshift(&st) % 40000) / 3.0; break;
         }
-        switch (xorshift(&st) % 4) {
-        case 0: w.deadline_days = NAN; break;
-        case 1: w.deadline_days = 1e9; break;
-        default: w.deadline_days = 1.0 + (double)(xorshift(&st) % 400); break;
-        }
-        switch (xorshift(&st) % 4) {
-        case 0: w.budget_usd = NAN; break;
-        case 1: w.budget_usd = 1e3; break;
-        default: w.budget_usd = 1e4 * (double)(1 + xorshift(&st) % 10000); break;
-        }
+        random_deadline_budget(&w, &st);
         w.dataset_tb = xorshift(&st) % 3 == 0 ? 0.1 + (double)(xorshift(&st) % 500) : NAN;
         snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a, dataset %a)",
                  shapes[held].preset, step, w.tokens_b, w.deadline_days, w.budget_usd, w.dataset_tb);
@@ -1162,16 +1169,7 @@ START_TEST(tiers_priced_again_for_the_same_tokens_equal_tiers_priced_afresh)
         case 2: w.dataset_tb = xorshift(&st) % 2 ? NAN : 0.1 + (double)(xorshift(&st) % 500); break;
         default: break;   /* the same tokens and dataset */
         }
-        switch (xorshift(&st) % 4) {
-        case 0: w.deadline_days = NAN; break;
-        case 1: w.deadline_days = 1e9; break;
-        default: w.deadline_days = 1.0 + (double)(xorshift(&st) % 400); break;
-        }
-        switch (xorshift(&st) % 4) {
-        case 0: w.budget_usd = NAN; break;
-        case 1: w.budget_usd = 1e3; break;
-        default: w.budget_usd = 1e4 * (double)(1 + xorshift(&st) % 10000); break;
-        }
+        random_deadline_budget(&w, &st);
         snprintf(what, sizeof what, "%s step %d (tokens %a, deadline %a, budget %a, dataset %a)",
                  shapes[held].preset, step, w.tokens_b, w.deadline_days, w.budget_usd, w.dataset_tb);
         memcpy(before, kept->tier_from, sizeof before);
