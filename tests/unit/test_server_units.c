@@ -2085,6 +2085,28 @@ static void tpl_reprice(struct engine_plan *p, const struct engine_plan *orig, u
     }
 }
 
+
+/* The answer written plainly and through the plan cache's templates: the
+ * same bytes, else the step and where they part. */
+static void tpl_same_answer(const struct catalog *cat, const struct engine_workload *w,
+                            const struct engine_recommendation *r, struct json_plan_cache *cache, int step)
+{
+    size_t la = 0, lb = 0;
+    char *a = json_recommendation_text(cat, w, r, &la);
+    char *b = json_recommendation_text_cached(cat, w, r, cache, &lb);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    if (la != lb || memcmp(a, b, la) != 0) {
+        size_t d = 0;
+        while (d < la && d < lb && a[d] == b[d])
+            d++;
+        ck_abort_msg("step %d: the patched answer differs at byte %zu: ...%.60s... for ...%.60s...", step, d,
+                     b + (d > 20 ? d - 20 : 0), a + (d > 20 ? d - 20 : 0));
+    }
+    free(a);
+    free(b);
+}
+
 START_TEST(tiers_patched_from_their_templates_are_written_as_the_plain_writer_writes_them)
 {
     enum { STEPS = 6000 };
@@ -2096,8 +2118,6 @@ START_TEST(tiers_patched_from_their_templates_are_written_as_the_plain_writer_wr
     ck_assert(cat && r && orig && cache);
     engine_workload_init(&w);
     for (int step = 0; step < STEPS; step++) {
-        size_t la = 0, lb = 0;
-        char *a, *b;
         if (step % 300 == 0) {   /* now and then other plans */
             for (int t = 0; t < TIER_COUNT; t++)
                 tpl_fill(&r->tiers[t], &st);
@@ -2107,19 +2127,7 @@ START_TEST(tiers_patched_from_their_templates_are_written_as_the_plain_writer_wr
         }
         if (step == STEPS / 2)
             json_plan_cache_replay_stats(cache, &taken0, &written);
-        a = json_recommendation_text(cat, &w, r, &la);
-        b = json_recommendation_text_cached(cat, &w, r, cache, &lb);
-        ck_assert_ptr_nonnull(a);
-        ck_assert_ptr_nonnull(b);
-        if (la != lb || memcmp(a, b, la) != 0) {
-            size_t d = 0;
-            while (d < la && d < lb && a[d] == b[d])
-                d++;
-            ck_abort_msg("step %d: the patched answer differs at byte %zu: ...%.60s... for ...%.60s...", step, d,
-                         b + (d > 20 ? d - 20 : 0), a + (d > 20 ? d - 20 : 0));
-        }
-        free(a);
-        free(b);
+        tpl_same_answer(cat, &w, r, cache, step);
     }
     /* the second half was mostly patched: a tier of ~100 members, three of
      * them an answer, most answers a repricing */
@@ -2168,26 +2176,12 @@ START_TEST(sig_holes_patched_across_decade_bounds_are_written_as_the_plain_write
         r->tiers[t].feasible = t != 1;   /* need_budget_usd is written for tier 1 */
     }
     for (int step = 0; step < STEPS; step++) {
-        size_t la = 0, lb = 0;
-        char *a, *b;
         struct engine_plan *p = &r->tiers[step % TIER_COUNT];
         /* one decade from the last value, or a new one now and then */
         p->days = tpl_u(&st) < 0.9 ? tpl_near_decade(&st, 1.0 / 24.0) : tpl_num(&st);
         p->flops_total = tpl_near_decade(&st, 1e6);
         p->need_budget_usd = tpl_near_decade(&st, 1.0);
-        a = json_recommendation_text(cat, &w, r, &la);
-        b = json_recommendation_text_cached(cat, &w, r, cache, &lb);
-        ck_assert_ptr_nonnull(a);
-        ck_assert_ptr_nonnull(b);
-        if (la != lb || memcmp(a, b, la) != 0) {
-            size_t d = 0;
-            while (d < la && d < lb && a[d] == b[d])
-                d++;
-            ck_abort_msg("step %d: the patched answer differs at byte %zu: ...%.60s... for ...%.60s...", step, d,
-                         b + (d > 20 ? d - 20 : 0), a + (d > 20 ? d - 20 : 0));
-        }
-        free(a);
-        free(b);
+        tpl_same_answer(cat, &w, r, cache, step);
         if (step == 0)
             json_plan_cache_replay_stats(cache, &taken0, &written0);
     }
