@@ -76,6 +76,14 @@ struct engine_states_parts {
     double full_w, shard_w;     /* LoRA: the frozen base's bytes, unsharded and under ZeRO-3 */
     int lora;
 };
+/* x's bits: what a memo compares, so that -0 and 0 differ and a NaN
+ * equals itself (engine_plan.c's text memos, engine_search.c's pricing keys). */
+static inline unsigned long long double_bits(double x)
+{
+    unsigned long long b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
 /* LoRA or QLoRA: trains adapters only. */
 static inline int eval_is_lora(const struct engine_workload *w)
 {

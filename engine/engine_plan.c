@@ -75,13 +75,6 @@ static inline void out_put(struct fmt_out *o, const char *s, size_t k)
     o->len += k;
 }
 
-static unsigned long long double_bits(double x)
-{
-    unsigned long long b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
 /* Exact doubles, 10^0..10^22. */
 static const double FMT_P10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};

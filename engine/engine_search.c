@@ -1739,13 +1739,6 @@ int engine_workload_blanked_eq(const struct engine_workload *a, const struct eng
     return memcmp(pa + from, pb + from, sizeof *a - from) == 0;
 }
 
-static unsigned long long double_bits(double x)
-{
-    unsigned long long b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
 /* What the tier choice (engine_recommend_price after plan_for_cand) writes
  * in a tier's plan, back to the slot's plan (src): feasible, the needs and
  * why (plan_cluster and plan_priced write none of them, so the slot's are
