@@ -80,7 +80,7 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
  * from, so any request may use any of them and none can go stale.
  *
  * They are kept in a pool, not one per thread: civetweb runs one worker
- * (and runner) thread per open connection, so with 64 clients a thread's
+ * thread per open connection (handlers run on it: http.c), so with 64 clients a thread's
  * own scratch was last touched 63 requests ago and every request read its
  * ~250 KB working set (candidates, tiers, plan memo, recordings) from far
  * caches. The pool hands out the scratch released last (a stack), which is
