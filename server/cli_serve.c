@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "db.h"
@@ -61,6 +62,31 @@ static int write_port_file(const char *path, int port)
     if (fclose(f) != 0)
         return -1;
     return rename(tmp, path); /* readers never see a half-written file */
+}
+
+/* Each request worker holds its SQLite connection (the database and its
+ * WAL: two descriptors) from its start, and each open connection a socket:
+ * with 512 workers that is past a soft limit of 1,024 open files. So the
+ * soft limit goes up to the hard one (as servers do), and a limit still too
+ * low for the workers is said at start rather than met as failed opens. */
+static void files_limit_raise(int threads)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)threads * 3 + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+        rlim_t was = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+            log_msg(LOG_INFO, "open files limit raised from %llu to %llu for %d workers", (unsigned long long)was,
+                    (unsigned long long)rl.rlim_cur, threads);
+        else
+            rl.rlim_cur = was;
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+        log_msg(LOG_WARN, "open files limit %llu is low for %d workers (about %llu wanted): raise it (ulimit -n)",
+                (unsigned long long)rl.rlim_cur, threads, (unsigned long long)need);
 }
 
 int cli_serve(int argc, char **argv)
@@ -180,6 +206,8 @@ int cli_serve(int argc, char **argv)
     app.rec_pool = rec_pool_new();
     db_close(db);
     db = NULL;
+
+    files_limit_raise((int)threads);
 
     sigset_t set;
     sigemptyset(&set);

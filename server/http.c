@@ -738,12 +738,31 @@ static int on_log_message(const struct mg_connection *conn, const char *message)
     return 1;
 }
 
+/* A request worker's slot, made as the worker starts: its database
+ * connection is opened and its handler stack mapped here, not at its first
+ * request, so a server that has just started (after a deploy, a crash) does
+ * not make its first clients wait for up to as many SQLite opens and schema
+ * reads as it has workers (~1 ms each). What fails here is tried again at
+ * first use (http_db, run_handler), as before. http_start waits for every
+ * worker to pass here before it says the server is up. */
 static void *on_init_thread(const struct mg_context *ctx, int thread_type)
 {
-    (void)ctx;
     if (thread_type != 1) /* 1: a worker that handles requests */
         return NULL;
-    return calloc(1, sizeof(struct thread_slot));
+    struct app *app = mg_get_user_data(ctx);
+    struct thread_slot *slot = calloc(1, sizeof *slot);
+    if (slot && app) {
+        char err[512] = "";
+        if (db_open(app->db_path, 0, &slot->db, err, sizeof err) != ST_OK) {
+            log_msg(LOG_WARN, "worker start: %s (tried again at its first request)", err);
+            slot->db = NULL;
+        }
+        if (!handler_stack_make(slot))
+            log_msg(LOG_WARN, "worker start: cannot map a handler stack (tried again at its first request)");
+    }
+    if (app)
+        atomic_fetch_add(&app->workers_ready, 1);
+    return slot;
 }
 
 static void on_exit_thread(const struct mg_context *ctx, int thread_type, void *ptr)
@@ -799,6 +818,13 @@ enum status http_start(struct app *app, const char *listen, int port, int thread
         return ST_IO;
     }
     mg_set_request_handler(app->ctx, "/", dispatch, app);
+    /* Up means every worker is set up (on_init_thread): ~1 ms each, spread
+     * over the cores. A worker that has not started within 10 s is left to
+     * come when it does. */
+    for (int waited_ms = 0; atomic_load(&app->workers_ready) < threads && waited_ms < 10000; waited_ms++)
+        usleep(1000);
+    if (atomic_load(&app->workers_ready) < threads)
+        log_msg(LOG_WARN, "%d of %d request workers started within 10 s", atomic_load(&app->workers_ready), threads);
     int n = mg_get_server_ports(app->ctx, 4, bound);
     *port_out = n > 0 ? bound[0].port : port;
     return ST_OK;

@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -605,6 +606,7 @@ struct app {
     struct rec_pool *rec_pool;     /* recommend's reusable scratch (http_engine.c); NULL: one per request */
     struct mg_context *ctx;
     struct db_batcher *batcher;    /* group commit for report uploads; lives from http_start to http_stop */
+    atomic_int workers_ready;      /* request workers set up (http.c: on_init_thread) */
 };
 
 /* ---- planner answer cache (resp_cache.c): bounded LRU, thread-safe ---- */

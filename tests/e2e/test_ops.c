@@ -1,5 +1,6 @@
 /* test_ops.c: operations end to end: `gpuplan backup` while the database is
- * being written, and /readyz failing on a damaged database file.
+ * being written, /readyz failing on a damaged database file, and a started
+ * server's workers holding their database connections already.
  *
  * The writer is a second connection in this process inserting rows one
  * transaction at a time while the server is up on the same file, which is
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -300,8 +303,67 @@ START_TEST(readyz_fails_when_the_database_file_is_damaged)
 }
 END_TEST
 
+/* How many of process pid's open files are path itself (not its -wal or
+ * -shm): one per SQLite connection on it. */
+static int open_count(pid_t pid, const char *path)
+{
+    char dir[64], link[512], target[512];
+    int n = 0;
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        n += strcmp(target, path) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A server that says it is up (its port file written) has every request
+ * worker's database connection open: the first clients after a start do not
+ * wait for them. Started here under a soft limit of 128 open files, which 100
+ * workers' connections (two descriptors each) outgrow: serve raises it. */
+START_TEST(a_started_server_has_every_worker_connected_past_a_low_files_limit)
+{
+    struct e2e_server s;
+    struct e2e_resp r;
+    struct rlimit was, low;
+    char path[320], *log_text;
+    const char *extra[] = {"--threads", "100", NULL};
+
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &was), 0);
+    if (was.rlim_max != RLIM_INFINITY && was.rlim_max < 400)
+        return;   /* a hard limit this low cannot hold 100 workers at all */
+    low = was;
+    low.rlim_cur = 128;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int started = e2e_start(&s, NULL, extra);
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &was), 0);
+    ck_assert_int_eq(started, 0);
+    ck_assert_ptr_nonnull(realpath(s.db_path, path));
+    /* every worker's, plus the report committer's */
+    ck_assert_int_ge(open_count(s.pid, path), 100);
+    ck_assert_int_eq(e2e_request(&s, "GET", "/healthz", NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(e2e_stop(&s), 0);
+    char log_path[300];
+    snprintf(log_path, sizeof log_path, "%s/server.log", s.dir);
+    log_text = e2e_read_file(log_path);
+    ck_assert_ptr_nonnull(log_text);
+    ck_assert_msg(!strstr(log_text, "worker start"), "a worker could not set up: %s", log_text);
+    free(log_text);
+}
+END_TEST
+
 int main(void)
 {
+
     Suite *s = suite_create("ops");
     TCase *tc = tcase_create("backup and readiness");
     tcase_set_timeout(tc, 120);
@@ -309,6 +371,7 @@ int main(void)
     tcase_add_test(tc, backup_while_the_server_takes_uploads_is_consistent);
     tcase_add_test(tc, backup_refuses_a_missing_database_and_bad_usage);
     tcase_add_test(tc, readyz_fails_when_the_database_file_is_damaged);
+    tcase_add_test(tc, a_started_server_has_every_worker_connected_past_a_low_files_limit);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
