@@ -265,9 +265,14 @@ struct report_dcgm {
     int failed_count;
     char dcgm_version[REPORT_SHORT_LEN], driver[REPORT_SHORT_LEN];
     char category[24];
+    int cut;                   /* 1: the output ends before the table's bottom
+                                  border (text) or the JSON document's close:
+                                  tests after the cut are not shown */
     /* private parser state */
     char cur_test[40];
     int in_note;               /* inside an Info/Warning annotation */
+    int closed;                /* text: the last table line read is the bottom border */
+    int json_depth;            /* JSON: braces and brackets open */
 };
 
 /* ---- nvbandwidth --------------------------------------------------------- */

@@ -735,7 +735,7 @@ static void check_governor(struct ctx *c, const struct expectation *e)
 
 static void check_dcgm(struct ctx *c, const struct expectation *e)
 {
-    int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0;
+    int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0, cut = -1;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
         if (s->kind != REPORT_DCGM)
@@ -745,6 +745,8 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
             continue;
         if (sec < 0 || d->fail > 0)
             sec = (int)i;
+        if (d->cut && cut < 0)
+            cut = (int)i;
         pass += d->pass;
         fail += d->fail;
         skip += d->skip;
@@ -771,6 +773,16 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
     } else if (warn > 0) {
         f = finding(c, e->id, SEV_WARN, why(e, "T10"), sec, "dcgmi diag: %d warnings, %d passed",
                     warn, pass);
+    } else if (cut >= 0) {
+        /* What is shown passed, but the tests after the cut are not shown
+         * (at -r 3 those are the hardware and stress ones): not a pass. */
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "T10"), cut,
+                    "dcgmi diag: the %d results shown passed, but the output is cut in %s; "
+                    "the tests after the cut are not shown",
+                    pass, c->rep->sections[cut].u.dcgm.category[0]
+                              ? c->rep->sections[cut].u.dcgm.category : "the last row");
+        hint(f, "Upload the whole `dcgmi diag -r 3` output, down to the table's bottom border "
+                "(T10).");
     } else {
         f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag: all %d results passed",
                     pass);
