@@ -210,10 +210,13 @@ static void check_nvlink_min(struct ctx *c, const struct expectation *e)
     obs(f, worst, e->min);
 }
 
-/* A count that must reach e->min: the worst section decides. */
-static void check_min_count(struct ctx *c, const struct expectation *e, enum report_kind kind,
-                            int (*get)(const struct report_section *), const char *what,
-                            const char *rule, const char *fail_hint)
+/* A count that must reach e->min: the worst section decides. Returns the
+ * finding (NULL: none, or no evidence). */
+static struct report_finding *check_min_count(struct ctx *c, const struct expectation *e,
+                                              enum report_kind kind,
+                                              int (*get)(const struct report_section *),
+                                              const char *what, const char *rule,
+                                              const char *fail_hint)
 {
     int sec = -1, worst = 0x7fffffff;
     for (size_t i = 0; i < c->rep->section_count; i++) {
@@ -230,7 +233,7 @@ static void check_min_count(struct ctx *c, const struct expectation *e, enum rep
     }
     if (sec < 0) {
         no_evidence(c, e, what);
-        return;
+        return NULL;
     }
     struct report_finding *f;
     if (!isnan(e->min) && worst < e->min)
@@ -244,6 +247,7 @@ static void check_min_count(struct ctx *c, const struct expectation *e, enum rep
     if (f && f->severity == SEV_FAIL)
         hint(f, fail_hint);
     obs(f, worst, !isnan(e->min) ? e->min : e->max);
+    return f;
 }
 
 static int topo_gpus(const struct report_section *s) { return s->u.topo.gpu_count; }
@@ -251,6 +255,76 @@ static int topo_nics(const struct report_section *s) { return s->u.topo.nic_coun
 static int gpu_count(const struct report_section *s) { return s->u.gpu.gpu_count; }
 static int cpu_threads(const struct report_section *s) { return s->u.cpu.threads; }
 static int gpu_gen(const struct report_section *s) { return s->u.gpu.pcie_gen_max; }
+
+/* ---- GPUs an nvidia-smi output attaches but does not show ---------------- */
+
+/* The per-GPU readings the node-level GPU checks rest on. */
+enum gpu_field { GF_GEN, GF_WIDTH, GF_ECC, GF_REMAP };
+
+static int gpu_field_read(const struct report_gpu_info *gi, enum gpu_field f)
+{
+    switch (f) {
+    case GF_GEN: return gi->pcie_gen_max >= 0;
+    case GF_WIDTH: return gi->pcie_width_current >= 0;
+    case GF_ECC: return !isnan(gi->ecc_uncorrectable);
+    case GF_REMAP: return gi->remap_pending >= 0;
+    }
+    return 0;
+}
+
+/* GPUs section s counts ("Attached GPUs", or the rows of a table) but shows
+ * no reading of f for: an `nvidia-smi -q` cut after its first GPUs. */
+static int gpu_field_missing(const struct report_section *s, enum gpu_field f)
+{
+    const struct report_gpu *g = &s->u.gpu;
+    int read = 0;
+    for (int k = 0; k < g->info_count; k++)
+        read += gpu_field_read(&g->info[k], f);
+    return g->gpu_count > read ? g->gpu_count - read : 0;
+}
+
+/* GPUs whose reading of f no output shows, over the GPU sections that show
+ * it at all (a section with no reading of f is no evidence either way). A
+ * section's gap is filled by another kind of nvidia-smi output (table, -q,
+ * CSV) of as many GPUs that shows f for all of them: one node's CI log
+ * holds the table and -q together. A fault among the GPUs shown still
+ * fails; only a pass becomes unknown (T10). */
+static int gpu_unshown(const struct report *rep, enum gpu_field f)
+{
+    int missing = 0;
+    for (size_t i = 0; i < rep->section_count; i++) {
+        const struct report_section *s = &rep->sections[i];
+        if (s->kind != REPORT_GPU)
+            continue;
+        int m = gpu_field_missing(s, f);
+        if (m == 0 || m == s->u.gpu.gpu_count)
+            continue;
+        int filled = 0;
+        for (size_t j = 0; j < rep->section_count && !filled; j++) {
+            const struct report_section *o = &rep->sections[j];
+            filled = j != i && o->kind == REPORT_GPU && o->u.gpu.gpu_count == s->u.gpu.gpu_count &&
+                     strcmp(o->tool, s->tool) != 0 && gpu_field_missing(o, f) == 0;
+        }
+        if (!filled)
+            missing += m;
+    }
+    return missing;
+}
+
+/* A pass over GPUs that are not all shown becomes unknown; f may be NULL. */
+static void gpu_pass_unshown(struct ctx *c, struct report_finding *f, enum gpu_field field)
+{
+    if (!f || f->severity != SEV_PASS)
+        return;
+    int n = gpu_unshown(c->rep, field);
+    if (n == 0)
+        return;
+    f->severity = SEV_UNKNOWN;
+    size_t len = strlen(f->message);
+    snprintf(f->message + len, sizeof(f->message) - len,
+             ", but %d attached GPU(s) are not shown (output cut)", n);
+    hint(f, "Upload the whole `nvidia-smi -q` output, every GPU's block (T10).");
+}
 
 static void check_pcie_width(struct ctx *c, const struct expectation *e)
 {
@@ -277,14 +351,18 @@ static void check_pcie_width(struct ctx *c, const struct expectation *e)
     } else {
         f = finding(c, e->id, SEV_PASS, why(e, "R9,T6"), sec, "every GPU shown runs at x%d or "
                     "wider", worst);
+        gpu_pass_unshown(c, f, GF_WIDTH);
     }
     obs(f, worst, e->min);
 }
 
-/* A total that must stay at or under e->max (errors, failures). */
-static void check_max_total(struct ctx *c, const struct expectation *e, enum report_kind kind,
-                            double (*get)(const struct report_section *), const char *what,
-                            const char *rule, const char *fail_hint)
+/* A total that must stay at or under e->max (errors, failures). Returns the
+ * finding (NULL: none, or no evidence). */
+static struct report_finding *check_max_total(struct ctx *c, const struct expectation *e,
+                                              enum report_kind kind,
+                                              double (*get)(const struct report_section *),
+                                              const char *what, const char *rule,
+                                              const char *fail_hint)
 {
     double total = NAN;
     int sec = -1;
@@ -301,7 +379,7 @@ static void check_max_total(struct ctx *c, const struct expectation *e, enum rep
     }
     if (isnan(total)) {
         no_evidence(c, e, what);
-        return;
+        return NULL;
     }
     double lim = isnan(e->max) ? 0 : e->max;
     struct report_finding *f;
@@ -313,6 +391,7 @@ static void check_max_total(struct ctx *c, const struct expectation *e, enum rep
         f = finding(c, e->id, SEV_PASS, why(e, rule), sec, "%s: %.0f", what, total);
     }
     obs(f, total, lim);
+    return f;
 }
 
 static double gpu_ecc(const struct report_section *s) { return s->u.gpu.ecc_uncorrectable; }
@@ -1273,18 +1352,21 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
             check_min_count(&c, e, REPORT_GPU, gpu_count, "GPUs in nvidia-smi", "R5",
                             "GPUs are missing: check nvidia-smi, the driver and lspci.");
         else if (strcmp(id, EXP_GPU_PCIE_GEN) == 0)
-            check_min_count(&c, e, REPORT_GPU, gpu_gen, "PCIe generation (max)", "R9,T6",
-                            "The GPU links below the planned PCIe generation: check BIOS slot "
-                            "settings and risers (R9, T4).");
+            gpu_pass_unshown(&c, check_min_count(&c, e, REPORT_GPU, gpu_gen,
+                             "PCIe generation (max)", "R9,T6",
+                             "The GPU links below the planned PCIe generation: check BIOS "
+                             "slot settings and risers (R9, T4)."), GF_GEN);
         else if (strcmp(id, EXP_GPU_PCIE_WIDTH) == 0)
             check_pcie_width(&c, e);
         else if (strcmp(id, EXP_GPU_ECC_UNCORR) == 0)
-            check_max_total(&c, e, REPORT_GPU, gpu_ecc, "uncorrectable ECC errors", "T7",
-                            "Drain the GPU, reset it, rerun dcgmi diag -r 3; repeated errors "
-                            "need an RMA (T7).");
+            gpu_pass_unshown(&c, check_max_total(&c, e, REPORT_GPU, gpu_ecc,
+                             "uncorrectable ECC errors", "T7",
+                             "Drain the GPU, reset it, rerun dcgmi diag -r 3; repeated errors "
+                             "need an RMA (T7)."), GF_ECC);
         else if (strcmp(id, EXP_GPU_REMAP_PENDING) == 0)
-            check_max_total(&c, e, REPORT_GPU, gpu_remap, "GPUs with a row remap pending", "T7",
-                            "Reset the GPU to apply the remap, then recheck (T7).");
+            gpu_pass_unshown(&c, check_max_total(&c, e, REPORT_GPU, gpu_remap,
+                             "GPUs with a row remap pending", "T7",
+                             "Reset the GPU to apply the remap, then recheck (T7)."), GF_REMAP);
         else if (strcmp(id, EXP_NCCL_INTRA_BUSBW) == 0)
             check_busbw(&c, e, 0);
         else if (strcmp(id, EXP_NCCL_INTER_BUSBW) == 0)

@@ -61,6 +61,22 @@ cases.update({
  # Hardware and Stress tests are not shown, so dcgm.fail is unknown, not pass.
  "dcgm-r3-cut-after-deployment.txt": {"$exit": 0, "verdict": "unknown",
      "findings": [C, F("dcgm.fail", "unknown", observed=0, rule="T10")]},
+ # nvidia-smi -q of 8 attached H100s cut after the first GPU's block (thamada/nvidia-smi):
+ # one GPU shows Gen5 x16, no ECC error and no pending remap; the other seven show nothing,
+ # so those four checks are unknown, not pass. The GPU count (Attached GPUs: 8) passes.
+ "nvidia-smi-q-8xh100-cut-after-first-gpu.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("gpu.count", "pass", observed=8),
+                  F("gpu.pcie_gen", "unknown", observed=5),
+                  F("gpu.pcie_width", "unknown", observed=16),
+                  F("gpu.ecc_uncorrectable", "unknown", observed=0),
+                  F("gpu.remap_pending", "unknown", observed=0)]},
+ # The same node's default nvidia-smi table (8 GPUs, Volatile Uncorr. ECC 0 on each) before
+ # that cut -q, as one CI log holds both: the table shows every GPU's ECC count, so ECC
+ # passes; PCIe and row remaps are only in -q, and stay unknown.
+ "nvidia-smi-table-and-cut-q-8xh100.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("gpu.ecc_uncorrectable", "pass", observed=0),
+                  F("gpu.pcie_width", "unknown", observed=16),
+                  F("gpu.remap_pending", "unknown", observed=0)]},
 })
 
 root = sys.argv[1]
