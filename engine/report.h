@@ -251,6 +251,7 @@ struct report_fio {
     double grp_read_bw, grp_write_bw;
     int json_depth, json_dir, json_dir_depth, json_in_jobs;
     double json_bw[2], json_bw_bytes[2], json_iops[2];
+    double json_io[2], json_runtime[2];   /* io_bytes (or io_kbytes), runtime: summed */
     int json_seen[2];
 };
 
