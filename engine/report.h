@@ -87,6 +87,8 @@ const char *report_topo_cell_str(int cell, char *buf, size_t len);
 
 #define NCCL_ROWS_MAX 64
 #define NCCL_WARN_KEEP 4
+#define NCCL_WARN_LEN 256      /* a NET/IB completion error names its peer, then
+                                  the status and "vendor err N" at the end */
 
 struct report_nccl_row {
     double size_b, count, oop_time_us, oop_algbw_gbs, oop_busbw_gbs, oop_wrong;
@@ -105,7 +107,7 @@ struct report_nccl {
     int wrong_is_error_column; /* old layout: "error" column (max error, not a count) */
     double oob_values;         /* "Out of bounds values : N", NaN if absent */
     int nccl_warnings;
-    char warnings[NCCL_WARN_KEEP][REPORT_ISSUE_LEN];
+    char warnings[NCCL_WARN_KEEP][NCCL_WARN_LEN];
     char algo[12];             /* NCCL_ALGO from the log, "" unknown */
     char net[16];              /* "IB", "Socket", "" unknown (NCCL "Using network") */
     char gpu_name[REPORT_NAME_LEN];

@@ -416,6 +416,20 @@ static double nic_pause(const struct report_section *s)
     return (isnan(n->rx_pause) ? 0 : n->rx_pause) + (isnan(n->tx_pause) ? 0 : n->tx_pause);
 }
 
+/* A failed nccl.warnings finding quotes the first WARN text of its
+ * section, as the plan-free one does: the count alone says nothing of the
+ * link, QP or topology the text names. */
+static void warn_text(struct ctx *c, struct report_finding *f)
+{
+    if (!f || f->severity != SEV_FAIL || f->section < 0)
+        return;
+    const struct report_nccl *n = &c->rep->sections[f->section].u.nccl;
+    if (n->nccl_warnings <= 0 || !n->warnings[0][0])
+        return;
+    size_t len = strlen(f->message);
+    snprintf(f->message + len, sizeof(f->message) - len, "; first: %s", n->warnings[0]);
+}
+
 /* ---- collectives --------------------------------------------------------- */
 
 static int is_allreduce(const struct report_nccl *n, int *assumed)
@@ -1376,9 +1390,9 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
                             "Wrong results mean corruption on a GPU, NVLink or NIC path: bisect "
                             "with subsets of GPUs/nodes and run dcgmi diag -r 3 (T8).");
         else if (strcmp(id, EXP_NCCL_WARNINGS) == 0)
-            check_max_total(&c, e, REPORT_NCCL, nccl_warns, "NCCL WARN lines", "T8",
+            warn_text(&c, check_max_total(&c, e, REPORT_NCCL, nccl_warns, "NCCL WARN lines", "T8",
                             "Read the WARN text: NET/IB completion errors point at the link or "
-                            "QP (R18, R22); 'could not find a path' at the topology (R13).");
+                            "QP (R18, R22); 'could not find a path' at the topology (R13)."));
         else if (strcmp(id, EXP_IB_PORTS_ACTIVE) == 0)
             check_ib_active(&c, e);
         else if (strcmp(id, EXP_IB_RATE) == 0)
