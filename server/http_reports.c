@@ -204,6 +204,18 @@ static int report_text(struct http_req *req, char **text, size_t *len)
         http_problem(req, 400, "content", *len == 0 ? "the report is empty" : "the report must be text, not binary");
         return 0;
     }
+    /* Blank lines only (a CI step whose tools printed nothing): nothing to
+     * judge and nothing worth storing, as an empty body. */
+    size_t i = 0;
+    while (i < *len && ((*text)[i] == ' ' || (*text)[i] == '\t' || (*text)[i] == '\r' ||
+                        (*text)[i] == '\n' || (*text)[i] == '\f' || (*text)[i] == '\v'))
+        i++;
+    if (i == *len) {
+        free(*text);
+        *text = NULL;
+        http_problem(req, 400, "content", "the report is empty: it holds only whitespace");
+        return 0;
+    }
     return 1;
 }
 

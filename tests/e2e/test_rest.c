@@ -1603,6 +1603,33 @@ START_TEST(closed_signup_and_secure_cookies_follow_the_flags)
 }
 END_TEST
 
+/* A body of blank lines is as empty as no body: 400 naming it, nothing stored. */
+START_TEST(a_report_of_only_whitespace_is_400_and_not_stored)
+{
+    char path[96];
+    struct e2e_resp r;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", a_plan);
+    ck_assert_int_eq(call(NULL, a_token, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *before = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, a_token, "POST", path, "text/plain", "\n \t\r\n\n", 0, &r), 400);
+    ck_assert_msg(strstr(r.body, "empty") && strstr(r.body, "\"field\":\"content\""), "%s", r.body);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, a_token, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *after = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(before, "items"));
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(after, "items")),
+                     cJSON_GetArraySize(cJSON_GetObjectItem(before, "items")));
+    /* the newest report is the one before the upload */
+    const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(before, "items"), 0);
+    const cJSON *a0 = cJSON_GetArrayItem(cJSON_GetObjectItem(after, "items"), 0);
+    ck_assert_int_eq(b0 ? jid(b0, "id") : 0, a0 ? jid(a0, "id") : 0);
+    cJSON_Delete(before);
+    cJSON_Delete(after);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rest");
@@ -1638,6 +1665,7 @@ int main(void)
     tcase_add_test(tc, an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_cost);
     tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
+    tcase_add_test(tc, a_report_of_only_whitespace_is_400_and_not_stored);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
