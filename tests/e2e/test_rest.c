@@ -1630,6 +1630,26 @@ START_TEST(a_report_of_only_whitespace_is_400_and_not_stored)
 }
 END_TEST
 
+/* submit names a file with no known tool output on stderr, as check does:
+ * its verdict is unknown (exit 0), and a CI log should not say nothing. */
+START_TEST(submit_names_a_file_with_no_tool_output)
+{
+    char plan[32];
+    char *out = NULL, *err = NULL;
+    snprintf(plan, sizeof plan, "%lld", a_plan);
+    char *junk = write_temp("hello world\nthis is not tool output\n");
+    const char *a[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, "--token", a_token, junk,
+                       NULL};
+    ck_assert_int_eq(e2e_run(a, NULL, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "verdict: unknown"));
+    ck_assert_msg(strstr(err, junk) && strstr(err, "no known tool output found (2 lines)"), "%s", err);
+    ck_assert_ptr_null(strstr(err, a_token));
+    free(out);
+    free(err);
+    unlink(junk);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rest");
@@ -1666,6 +1686,7 @@ int main(void)
     tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
     tcase_add_test(tc, a_report_of_only_whitespace_is_400_and_not_stored);
+    tcase_add_test(tc, submit_names_a_file_with_no_tool_output);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
