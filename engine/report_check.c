@@ -1181,6 +1181,10 @@ static void check_gpu_clocks(struct ctx *c, const struct report_gpu_info *gi, in
 
 /* ---- findings that need no plan ----------------------------------------- */
 
+/* A cpufreq policy ceiling below this fraction of the hardware maximum is a
+ * cap, not rounding (policies are set in whole frequency steps). */
+#define CPU_POLICY_CAPPED 0.9
+
 static void plan_free(struct ctx *c)
 {
     const struct report *rep = c->rep;
@@ -1304,6 +1308,22 @@ static void plan_free(struct ctx *c)
                             "CPU governor is \"%s\", not \"performance\"", s->u.cpu.governor);
                 hint(f, "cpupower frequency-set -g performance (R38).");
                 obs_text(f, s->u.cpu.governor, "performance");
+            }
+            /* A policy whose ceiling sits far under the hardware's: the CPU
+             * cannot reach its speed whatever the governor (TLP issue 764:
+             * 400 MHz - 400 MHz on a 4.46 GHz part). */
+            if (s->u.cpu.policy_max_mhz > 0 && s->u.cpu.hw_max_mhz > 0 &&
+                s->u.cpu.policy_max_mhz < CPU_POLICY_CAPPED * s->u.cpu.hw_max_mhz) {
+                f = finding(c, "cpu.frequency_capped", SEV_WARN, "R38,R36", si,
+                            "the CPU frequency policy caps the CPU at %.0f MHz of the hardware's "
+                            "%.0f MHz (%.0f%%): data loading and the communication stack run "
+                            "slower", s->u.cpu.policy_max_mhz, s->u.cpu.hw_max_mhz,
+                            100.0 * s->u.cpu.policy_max_mhz / s->u.cpu.hw_max_mhz);
+                hint(f, "Raise the policy's ceiling (cpupower frequency-set -u with the hardware "
+                        "maximum, governor performance) and find what lowered it: a power "
+                        "profile (tuned, TLP, power-profiles-daemon), a BIOS power cap, or boost "
+                        "switched off (R38, R36).");
+                obs(f, s->u.cpu.policy_max_mhz, s->u.cpu.hw_max_mhz);
             }
             break;
         case REPORT_PERFTEST:

@@ -86,6 +86,15 @@ cases.update({
      "findings": [C, F("storage.read_mbs", "unknown"),
                   F("storage.write_mbs", "pass", observed={"$approx": 3579.139413})]},
 })
+# cpupower frequency-info of an amd-pstate-epp host whose policy is 400 MHz - 400 MHz under
+# hardware limits of 400 MHz - 4.46 GHz (TLP issue 764): beside the powersave governor (R38),
+# the policy caps the CPU at 9% of its speed: cpu.frequency_capped warns.
+cases.update({
+ "cpupower-policy-pinned-400mhz.txt": {"$exit": 0, "verdict": "warn",
+     "findings": [C, F("cpu.governor", "warn", observed="powersave", rule="R38"),
+                  F("cpu.frequency_capped", "warn", observed=400, expected=4460,
+                    rule="R38,R36")]},
+})
 
 root = sys.argv[1]
 for name, doc in cases.items():
