@@ -449,7 +449,7 @@ static int is_allreduce(const struct report_nccl *n, int *assumed)
 static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
 {
     int plan_inter = has_exp(c, EXP_NCCL_INTER_BUSBW);
-    int sec = -1, small = -1, assumed_any = 0;
+    int sec = -1, small = -1, unplaced = -1, assumed_any = 0;
     double worst = NAN;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
@@ -462,8 +462,12 @@ static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
         /* One node, or a node count the output does not show in a plan
          * with no cross-node fabric. */
         int is_inter = n->nodes >= 2;
-        if (n->nodes < 0 && (inter || plan_inter))
+        if (n->nodes < 0 && (inter || plan_inter)) {
+            if (unplaced < 0 ||
+                n->largest_size_b > c->rep->sections[unplaced].u.nccl.largest_size_b)
+                unplaced = (int)i;
             continue;
+        }
         if (is_inter != inter)
             continue;
         if (n->largest_size_b < NCCL_LARGE_B) {
@@ -486,6 +490,20 @@ static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
                         where, c->rep->sections[small].u.nccl.largest_size_b / 1048576.0);
             hint(f, "Rerun all_reduce_perf with -b 8 -e 8G -f 2 (T2).");
             obs(f, c->rep->sections[small].u.nccl.busbw_largest_gbs, e->min);
+            return;
+        }
+        if (unplaced >= 0) {
+            /* A result is there, but not whether it ran in one node or across
+             * nodes: said so, not "no evidence". */
+            const struct report_nccl *u = &c->rep->sections[unplaced].u.nccl;
+            struct report_finding *f =
+                finding(c, e->id, SEV_UNKNOWN, why(e, inter ? "T2" : "T1"), unplaced,
+                        "an all_reduce result (%.1f GB/s at %.0f MiB) does not show how many "
+                        "nodes ran it, so it cannot be judged %s",
+                        u->busbw_largest_gbs, u->largest_size_b / 1048576.0, where);
+            hint(f, "Upload the whole all_reduce_perf output, with its '#  Rank N ... on HOST' "
+                    "lines (T1, T2).");
+            obs(f, u->busbw_largest_gbs, e->min);
             return;
         }
         no_evidence(c, e, inter ? "multi-node all_reduce_perf result" :

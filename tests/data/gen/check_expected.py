@@ -95,6 +95,14 @@ cases.update({
                   F("cpu.frequency_capped", "warn", observed=400, expected=4460,
                     rule="R38,R36")]},
 })
+# An all_reduce table pasted without its header (LLM-Insights: 2x A40, 47.5 GB/s at 8 GiB):
+# nothing shows whether one node or two ran it, and the plan has both expectations. Each is
+# unknown and says so, with the figure read (not "no evidence": the result is there).
+cases.update({
+ "nccl-table-without-rank-lines.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "unknown", observed=47.49),
+                  F("nccl.allreduce.inter_busbw_gbs", "unknown", observed=47.49)]},
+})
 
 root = sys.argv[1]
 for name, doc in cases.items():
