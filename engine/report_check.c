@@ -1203,6 +1203,29 @@ static void check_gpu_clocks(struct ctx *c, const struct report_gpu_info *gi, in
  * cap, not rounding (policies are set in whole frequency steps). */
 #define CPU_POLICY_CAPPED 0.9
 
+/* nvidia-smi topo -p2p: GPU pairs without peer-to-peer access move their
+ * data through host memory (R13); the code names why. */
+static void check_p2p(struct ctx *c, const struct report_topo *t, int si)
+{
+    if (t->p2p_pairs_read <= 0 || t->p2p_pairs_ok >= t->p2p_pairs_read)
+        return;
+    static const char *const why_not[] = {
+        "", "not supported", "the GPU does not support it", "the chipset does not support it",
+        "the topology does not support it", "disabled by a registry key", "status unknown"};
+    int k = t->p2p_worst - TOPO_CELL_P2P_OK;
+    char code[16];
+    report_topo_cell_str(t->p2p_worst, code, sizeof(code));
+    struct report_finding *f =
+        finding(c, "topo.p2p", SEV_WARN, "R13", si,
+                "GPU peer-to-peer is unavailable for %d of %d GPU pairs (%s: %s): NCCL moves "
+                "their data through host memory", t->p2p_pairs_read - t->p2p_pairs_ok,
+                t->p2p_pairs_read, code, k > 0 && k <= 6 ? why_not[k] : "not OK");
+    hint(f, "Consumer GPUs have P2P disabled by the driver (GNS); on data-centre GPUs check "
+            "that the BIOS and kernel leave PCIe ACS and the IOMMU out of the GPUs' path "
+            "(iommu=pt) and that the GPUs share a PCIe switch, or use NVLink (R12, R13).");
+    obs(f, t->p2p_pairs_ok, t->p2p_pairs_read);
+}
+
 static void plan_free(struct ctx *c)
 {
     const struct report *rep = c->rep;
@@ -1211,6 +1234,9 @@ static void plan_free(struct ctx *c)
         int si = (int)i;
         struct report_finding *f;
         switch (s->kind) {
+        case REPORT_TOPO:
+            check_p2p(c, &s->u.topo, si);
+            break;
         case REPORT_IB_PORTS:
             for (int p = 0; p < s->u.ib.port_count; p++) {
                 const struct report_ib_port *pt = &s->u.ib.ports[p];

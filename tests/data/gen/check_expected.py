@@ -103,6 +103,14 @@ cases.update({
      "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "unknown", observed=47.49),
                   F("nccl.allreduce.inter_busbw_gbs", "unknown", observed=47.49)]},
 })
+# nvidia-smi topo -p2p r of two RTX 5090 (club-3090 issue 1229): GNS, the GPUs do not support
+# peer-to-peer; NCCL falls back to copies through host memory (R13): topo.p2p warns. The
+# plan's 8 GPUs a node fail on the GPU count (exit 1).
+cases.update({
+ "topo-p2p-gns-2x5090.txt": {"$exit": 1, "verdict": "fail",
+     "findings": [C, F("topo.p2p", "warn", observed=0, expected=1, rule="R13"),
+                  F("topo.gpu_count", "fail", observed=2)]},
+})
 
 root = sys.argv[1]
 for name, doc in cases.items():
