@@ -1873,6 +1873,52 @@ START_TEST(check_quotes_the_first_nccl_warning_against_a_plan)
 }
 END_TEST
 
+/* T2: across nodes only Ring's busbw is NIC-bound; a Tree run meeting the
+ * threshold proves nothing of the fabric (unknown), a Ring run passes. */
+START_TEST(check_does_not_pass_a_cross_node_busbw_measured_without_ring)
+{
+    static const char head[] =
+        "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: "
+        "5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#\n"
+        "# Using devices\n"
+        "#  Rank  0 Group  0 Pid     43 on host-a device  0 [0x0f] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid     43 on host-b device  0 [0x0f] NVIDIA H100 80GB HBM3\n";
+    static const char table[] =
+        "#\n"
+        "#                                                              out-of-place               "
+        "        in-place\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+        "time   algbw   busbw #wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+        "(us)  (GB/s)  (GB/s)\n"
+        "  1073741824     268435456     float     sum      -1   5000.0  214.75  214.75      0   "
+        "5000.0  214.75  214.75      0\n"
+        "# Out of bounds values : 0 OK\n"
+        "# Avg bus bandwidth    : 214.75\n";
+    char text[4096];
+    struct expectation e = exp_min(EXP_NCCL_INTER_BUSBW, 200);
+    for (int tree = 0; tree < 2; tree++) {
+        snprintf(text, sizeof text, "%s%s%s", head,
+                 tree ? "host-a:43:43 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n" : "",
+                 table);
+        struct report *rep = parse(text);
+        const struct report_section *s = first(rep, REPORT_NCCL);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_int_eq(s->u.nccl.nodes, 2);
+        report_check(&e, 1, rep, &verdict);
+        const struct report_finding *f = finding(&verdict, EXP_NCCL_INTER_BUSBW);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, tree ? SEV_UNKNOWN : SEV_PASS);
+        if (tree) {
+            ck_assert_ptr_nonnull(strstr(f->message, "NCCL_ALGO=Tree"));
+            ck_assert_ptr_nonnull(strstr(f->hint, "NCCL_ALGO=Ring"));
+        }
+        report_free(rep);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -1957,6 +2003,7 @@ static Suite *suite(void)
     tcase_add_test(c, check_fails_gpu_burn_that_died_even_when_it_says_ok);
     tcase_add_test(c, measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig);
     tcase_add_test(c, check_quotes_the_first_nccl_warning_against_a_plan);
+    tcase_add_test(c, check_does_not_pass_a_cross_node_busbw_measured_without_ring);
     suite_add_tcase(s, c);
     return s;
 }
