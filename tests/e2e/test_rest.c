@@ -1650,6 +1650,59 @@ START_TEST(submit_names_a_file_with_no_tool_output)
 }
 END_TEST
 
+/* A report.fail event names what failed, so a receiver need not fetch the
+ * report to say it. */
+START_TEST(a_report_fail_event_lists_the_failed_findings)
+{
+    struct receiver rc;
+    pthread_t th;
+    receiver_start(&rc, &th, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    char body[200], path[96];
+    cJSON *doc = NULL;
+    snprintf(body, sizeof body, "{\"url\":\"http://127.0.0.1:%d/hook\",\"events\":[\"report.fail\"]}", rc.port);
+    ck_assert_int_eq(jcall(&b_owner, "POST", "/api/v1/webhooks", body, &doc), 201);
+    long long wid = jid(doc, "id");
+    cJSON_Delete(doc);
+    long long rid = upload(b_token, b_plan,
+                           "CA 'mlx5_8'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n"
+                           "\t\tState: Down\n\t\tPhysical state: Disabled\n\t\tRate: 400\n"
+                           "\t\tLink layer: InfiniBand\n",
+                           NULL, 201, &doc);
+    ck_assert_str_eq(jstr(doc, "verdict"), "fail");
+    cJSON_Delete(doc);
+    for (int i = 0; i < 100; i++) {
+        pthread_mutex_lock(&rc.lock);
+        int hits = rc.hits;
+        pthread_mutex_unlock(&rc.lock);
+        if (hits >= 1)
+            break;
+        usleep(100000);
+    }
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_ge(rc.hits, 1);
+    cJSON *ev = cJSON_Parse(rc.body[0]);
+    pthread_mutex_unlock(&rc.lock);
+    ck_assert_ptr_nonnull(ev);
+    const cJSON *data = cJSON_GetObjectItem(ev, "data");
+    ck_assert_int_eq(jid(data, "report_id"), rid);
+    const cJSON *failed = cJSON_GetObjectItem(data, "failed"), *f;
+    ck_assert(cJSON_IsArray(failed));
+    int port_state = 0;
+    cJSON_ArrayForEach(f, failed)
+    {
+        if (strcmp(jstr(f, "id"), "ib.port_state") == 0) {
+            port_state = 1;
+            ck_assert_ptr_nonnull(strstr(jstr(f, "message"), "mlx5_8 port 1 is Down"));
+        }
+    }
+    ck_assert(port_state);
+    cJSON_Delete(ev);
+    receiver_stop(&rc, th);
+    snprintf(path, sizeof path, "/api/v1/webhooks/%lld", wid);
+    ck_assert_int_eq(jcall(&b_owner, "DELETE", path, NULL, NULL), 204);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rest");
@@ -1687,6 +1740,7 @@ int main(void)
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
     tcase_add_test(tc, a_report_of_only_whitespace_is_400_and_not_stored);
     tcase_add_test(tc, submit_names_a_file_with_no_tool_output);
+    tcase_add_test(tc, a_report_fail_event_lists_the_failed_findings);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
