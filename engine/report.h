@@ -87,6 +87,8 @@ const char *report_topo_cell_str(int cell, char *buf, size_t len);
 
 #define NCCL_ROWS_MAX 64
 #define NCCL_WARN_KEEP 4
+#define NCCL_WARN_LEN 256      /* a NET/IB completion error names its peer, then
+                                  the status and "vendor err N" at the end */
 
 struct report_nccl_row {
     double size_b, count, oop_time_us, oop_algbw_gbs, oop_busbw_gbs, oop_wrong;
@@ -105,7 +107,7 @@ struct report_nccl {
     int wrong_is_error_column; /* old layout: "error" column (max error, not a count) */
     double oob_values;         /* "Out of bounds values : N", NaN if absent */
     int nccl_warnings;
-    char warnings[NCCL_WARN_KEEP][REPORT_ISSUE_LEN];
+    char warnings[NCCL_WARN_KEEP][NCCL_WARN_LEN];
     char algo[12];             /* NCCL_ALGO from the log, "" unknown */
     char net[16];              /* "IB", "Socket", "" unknown (NCCL "Using network") */
     char gpu_name[REPORT_NAME_LEN];
@@ -251,6 +253,7 @@ struct report_fio {
     double grp_read_bw, grp_write_bw;
     int json_depth, json_dir, json_dir_depth, json_in_jobs;
     double json_bw[2], json_bw_bytes[2], json_iops[2];
+    double json_io[2], json_runtime[2];   /* io_bytes (or io_kbytes), runtime: summed */
     int json_seen[2];
 };
 
@@ -265,9 +268,14 @@ struct report_dcgm {
     int failed_count;
     char dcgm_version[REPORT_SHORT_LEN], driver[REPORT_SHORT_LEN];
     char category[24];
+    int cut;                   /* 1: the output ends before the table's bottom
+                                  border (text) or the JSON document's close:
+                                  tests after the cut are not shown */
     /* private parser state */
     char cur_test[40];
     int in_note;               /* inside an Info/Warning annotation */
+    int closed;                /* text: the last table line read is the bottom border */
+    int json_depth;            /* JSON: braces and brackets open */
 };
 
 /* ---- nvbandwidth --------------------------------------------------------- */

@@ -210,10 +210,13 @@ static void check_nvlink_min(struct ctx *c, const struct expectation *e)
     obs(f, worst, e->min);
 }
 
-/* A count that must reach e->min: the worst section decides. */
-static void check_min_count(struct ctx *c, const struct expectation *e, enum report_kind kind,
-                            int (*get)(const struct report_section *), const char *what,
-                            const char *rule, const char *fail_hint)
+/* A count that must reach e->min: the worst section decides. Returns the
+ * finding (NULL: none, or no evidence). */
+static struct report_finding *check_min_count(struct ctx *c, const struct expectation *e,
+                                              enum report_kind kind,
+                                              int (*get)(const struct report_section *),
+                                              const char *what, const char *rule,
+                                              const char *fail_hint)
 {
     int sec = -1, worst = 0x7fffffff;
     for (size_t i = 0; i < c->rep->section_count; i++) {
@@ -230,7 +233,7 @@ static void check_min_count(struct ctx *c, const struct expectation *e, enum rep
     }
     if (sec < 0) {
         no_evidence(c, e, what);
-        return;
+        return NULL;
     }
     struct report_finding *f;
     if (!isnan(e->min) && worst < e->min)
@@ -244,6 +247,7 @@ static void check_min_count(struct ctx *c, const struct expectation *e, enum rep
     if (f && f->severity == SEV_FAIL)
         hint(f, fail_hint);
     obs(f, worst, !isnan(e->min) ? e->min : e->max);
+    return f;
 }
 
 static int topo_gpus(const struct report_section *s) { return s->u.topo.gpu_count; }
@@ -251,6 +255,76 @@ static int topo_nics(const struct report_section *s) { return s->u.topo.nic_coun
 static int gpu_count(const struct report_section *s) { return s->u.gpu.gpu_count; }
 static int cpu_threads(const struct report_section *s) { return s->u.cpu.threads; }
 static int gpu_gen(const struct report_section *s) { return s->u.gpu.pcie_gen_max; }
+
+/* ---- GPUs an nvidia-smi output attaches but does not show ---------------- */
+
+/* The per-GPU readings the node-level GPU checks rest on. */
+enum gpu_field { GF_GEN, GF_WIDTH, GF_ECC, GF_REMAP };
+
+static int gpu_field_read(const struct report_gpu_info *gi, enum gpu_field f)
+{
+    switch (f) {
+    case GF_GEN: return gi->pcie_gen_max >= 0;
+    case GF_WIDTH: return gi->pcie_width_current >= 0;
+    case GF_ECC: return !isnan(gi->ecc_uncorrectable);
+    case GF_REMAP: return gi->remap_pending >= 0;
+    }
+    return 0;
+}
+
+/* GPUs section s counts ("Attached GPUs", or the rows of a table) but shows
+ * no reading of f for: an `nvidia-smi -q` cut after its first GPUs. */
+static int gpu_field_missing(const struct report_section *s, enum gpu_field f)
+{
+    const struct report_gpu *g = &s->u.gpu;
+    int read = 0;
+    for (int k = 0; k < g->info_count; k++)
+        read += gpu_field_read(&g->info[k], f);
+    return g->gpu_count > read ? g->gpu_count - read : 0;
+}
+
+/* GPUs whose reading of f no output shows, over the GPU sections that show
+ * it at all (a section with no reading of f is no evidence either way). A
+ * section's gap is filled by another kind of nvidia-smi output (table, -q,
+ * CSV) of as many GPUs that shows f for all of them: one node's CI log
+ * holds the table and -q together. A fault among the GPUs shown still
+ * fails; only a pass becomes unknown (T10). */
+static int gpu_unshown(const struct report *rep, enum gpu_field f)
+{
+    int missing = 0;
+    for (size_t i = 0; i < rep->section_count; i++) {
+        const struct report_section *s = &rep->sections[i];
+        if (s->kind != REPORT_GPU)
+            continue;
+        int m = gpu_field_missing(s, f);
+        if (m == 0 || m == s->u.gpu.gpu_count)
+            continue;
+        int filled = 0;
+        for (size_t j = 0; j < rep->section_count && !filled; j++) {
+            const struct report_section *o = &rep->sections[j];
+            filled = j != i && o->kind == REPORT_GPU && o->u.gpu.gpu_count == s->u.gpu.gpu_count &&
+                     strcmp(o->tool, s->tool) != 0 && gpu_field_missing(o, f) == 0;
+        }
+        if (!filled)
+            missing += m;
+    }
+    return missing;
+}
+
+/* A pass over GPUs that are not all shown becomes unknown; f may be NULL. */
+static void gpu_pass_unshown(struct ctx *c, struct report_finding *f, enum gpu_field field)
+{
+    if (!f || f->severity != SEV_PASS)
+        return;
+    int n = gpu_unshown(c->rep, field);
+    if (n == 0)
+        return;
+    f->severity = SEV_UNKNOWN;
+    size_t len = strlen(f->message);
+    snprintf(f->message + len, sizeof(f->message) - len,
+             ", but %d attached GPU(s) are not shown (output cut)", n);
+    hint(f, "Upload the whole `nvidia-smi -q` output, every GPU's block (T10).");
+}
 
 static void check_pcie_width(struct ctx *c, const struct expectation *e)
 {
@@ -277,14 +351,18 @@ static void check_pcie_width(struct ctx *c, const struct expectation *e)
     } else {
         f = finding(c, e->id, SEV_PASS, why(e, "R9,T6"), sec, "every GPU shown runs at x%d or "
                     "wider", worst);
+        gpu_pass_unshown(c, f, GF_WIDTH);
     }
     obs(f, worst, e->min);
 }
 
-/* A total that must stay at or under e->max (errors, failures). */
-static void check_max_total(struct ctx *c, const struct expectation *e, enum report_kind kind,
-                            double (*get)(const struct report_section *), const char *what,
-                            const char *rule, const char *fail_hint)
+/* A total that must stay at or under e->max (errors, failures). Returns the
+ * finding (NULL: none, or no evidence). */
+static struct report_finding *check_max_total(struct ctx *c, const struct expectation *e,
+                                              enum report_kind kind,
+                                              double (*get)(const struct report_section *),
+                                              const char *what, const char *rule,
+                                              const char *fail_hint)
 {
     double total = NAN;
     int sec = -1;
@@ -301,7 +379,7 @@ static void check_max_total(struct ctx *c, const struct expectation *e, enum rep
     }
     if (isnan(total)) {
         no_evidence(c, e, what);
-        return;
+        return NULL;
     }
     double lim = isnan(e->max) ? 0 : e->max;
     struct report_finding *f;
@@ -313,6 +391,7 @@ static void check_max_total(struct ctx *c, const struct expectation *e, enum rep
         f = finding(c, e->id, SEV_PASS, why(e, rule), sec, "%s: %.0f", what, total);
     }
     obs(f, total, lim);
+    return f;
 }
 
 static double gpu_ecc(const struct report_section *s) { return s->u.gpu.ecc_uncorrectable; }
@@ -337,6 +416,20 @@ static double nic_pause(const struct report_section *s)
     return (isnan(n->rx_pause) ? 0 : n->rx_pause) + (isnan(n->tx_pause) ? 0 : n->tx_pause);
 }
 
+/* A failed nccl.warnings finding quotes the first WARN text of its
+ * section, as the plan-free one does: the count alone says nothing of the
+ * link, QP or topology the text names. */
+static void warn_text(struct ctx *c, struct report_finding *f)
+{
+    if (!f || f->severity != SEV_FAIL || f->section < 0)
+        return;
+    const struct report_nccl *n = &c->rep->sections[f->section].u.nccl;
+    if (n->nccl_warnings <= 0 || !n->warnings[0][0])
+        return;
+    size_t len = strlen(f->message);
+    snprintf(f->message + len, sizeof(f->message) - len, "; first: %s", n->warnings[0]);
+}
+
 /* ---- collectives --------------------------------------------------------- */
 
 static int is_allreduce(const struct report_nccl *n, int *assumed)
@@ -356,7 +449,7 @@ static int is_allreduce(const struct report_nccl *n, int *assumed)
 static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
 {
     int plan_inter = has_exp(c, EXP_NCCL_INTER_BUSBW);
-    int sec = -1, small = -1, assumed_any = 0;
+    int sec = -1, small = -1, unplaced = -1, assumed_any = 0;
     double worst = NAN;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
@@ -369,8 +462,12 @@ static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
         /* One node, or a node count the output does not show in a plan
          * with no cross-node fabric. */
         int is_inter = n->nodes >= 2;
-        if (n->nodes < 0 && (inter || plan_inter))
+        if (n->nodes < 0 && (inter || plan_inter)) {
+            if (unplaced < 0 ||
+                n->largest_size_b > c->rep->sections[unplaced].u.nccl.largest_size_b)
+                unplaced = (int)i;
             continue;
+        }
         if (is_inter != inter)
             continue;
         if (n->largest_size_b < NCCL_LARGE_B) {
@@ -395,6 +492,20 @@ static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
             obs(f, c->rep->sections[small].u.nccl.busbw_largest_gbs, e->min);
             return;
         }
+        if (unplaced >= 0) {
+            /* A result is there, but not whether it ran in one node or across
+             * nodes: said so, not "no evidence". */
+            const struct report_nccl *u = &c->rep->sections[unplaced].u.nccl;
+            struct report_finding *f =
+                finding(c, e->id, SEV_UNKNOWN, why(e, inter ? "T2" : "T1"), unplaced,
+                        "an all_reduce result (%.1f GB/s at %.0f MiB) does not show how many "
+                        "nodes ran it, so it cannot be judged %s",
+                        u->busbw_largest_gbs, u->largest_size_b / 1048576.0, where);
+            hint(f, "Upload the whole all_reduce_perf output, with its '#  Rank N ... on HOST' "
+                    "lines (T1, T2).");
+            obs(f, u->busbw_largest_gbs, e->min);
+            return;
+        }
         no_evidence(c, e, inter ? "multi-node all_reduce_perf result" :
                                   "single-node all_reduce_perf result");
         return;
@@ -406,6 +517,17 @@ static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
         snprintf(note, sizeof(note), " (the output does not name the collective; the table fits "
                                      "all_reduce)");
     enum report_severity sev = ratio >= 0.9 ? SEV_PASS : ratio >= 0.7 ? SEV_WARN : SEV_FAIL;
+    /* T2: across nodes only Ring gives a NIC-bound figure; Tree, NVLS and
+     * CollNet/SHARP can exceed what the NICs carry, so their pass proves
+     * nothing of the fabric. */
+    int not_ring = inter && n->algo[0] &&
+                   !(strlen(n->algo) == 4 && span_starts_ci(n->algo, 4, "ring"));
+    if (not_ring) {
+        size_t nl = strlen(note);
+        snprintf(note + nl, sizeof(note) - nl, " (NCCL_ALGO=%s, not Ring)", n->algo);
+        if (sev == SEV_PASS)
+            sev = SEV_UNKNOWN;
+    }
     struct report_finding *f =
         finding(c, e->id, sev, why(e, inter ? "T2" : "T1"), sec,
                 "all_reduce bus bandwidth %s: %.1f GB/s at %.0f MiB, %.0f%% of the expected "
@@ -413,6 +535,11 @@ static void check_busbw(struct ctx *c, const struct expectation *e, int inter)
                 "used)",
                 where, worst, n->largest_size_b / 1048576.0, ratio * 100, e->min, note);
     obs(f, worst, e->min);
+    if (not_ring) {
+        hint(f, "Rerun across nodes with NCCL_ALGO=Ring: Tree, NVLS and CollNet/SHARP can exceed "
+                "what the NICs carry, so only Ring's busbw measures the fabric (T2).");
+        return;
+    }
     if (sev == SEV_PASS)
         return;
     if (!inter) {
@@ -735,7 +862,7 @@ static void check_governor(struct ctx *c, const struct expectation *e)
 
 static void check_dcgm(struct ctx *c, const struct expectation *e)
 {
-    int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0;
+    int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0, cut = -1;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
         if (s->kind != REPORT_DCGM)
@@ -745,6 +872,8 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
             continue;
         if (sec < 0 || d->fail > 0)
             sec = (int)i;
+        if (d->cut && cut < 0)
+            cut = (int)i;
         pass += d->pass;
         fail += d->fail;
         skip += d->skip;
@@ -771,6 +900,16 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
     } else if (warn > 0) {
         f = finding(c, e->id, SEV_WARN, why(e, "T10"), sec, "dcgmi diag: %d warnings, %d passed",
                     warn, pass);
+    } else if (cut >= 0) {
+        /* What is shown passed, but the tests after the cut are not shown
+         * (at -r 3 those are the hardware and stress ones): not a pass. */
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "T10"), cut,
+                    "dcgmi diag: the %d results shown passed, but the output is cut in %s; "
+                    "the tests after the cut are not shown",
+                    pass, c->rep->sections[cut].u.dcgm.category[0]
+                              ? c->rep->sections[cut].u.dcgm.category : "the last row");
+        hint(f, "Upload the whole `dcgmi diag -r 3` output, down to the table's bottom border "
+                "(T10).");
     } else {
         f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag: all %d results passed",
                     pass);
@@ -1076,6 +1215,33 @@ static void check_gpu_clocks(struct ctx *c, const struct report_gpu_info *gi, in
 
 /* ---- findings that need no plan ----------------------------------------- */
 
+/* A cpufreq policy ceiling below this fraction of the hardware maximum is a
+ * cap, not rounding (policies are set in whole frequency steps). */
+#define CPU_POLICY_CAPPED 0.9
+
+/* nvidia-smi topo -p2p: GPU pairs without peer-to-peer access move their
+ * data through host memory (R13); the code names why. */
+static void check_p2p(struct ctx *c, const struct report_topo *t, int si)
+{
+    if (t->p2p_pairs_read <= 0 || t->p2p_pairs_ok >= t->p2p_pairs_read)
+        return;
+    static const char *const why_not[] = {
+        "", "not supported", "the GPU does not support it", "the chipset does not support it",
+        "the topology does not support it", "disabled by a registry key", "status unknown"};
+    int k = t->p2p_worst - TOPO_CELL_P2P_OK;
+    char code[16];
+    report_topo_cell_str(t->p2p_worst, code, sizeof(code));
+    struct report_finding *f =
+        finding(c, "topo.p2p", SEV_WARN, "R13", si,
+                "GPU peer-to-peer is unavailable for %d of %d GPU pairs (%s: %s): NCCL moves "
+                "their data through host memory", t->p2p_pairs_read - t->p2p_pairs_ok,
+                t->p2p_pairs_read, code, k > 0 && k <= 6 ? why_not[k] : "not OK");
+    hint(f, "Consumer GPUs have P2P disabled by the driver (GNS); on data-centre GPUs check "
+            "that the BIOS and kernel leave PCIe ACS and the IOMMU out of the GPUs' path "
+            "(iommu=pt) and that the GPUs share a PCIe switch, or use NVLink (R12, R13).");
+    obs(f, t->p2p_pairs_ok, t->p2p_pairs_read);
+}
+
 static void plan_free(struct ctx *c)
 {
     const struct report *rep = c->rep;
@@ -1084,6 +1250,9 @@ static void plan_free(struct ctx *c)
         int si = (int)i;
         struct report_finding *f;
         switch (s->kind) {
+        case REPORT_TOPO:
+            check_p2p(c, &s->u.topo, si);
+            break;
         case REPORT_IB_PORTS:
             for (int p = 0; p < s->u.ib.port_count; p++) {
                 const struct report_ib_port *pt = &s->u.ib.ports[p];
@@ -1200,6 +1369,22 @@ static void plan_free(struct ctx *c)
                 hint(f, "cpupower frequency-set -g performance (R38).");
                 obs_text(f, s->u.cpu.governor, "performance");
             }
+            /* A policy whose ceiling sits far under the hardware's: the CPU
+             * cannot reach its speed whatever the governor (TLP issue 764:
+             * 400 MHz - 400 MHz on a 4.46 GHz part). */
+            if (s->u.cpu.policy_max_mhz > 0 && s->u.cpu.hw_max_mhz > 0 &&
+                s->u.cpu.policy_max_mhz < CPU_POLICY_CAPPED * s->u.cpu.hw_max_mhz) {
+                f = finding(c, "cpu.frequency_capped", SEV_WARN, "R38,R36", si,
+                            "the CPU frequency policy caps the CPU at %.0f MHz of the hardware's "
+                            "%.0f MHz (%.0f%%): data loading and the communication stack run "
+                            "slower", s->u.cpu.policy_max_mhz, s->u.cpu.hw_max_mhz,
+                            100.0 * s->u.cpu.policy_max_mhz / s->u.cpu.hw_max_mhz);
+                hint(f, "Raise the policy's ceiling (cpupower frequency-set -u with the hardware "
+                        "maximum, governor performance) and find what lowered it: a power "
+                        "profile (tuned, TLP, power-profiles-daemon), a BIOS power cap, or boost "
+                        "switched off (R38, R36).");
+                obs(f, s->u.cpu.policy_max_mhz, s->u.cpu.hw_max_mhz);
+            }
             break;
         case REPORT_PERFTEST:
             for (int k = 0; k < s->issue_count; k++)
@@ -1261,18 +1446,21 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
             check_min_count(&c, e, REPORT_GPU, gpu_count, "GPUs in nvidia-smi", "R5",
                             "GPUs are missing: check nvidia-smi, the driver and lspci.");
         else if (strcmp(id, EXP_GPU_PCIE_GEN) == 0)
-            check_min_count(&c, e, REPORT_GPU, gpu_gen, "PCIe generation (max)", "R9,T6",
-                            "The GPU links below the planned PCIe generation: check BIOS slot "
-                            "settings and risers (R9, T4).");
+            gpu_pass_unshown(&c, check_min_count(&c, e, REPORT_GPU, gpu_gen,
+                             "PCIe generation (max)", "R9,T6",
+                             "The GPU links below the planned PCIe generation: check BIOS "
+                             "slot settings and risers (R9, T4)."), GF_GEN);
         else if (strcmp(id, EXP_GPU_PCIE_WIDTH) == 0)
             check_pcie_width(&c, e);
         else if (strcmp(id, EXP_GPU_ECC_UNCORR) == 0)
-            check_max_total(&c, e, REPORT_GPU, gpu_ecc, "uncorrectable ECC errors", "T7",
-                            "Drain the GPU, reset it, rerun dcgmi diag -r 3; repeated errors "
-                            "need an RMA (T7).");
+            gpu_pass_unshown(&c, check_max_total(&c, e, REPORT_GPU, gpu_ecc,
+                             "uncorrectable ECC errors", "T7",
+                             "Drain the GPU, reset it, rerun dcgmi diag -r 3; repeated errors "
+                             "need an RMA (T7)."), GF_ECC);
         else if (strcmp(id, EXP_GPU_REMAP_PENDING) == 0)
-            check_max_total(&c, e, REPORT_GPU, gpu_remap, "GPUs with a row remap pending", "T7",
-                            "Reset the GPU to apply the remap, then recheck (T7).");
+            gpu_pass_unshown(&c, check_max_total(&c, e, REPORT_GPU, gpu_remap,
+                             "GPUs with a row remap pending", "T7",
+                             "Reset the GPU to apply the remap, then recheck (T7)."), GF_REMAP);
         else if (strcmp(id, EXP_NCCL_INTRA_BUSBW) == 0)
             check_busbw(&c, e, 0);
         else if (strcmp(id, EXP_NCCL_INTER_BUSBW) == 0)
@@ -1282,9 +1470,9 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
                             "Wrong results mean corruption on a GPU, NVLink or NIC path: bisect "
                             "with subsets of GPUs/nodes and run dcgmi diag -r 3 (T8).");
         else if (strcmp(id, EXP_NCCL_WARNINGS) == 0)
-            check_max_total(&c, e, REPORT_NCCL, nccl_warns, "NCCL WARN lines", "T8",
+            warn_text(&c, check_max_total(&c, e, REPORT_NCCL, nccl_warns, "NCCL WARN lines", "T8",
                             "Read the WARN text: NET/IB completion errors point at the link or "
-                            "QP (R18, R22); 'could not find a path' at the topology (R13).");
+                            "QP (R18, R22); 'could not find a path' at the topology (R13)."));
         else if (strcmp(id, EXP_IB_PORTS_ACTIVE) == 0)
             check_ib_active(&c, e);
         else if (strcmp(id, EXP_IB_RATE) == 0)

@@ -7,7 +7,10 @@
  * their text wraps over following rows and is skipped. JSON (old
  * "test_categories" and newer layouts alike) is read line by line:
  * "name" sets the current test, "status" adds a result. Skip is counted
- * apart and never as a pass (DOMAIN.md T10). */
+ * apart and never as a pass (DOMAIN.md T10). An output that stops before
+ * the table's bottom border, or before the JSON document closes, is marked
+ * cut: the tests after the cut (at -r 3 the Integration, Hardware and Stress
+ * ones) are not shown, so what is shown passing is not the run passing. */
 #include <stdio.h>
 #include <string.h>
 
@@ -99,6 +102,17 @@ static void json_line(struct report_section *sec, const struct line *l)
     struct report_dcgm *d = &sec->u.dcgm;
     const char *s = l->s;
     size_t n = l->len;
+    /* brace and bracket depth, outside strings */
+    int in_str = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '"' && (i == 0 || s[i - 1] != '\\'))
+            in_str = !in_str;
+        else if (!in_str && (c == '{' || c == '['))
+            d->json_depth++;
+        else if (!in_str && (c == '}' || c == ']') && d->json_depth > 0)
+            d->json_depth--;
+    }
     if (n < 3 || s[0] != '"')
         return;
     const char *q = memchr(s + 1, '"', n - 1);
@@ -151,6 +165,10 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
         (l->s[0] == '{' && l->len <= 2)) {
         if (!str_is(d->format, "json") && d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
+        /* opened on the "DCGM GPU Diagnostic" key: the document's brace
+         * was on the line before */
+        if (!str_is(d->format, "json") && l->s[0] != '{')
+            d->json_depth = 1;
         text_set(d->format, sizeof(d->format), "json");
         /* JSON lines are braces, brackets and "key" : value pairs. */
         char c0 = l->s[0];
@@ -169,12 +187,17 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
             e++;
         span_copy(d->category, sizeof(d->category), s, e);
         d->cur_test[0] = '\0';
+        d->closed = 0;
         return TAKE_YES;
     }
-    if (l->s[0] == '+' || l->s[0] == '=')
+    if (l->s[0] == '+' || l->s[0] == '=') {
+        /* a border: after results, the table's bottom one (so far) */
+        d->closed = l->s[0] == '+' && d->pass + d->fail + d->warn + d->skip > 0;
         return TAKE_WEAK;
+    }
     if (l->s[0] != '|')
         return TAKE_NO;
+    d->closed = 0;
     if (!table_geometry(l))
         return TAKE_WEAK;
     /* "| name | value |", the value possibly cut without its closing bar */
@@ -223,6 +246,11 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
 void dcgm_finish(struct report_section *sec)
 {
     struct report_dcgm *d = &sec->u.dcgm;
-    if (d->pass + d->fail + d->warn + d->skip == 0)
+    if (d->pass + d->fail + d->warn + d->skip == 0) {
         section_issue(sec, "no test result could be read");
+        return;
+    }
+    d->cut = str_is(d->format, "json") ? d->json_depth > 0 : !d->closed;
+    if (d->cut)
+        section_issue(sec, "the output is cut: tests after the last one shown are unknown");
 }

@@ -5,7 +5,11 @@
  * the fio 3 spelling ("BW=72.8MiB/s (76.4MB/s)") and the fio 2 one
  * ("bw=153412KB/s") are read. JSON is read line by line with a brace depth
  * counter instead of a JSON parser, because pasted JSON is often cut off or
- * preceded by text, and a cut document still holds readable numbers. All
+ * preceded by text, and a cut document still holds readable numbers. JSON
+ * lists "read" and "write" for every job, with zeros for a direction the
+ * job never ran: a direction with no bytes moved in no time is not a
+ * measurement and stays null (a read bandwidth of 0 from a write job would
+ * fail the plan's read check), as the text output, which leaves it out. All
  * bandwidths are reported in MB/s of 10^6 bytes. */
 #include <math.h>
 #include <stdio.h>
@@ -261,6 +265,12 @@ static void json_line(struct report_section *sec, const struct line *l)
             add(&f->json_bw_bytes[i], d);
         } else if (span_eq(k, kl, "iops") && num_parse(v, vl, &d)) {
             add(&f->json_iops[i], d);
+        } else if ((span_eq(k, kl, "io_bytes") || span_eq(k, kl, "io_kbytes")) &&
+                   num_parse(v, vl, &d)) {
+            /* fio 3 prints both: the sum is zero exactly when no I/O ran */
+            add(&f->json_io[i], d);
+        } else if (span_eq(k, kl, "runtime") && num_parse(v, vl, &d)) {
+            add(&f->json_runtime[i], d);
         }
     }
     if (f->json_dir >= 0 && f->json_depth < f->json_dir_depth)
@@ -322,14 +332,16 @@ enum take fio_line(struct report_section *sec, const struct line *l)
         f->jobs = 0;    /* the JSON lists the jobs the text header named */
         f->json_depth = 0;
         for (int i = 0; i < 2; i++)
-            f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
+            f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = f->json_io[i] =
+                f->json_runtime[i] = NAN;
     }
     if (str_is(f->format, "json") || span_find_at(l->s, l->len, LIT_N("\"fio version\""), 5)) {
         if (!str_is(f->format, "json")) {
             text_set(f->format, sizeof(f->format), "json");
             f->jobs = 0;
             for (int i = 0; i < 2; i++)
-                f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
+                f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = f->json_io[i] =
+                f->json_runtime[i] = NAN;
             f->json_depth = 1;
         }
         json_line(sec, l);
@@ -352,6 +364,9 @@ void fio_finish(struct report_section *sec)
     if (str_is(f->format, "json")) {
         for (int i = 0; i < 2; i++) {
             double bw = NAN;
+            /* a direction no job ran: no bytes, no time */
+            if (f->json_io[i] == 0 && !(f->json_runtime[i] > 0))
+                f->json_bw[i] = f->json_bw_bytes[i] = f->json_iops[i] = NAN;
             if (!isnan(f->json_bw_bytes[i]))
                 bw = f->json_bw_bytes[i] / 1e6;
             else if (!isnan(f->json_bw[i]))

@@ -163,7 +163,7 @@ static void keep_warning(struct report_nccl *c, const struct line *l)
         w += 9;
         size_t n = l->raw_len - (size_t)(w - l->raw);
         span_trim(&w, &n);
-        span_copy(c->warnings[c->nccl_warnings], REPORT_ISSUE_LEN, w, n);
+        span_copy(c->warnings[c->nccl_warnings], NCCL_WARN_LEN, w, n);
     }
     c->nccl_warnings++;
 }

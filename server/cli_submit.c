@@ -6,13 +6,17 @@
  * exponential backoff, every attempt carrying the same Idempotency-Key, so
  * a retry after a lost reply returns the report already stored instead of
  * adding a second one. The token comes from --token or GPUPLAN_TOKEN and is
- * wiped from memory after use; it never appears in messages. */
+ * wiped from memory after use; it never appears in messages. A file in which
+ * no known tool's output is found is named on stderr, as `gpuplan check`
+ * does, before the upload: its verdict can only be unknown, which exits 0,
+ * and a CI job whose benchmark printed nothing useful should say so. */
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "report.h"
 #include "server_int.h"
 
 #define SUBMIT_FILE_MAX (16u << 20)
@@ -250,6 +254,10 @@ int cli_submit(int argc, char **argv)
             cli_error("submit", "%s", err);
             goto out;
         }
+        struct report *rep = NULL;
+        if (report_parse(texts[nfiles], len, &rep) == ST_OK && rep->section_count == 0)
+            cli_error(argv[i], "no known tool output found (%zu lines)", rep->lines);
+        report_free(rep);
         parts[nfiles].name = "file";
         parts[nfiles].filename = strcmp(argv[i], "-") == 0 ? "stdin.txt" : basename_of(argv[i]);
         parts[nfiles].data = texts[nfiles];

@@ -204,6 +204,18 @@ static int report_text(struct http_req *req, char **text, size_t *len)
         http_problem(req, 400, "content", *len == 0 ? "the report is empty" : "the report must be text, not binary");
         return 0;
     }
+    /* Blank lines only (a CI step whose tools printed nothing): nothing to
+     * judge and nothing worth storing, as an empty body. */
+    size_t i = 0;
+    while (i < *len && ((*text)[i] == ' ' || (*text)[i] == '\t' || (*text)[i] == '\r' ||
+                        (*text)[i] == '\n' || (*text)[i] == '\f' || (*text)[i] == '\v'))
+        i++;
+    if (i == *len) {
+        free(*text);
+        *text = NULL;
+        http_problem(req, 400, "content", "the report is empty: it holds only whitespace");
+        return 0;
+    }
     return 1;
 }
 
@@ -455,8 +467,12 @@ static int analyze(struct http_req *req, const char *text, size_t len, const str
     return 1;
 }
 
+/* The report.fail event's data. "failed" lists the failing findings (id,
+ * message; FAIL_EVENT_FINDINGS at most), so a receiver (a chat bot, an
+ * incident tool) can say what failed without fetching the report. */
+#define FAIL_EVENT_FINDINGS 16
 static cJSON *fail_event(const struct db_plan *plan, long long report_id, const char *verdict, const char *source,
-                         int revision, const char *tier)
+                         int revision, const char *tier, const cJSON *findings)
 {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddNumberToObject(d, "plan_id", (double)plan->id);
@@ -469,6 +485,23 @@ static cJSON *fail_event(const struct db_plan *plan, long long report_id, const 
         cJSON_AddStringToObject(d, "source", source);
     else
         cJSON_AddNullToObject(d, "source");
+    cJSON *failed = cJSON_AddArrayToObject(d, "failed");
+    const cJSON *f;
+    int n = 0;
+    cJSON_ArrayForEach(f, findings)
+    {
+        const cJSON *sev = cJSON_GetObjectItemCaseSensitive(f, "severity");
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(f, "id");
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
+        if (!failed || n >= FAIL_EVENT_FINDINGS || !cJSON_IsString(sev) || strcmp(sev->valuestring, "fail") != 0 ||
+            !cJSON_IsString(id))
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", id->valuestring);
+        cJSON_AddStringToObject(o, "message", cJSON_IsString(msg) ? msg->valuestring : "");
+        cJSON_AddItemToArray(failed, o);
+        n++;
+    }
     return d;
 }
 
@@ -479,6 +512,7 @@ static cJSON *fail_event(const struct db_plan *plan, long long report_id, const 
 struct upload_write {
     const struct db_report *r;
     const struct db_plan *plan;
+    const cJSON *findings; /* the verdict's findings, for the event */
     long long rid; /* out: the new report's id */
     int queued;    /* out: webhook deliveries were queued */
 };
@@ -488,7 +522,8 @@ static enum status upload_write(struct db *db, void *arg, char *err, size_t errl
     struct upload_write *w = arg;
     enum status st = db_report_insert(db, w->r, &w->rid, err, errlen);
     if (st == ST_OK && strcmp(w->r->verdict, "fail") == 0) {
-        cJSON *ev = fail_event(w->plan, w->rid, w->r->verdict, w->r->source, w->plan->revision, w->plan->tier);
+        cJSON *ev = fail_event(w->plan, w->rid, w->r->verdict, w->r->source, w->plan->revision, w->plan->tier,
+                               w->findings);
         st = webhook_enqueue(db, w->r->team_id, "report.fail", ev, err, errlen);
         cJSON_Delete(ev);
         w->queued = st == ST_OK;
@@ -586,7 +621,7 @@ int http_report_create(struct http_req *req)
     snprintf(r.idempotency_key, sizeof r.idempotency_key, "%s", key);
     r.created_at = r.checked_at = now;
 
-    struct upload_write w = {&r, &plan, 0, 0};
+    struct upload_write w = {&r, &plan, an.findings_doc, 0, 0};
     st = db_batch_submit(req->app->batcher, upload_write, &w, err, sizeof err);
     if (st == ST_CONFLICT && key[0]) {
         /* Another upload with this key won the race (perhaps in the same
@@ -725,7 +760,8 @@ static int recheck_one(void *ud, const struct db_report *r)
                                        an.findings_text, an.calibration_text, (long long)time(NULL), err,
                                        sizeof err);
     if (st == ST_OK && strcmp(an.verdict, "fail") == 0 && strcmp(r->verdict, "fail") != 0) {
-        cJSON *ev = fail_event(c->plan, r->id, an.verdict, r->source, c->plan->revision, c->plan->tier);
+        cJSON *ev = fail_event(c->plan, r->id, an.verdict, r->source, c->plan->revision, c->plan->tier,
+                               an.findings_doc);
         st = webhook_enqueue(c->db, c->team_id, "report.fail", ev, err, sizeof err);
         cJSON_Delete(ev);
         c->queued = 1;

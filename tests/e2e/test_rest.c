@@ -1603,6 +1603,106 @@ START_TEST(closed_signup_and_secure_cookies_follow_the_flags)
 }
 END_TEST
 
+/* A body of blank lines is as empty as no body: 400 naming it, nothing stored. */
+START_TEST(a_report_of_only_whitespace_is_400_and_not_stored)
+{
+    char path[96];
+    struct e2e_resp r;
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", a_plan);
+    ck_assert_int_eq(call(NULL, a_token, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *before = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, a_token, "POST", path, "text/plain", "\n \t\r\n\n", 0, &r), 400);
+    ck_assert_msg(strstr(r.body, "empty") && strstr(r.body, "\"field\":\"content\""), "%s", r.body);
+    e2e_resp_release(&r);
+    ck_assert_int_eq(call(NULL, a_token, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *after = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(before, "items"));
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(after, "items")),
+                     cJSON_GetArraySize(cJSON_GetObjectItem(before, "items")));
+    /* the newest report is the one before the upload */
+    const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(before, "items"), 0);
+    const cJSON *a0 = cJSON_GetArrayItem(cJSON_GetObjectItem(after, "items"), 0);
+    ck_assert_int_eq(b0 ? jid(b0, "id") : 0, a0 ? jid(a0, "id") : 0);
+    cJSON_Delete(before);
+    cJSON_Delete(after);
+}
+END_TEST
+
+/* submit names a file with no known tool output on stderr, as check does:
+ * its verdict is unknown (exit 0), and a CI log should not say nothing. */
+START_TEST(submit_names_a_file_with_no_tool_output)
+{
+    char plan[32];
+    char *out = NULL, *err = NULL;
+    snprintf(plan, sizeof plan, "%lld", a_plan);
+    char *junk = write_temp("hello world\nthis is not tool output\n");
+    const char *a[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, "--token", a_token, junk,
+                       NULL};
+    ck_assert_int_eq(e2e_run(a, NULL, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "verdict: unknown"));
+    ck_assert_msg(strstr(err, junk) && strstr(err, "no known tool output found (2 lines)"), "%s", err);
+    ck_assert_ptr_null(strstr(err, a_token));
+    free(out);
+    free(err);
+    unlink(junk);
+}
+END_TEST
+
+/* A report.fail event names what failed, so a receiver need not fetch the
+ * report to say it. */
+START_TEST(a_report_fail_event_lists_the_failed_findings)
+{
+    struct receiver rc;
+    pthread_t th;
+    receiver_start(&rc, &th, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    char body[200], path[96];
+    cJSON *doc = NULL;
+    snprintf(body, sizeof body, "{\"url\":\"http://127.0.0.1:%d/hook\",\"events\":[\"report.fail\"]}", rc.port);
+    ck_assert_int_eq(jcall(&b_owner, "POST", "/api/v1/webhooks", body, &doc), 201);
+    long long wid = jid(doc, "id");
+    cJSON_Delete(doc);
+    long long rid = upload(b_token, b_plan,
+                           "CA 'mlx5_8'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n"
+                           "\t\tState: Down\n\t\tPhysical state: Disabled\n\t\tRate: 400\n"
+                           "\t\tLink layer: InfiniBand\n",
+                           NULL, 201, &doc);
+    ck_assert_str_eq(jstr(doc, "verdict"), "fail");
+    cJSON_Delete(doc);
+    for (int i = 0; i < 100; i++) {
+        pthread_mutex_lock(&rc.lock);
+        int hits = rc.hits;
+        pthread_mutex_unlock(&rc.lock);
+        if (hits >= 1)
+            break;
+        usleep(100000);
+    }
+    pthread_mutex_lock(&rc.lock);
+    ck_assert_int_ge(rc.hits, 1);
+    cJSON *ev = cJSON_Parse(rc.body[0]);
+    pthread_mutex_unlock(&rc.lock);
+    ck_assert_ptr_nonnull(ev);
+    const cJSON *data = cJSON_GetObjectItem(ev, "data");
+    ck_assert_int_eq(jid(data, "report_id"), rid);
+    const cJSON *failed = cJSON_GetObjectItem(data, "failed"), *f;
+    ck_assert(cJSON_IsArray(failed));
+    int port_state = 0;
+    cJSON_ArrayForEach(f, failed)
+    {
+        if (strcmp(jstr(f, "id"), "ib.port_state") == 0) {
+            port_state = 1;
+            ck_assert_ptr_nonnull(strstr(jstr(f, "message"), "mlx5_8 port 1 is Down"));
+        }
+    }
+    ck_assert(port_state);
+    cJSON_Delete(ev);
+    receiver_stop(&rc, th);
+    snprintf(path, sizeof path, "/api/v1/webhooks/%lld", wid);
+    ck_assert_int_eq(jcall(&b_owner, "DELETE", path, NULL, NULL), 204);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rest");
@@ -1638,6 +1738,9 @@ int main(void)
     tcase_add_test(tc, an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_cost);
     tcase_add_test(tc, closed_signup_and_secure_cookies_follow_the_flags);
     tcase_add_test(tc, the_database_dump_holds_no_password_session_or_token);
+    tcase_add_test(tc, a_report_of_only_whitespace_is_400_and_not_stored);
+    tcase_add_test(tc, submit_names_a_file_with_no_tool_output);
+    tcase_add_test(tc, a_report_fail_event_lists_the_failed_findings);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1835,6 +1835,90 @@ START_TEST(measured_takes_the_worst_large_message_busbw_per_scope)
 }
 END_TEST
 
+/* A NET/IB completion error puts its diagnosis last ("with error 4, ...
+ * vendor err 81 (Send)", NCCL issue 928): the kept WARN text holds it. */
+START_TEST(parse_nccl_keeps_a_net_ib_warning_to_its_vendor_error)
+{
+    struct report *rep = parse(
+        "H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion "
+        "from peer fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, "
+        "vendor err 81 (Send)\n"
+        "H100-2:19989:20082 [1] NCCL INFO transport/net.cc:1008 -> 6\n");
+    const struct report_section *s = first(rep, REPORT_NCCL);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->u.nccl.nccl_warnings, 1);
+    const char *w = s->u.nccl.warnings[0];
+    ck_assert_str_eq(w + strlen(w) - strlen("vendor err 81 (Send)"), "vendor err 81 (Send)");
+    ck_assert(strncmp(w, "NET/IB : Got completion from peer", 33) == 0);
+    report_free(rep);
+}
+END_TEST
+
+/* With the plan's nccl.warnings expectation the failed finding quotes the
+ * first WARN text too, not only the count. */
+START_TEST(check_quotes_the_first_nccl_warning_against_a_plan)
+{
+    struct report *rep = parse(
+        "H100-1:9821:9920 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from "
+        "peer fe80::966d:ae03:8b:df50%ib0<44413> with error 4, opcode 32613, len 32613, vendor "
+        "err 81 (Send)\n");
+    struct expectation e = exp_max(EXP_NCCL_WARNINGS, 0);
+    report_check(&e, 1, rep, &verdict);
+    const struct report_finding *f = finding(&verdict, EXP_NCCL_WARNINGS);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->severity, SEV_FAIL);
+    ck_assert_ptr_nonnull(strstr(f->message, "with error 4"));
+    ck_assert_ptr_nonnull(strstr(f->message, "vendor err 81 (Send)"));
+    report_free(rep);
+}
+END_TEST
+
+/* T2: across nodes only Ring's busbw is NIC-bound; a Tree run meeting the
+ * threshold proves nothing of the fabric (unknown), a Ring run passes. */
+START_TEST(check_does_not_pass_a_cross_node_busbw_measured_without_ring)
+{
+    static const char head[] =
+        "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: "
+        "5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#\n"
+        "# Using devices\n"
+        "#  Rank  0 Group  0 Pid     43 on host-a device  0 [0x0f] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid     43 on host-b device  0 [0x0f] NVIDIA H100 80GB HBM3\n";
+    static const char table[] =
+        "#\n"
+        "#                                                              out-of-place               "
+        "        in-place\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+        "time   algbw   busbw #wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+        "(us)  (GB/s)  (GB/s)\n"
+        "  1073741824     268435456     float     sum      -1   5000.0  214.75  214.75      0   "
+        "5000.0  214.75  214.75      0\n"
+        "# Out of bounds values : 0 OK\n"
+        "# Avg bus bandwidth    : 214.75\n";
+    char text[4096];
+    struct expectation e = exp_min(EXP_NCCL_INTER_BUSBW, 200);
+    for (int tree = 0; tree < 2; tree++) {
+        snprintf(text, sizeof text, "%s%s%s", head,
+                 tree ? "host-a:43:43 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n" : "",
+                 table);
+        struct report *rep = parse(text);
+        const struct report_section *s = first(rep, REPORT_NCCL);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_int_eq(s->u.nccl.nodes, 2);
+        report_check(&e, 1, rep, &verdict);
+        const struct report_finding *f = finding(&verdict, EXP_NCCL_INTER_BUSBW);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(f->severity, tree ? SEV_UNKNOWN : SEV_PASS);
+        if (tree) {
+            ck_assert_ptr_nonnull(strstr(f->message, "NCCL_ALGO=Tree"));
+            ck_assert_ptr_nonnull(strstr(f->hint, "NCCL_ALGO=Ring"));
+        }
+        report_free(rep);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -1873,6 +1957,7 @@ static Suite *suite(void)
     tcase_add_test(p, parse_nvidia_smi_timestamp_reads_nothing_past_the_input);
     tcase_add_test(p, parse_survives_binary_and_unterminated_input);
     tcase_add_test(p, parse_caps_sections_and_counts_the_rest);
+    tcase_add_test(p, parse_nccl_keeps_a_net_ib_warning_to_its_vendor_error);
     suite_add_tcase(s, p);
     TCase *x = tcase_create("text");
     tcase_add_test(x, line_scan_matches_a_byte_loop_on_random_text);
@@ -1917,6 +2002,8 @@ static Suite *suite(void)
     tcase_add_test(c, check_warns_when_the_tensor_gemm_is_below_60_percent_of_peak);
     tcase_add_test(c, check_fails_gpu_burn_that_died_even_when_it_says_ok);
     tcase_add_test(c, measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig);
+    tcase_add_test(c, check_quotes_the_first_nccl_warning_against_a_plan);
+    tcase_add_test(c, check_does_not_pass_a_cross_node_busbw_measured_without_ring);
     suite_add_tcase(s, c);
     return s;
 }

@@ -55,6 +55,63 @@ cases.update({
                   F("gpu.hw_slowdown", "warn", observed=705, expected=1530, rule="R10")]},
 })
 
+# Cut outputs that show no fault: what is shown passing is not the run passing (T10).
+cases.update({
+ # dcgmi diag -r 3 cut after the Deployment checks (DCGM issue 55): the Integration,
+ # Hardware and Stress tests are not shown, so dcgm.fail is unknown, not pass.
+ "dcgm-r3-cut-after-deployment.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("dcgm.fail", "unknown", observed=0, rule="T10")]},
+ # nvidia-smi -q of 8 attached H100s cut after the first GPU's block (thamada/nvidia-smi):
+ # one GPU shows Gen5 x16, no ECC error and no pending remap; the other seven show nothing,
+ # so those four checks are unknown, not pass. The GPU count (Attached GPUs: 8) passes.
+ "nvidia-smi-q-8xh100-cut-after-first-gpu.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("gpu.count", "pass", observed=8),
+                  F("gpu.pcie_gen", "unknown", observed=5),
+                  F("gpu.pcie_width", "unknown", observed=16),
+                  F("gpu.ecc_uncorrectable", "unknown", observed=0),
+                  F("gpu.remap_pending", "unknown", observed=0)]},
+ # The same node's default nvidia-smi table (8 GPUs, Volatile Uncorr. ECC 0 on each) before
+ # that cut -q, as one CI log holds both: the table shows every GPU's ECC count, so ECC
+ # passes; PCIe and row remaps are only in -q, and stay unknown.
+ "nvidia-smi-table-and-cut-q-8xh100.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("gpu.ecc_uncorrectable", "pass", observed=0),
+                  F("gpu.pcie_width", "unknown", observed=16),
+                  F("gpu.remap_pending", "unknown", observed=0)]},
+})
+# fio 3.36 JSON of a write job (sequential 1 MiB writes): its "read" object is all zeros
+# because no read ran. The read check has no evidence (unknown), not a 0 MB/s failure.
+cases.update({
+ "fio-3.36-write-job.json": {"$exit": 0, "verdict": "unknown",
+     "no_evidence": [C, "storage.read_mbs"],
+     "findings": [C, F("storage.read_mbs", "unknown"),
+                  F("storage.write_mbs", "pass", observed={"$approx": 3579.139413})]},
+})
+# cpupower frequency-info of an amd-pstate-epp host whose policy is 400 MHz - 400 MHz under
+# hardware limits of 400 MHz - 4.46 GHz (TLP issue 764): beside the powersave governor (R38),
+# the policy caps the CPU at 9% of its speed: cpu.frequency_capped warns.
+cases.update({
+ "cpupower-policy-pinned-400mhz.txt": {"$exit": 0, "verdict": "warn",
+     "findings": [C, F("cpu.governor", "warn", observed="powersave", rule="R38"),
+                  F("cpu.frequency_capped", "warn", observed=400, expected=4460,
+                    rule="R38,R36")]},
+})
+# An all_reduce table pasted without its header (LLM-Insights: 2x A40, 47.5 GB/s at 8 GiB):
+# nothing shows whether one node or two ran it, and the plan has both expectations. Each is
+# unknown and says so, with the figure read (not "no evidence": the result is there).
+cases.update({
+ "nccl-table-without-rank-lines.txt": {"$exit": 0, "verdict": "unknown",
+     "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "unknown", observed=47.49),
+                  F("nccl.allreduce.inter_busbw_gbs", "unknown", observed=47.49)]},
+})
+# nvidia-smi topo -p2p r of two RTX 5090 (club-3090 issue 1229): GNS, the GPUs do not support
+# peer-to-peer; NCCL falls back to copies through host memory (R13): topo.p2p warns. The
+# plan's 8 GPUs a node fail on the GPU count (exit 1).
+cases.update({
+ "topo-p2p-gns-2x5090.txt": {"$exit": 1, "verdict": "fail",
+     "findings": [C, F("topo.p2p", "warn", observed=0, expected=1, rule="R13"),
+                  F("topo.gpu_count", "fail", observed=2)]},
+})
+
 root = sys.argv[1]
 for name, doc in cases.items():
     stem = name[:name.rindex(".")]
