@@ -926,6 +926,19 @@ static void set_rationale(struct engine_plan *pl, int at, struct engine_text_mem
     va_end(ap);
 }
 
+/* The number format of the peak eval_peak_tflops gives (F4's text): fp8
+ * on a card without FP8 runs at the BF16 rate (the plan warns so), and
+ * fp32 training runs on the TF32 tensor cores; a "dense fp8 peak" of an
+ * A100's 312 named a rate the card does not have. */
+static const char *peak_name(const struct engine_gpu *g, enum engine_precision p)
+{
+    if (p == PREC_FP8 && !(g->fp8_tflops > 0))
+        return "bf16";
+    if (p == PREC_FP32)
+        return "tf32";
+    return engine_precision_name(p);
+}
+
 /* plan_add_rationale and plan_add_warning for plan_cluster, through the
  * text memo of the entry's place when tm is not NULL (plan_cluster says
  * why): engine_vfmt_memo writes the bytes engine_vfmt does. */
@@ -1179,7 +1192,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     fx->r_flops = reserve_rationale(pl, w->task == TASK_PRETRAIN || w->task == TASK_FINETUNE ? "F2" : "F3");
     cluster_rationale(pl, tm, "F4", "%s at %.0f TFLOP/s dense %s peak x kernel efficiency %.2f (generation, "
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
-                       g->name, eval_peak_tflops(g, w->precision), engine_precision_name(w->precision), ev.eff,
+                       g->name, eval_peak_tflops(g, w->precision), peak_name(g, w->precision), ev.eff,
                        m->hidden / pl->par.tp, ctx->seq * pl->par.micro_batch, pl->mfu, pl->achieved_tflops);
     cluster_rationale(pl, tm, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
                        "%.3f s, MoE all-to-all %.3f s)", 100.0 * pl->comm_fraction, ev.step_s, ev.t_tp,
@@ -1238,7 +1251,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        w->task == TASK_LORA || w->task == TASK_QLORA ? ": the adapters only" : "", pl->mtbf_job_h,
                        pl->ckpt_stall_s, pl->ckpt_interval_min, pl->startup_s / 60.0, pl->goodput);
     cluster_rationale(pl, tm, "R32", "keep the last %d checkpoints; write to a temporary name, atomic rename, then "
-                       "delete the oldest; persist at %.1f GB/s (within half an interval)", pl->ckpt_keep,
+                       "delete the oldest; persist at %.3g GB/s (within half an interval)", pl->ckpt_keep,
                        pl->ckpt_write_gbs);
     fx->r_data = reserve_rationale(pl, "F11");
     {

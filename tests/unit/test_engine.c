@@ -2444,6 +2444,56 @@ START_TEST(a_memory_searched_for_new_shapes_answers_as_a_fresh_one)
 }
 END_TEST
 
+/* The F4 text names the rate it multiplies: fp8 asked of a card without
+ * FP8 (A100) runs at its BF16 rate, fp32 on the TF32 tensor cores. The R32
+ * text gives the checkpoint write rate to three figures, as F11 does: a
+ * LoRA adapter's 0.0003 GB/s was "persist at 0.0 GB/s", a 0.0625 "0.1". */
+static const char *rationale_of(const struct engine_plan *p, const char *rule, const char *has)
+{
+    for (int i = 0; i < p->n_rationale; i++)
+        if (strcmp(p->rationale[i].rule, rule) == 0 && (!has || strstr(p->rationale[i].text, has)))
+            return p->rationale[i].text;
+    return NULL;
+}
+
+START_TEST(peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them)
+{
+    static const struct { const char *preset, *gpu; enum engine_task task; enum engine_precision prec;
+                          double tokens_b; const char *peak; } cases[] = {
+        {"llama-3-8b", "a100-sxm-80gb", TASK_PRETRAIN, PREC_FP8, 100, "312 TFLOP/s dense bf16 peak"},
+        {"llama-3-8b", "h100-sxm-80gb", TASK_PRETRAIN, PREC_FP8, 100, "1979 TFLOP/s dense fp8 peak"},
+        {"llama-3-8b", "a100-sxm-80gb", TASK_PRETRAIN, PREC_FP32, 100, "156 TFLOP/s dense tf32 peak"},
+        {"llama-3-8b", "a100-sxm-80gb", TASK_LORA, PREC_BF16, 1, "312 TFLOP/s dense bf16 peak"},
+        {"llama-2-7b", "l4-pcie-24gb", TASK_QLORA, PREC_BF16, 0.1, " dense bf16 peak"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        char err[256];
+        workload(&w, cases[k].preset, cases[k].tokens_b);
+        w.task = cases[k].task;
+        w.precision = cases[k].prec;
+        snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "%s", cases[k].gpu);
+        w.n_gpus_allowed = 1;
+        ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            const char *f4 = rationale_of(p, "F4", "peak"), *r32 = rationale_of(p, "R32", "persist at ");
+            double said;
+            ck_assert_msg(f4 && strstr(f4, cases[k].peak), "case %zu %s: F4 says: %s", k, engine_tier_name(t),
+                          f4 ? f4 : "(none)");
+            ck_assert_msg(r32 != NULL, "case %zu %s: no R32 text", k, engine_tier_name(t));
+            said = strtod(strstr(r32, "persist at ") + strlen("persist at "), NULL);
+            ck_assert_msg(p->ckpt_write_gbs > 0 && fabs(said - p->ckpt_write_gbs) <= 0.005 * p->ckpt_write_gbs,
+                          "case %zu %s: R32 says %g GB/s for a write rate of %g: %s", k, engine_tier_name(t), said,
+                          p->ckpt_write_gbs, r32);
+        }
+        free(r);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2483,6 +2533,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, restricted_gpus_are_planned_only_when_named);
     tcase_add_test(p, the_global_batch_bounds_data_parallelism);
     tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
+    tcase_add_test(p, peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
