@@ -2984,6 +2984,35 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 
 /* ------------------------------------------------------------ estimate */
 
+/* An estimate's cluster held to the workload's deadline and budget, as a
+ * tier is (API.md: the estimate's feasible is a tier's): a cluster that
+ * fits but takes longer than deadline_days or costs more than budget_usd
+ * cannot be met, says why, and gives the deadline and budget it would
+ * need (its own days and cost). Without this an estimate asked for 10 days
+ * and $100 answered feasible for 41 days and $1.5M. */
+static void estimate_judge_limits(const struct engine_workload *w, struct engine_plan *pl)
+{
+    int late = !isnan(w->deadline_days) && pl->days > w->deadline_days;
+    int dear = !isnan(w->budget_usd) && pl->cost_usd > w->budget_usd;
+    if (!pl->feasible || (!late && !dear))
+        return;
+    pl->feasible = 0;
+    if (late)
+        pl->need_deadline_days = pl->days;
+    if (dear)
+        pl->need_budget_usd = pl->cost_usd;
+    if (late && dear)
+        snprintf(pl->why, sizeof pl->why,
+                 "this cluster takes %.1f days, over the %g-day deadline, and costs $%.0f, over the $%.0f budget "
+                 "(F4, R5)", pl->days, w->deadline_days, pl->cost_usd, w->budget_usd);
+    else if (late)
+        snprintf(pl->why, sizeof pl->why, "this cluster takes %.1f days, over the %g-day deadline (F4, R5)", pl->days,
+                 w->deadline_days);
+    else
+        snprintf(pl->why, sizeof pl->why, "this cluster costs $%.0f, over the $%.0f budget (R5)", pl->cost_usd,
+                 w->budget_usd);
+}
+
 enum status engine_estimate(const struct catalog *c, const struct engine_estimate_request *req,
                             struct engine_plan *out, char *err, size_t errlen)
 {
@@ -3085,5 +3114,6 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
     out->fabric_kind = cl->fabric_kind;
     plan_complete(c, &ctx, out, &req->measured);
+    estimate_judge_limits(w, out);
     return ST_OK;
 }

@@ -2494,6 +2494,43 @@ START_TEST(peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them)
 }
 END_TEST
 
+/* An estimate holds its cluster to the workload's deadline and budget as a
+ * tier does: feasible only when it meets both, else why and the deadline or
+ * budget it would need (its own days and cost); the numbers stay. */
+START_TEST(an_estimate_that_misses_the_deadline_or_budget_is_not_feasible)
+{
+    static const struct { double deadline, budget; int feasible, late, dear; } cases[] = {
+        {NAN, NAN, 1, 0, 0}, {10, NAN, 0, 1, 0}, {NAN, 100, 0, 0, 1}, {10, 100, 0, 1, 1}, {1000, 1e9, 1, 0, 0},
+    };
+    struct engine_estimate_request q;
+    struct engine_plan *p = calloc(1, sizeof *p);
+    char err[256];
+    ck_assert_ptr_nonnull(p);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+        q.workload.tokens_b = 2000;
+        q.workload.deadline_days = cases[k].deadline;
+        q.workload.budget_usd = cases[k].budget;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-sxm-80gb");
+        q.cluster.count = 512;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(p->days > 20 && p->days < 100 && p->cost_usd > 1e5, "case %zu: %g days, $%g", k, p->days,
+                      p->cost_usd);
+        ck_assert_msg(p->feasible == cases[k].feasible, "case %zu: feasible %d (%s)", k, p->feasible, p->why);
+        ck_assert_msg(cases[k].feasible == (p->why[0] == '\0'), "case %zu: why \"%s\"", k, p->why);
+        ck_assert_msg(cases[k].late ? p->need_deadline_days == p->days && strstr(p->why, "deadline")
+                                    : isnan(p->need_deadline_days),
+                      "case %zu: need_deadline_days %g (%s)", k, p->need_deadline_days, p->why);
+        ck_assert_msg(cases[k].dear ? p->need_budget_usd == p->cost_usd && strstr(p->why, "budget")
+                                    : isnan(p->need_budget_usd),
+                      "case %zu: need_budget_usd %g (%s)", k, p->need_budget_usd, p->why);
+    }
+    free(p);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2539,6 +2576,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
+    tcase_add_test(e, an_estimate_that_misses_the_deadline_or_budget_is_not_feasible);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
