@@ -276,12 +276,17 @@ static double storage_cap_tb(const struct engine_storage *s, double need_tb, dou
     return storage_cap_finish(s, bw > need_tb ? bw : need_tb);
 }
 
-/* What a tier costs: month-priced for the run when rented, bought outright. */
-static double storage_usd(const struct engine_storage *s, double cap, double days, enum engine_pricing pricing)
+/* What a tier costs: month-priced for the run when rented, bought outright.
+ * A bought node's local NVMe comes with the server (the bill's servers line
+ * says "CPUs, RAM, local NVMe" and the bill has no line for it), as a
+ * rented node's comes with the instance (0 a month): 0, so that the tiers'
+ * usd add up to the bill's storage, not $100 a TB more. */
+static double storage_usd(const struct engine_storage *s, int kind, double cap, double days,
+                          enum engine_pricing pricing)
 {
     if (pricing == PRICING_CLOUD)
         return cap * s->usd_per_tb_month * (days > 0 ? days / 30.0 : 1.0);
-    return cap * s->usd_per_tb_buy;
+    return kind == STORAGE_LOCAL_NVME ? 0 : cap * s->usd_per_tb_buy;
 }
 
 /* Adds a tier to the plan; returns its catalog row, NULL when none was
@@ -315,7 +320,7 @@ static const struct engine_storage *storage_tier(struct engine_plan *pl, const s
     t->write_gbs = cap * s->write_gbs_per_tb;
     if (s->write_gbs_max > 0 && t->write_gbs > s->write_gbs_max)
         t->write_gbs = s->write_gbs_max;
-    t->usd = storage_usd(s, cap, days, pricing);
+    t->usd = storage_usd(s, kind_idx, cap, days, pricing);
     return s;
 }
 

@@ -2531,6 +2531,46 @@ START_TEST(an_estimate_that_misses_the_deadline_or_budget_is_not_feasible)
 }
 END_TEST
 
+/* A plan's storage tiers cost what its bill charges for storage: the tiers'
+ * usd add up to the bill's storage lines, bought or rented, so a bought
+ * node's local NVMe (in the servers line) is not priced a second time in
+ * its tier ($100 a TB that no cost included). */
+START_TEST(storage_tiers_cost_what_the_bill_charges_for_storage)
+{
+    static const struct { const char *preset; enum engine_task task; double tokens_b; enum engine_pricing pricing; }
+        cases[] = {
+            {"llama-3-70b", TASK_PRETRAIN, 2000, PRICING_BUY},  {"llama-3-8b", TASK_LORA, 1, PRICING_BUY},
+            {"llama-3.1-405b", TASK_PRETRAIN, 15000, PRICING_BUY}, {"llama-3-70b", TASK_PRETRAIN, 2000, PRICING_CLOUD},
+            {"mixtral-8x7b", TASK_FINETUNE, 5, PRICING_BUY},
+        };
+    int nvme_seen = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, cases[k].preset, cases[k].tokens_b);
+        w.task = cases[k].task;
+        w.pricing = cases[k].pricing;
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            double tiers = 0, bill = 0;
+            for (int i = 0; i < p->n_storage; i++) {
+                tiers += p->storage[i].usd;
+                nvme_seen += strcmp(p->storage[i].kind, "local-nvme") == 0 && cases[k].pricing == PRICING_BUY;
+            }
+            for (int i = 0; i < p->n_bom; i++)
+                if (strcmp(p->bom[i].item, "storage") == 0)
+                    bill += p->bom[i].total_usd;
+            ck_assert_msg(fabs(tiers - bill) <= 0.01 * p->n_storage + 1e-9 * bill,
+                          "case %zu %s: storage tiers $%.2f, bill's storage $%.2f", k, engine_tier_name(t), tiers,
+                          bill);
+        }
+        free(r);
+    }
+    ck_assert_int_gt(nvme_seen, 3);   /* bought plans with local NVMe were checked */
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2571,6 +2611,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, the_global_batch_bounds_data_parallelism);
     tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
     tcase_add_test(p, peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them);
+    tcase_add_test(p, storage_tiers_cost_what_the_bill_charges_for_storage);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
