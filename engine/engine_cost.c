@@ -562,8 +562,11 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         bom(pl, texts, "gpu-hours", BOM_DST, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
+                /* a run under 0.05 days is not "0.0 days": two figures there */
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
+                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf,
+                                    pl->days < 0.05 ? "%s %s storage, %.1f TB for %.2g days"
+                                                    : "%s %s storage, %.1f TB for %.1f days",
                                     pl->storage[i].tier, pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", BOM_DST, 1, pl->storage[i].usd,
                     texts ? &row[i]->as_of : NULL);

@@ -2571,6 +2571,42 @@ START_TEST(storage_tiers_cost_what_the_bill_charges_for_storage)
 }
 END_TEST
 
+/* A rented storage line says for how many days it is priced: the plan's
+ * days as printed, never "0.0 days" for a job of an hour (its cost is the
+ * month price times those days). */
+START_TEST(rented_storage_lines_name_the_days_they_are_priced_for)
+{
+    static const struct { const char *preset; enum engine_task task; double tokens_b; } cases[] = {
+        {"llama-3-8b", TASK_LORA, 1}, {"llama-3-8b", TASK_PRETRAIN, 5}, {"llama-3-70b", TASK_PRETRAIN, 2000},
+    };
+    int short_seen = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, cases[k].preset, cases[k].tokens_b);
+        w.task = cases[k].task;
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            for (int i = 0; i < p->n_bom; i++) {
+                const char *at = strstr(p->bom[i].description, " for ");
+                double said;
+                if (strcmp(p->bom[i].item, "storage") != 0)
+                    continue;
+                ck_assert_msg(at != NULL, "%s", p->bom[i].description);
+                said = strtod(at + 5, NULL);
+                short_seen += p->days < 0.05;
+                ck_assert_msg(fabs(said - p->days) <= 0.05 && fabs(said - p->days) <= 0.05 * p->days,
+                              "case %zu %s: \"%s\" for a plan of %g days", k, engine_tier_name(t),
+                              p->bom[i].description, p->days);
+            }
+        }
+        free(r);
+    }
+    ck_assert_int_gt(short_seen, 0);   /* a job under 0.05 days was among them */
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2612,6 +2648,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
     tcase_add_test(p, peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them);
     tcase_add_test(p, storage_tiers_cost_what_the_bill_charges_for_storage);
+    tcase_add_test(p, rented_storage_lines_name_the_days_they_are_priced_for);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
