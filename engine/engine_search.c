@@ -2928,21 +2928,21 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
+                            "no plan meets %g days within $%.0f: meeting the deadline needs a budget of $%.0f; "
                             "within the budget the fastest plan takes %.1f days", deadline, budget,
                             prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget,
+                            "no plan fits the $%.0f budget; meeting %g days needs a budget of $%.0f", budget,
                             deadline, prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
+                            "no allowed GPU count finishes in %g days (fastest: %.1f days with %d GPUs); within the "
                             "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
                             prec->need_deadline_days);
         else
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
+                            "no allowed GPU count finishes in %g days; the fastest plan takes %.1f days with %d GPUs",
                             deadline, cands[ishow].days, cands[ishow].n);
     }
 

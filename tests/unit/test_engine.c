@@ -2607,6 +2607,28 @@ START_TEST(rented_storage_lines_name_the_days_they_are_priced_for)
 }
 END_TEST
 
+/* The recommended tier's why names the deadline asked for: 1.5 days is
+ * "1.5 days", not "2 days" (%.0f), 0.5 not "0 days". */
+START_TEST(an_infeasible_tier_names_the_deadline_as_given)
+{
+    static const struct { double deadline, budget; const char *says; } cases[] = {
+        {1.5, NAN, "in 1.5 days"}, {0.5, NAN, "in 0.5 days"}, {20.5, 1e5, "meeting 20.5 days needs"},
+        {4.5, 1e6, "meeting 4.5 days needs"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, "llama-3-70b", 2000);
+        w.deadline_days = cases[k].deadline;
+        w.budget_usd = cases[k].budget;
+        r = recommend(&w);
+        ck_assert_msg(!r->tiers[TIER_RECOMMENDED].feasible && strstr(r->tiers[TIER_RECOMMENDED].why, cases[k].says),
+                      "case %zu: %s", k, r->tiers[TIER_RECOMMENDED].why);
+        free(r);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2649,6 +2671,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them);
     tcase_add_test(p, storage_tiers_cost_what_the_bill_charges_for_storage);
     tcase_add_test(p, rented_storage_lines_name_the_days_they_are_priced_for);
+    tcase_add_test(p, an_infeasible_tier_names_the_deadline_as_given);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
