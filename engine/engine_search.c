@@ -192,24 +192,27 @@ void engine_estimate_request_init(struct engine_estimate_request *r)
 /* Fills shape gaps from params_b: F1 inverted with the aspect ratio of the
  * Llama/GPT families (about 128 hidden units per layer, head size 128),
  * ungated 4h MLP, 32k vocabulary. A rough shape only refines FLOPs and
- * activation memory; the declared parameter count stays authoritative. */
+ * activation memory; the declared parameter count stays authoritative.
+ * A layer holds 4h^2 of attention and 8h^2 of MLP per expert (F1: MoE
+ * multiplies the MLP by experts), so with L = h / 128 the total is
+ * h^3 / 128 * (4 + 8 E): an MoE's hidden comes from that, not from the
+ * dense 12 h^2, which gave 671B with 256 experts one layer of hidden
+ * 19328 (and 23B active for DeepSeek-V3's 37B). */
 static void model_complete(struct engine_model *m)
 {
     double n = m->params_b * 1e9;
+    double per_layer_h2 = 4.0 + 8.0 * (m->experts > 0 ? m->experts : 1);   /* a layer's parameters / h^2 */
 
     if (m->vocab <= 0)
         m->vocab = 32000;
     if (m->hidden <= 0) {
-        double h = cbrt(n * 128.0 / 12.0);
+        double h = cbrt(n * 128.0 / per_layer_h2);
         int hi = (int)(h / 128.0 + 0.5) * 128;
         m->hidden = hi < 128 ? 128 : hi;
     }
     if (m->layers <= 0) {
-        double per_layer = 12.0 * (double)m->hidden * m->hidden;
         double body = n - 2.0 * (double)m->vocab * m->hidden;
-        int L = (int)(body / per_layer + 0.5);
-        if (m->experts > 0 && m->experts_active > 0 && m->params_b > 0)
-            L = (int)(body / (per_layer + 8.0 * m->hidden * m->hidden * (m->experts - 1)) + 0.5);
+        int L = (int)(body / (per_layer_h2 * m->hidden * m->hidden) + 0.5);
         m->layers = L < 1 ? 1 : L;
     }
     if (m->heads <= 0) {

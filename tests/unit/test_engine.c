@@ -2629,6 +2629,34 @@ START_TEST(an_infeasible_tier_names_the_deadline_as_given)
 }
 END_TEST
 
+/* A model given as params_b and experts alone gets a shape of the aspect
+ * the dense ones get (about 128 hidden units per layer) whose F1 count is
+ * the declared one: 671B with 256 experts was one layer of hidden 19328,
+ * 47B with 8 experts 11 layers of 7936 (Mixtral: 32 of 4096). */
+START_TEST(params_only_moe_models_get_a_shape_of_the_dense_aspect)
+{
+    static const struct { double params_b; int experts, active; } cases[] = {
+        {47, 8, 2}, {671, 256, 8}, {50, 64, 64}, {132, 16, 4}, {47, 8, 0}, {70, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_param_count pc;
+        char err[256];
+        engine_workload_init(&w);
+        w.model.params_b = cases[k].params_b;
+        w.model.experts = cases[k].experts;
+        w.model.experts_active = cases[k].active;
+        w.tokens_b = 100;
+        ck_assert_msg(engine_workload_resolve(&w, cat, err, sizeof err) == ST_OK, "%s", err);
+        pc = engine_params(&w.model);
+        ck_assert_msg(w.model.layers * 128 >= w.model.hidden / 2 && w.model.layers * 128 <= w.model.hidden * 2,
+                      "case %zu: %d layers of hidden %d", k, w.model.layers, w.model.hidden);
+        ck_assert_msg(within(pc.total / 1e9, cases[k].params_b, 0.15), "case %zu: the shape holds %.1fB, not %.0fB", k,
+                      pc.total / 1e9, cases[k].params_b);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2688,6 +2716,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, a_memory_searched_for_new_shapes_answers_as_a_fresh_one);
     tcase_add_test(i, the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
+    tcase_add_test(i, params_only_moe_models_get_a_shape_of_the_dense_aspect);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
     suite_add_tcase(s, f);
