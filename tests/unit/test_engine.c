@@ -2640,6 +2640,7 @@ START_TEST(params_only_moe_models_get_a_shape_of_the_dense_aspect)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         struct engine_workload w;
+        struct engine_model shape;
         struct engine_param_count pc;
         char err[256];
         engine_workload_init(&w);
@@ -2648,7 +2649,9 @@ START_TEST(params_only_moe_models_get_a_shape_of_the_dense_aspect)
         w.model.experts_active = cases[k].active;
         w.tokens_b = 100;
         ck_assert_msg(engine_workload_resolve(&w, cat, err, sizeof err) == ST_OK, "%s", err);
-        pc = engine_params(&w.model);
+        shape = w.model;   /* the shape's own F1 count, not the declared one engine_params scales to */
+        shape.params_b = shape.active_params_b = 0;
+        pc = engine_params(&shape);
         ck_assert_msg(w.model.layers * 128 >= w.model.hidden / 2 && w.model.layers * 128 <= w.model.hidden * 2,
                       "case %zu: %d layers of hidden %d", k, w.model.layers, w.model.hidden);
         ck_assert_msg(within(pc.total / 1e9, cases[k].params_b, 0.15), "case %zu: the shape holds %.1fB, not %.0fB", k,
