@@ -332,6 +332,32 @@ static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
     r->n_warnings++;
 }
 
+/* A model given as a shape and a params_b that the shape does not hold
+ * (F1 off by more than a quarter): the declared count sizes the memory,
+ * the shape the FLOPs and activations (engine_params), so the plan mixes
+ * two models; say so, with both numbers. 7B declared with 1 layer of
+ * hidden 64 was planned as a 7B model running a 0.004B model's FLOPs
+ * while its F1 text read "7.0B parameters from 1 layers, hidden 64".
+ * Presets are consistent by construction; shape parts filled from
+ * params_b (model_complete) follow it. Writes the text into buf (n bytes)
+ * and returns 1 when there is something to say. */
+static int shape_warning(const struct engine_workload *w, char *buf, size_t n)
+{
+    struct engine_model m = w->model;
+    double shape_b;
+    if (w->preset[0] || !(w->model.params_b > 0))
+        return 0;
+    m.params_b = m.active_params_b = 0;
+    shape_b = engine_params(&m).total / 1e9;
+    if (!(shape_b > 0) || (shape_b <= 1.25 * w->model.params_b && shape_b >= 0.8 * w->model.params_b))
+        return 0;
+    snprintf(buf, n,
+             "model: the shape (%d layers, hidden %d, FFN %d, vocabulary %d) holds %.3gB parameters by F1, not the "
+             "declared params_b %g: memory follows the declared count, FLOPs and activations the shape; check both",
+             m.layers, m.hidden, m.ffn_hidden, m.vocab, shape_b, w->model.params_b);
+    return 1;
+}
+
 static int named_in_allowed(const struct engine_workload *w, const char *id)
 {
     for (int i = 0; i < w->n_gpus_allowed; i++)
@@ -2554,6 +2580,11 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
     limits_free(&lim);
     out->params_b = ctx.pc.total / 1e9;
     out->active_params_b = ctx.pc.active / 1e9;
+    {
+        char shape[PLAN_TEXT_MAX];
+        if (shape_warning(w, shape, sizeof shape))
+            rec_warn(out, "%s", shape);
+    }
 
     /* The clusters, GPU type by GPU type. At most 40 GPU types, each with 3
      * small servers and a node grid of at most 41 steps (max_gpus is at
@@ -3118,5 +3149,10 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     out->fabric_kind = cl->fabric_kind;
     plan_complete(c, &ctx, out, &req->measured);
     estimate_judge_limits(w, out);
+    {
+        char shape[PLAN_TEXT_MAX];
+        if (shape_warning(w, shape, sizeof shape))
+            plan_add_warning(out, "%s", shape);
+    }
     return ST_OK;
 }

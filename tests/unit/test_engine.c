@@ -2660,6 +2660,58 @@ START_TEST(params_only_moe_models_get_a_shape_of_the_dense_aspect)
 }
 END_TEST
 
+/* A shape that does not hold the declared params_b (F1 off by more than a
+ * quarter) is said in the recommendation's and the estimate's warnings;
+ * a consistent shape, a shape filled from params_b and a preset are not. */
+static int has_shape_warning(char (*warnings)[PLAN_TEXT_MAX], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strncmp(warnings[i], "model: the shape", 16) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(a_shape_that_does_not_hold_the_declared_parameters_is_warned_about)
+{
+    static const struct { double params_b; int layers, hidden, heads, ffn; int warned; } cases[] = {
+        {7, 1, 64, 1, 0, 1}, {70, 32, 4096, 32, 11008, 1}, {7, 32, 4096, 32, 11008, 0}, {7, 32, 0, 0, 0, 0},
+        {50, 0, 0, 0, 0, 0},
+    };
+    for (size_t k = 0; k <= sizeof cases / sizeof cases[0]; k++) {
+        struct engine_estimate_request q;
+        struct engine_plan *p = calloc(1, sizeof *p);
+        struct engine_recommendation *r;
+        char err[256];
+        int want = k < sizeof cases / sizeof cases[0] ? cases[k].warned : 0;
+        ck_assert_ptr_nonnull(p);
+        engine_estimate_request_init(&q);
+        if (k < sizeof cases / sizeof cases[0]) {
+            q.workload.model.params_b = cases[k].params_b;
+            q.workload.model.layers = cases[k].layers;
+            q.workload.model.hidden = cases[k].hidden;
+            q.workload.model.heads = cases[k].heads;
+            q.workload.model.ffn_hidden = cases[k].ffn;
+            /* as the JSON decoder takes an FFN width other than 4h: gated (SwiGLU) */
+            q.workload.model.gated = cases[k].ffn > 0 && cases[k].ffn != 4 * cases[k].hidden;
+        } else {
+            snprintf(q.workload.preset, sizeof q.workload.preset, "deepseek-v3");   /* MLA counted as MHA */
+        }
+        q.workload.tokens_b = 10;
+        ck_assert_msg(engine_workload_resolve(&q.workload, cat, err, sizeof err) == ST_OK, "%s", err);
+        r = recommend(&q.workload);
+        ck_assert_msg(has_shape_warning(r->warnings, r->n_warnings) == want, "case %zu: recommend warned %d",
+                      k, !want);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "b200-sxm-180gb");
+        q.cluster.count = 64;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(!p->feasible || has_shape_warning(p->warnings, p->n_warnings) == want,
+                      "case %zu: estimate warned %d", k, !want);
+        free(r);
+        free(p);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2720,6 +2772,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, params_only_moe_models_get_a_shape_of_the_dense_aspect);
+    tcase_add_test(i, a_shape_that_does_not_hold_the_declared_parameters_is_warned_about);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
     suite_add_tcase(s, f);
