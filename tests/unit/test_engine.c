@@ -2712,6 +2712,40 @@ START_TEST(a_shape_that_does_not_hold_the_declared_parameters_is_warned_about)
 }
 END_TEST
 
+/* The R15 and F8 texts say where TP runs: inside a node over its link, or,
+ * for a TP wider than a node, across nodes at the NICs' rate (as the step
+ * model times it). TP 16 on 8-GPU HGX nodes read "TP 16 kept inside the
+ * 8-GPU scale-up domain" and "TP ... s over nvswitch". */
+START_TEST(the_texts_say_when_tensor_parallel_spans_nodes)
+{
+    static const struct { int tp; const char *r15, *f8; } cases[] = {
+        {8, "TP 8 kept inside the 8-GPU scale-up domain", "s over nvswitch,"},
+        {16, "TP 16 spans 2 nodes of 8 GPUs", "s over the inter-node fabric,"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_estimate_request q;
+        struct engine_plan *p = calloc(1, sizeof *p);
+        const char *r15, *f8;
+        char err[256];
+        ck_assert_ptr_nonnull(p);
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+        q.workload.tokens_b = 2000;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-sxm-80gb");
+        q.cluster.count = 512;
+        q.parallel.tp = cases[k].tp;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(p->feasible && p->par.tp == cases[k].tp, "case %zu: %s", k, p->why);
+        r15 = rationale_of(p, "R15", NULL);
+        f8 = rationale_of(p, "F8", NULL);
+        ck_assert_msg(r15 && strstr(r15, cases[k].r15), "case %zu: R15 says %s", k, r15 ? r15 : "(none)");
+        ck_assert_msg(f8 && strstr(f8, cases[k].f8), "case %zu: F8 says %s", k, f8 ? f8 : "(none)");
+        free(p);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2761,6 +2795,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(e, an_estimate_that_misses_the_deadline_or_budget_is_not_feasible);
+    tcase_add_test(e, the_texts_say_when_tensor_parallel_spans_nodes);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
