@@ -2746,6 +2746,40 @@ START_TEST(the_texts_say_when_tensor_parallel_spans_nodes)
 }
 END_TEST
 
+/* The ib_write_bw floor a plan expects is T3's: NDR 400 >= 375 Gb/s, HDR
+ * 200 >= 185 (0.93 x 400 = 372 let a port T3 fails pass), other rates ~0.93
+ * x line rate. */
+START_TEST(ib_write_bw_expectations_are_t3s_thresholds)
+{
+    static const struct { const char *gpu; double fabric_gbps; double want; } cases[] = {
+        {"h100-sxm-80gb", 400, 375}, {"a100-sxm-80gb", 200, 185},
+        {"b200-sxm-180gb", 800, 744},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_estimate_request q;
+        struct engine_plan *p = calloc(1, sizeof *p);
+        double got = NAN;
+        char err[256];
+        ck_assert_ptr_nonnull(p);
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+        q.workload.tokens_b = 1000;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "%s", cases[k].gpu);
+        q.cluster.count = 64;
+        q.cluster.fabric_gbps_per_gpu = cases[k].fabric_gbps;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        for (int i = 0; i < p->n_expectations; i++)
+            if (strcmp(p->expectations[i].id, "ib.write_bw_gbps") == 0)
+                got = p->expectations[i].min;
+        ck_assert_msg(p->fabric_port_gbps == cases[k].fabric_gbps && got == cases[k].want,
+                      "case %zu: %g Gb/s ports expect ib_write_bw >= %g, not %g", k, p->fabric_port_gbps, got,
+                      cases[k].want);
+        free(p);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2796,6 +2830,7 @@ static Suite *engine_suite(void)
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
     tcase_add_test(e, an_estimate_that_misses_the_deadline_or_budget_is_not_feasible);
     tcase_add_test(e, the_texts_say_when_tensor_parallel_spans_nodes);
+    tcase_add_test(e, ib_write_bw_expectations_are_t3s_thresholds);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
