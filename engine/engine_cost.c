@@ -276,12 +276,17 @@ static double storage_cap_tb(const struct engine_storage *s, double need_tb, dou
     return storage_cap_finish(s, bw > need_tb ? bw : need_tb);
 }
 
-/* What a tier costs: month-priced for the run when rented, bought outright. */
-static double storage_usd(const struct engine_storage *s, double cap, double days, enum engine_pricing pricing)
+/* What a tier costs: month-priced for the run when rented, bought outright.
+ * A bought node's local NVMe comes with the server (the bill's servers line
+ * says "CPUs, RAM, local NVMe" and the bill has no line for it), as a
+ * rented node's comes with the instance (0 a month): 0, so that the tiers'
+ * usd add up to the bill's storage, not $100 a TB more. */
+static double storage_usd(const struct engine_storage *s, int kind, double cap, double days,
+                          enum engine_pricing pricing)
 {
     if (pricing == PRICING_CLOUD)
         return cap * s->usd_per_tb_month * (days > 0 ? days / 30.0 : 1.0);
-    return cap * s->usd_per_tb_buy;
+    return kind == STORAGE_LOCAL_NVME ? 0 : cap * s->usd_per_tb_buy;
 }
 
 /* Adds a tier to the plan; returns its catalog row, NULL when none was
@@ -315,7 +320,7 @@ static const struct engine_storage *storage_tier(struct engine_plan *pl, const s
     t->write_gbs = cap * s->write_gbs_per_tb;
     if (s->write_gbs_max > 0 && t->write_gbs > s->write_gbs_max)
         t->write_gbs = s->write_gbs_max;
-    t->usd = storage_usd(s, cap, days, pricing);
+    t->usd = storage_usd(s, kind_idx, cap, days, pricing);
     return s;
 }
 
@@ -557,8 +562,11 @@ void plan_cost_priced(const struct catalog *c, const struct eval_ctx *ctx, struc
         bom(pl, texts, "gpu-hours", BOM_DST, pl->billed_hours * n, g->cloud_usd_per_gpu_hour, as_of);
         for (int i = 0; i < pl->n_storage; i++)
             if (pl->storage[i].usd > 0) {
+                /* a run under 0.05 days is not "0.0 days": two figures there */
                 if (texts)
-                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf, "%s %s storage, %.1f TB for %.1f days",
+                    engine_fmt_memo(BOM_MEMO, BOM_DST, sizeof buf,
+                                    pl->days < 0.05 ? "%s %s storage, %.1f TB for %.2g days"
+                                                    : "%s %s storage, %.1f TB for %.1f days",
                                     pl->storage[i].tier, pl->storage[i].kind, pl->storage[i].capacity_tb, pl->days);
                 bom(pl, texts, "storage", BOM_DST, 1, pl->storage[i].usd,
                     texts ? &row[i]->as_of : NULL);

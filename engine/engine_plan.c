@@ -926,6 +926,31 @@ static void set_rationale(struct engine_plan *pl, int at, struct engine_text_mem
     va_end(ap);
 }
 
+/* T3's ib_write_bw floor for a port of gbps: DOMAIN.md gives NDR 400 >= 375
+ * and HDR 200 >= 185 Gb/s; other rates ~0.93 x line rate, as T3 says they
+ * are. 0.93 x 400 = 372 let a 372-374 Gb/s NDR port pass that T3 fails. */
+static double t3_write_bw_gbps(double gbps)
+{
+    if (gbps == 400)
+        return 375;
+    if (gbps == 200)
+        return 185;
+    return 0.93 * gbps;
+}
+
+/* The number format of the peak eval_peak_tflops gives (F4's text): fp8
+ * on a card without FP8 runs at the BF16 rate (the plan warns so), and
+ * fp32 training runs on the TF32 tensor cores; a "dense fp8 peak" of an
+ * A100's 312 named a rate the card does not have. */
+static const char *peak_name(const struct engine_gpu *g, enum engine_precision p)
+{
+    if (p == PREC_FP8 && !(g->fp8_tflops > 0))
+        return "bf16";
+    if (p == PREC_FP32)
+        return "tf32";
+    return engine_precision_name(p);
+}
+
 /* plan_add_rationale and plan_add_warning for plan_cluster, through the
  * text memo of the entry's place when tm is not NULL (plan_cluster says
  * why): engine_vfmt_memo writes the bytes engine_vfmt does. */
@@ -1115,7 +1140,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
             expect(pl, EXP_IB_RATE, f->gbps, NAN, NULL, "Gb/s", "T9");
             expect(pl, EXP_IB_LINK_LAYER, NAN, NAN, f->kind == FABRIC_INFINIBAND ? "InfiniBand" : "Ethernet", "",
                    "R17,R23");
-            expect(pl, EXP_IB_WRITE_BW, 0.93 * f->gbps, NAN, NULL, "Gb/s", "T3");
+            expect(pl, EXP_IB_WRITE_BW, t3_write_bw_gbps(f->gbps), NAN, NULL, "Gb/s", "T3");
             expect(pl, EXP_NIC_ERRORS, NAN, 0, NULL, "", "R39");
         }
         if (per_node > 1 || nodes > 1) {
@@ -1179,11 +1204,16 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     fx->r_flops = reserve_rationale(pl, w->task == TASK_PRETRAIN || w->task == TASK_FINETUNE ? "F2" : "F3");
     cluster_rationale(pl, tm, "F4", "%s at %.0f TFLOP/s dense %s peak x kernel efficiency %.2f (generation, "
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
-                       g->name, eval_peak_tflops(g, w->precision), engine_precision_name(w->precision), ev.eff,
+                       g->name, eval_peak_tflops(g, w->precision), peak_name(g, w->precision), ev.eff,
                        m->hidden / pl->par.tp, ctx->seq * pl->par.micro_batch, pl->mfu, pl->achieved_tflops);
+    /* A TP group wider than a node spans nodes: the step model times its
+     * all-reduces at the NICs' busbw (eval_hwc_fill's tp_in), and the texts
+     * say so rather than naming the node's own link. */
+    int tp_in = g->scaleup_domain < per_node ? g->scaleup_domain : per_node;
+    int tp_out = pl->par.tp > per_node;
     cluster_rationale(pl, tm, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
                        "%.3f s, MoE all-to-all %.3f s)", 100.0 * pl->comm_fraction, ev.step_s, ev.t_tp,
-                       pl->intra_node, ev.t_pp, ev.t_dp, ev.t_moe);
+                       tp_out ? "the inter-node fabric" : pl->intra_node, ev.t_pp, ev.t_dp, ev.t_moe);
     if (pl->par.pp > 1)
         cluster_rationale(pl, tm, "F9", "pipeline bubble (p-1)/(v*m) = (%d-1)/(%d*%d) = %.1f%% of compute",
                            pl->par.pp, pl->par.vpp, ev.grad_accum,
@@ -1195,11 +1225,17 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                            "%.0f GB/s)%s", per_node, g->pcie_gen, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
                            pl->par.tp > 1 ? "; tensor parallel runs through the CPU root complex (see F8 for its "
                                             "time)" : "; TP 1 keeps the per-layer all-reduces off PCIe");
-    else if (per_node > 1)
+    else if (per_node > 1 && !tp_out)
         cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d kept inside "
                            "the %d-GPU scale-up domain", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
-                           pl->par.tp, g->scaleup_domain < per_node ? g->scaleup_domain : per_node);
+                           pl->par.tp, tp_in);
+    else if (per_node > 1)
+        cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
+                           "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d spans %d "
+                           "nodes of %d GPUs: its all-reduces are timed at the NICs' busbw (F8: keep TP inside the "
+                           "NVLink domain)", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs, pl->par.tp,
+                           pl->par.tp / per_node, per_node);
     if (nodes > 1 && f) {
         if (g->scaleout_ports > 0) {
             cluster_rationale(pl, tm, "R16", "no NICs bought: each %s sends RDMA from its own on-chip RoCE ports, "
@@ -1238,7 +1274,7 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        w->task == TASK_LORA || w->task == TASK_QLORA ? ": the adapters only" : "", pl->mtbf_job_h,
                        pl->ckpt_stall_s, pl->ckpt_interval_min, pl->startup_s / 60.0, pl->goodput);
     cluster_rationale(pl, tm, "R32", "keep the last %d checkpoints; write to a temporary name, atomic rename, then "
-                       "delete the oldest; persist at %.1f GB/s (within half an interval)", pl->ckpt_keep,
+                       "delete the oldest; persist at %.3g GB/s (within half an interval)", pl->ckpt_keep,
                        pl->ckpt_write_gbs);
     fx->r_data = reserve_rationale(pl, "F11");
     {

@@ -192,24 +192,27 @@ void engine_estimate_request_init(struct engine_estimate_request *r)
 /* Fills shape gaps from params_b: F1 inverted with the aspect ratio of the
  * Llama/GPT families (about 128 hidden units per layer, head size 128),
  * ungated 4h MLP, 32k vocabulary. A rough shape only refines FLOPs and
- * activation memory; the declared parameter count stays authoritative. */
+ * activation memory; the declared parameter count stays authoritative.
+ * A layer holds 4h^2 of attention and 8h^2 of MLP per expert (F1: MoE
+ * multiplies the MLP by experts), so with L = h / 128 the total is
+ * h^3 / 128 * (4 + 8 E): an MoE's hidden comes from that, not from the
+ * dense 12 h^2, which gave 671B with 256 experts one layer of hidden
+ * 19328 (and 23B active for DeepSeek-V3's 37B). */
 static void model_complete(struct engine_model *m)
 {
     double n = m->params_b * 1e9;
+    double per_layer_h2 = 4.0 + 8.0 * (m->experts > 0 ? m->experts : 1);   /* a layer's parameters / h^2 */
 
     if (m->vocab <= 0)
         m->vocab = 32000;
     if (m->hidden <= 0) {
-        double h = cbrt(n * 128.0 / 12.0);
+        double h = cbrt(n * 128.0 / per_layer_h2);
         int hi = (int)(h / 128.0 + 0.5) * 128;
         m->hidden = hi < 128 ? 128 : hi;
     }
     if (m->layers <= 0) {
-        double per_layer = 12.0 * (double)m->hidden * m->hidden;
         double body = n - 2.0 * (double)m->vocab * m->hidden;
-        int L = (int)(body / per_layer + 0.5);
-        if (m->experts > 0 && m->experts_active > 0 && m->params_b > 0)
-            L = (int)(body / (per_layer + 8.0 * m->hidden * m->hidden * (m->experts - 1)) + 0.5);
+        int L = (int)(body / (per_layer_h2 * m->hidden * m->hidden) + 0.5);
         m->layers = L < 1 ? 1 : L;
     }
     if (m->heads <= 0) {
@@ -327,6 +330,32 @@ static void rec_warn(struct engine_recommendation *r, const char *fmt, ...)
     engine_vfmt(r->warnings[r->n_warnings], PLAN_TEXT_MAX, fmt, ap);
     va_end(ap);
     r->n_warnings++;
+}
+
+/* A model given as a shape and a params_b that the shape does not hold
+ * (F1 off by more than a quarter): the declared count sizes the memory,
+ * the shape the FLOPs and activations (engine_params), so the plan mixes
+ * two models; say so, with both numbers. 7B declared with 1 layer of
+ * hidden 64 was planned as a 7B model running a 0.004B model's FLOPs
+ * while its F1 text read "7.0B parameters from 1 layers, hidden 64".
+ * Presets are consistent by construction; shape parts filled from
+ * params_b (model_complete) follow it. Writes the text into buf (n bytes)
+ * and returns 1 when there is something to say. */
+static int shape_warning(const struct engine_workload *w, char *buf, size_t n)
+{
+    struct engine_model m = w->model;
+    double shape_b;
+    if (w->preset[0] || !(w->model.params_b > 0))
+        return 0;
+    m.params_b = m.active_params_b = 0;
+    shape_b = engine_params(&m).total / 1e9;
+    if (!(shape_b > 0) || (shape_b <= 1.25 * w->model.params_b && shape_b >= 0.8 * w->model.params_b))
+        return 0;
+    snprintf(buf, n,
+             "model: the shape (%d layers, hidden %d, FFN %d, vocabulary %d) holds %.3gB parameters by F1, not the "
+             "declared params_b %g: memory follows the declared count, FLOPs and activations the shape; check both",
+             m.layers, m.hidden, m.ffn_hidden, m.vocab, shape_b, w->model.params_b);
+    return 1;
 }
 
 static int named_in_allowed(const struct engine_workload *w, const char *id)
@@ -2551,6 +2580,11 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
     limits_free(&lim);
     out->params_b = ctx.pc.total / 1e9;
     out->active_params_b = ctx.pc.active / 1e9;
+    {
+        char shape[PLAN_TEXT_MAX];
+        if (shape_warning(w, shape, sizeof shape))
+            rec_warn(out, "%s", shape);
+    }
 
     /* The clusters, GPU type by GPU type. At most 40 GPU types, each with 3
      * small servers and a node grid of at most 41 steps (max_gpus is at
@@ -2928,21 +2962,21 @@ enum status engine_recommend_price(const struct catalog *c, const struct engine_
             prec->need_deadline_days = cands[ifast_b].days;
         if (icheap_dl >= 0 && ifast_b >= 0)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no plan meets %.0f days within $%.0f: meeting the deadline needs a budget of $%.0f; "
+                            "no plan meets %g days within $%.0f: meeting the deadline needs a budget of $%.0f; "
                             "within the budget the fastest plan takes %.1f days", deadline, budget,
                             prec->need_budget_usd, prec->need_deadline_days);
         else if (icheap_dl >= 0)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no plan fits the $%.0f budget; meeting %.0f days needs a budget of $%.0f", budget,
+                            "no plan fits the $%.0f budget; meeting %g days needs a budget of $%.0f", budget,
                             deadline, prec->need_budget_usd);
         else if (ifast_b >= 0 && ifast_b != ishow)
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no allowed GPU count finishes in %.0f days (fastest: %.1f days with %d GPUs); within the "
+                            "no allowed GPU count finishes in %g days (fastest: %.1f days with %d GPUs); within the "
                             "budget a deadline of %.1f days would work", deadline, cands[ishow].days, cands[ishow].n,
                             prec->need_deadline_days);
         else
             engine_fmt_memo(tm_rec, prec->why, sizeof prec->why,
-                            "no allowed GPU count finishes in %.0f days; the fastest plan takes %.1f days with %d GPUs",
+                            "no allowed GPU count finishes in %g days; the fastest plan takes %.1f days with %d GPUs",
                             deadline, cands[ishow].days, cands[ishow].n);
     }
 
@@ -2983,6 +3017,35 @@ enum status engine_recommend(const struct catalog *c, const struct engine_worklo
 }
 
 /* ------------------------------------------------------------ estimate */
+
+/* An estimate's cluster held to the workload's deadline and budget, as a
+ * tier is (API.md: the estimate's feasible is a tier's): a cluster that
+ * fits but takes longer than deadline_days or costs more than budget_usd
+ * cannot be met, says why, and gives the deadline and budget it would
+ * need (its own days and cost). Without this an estimate asked for 10 days
+ * and $100 answered feasible for 41 days and $1.5M. */
+static void estimate_judge_limits(const struct engine_workload *w, struct engine_plan *pl)
+{
+    int late = !isnan(w->deadline_days) && pl->days > w->deadline_days;
+    int dear = !isnan(w->budget_usd) && pl->cost_usd > w->budget_usd;
+    if (!pl->feasible || (!late && !dear))
+        return;
+    pl->feasible = 0;
+    if (late)
+        pl->need_deadline_days = pl->days;
+    if (dear)
+        pl->need_budget_usd = pl->cost_usd;
+    if (late && dear)
+        snprintf(pl->why, sizeof pl->why,
+                 "this cluster takes %.1f days, over the %g-day deadline, and costs $%.0f, over the $%.0f budget "
+                 "(F4, R5)", pl->days, w->deadline_days, pl->cost_usd, w->budget_usd);
+    else if (late)
+        snprintf(pl->why, sizeof pl->why, "this cluster takes %.1f days, over the %g-day deadline (F4, R5)", pl->days,
+                 w->deadline_days);
+    else
+        snprintf(pl->why, sizeof pl->why, "this cluster costs $%.0f, over the $%.0f budget (R5)", pl->cost_usd,
+                 w->budget_usd);
+}
 
 enum status engine_estimate(const struct catalog *c, const struct engine_estimate_request *req,
                             struct engine_plan *out, char *err, size_t errlen)
@@ -3085,5 +3148,11 @@ enum status engine_estimate(const struct catalog *c, const struct engine_estimat
     out->fabric_gbps_per_gpu = nodes > 1 ? fabric : 0;
     out->fabric_kind = cl->fabric_kind;
     plan_complete(c, &ctx, out, &req->measured);
+    estimate_judge_limits(w, out);
+    {
+        char shape[PLAN_TEXT_MAX];
+        if (shape_warning(w, shape, sizeof shape))
+            plan_add_warning(out, "%s", shape);
+    }
     return ST_OK;
 }

@@ -818,12 +818,35 @@ static inline __attribute__((always_inline)) double rnd_f(int digits)
     return (unsigned)(digits + 30) <= 52u ? TEN_ALL[digits + 30] : pow(10.0, digits);
 }
 
+/* The factor rnd rounds with, as jw_round_f takes it: 10^digits from 0 on,
+ * -10^-digits below (a multiple of 10^-digits is k * 10^-digits, both
+ * exact up to 10^22, where k / 10^digits would divide by an inexact
+ * 1e-5 and give 104499999.99999999 for 1045e5). */
+static inline __attribute__((always_inline)) double rnd_unit(int digits)
+{
+    return digits >= 0 ? rnd_f(digits) : -rnd_f(-digits);
+}
+
 static inline __attribute__((always_inline)) double rnd(double x, int digits)
 {
-    double f = rnd_f(digits);
     if (!isfinite(x))
         return x;
-    return jw_round(x * f) / f;
+    return jw_round_f(x, rnd_unit(digits));
+}
+
+/* rnd rounded up (toward +infinity): a budget or deadline a tier would
+ * need (need_budget_usd, need_deadline_days) must not be written below
+ * what the tier needs, or that budget asked for again would still miss
+ * the plan by the rounding. */
+static double rnd_up(double x, int digits)
+{
+    double u = rnd_unit(digits), v;
+    if (!isfinite(x))
+        return x;
+    v = u > 0 ? ceil(x * u) / u : ceil(x / -u) * -u;
+    if (v < x)   /* x * u rounded down to a whole number */
+        v = u > 0 ? (ceil(x * u) + 1.0) / u : v + -u;
+    return v;
 }
 
 /* floor(log10(a)) for a finite a > 0, without log10 where the answer is
@@ -872,6 +895,15 @@ static double sig(double x, int digits)
     return rnd(x, digits - 1 - mag);
 }
 
+/* sig rounded up (rnd_up); a value that rounds up into the next decade
+ * (9999.5 to 4 figures) is 10^(mag+1), which has those figures too. */
+static double sig_up(double x, int digits)
+{
+    if (!isfinite(x) || x == 0)
+        return x;
+    return rnd_up(x, digits - 1 - json_floor_log10(fabs(x)));
+}
+
 /* The plan answers are written straight to text (json_write.c's jw_*),
  * not built as a cJSON tree and printed: the hot path of POST
  * /api/v1/recommend, ~1,500 values per answer. json_*_encode parse that text
@@ -910,10 +942,13 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
  * plan_fx computes again; TIMES_24 marks a value written as the field
  * times 24 (hours from days). */
 #define TIMES_24 256u
+/* UP marks a value rounded up (rnd_up, sig_up): its holes have no factor,
+ * every patch asks plan_fx (only an infeasible tier writes one). */
+#define UP 512u
 static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src, int digits)
 {
-    if (j->key)   /* rnd: jw_round(x f) / f for every finite x (|x| <= DBL_MAX), else x (fx) */
-        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_f(digits), 1.0, 0.0,
+    if (j->key)   /* rnd: jw_round_f(x, f) for every finite x (|x| <= DBL_MAX), else x (fx) */
+        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_unit(digits), 1.0, 0.0,
                     DBL_MAX);
     else
         num_rnd(j, key, *src, digits);
@@ -921,7 +956,7 @@ static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src,
 
 /* The magnitudes a within which json_floor_log10(a) is m without its
  * log10 (its own bounds, the same expressions, so the same doubles) and
- * sig's factor there: sig(y, digits) is jw_round(y f) / f for y with
+ * sig's factor there: sig(y, digits) is jw_round_f(y, f) for y with
  * lo <= |y| <= hi. A patch then rounds a new value of that decade (most
  * of them: days, FLOPs and budgets move by less than a factor of ten
  * between memo hits) without calling plan_fx, json_floor_log10 and pow's
@@ -939,7 +974,7 @@ static double sig_range(double y, int digits, double *lo, double *hi)
         return 0;
     *lo = TEN_POW[TEN_POW_0 + m] * (1 + 1e-9);
     *hi = TEN_POW[TEN_POW_0 + m + 1] * (1 - 1e-9);
-    return rnd_f(digits - 1 - m);
+    return rnd_unit(digits - 1 - m);
 }
 
 static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src, int digits, unsigned times_24)
@@ -951,6 +986,35 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
                     times_24 ? 24.0 : 1.0, lo, hi);
     } else {
         num_sig(j, key, x, digits);
+    }
+}
+
+/* hole_rnd and hole_sig rounded up (UP): never below the field */
+static void hole_rnd_up(struct jw *j, const char *key, const double *src, int digits)
+{
+    unsigned fmt = TAG_RND(digits) | UP;
+    double v = rnd_up(*src, digits);
+    if (j->key) {
+        jw_hole_num(j, key, strlen(key), fmt, src, v, digits, 0, 1.0, 0.0, 0.0);
+    } else {
+        size_t klen = strlen(key);
+        uint64_t kk = JW_KK_TAG(klen, fmt);
+        if (!jw_num_raw_hit(j, key, kk, *src))
+            jw_num_tagged(j, key, klen, kk, *src, v, digits);
+    }
+}
+
+static void hole_sig_up(struct jw *j, const char *key, const double *src, int digits)
+{
+    unsigned fmt = TAG_SIG(digits) | UP;
+    double v = sig_up(*src, digits);
+    if (j->key) {
+        jw_hole_num(j, key, strlen(key), fmt, src, v, 0, 0, 1.0, 0.0, 0.0);
+    } else {
+        size_t klen = strlen(key);
+        uint64_t kk = JW_KK_TAG(klen, fmt);
+        if (!jw_num_raw_hit(j, key, kk, *src))
+            jw_num_tagged(j, key, klen, kk, *src, v, 0);
     }
 }
 
@@ -985,6 +1049,12 @@ static double plan_fx(unsigned fmt, double x)
     if (fmt & TIMES_24) {
         fmt &= ~TIMES_24;
         x *= 24.0;
+    }
+    if (fmt & UP) {
+        fmt &= ~UP;
+        if (fmt >= 128u + 1u)
+            return sig_up(x, (int)(fmt - 128u - 1u) - 32);
+        return rnd_up(x, (int)(fmt - 64u - 1u) - 32);
     }
     if (fmt == 0)
         return x;
@@ -1405,8 +1475,9 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     jw_bool(j, "feasible", p->feasible);
     if (!p->feasible) {
         hole_str_arr(j, "why", p->why);
-        hole_sig(j, "need_budget_usd", &p->need_budget_usd, 4, 0);
-        hole_rnd(j, "need_deadline_days", &p->need_deadline_days, 1);
+        /* rounded up: that budget or deadline asked for does make it feasible */
+        hole_sig_up(j, "need_budget_usd", &p->need_budget_usd, 4);
+        hole_rnd_up(j, "need_deadline_days", &p->need_deadline_days, 1);
     }
     if (tp->hslot)
         frag_put(j, &tp->hslot->f);

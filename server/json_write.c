@@ -1609,7 +1609,7 @@ char *jw_finish(struct jw *j, size_t *len)
 
 struct jw_tpl_hole {
     uint64_t x, v;           /* the last input and value bits (numbers) */
-    double f;                /* rounded with the factor f (jw_hole_num; 0: fx) */
+    double f;                /* rounded with the factor f (jw_hole_num, jw_round_f; 0: fx) */
     double mul, lo, hi;      /* f's inputs: x * mul, when lo <= |x * mul| <= hi (jw_hole_num) */
     uint32_t off, cap;       /* the input: base + off (a string: an array of cap bytes) */
     uint32_t at, len;        /* the value's text: text[at, at + len) */
@@ -1861,7 +1861,7 @@ int jw_tpl_patch(struct jw *j, struct jw_tpl *t, const void *base, double (*fx)(
             if (th->f != 0) {
                 double y = x * th->mul, ay = fabs(y);
                 if (ay >= th->lo && ay <= th->hi)
-                    v = jw_round(y * th->f) / th->f;
+                    v = jw_round_f(y, th->f);
                 else
                     v = fx(th->fmt, x);
             } else {

@@ -410,6 +410,16 @@ static inline double jw_round(double x)
         t += 1.0;
     return __builtin_copysign(t, x);
 }
+
+/* x rounded to a multiple of a power of ten given as f (json_plan.c's
+ * rnd_unit): f > 0 is 10^d, x rounded to d decimals as jw_round(x f) / f;
+ * f < 0 is -10^k, x rounded to a multiple of 10^k as jw_round(x / 10^k) *
+ * 10^k, so that 1045e5 is that double and not 1045 / 1e-5
+ * (104499999.99999999: 1e-5 is not exact). */
+static inline double jw_round_f(double x, double f)
+{
+    return f > 0 ? jw_round(x * f) / f : jw_round(x / -f) * -f;
+}
 /* floor(log10(a)) for a finite a > 0, as libm gives it, mostly without
  * the call (json_plan.c). */
 int json_floor_log10(double a);
@@ -481,7 +491,7 @@ void jw_tpl_store(struct jw *j, struct jw_tpl *t, size_t at, const void *base, s
  * jw_num_tagged's dec; a string held in the char array src of cap bytes.
  * Outside a template's writing they write as jw_num_tagged (fmt 0: jw_num
  * of v) and jw_str_in. A number hole with f != 0 is, where y = x * mul
- * has lo <= |y| <= hi, y rounded with the factor f: v = jw_round(y * f) / f
+ * has lo <= |y| <= hi, y rounded with the factor f: v = jw_round_f(y, f)
  * (json_plan.c's rnd, and its sig within one decade of y), which the patch
  * computes in place of fx's call; elsewhere (NaN too) fx(fmt, x). */
 void jw_hole_num(struct jw *j, const char *key, size_t klen, unsigned fmt, const double *src, double v, int dec,

@@ -2444,6 +2444,342 @@ START_TEST(a_memory_searched_for_new_shapes_answers_as_a_fresh_one)
 }
 END_TEST
 
+/* The F4 text names the rate it multiplies: fp8 asked of a card without
+ * FP8 (A100) runs at its BF16 rate, fp32 on the TF32 tensor cores. The R32
+ * text gives the checkpoint write rate to three figures, as F11 does: a
+ * LoRA adapter's 0.0003 GB/s was "persist at 0.0 GB/s", a 0.0625 "0.1". */
+static const char *rationale_of(const struct engine_plan *p, const char *rule, const char *has)
+{
+    for (int i = 0; i < p->n_rationale; i++)
+        if (strcmp(p->rationale[i].rule, rule) == 0 && (!has || strstr(p->rationale[i].text, has)))
+            return p->rationale[i].text;
+    return NULL;
+}
+
+START_TEST(peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them)
+{
+    static const struct { const char *preset, *gpu; enum engine_task task; enum engine_precision prec;
+                          double tokens_b; const char *peak; } cases[] = {
+        {"llama-3-8b", "a100-sxm-80gb", TASK_PRETRAIN, PREC_FP8, 100, "312 TFLOP/s dense bf16 peak"},
+        {"llama-3-8b", "h100-sxm-80gb", TASK_PRETRAIN, PREC_FP8, 100, "1979 TFLOP/s dense fp8 peak"},
+        {"llama-3-8b", "a100-sxm-80gb", TASK_PRETRAIN, PREC_FP32, 100, "156 TFLOP/s dense tf32 peak"},
+        {"llama-3-8b", "a100-sxm-80gb", TASK_LORA, PREC_BF16, 1, "312 TFLOP/s dense bf16 peak"},
+        {"llama-2-7b", "l4-pcie-24gb", TASK_QLORA, PREC_BF16, 0.1, " dense bf16 peak"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        char err[256];
+        workload(&w, cases[k].preset, cases[k].tokens_b);
+        w.task = cases[k].task;
+        w.precision = cases[k].prec;
+        snprintf(w.gpus_allowed[0], sizeof w.gpus_allowed[0], "%s", cases[k].gpu);
+        w.n_gpus_allowed = 1;
+        ck_assert_int_eq(engine_workload_resolve(&w, cat, err, sizeof err), ST_OK);
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            const char *f4 = rationale_of(p, "F4", "peak"), *r32 = rationale_of(p, "R32", "persist at ");
+            double said;
+            ck_assert_msg(f4 && strstr(f4, cases[k].peak), "case %zu %s: F4 says: %s", k, engine_tier_name(t),
+                          f4 ? f4 : "(none)");
+            ck_assert_msg(r32 != NULL, "case %zu %s: no R32 text", k, engine_tier_name(t));
+            said = strtod(strstr(r32, "persist at ") + strlen("persist at "), NULL);
+            ck_assert_msg(p->ckpt_write_gbs > 0 && fabs(said - p->ckpt_write_gbs) <= 0.005 * p->ckpt_write_gbs,
+                          "case %zu %s: R32 says %g GB/s for a write rate of %g: %s", k, engine_tier_name(t), said,
+                          p->ckpt_write_gbs, r32);
+        }
+        free(r);
+    }
+}
+END_TEST
+
+/* An estimate holds its cluster to the workload's deadline and budget as a
+ * tier does: feasible only when it meets both, else why and the deadline or
+ * budget it would need (its own days and cost); the numbers stay. */
+START_TEST(an_estimate_that_misses_the_deadline_or_budget_is_not_feasible)
+{
+    static const struct { double deadline, budget; int feasible, late, dear; } cases[] = {
+        {NAN, NAN, 1, 0, 0}, {10, NAN, 0, 1, 0}, {NAN, 100, 0, 0, 1}, {10, 100, 0, 1, 1}, {1000, 1e9, 1, 0, 0},
+    };
+    struct engine_estimate_request q;
+    struct engine_plan *p = calloc(1, sizeof *p);
+    char err[256];
+    ck_assert_ptr_nonnull(p);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+        q.workload.tokens_b = 2000;
+        q.workload.deadline_days = cases[k].deadline;
+        q.workload.budget_usd = cases[k].budget;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-sxm-80gb");
+        q.cluster.count = 512;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(p->days > 20 && p->days < 100 && p->cost_usd > 1e5, "case %zu: %g days, $%g", k, p->days,
+                      p->cost_usd);
+        ck_assert_msg(p->feasible == cases[k].feasible, "case %zu: feasible %d (%s)", k, p->feasible, p->why);
+        ck_assert_msg(cases[k].feasible == (p->why[0] == '\0'), "case %zu: why \"%s\"", k, p->why);
+        ck_assert_msg(cases[k].late ? p->need_deadline_days == p->days && strstr(p->why, "deadline")
+                                    : isnan(p->need_deadline_days),
+                      "case %zu: need_deadline_days %g (%s)", k, p->need_deadline_days, p->why);
+        ck_assert_msg(cases[k].dear ? p->need_budget_usd == p->cost_usd && strstr(p->why, "budget")
+                                    : isnan(p->need_budget_usd),
+                      "case %zu: need_budget_usd %g (%s)", k, p->need_budget_usd, p->why);
+    }
+    free(p);
+}
+END_TEST
+
+/* A plan's storage tiers cost what its bill charges for storage: the tiers'
+ * usd add up to the bill's storage lines, bought or rented, so a bought
+ * node's local NVMe (in the servers line) is not priced a second time in
+ * its tier ($100 a TB that no cost included). */
+START_TEST(storage_tiers_cost_what_the_bill_charges_for_storage)
+{
+    static const struct { const char *preset; enum engine_task task; double tokens_b; enum engine_pricing pricing; }
+        cases[] = {
+            {"llama-3-70b", TASK_PRETRAIN, 2000, PRICING_BUY},  {"llama-3-8b", TASK_LORA, 1, PRICING_BUY},
+            {"llama-3.1-405b", TASK_PRETRAIN, 15000, PRICING_BUY}, {"llama-3-70b", TASK_PRETRAIN, 2000, PRICING_CLOUD},
+            {"mixtral-8x7b", TASK_FINETUNE, 5, PRICING_BUY},
+        };
+    int nvme_seen = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, cases[k].preset, cases[k].tokens_b);
+        w.task = cases[k].task;
+        w.pricing = cases[k].pricing;
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            double tiers = 0, bill = 0;
+            for (int i = 0; i < p->n_storage; i++) {
+                tiers += p->storage[i].usd;
+                nvme_seen += strcmp(p->storage[i].kind, "local-nvme") == 0 && cases[k].pricing == PRICING_BUY;
+            }
+            for (int i = 0; i < p->n_bom; i++)
+                if (strcmp(p->bom[i].item, "storage") == 0)
+                    bill += p->bom[i].total_usd;
+            ck_assert_msg(fabs(tiers - bill) <= 0.01 * p->n_storage + 1e-9 * bill,
+                          "case %zu %s: storage tiers $%.2f, bill's storage $%.2f", k, engine_tier_name(t), tiers,
+                          bill);
+        }
+        free(r);
+    }
+    ck_assert_int_gt(nvme_seen, 3);   /* bought plans with local NVMe were checked */
+}
+END_TEST
+
+/* A rented storage line says for how many days it is priced: the plan's
+ * days as printed, never "0.0 days" for a job of an hour (its cost is the
+ * month price times those days). */
+START_TEST(rented_storage_lines_name_the_days_they_are_priced_for)
+{
+    static const struct { const char *preset; enum engine_task task; double tokens_b; } cases[] = {
+        {"llama-3-8b", TASK_LORA, 1}, {"llama-3-8b", TASK_PRETRAIN, 5}, {"llama-3-70b", TASK_PRETRAIN, 2000},
+    };
+    int short_seen = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, cases[k].preset, cases[k].tokens_b);
+        w.task = cases[k].task;
+        r = recommend(&w);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const struct engine_plan *p = &r->tiers[t];
+            for (int i = 0; i < p->n_bom; i++) {
+                const char *at = strstr(p->bom[i].description, " for ");
+                double said;
+                if (strcmp(p->bom[i].item, "storage") != 0)
+                    continue;
+                ck_assert_msg(at != NULL, "%s", p->bom[i].description);
+                said = strtod(at + 5, NULL);
+                short_seen += p->days < 0.05;
+                ck_assert_msg(fabs(said - p->days) <= 0.05 && fabs(said - p->days) <= 0.05 * p->days,
+                              "case %zu %s: \"%s\" for a plan of %g days", k, engine_tier_name(t),
+                              p->bom[i].description, p->days);
+            }
+        }
+        free(r);
+    }
+    ck_assert_int_gt(short_seen, 0);   /* a job under 0.05 days was among them */
+}
+END_TEST
+
+/* The recommended tier's why names the deadline asked for: 1.5 days is
+ * "1.5 days", not "2 days" (%.0f), 0.5 not "0 days". */
+START_TEST(an_infeasible_tier_names_the_deadline_as_given)
+{
+    static const struct { double deadline, budget; const char *says; } cases[] = {
+        {1.5, NAN, "in 1.5 days"}, {0.5, NAN, "in 0.5 days"}, {20.5, 1e5, "meeting 20.5 days needs"},
+        {4.5, 1e6, "meeting 4.5 days needs"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_recommendation *r;
+        workload(&w, "llama-3-70b", 2000);
+        w.deadline_days = cases[k].deadline;
+        w.budget_usd = cases[k].budget;
+        r = recommend(&w);
+        ck_assert_msg(!r->tiers[TIER_RECOMMENDED].feasible && strstr(r->tiers[TIER_RECOMMENDED].why, cases[k].says),
+                      "case %zu: %s", k, r->tiers[TIER_RECOMMENDED].why);
+        free(r);
+    }
+}
+END_TEST
+
+/* A model given as params_b and experts alone gets a shape of the aspect
+ * the dense ones get (about 128 hidden units per layer) whose F1 count is
+ * the declared one: 671B with 256 experts was one layer of hidden 19328,
+ * 47B with 8 experts 11 layers of 7936 (Mixtral: 32 of 4096). */
+START_TEST(params_only_moe_models_get_a_shape_of_the_dense_aspect)
+{
+    static const struct { double params_b; int experts, active; } cases[] = {
+        {47, 8, 2}, {671, 256, 8}, {50, 64, 64}, {132, 16, 4}, {47, 8, 0}, {70, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_workload w;
+        struct engine_model shape;
+        struct engine_param_count pc;
+        char err[256];
+        engine_workload_init(&w);
+        w.model.params_b = cases[k].params_b;
+        w.model.experts = cases[k].experts;
+        w.model.experts_active = cases[k].active;
+        w.tokens_b = 100;
+        ck_assert_msg(engine_workload_resolve(&w, cat, err, sizeof err) == ST_OK, "%s", err);
+        shape = w.model;   /* the shape's own F1 count, not the declared one engine_params scales to */
+        shape.params_b = shape.active_params_b = 0;
+        pc = engine_params(&shape);
+        ck_assert_msg(w.model.layers * 128 >= w.model.hidden / 2 && w.model.layers * 128 <= w.model.hidden * 2,
+                      "case %zu: %d layers of hidden %d", k, w.model.layers, w.model.hidden);
+        ck_assert_msg(within(pc.total / 1e9, cases[k].params_b, 0.15), "case %zu: the shape holds %.1fB, not %.0fB", k,
+                      pc.total / 1e9, cases[k].params_b);
+    }
+}
+END_TEST
+
+/* A shape that does not hold the declared params_b (F1 off by more than a
+ * quarter) is said in the recommendation's and the estimate's warnings;
+ * a consistent shape, a shape filled from params_b and a preset are not. */
+static int has_shape_warning(char (*warnings)[PLAN_TEXT_MAX], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strncmp(warnings[i], "model: the shape", 16) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(a_shape_that_does_not_hold_the_declared_parameters_is_warned_about)
+{
+    static const struct { double params_b; int layers, hidden, heads, ffn; int warned; } cases[] = {
+        {7, 1, 64, 1, 0, 1}, {70, 32, 4096, 32, 11008, 1}, {7, 32, 4096, 32, 11008, 0}, {7, 32, 0, 0, 0, 0},
+        {50, 0, 0, 0, 0, 0},
+    };
+    for (size_t k = 0; k <= sizeof cases / sizeof cases[0]; k++) {
+        struct engine_estimate_request q;
+        struct engine_plan *p = calloc(1, sizeof *p);
+        struct engine_recommendation *r;
+        char err[256];
+        int want = k < sizeof cases / sizeof cases[0] ? cases[k].warned : 0;
+        ck_assert_ptr_nonnull(p);
+        engine_estimate_request_init(&q);
+        if (k < sizeof cases / sizeof cases[0]) {
+            q.workload.model.params_b = cases[k].params_b;
+            q.workload.model.layers = cases[k].layers;
+            q.workload.model.hidden = cases[k].hidden;
+            q.workload.model.heads = cases[k].heads;
+            q.workload.model.ffn_hidden = cases[k].ffn;
+            /* as the JSON decoder takes an FFN width other than 4h: gated (SwiGLU) */
+            q.workload.model.gated = cases[k].ffn > 0 && cases[k].ffn != 4 * cases[k].hidden;
+        } else {
+            snprintf(q.workload.preset, sizeof q.workload.preset, "deepseek-v3");   /* MLA counted as MHA */
+        }
+        q.workload.tokens_b = 10;
+        ck_assert_msg(engine_workload_resolve(&q.workload, cat, err, sizeof err) == ST_OK, "%s", err);
+        r = recommend(&q.workload);
+        ck_assert_msg(has_shape_warning(r->warnings, r->n_warnings) == want, "case %zu: recommend warned %d",
+                      k, !want);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "b200-sxm-180gb");
+        q.cluster.count = 64;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(!p->feasible || has_shape_warning(p->warnings, p->n_warnings) == want,
+                      "case %zu: estimate warned %d", k, !want);
+        free(r);
+        free(p);
+    }
+}
+END_TEST
+
+/* The R15 and F8 texts say where TP runs: inside a node over its link, or,
+ * for a TP wider than a node, across nodes at the NICs' rate (as the step
+ * model times it). TP 16 on 8-GPU HGX nodes read "TP 16 kept inside the
+ * 8-GPU scale-up domain" and "TP ... s over nvswitch". */
+START_TEST(the_texts_say_when_tensor_parallel_spans_nodes)
+{
+    static const struct { int tp; const char *r15, *f8; } cases[] = {
+        {8, "TP 8 kept inside the 8-GPU scale-up domain", "s over nvswitch,"},
+        {16, "TP 16 spans 2 nodes of 8 GPUs", "s over the inter-node fabric,"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_estimate_request q;
+        struct engine_plan *p = calloc(1, sizeof *p);
+        const char *r15, *f8;
+        char err[256];
+        ck_assert_ptr_nonnull(p);
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+        q.workload.tokens_b = 2000;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-sxm-80gb");
+        q.cluster.count = 512;
+        q.parallel.tp = cases[k].tp;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(p->feasible && p->par.tp == cases[k].tp, "case %zu: %s", k, p->why);
+        r15 = rationale_of(p, "R15", NULL);
+        f8 = rationale_of(p, "F8", NULL);
+        ck_assert_msg(r15 && strstr(r15, cases[k].r15), "case %zu: R15 says %s", k, r15 ? r15 : "(none)");
+        ck_assert_msg(f8 && strstr(f8, cases[k].f8), "case %zu: F8 says %s", k, f8 ? f8 : "(none)");
+        free(p);
+    }
+}
+END_TEST
+
+/* The ib_write_bw floor a plan expects is T3's: NDR 400 >= 375 Gb/s, HDR
+ * 200 >= 185 (0.93 x 400 = 372 let a port T3 fails pass), other rates ~0.93
+ * x line rate. */
+START_TEST(ib_write_bw_expectations_are_t3s_thresholds)
+{
+    static const struct { const char *gpu; double fabric_gbps; double want; } cases[] = {
+        {"h100-sxm-80gb", 400, 375}, {"a100-sxm-80gb", 200, 185},
+        {"b200-sxm-180gb", 800, 744},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct engine_estimate_request q;
+        struct engine_plan *p = calloc(1, sizeof *p);
+        double got = NAN;
+        char err[256];
+        ck_assert_ptr_nonnull(p);
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+        q.workload.tokens_b = 1000;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "%s", cases[k].gpu);
+        q.cluster.count = 64;
+        q.cluster.fabric_gbps_per_gpu = cases[k].fabric_gbps;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        for (int i = 0; i < p->n_expectations; i++)
+            if (strcmp(p->expectations[i].id, "ib.write_bw_gbps") == 0)
+                got = p->expectations[i].min;
+        ck_assert_msg(p->fabric_port_gbps == cases[k].fabric_gbps && got == cases[k].want,
+                      "case %zu: %g Gb/s ports expect ib_write_bw >= %g, not %g", k, p->fabric_port_gbps, got,
+                      cases[k].want);
+        free(p);
+    }
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2483,11 +2819,18 @@ static Suite *engine_suite(void)
     tcase_add_test(p, restricted_gpus_are_planned_only_when_named);
     tcase_add_test(p, the_global_batch_bounds_data_parallelism);
     tcase_add_test(p, plans_use_buildable_racks_hosts_and_storage);
+    tcase_add_test(p, peak_rates_and_checkpoint_rates_are_named_as_the_plan_uses_them);
+    tcase_add_test(p, storage_tiers_cost_what_the_bill_charges_for_storage);
+    tcase_add_test(p, rented_storage_lines_name_the_days_they_are_priced_for);
+    tcase_add_test(p, an_infeasible_tier_names_the_deadline_as_given);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);
+    tcase_add_test(e, an_estimate_that_misses_the_deadline_or_budget_is_not_feasible);
+    tcase_add_test(e, the_texts_say_when_tensor_parallel_spans_nodes);
+    tcase_add_test(e, ib_write_bw_expectations_are_t3s_thresholds);
     tcase_add_test(i, resolve_names_the_field_it_rejects);
     tcase_add_test(i, plan_text_formatter_writes_what_vsnprintf_writes);
     tcase_add_test(i, a_text_memo_gives_its_text_only_to_arguments_that_print_it);
@@ -2498,6 +2841,8 @@ static Suite *engine_suite(void)
     tcase_add_test(i, a_memory_searched_for_new_shapes_answers_as_a_fresh_one);
     tcase_add_test(i, the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
+    tcase_add_test(i, params_only_moe_models_get_a_shape_of_the_dense_aspect);
+    tcase_add_test(i, a_shape_that_does_not_hold_the_declared_parameters_is_warned_about);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
     tcase_add_test(a, median_error_on_published_runs_stays_within_15_percent);
     suite_add_tcase(s, f);

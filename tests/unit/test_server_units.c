@@ -2196,6 +2196,71 @@ START_TEST(sig_holes_patched_across_decade_bounds_are_written_as_the_plain_write
 }
 END_TEST
 
+/* The infeasible tiers' need_budget_usd and need_deadline_days are what a
+ * second request should ask for: rounded up to 4 figures and to 0.1 day,
+ * never down (a budget of 2117000 for a plan of $2117371 left the tier
+ * infeasible). Values rounded to figures above the units are the doubles
+ * their short form reads as (104500000, not 1045 / 1e-5 =
+ * 104499999.99999999; 1.055e+21, not 1.0549999999999999e+21), plainly and
+ * through the templates. */
+START_TEST(needed_budgets_and_deadlines_round_up_and_rounded_figures_are_their_short_doubles)
+{
+    static const struct { double budget, want_budget, days, want_days, flops, want_flops; } cases[] = {
+        {2117371, 2118000, 157.64, 157.7, 1.055e21 * (1 + 1e-12), 1.055e21},
+        {43292917, 43300000, 72.61, 72.7, 2.889e20 * (1 - 1e-13), 2.889e20},
+        {104471130, 104500000, 35.71, 35.8, 8.687e23, 8.687e23},
+        {2110000, 2110000, 35.7, 35.7, 4.5869999e21, 4.587e21},
+        {99995000.5, 100000000, 0.01, 0.1, 6.501e24, 6.501e24},
+        {999.2, 999.2, 586.67, 586.7, 1.1429999e21, 1.143e21},
+    };
+    struct catalog *cat = calloc(1, sizeof *cat);
+    struct engine_recommendation *r = calloc(1, sizeof *r);
+    struct json_plan_cache *cache = json_plan_cache_new();
+    struct engine_workload w;
+    unsigned long long st = 0x510e527fade682d1ULL;
+    ck_assert(cat && r && cache);
+    engine_workload_init(&w);
+    for (int t = 0; t < TIER_COUNT; t++)
+        tpl_fill(&r->tiers[t], &st);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = 0;
+        char *text, err[256] = "";
+        cJSON *doc = NULL, *tiers;
+        for (int t = 0; t < TIER_COUNT; t++) {
+            r->tiers[t].feasible = 0;
+            r->tiers[t].need_budget_usd = cases[i].budget;
+            r->tiers[t].need_deadline_days = cases[i].days;
+            r->tiers[t].flops_total = cases[i].flops;
+        }
+        tpl_same_answer(cat, &w, r, cache, (int)i);   /* the templates' patches write what the plain writer writes */
+        text = json_recommendation_text(cat, &w, r, &len);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_int_eq(json_parse(text, len, &doc, err, sizeof err), ST_OK);
+        tiers = cJSON_GetObjectItemCaseSensitive(doc, "tiers");
+        ck_assert_int_eq(cJSON_GetArraySize(tiers), TIER_COUNT);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const cJSON *tier = cJSON_GetArrayItem(tiers, t);
+            double b = cJSON_GetObjectItemCaseSensitive(tier, "need_budget_usd")->valuedouble;
+            double d = cJSON_GetObjectItemCaseSensitive(tier, "need_deadline_days")->valuedouble;
+            double f = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tier, "time"),
+                                                        "flops_total")->valuedouble;
+            ck_assert_msg(b == cases[i].want_budget && b >= cases[i].budget, "case %zu: need_budget_usd %.17g for %.17g",
+                          i, b, cases[i].budget);
+            ck_assert_msg(d == cases[i].want_days && d >= cases[i].days, "case %zu: need_deadline_days %.17g for %.17g",
+                          i, d, cases[i].days);
+            ck_assert_msg(f == cases[i].want_flops, "case %zu: flops_total %.17g, not %.17g", i, f, cases[i].want_flops);
+        }
+        ck_assert_msg(strstr(text, "99999999") == NULL && strstr(text, "00000001e") == NULL,
+                      "case %zu: a rounded figure written with 17 digits: %s", i, text);
+        cJSON_Delete(doc);
+        free(text);
+    }
+    json_plan_cache_free(cache);
+    free(r);
+    free(cat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -2236,6 +2301,7 @@ int main(void)
     tcase_add_test(wr, recorded_strings_that_grow_and_shrink_are_written_as_the_plain_writer_writes);
     tcase_add_test(wr, tiers_patched_from_their_templates_are_written_as_the_plain_writer_writes_them);
     tcase_add_test(wr, sig_holes_patched_across_decade_bounds_are_written_as_the_plain_writer_writes_them);
+    tcase_add_test(wr, needed_budgets_and_deadlines_round_up_and_rounded_figures_are_their_short_doubles);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif

@@ -16,6 +16,12 @@ export function int(v) {
   return isNum(v) ? nf(0).format(Math.round(v)) : '–';
 }
 
+/** A count in billions as given (0.2, 0.005, 15,000): three significant figures, never rounded to 0. */
+export function billions(v) {
+  if (!isNum(v)) return '–';
+  return new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 }).format(v);
+}
+
 export function usd(v) {
   if (!isNum(v)) return '–';
   const a = Math.abs(v);

@@ -194,7 +194,7 @@ function summary(rec, workload) {
       null,
       `${presetsOf(catalog).find((p) => p.id === workload.model.preset)?.name || workload.model.preset || 'Custom model'}: ${f.num(m.params_b)} B parameters`,
       f.isNum(m.active_params_b) && m.active_params_b !== m.params_b ? ` (${f.num(m.active_params_b)} B active)` : '',
-      ` · ${f.int(workload.tokens_b)} B tokens · ${workload.task} · ${workload.precision}`,
+      ` · ${f.billions(workload.tokens_b)} B tokens · ${workload.task} · ${workload.precision}`,
       rec.engine_version ? h('span', { class: 'muted' }, ` · engine ${rec.engine_version}`) : null,
     ),
     warn.length ? warningList(warn, 'Warnings for the workload') : null,

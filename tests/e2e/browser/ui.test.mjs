@@ -527,3 +527,13 @@ test('a failing browser test leaves a screenshot of its page', async () => {
     fs.rmSync(file, { force: true });
   }
 });
+
+test('the summary gives a fine-tune of a fraction of a billion tokens as such, not as 0 B tokens', async (t) =>
+  withPage(t, browser, async (page) => {
+    await page.goto(`${server.base}/?model=llama-2-7b&task=qlora&tokens_b=0.2&precision=bf16&pricing=cloud`);
+    await threeTiers(page);
+    const text = await page.locator('#summary').innerText();
+    assert.match(text, /· 0\.2 B tokens ·/, text);
+    await page.fill('#f-tokens_b', '15000');
+    await page.waitForFunction(() => /15,000 B tokens/.test(document.querySelector('#summary').innerText), null, { timeout: 30000 });
+  }));
