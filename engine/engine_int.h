@@ -418,8 +418,14 @@ struct eval_hwc {
     double bw_a2a;                    /* bw_intra x 0.5: the all-to-all inside the domain */
     double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
     int per_node, scaleup;
-    int tp_in;                        /* the largest tp inside both the scale-up domain and the node */
-    int a2a_in;                       /* the largest ep x tp inside the domain or the node */
+    /* The GPUs the scale-up link joins: the node, or more where the
+     * domain spans nodes (GB200/GB300 NVL72: NVLink Switch trays join 18
+     * trays of 4 GPUs, hardware.csv's "72-GPU domain"). Traffic among them
+     * runs at the intra-node busbw (R12, F8: keep TP inside the NVLink
+     * domain), beyond them over the NICs. */
+    int domain;
+    int tp_in;                        /* the largest tp inside the scale-up domain (a PCIe node's bridge pairs: 2) */
+    int a2a_in;                       /* the largest ep x tp inside the domain */
 };
 
 static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
@@ -431,8 +437,11 @@ static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
     c->per_node = hw->per_node > 0 ? hw->per_node : 1;
     c->scaleup = hw->g->scaleup_domain;
     c->bw_a2a = c->bw_intra * 0.5;
-    c->tp_in = c->scaleup < c->per_node ? c->scaleup : c->per_node;
-    c->a2a_in = c->scaleup > c->per_node ? c->scaleup : c->per_node;
+    /* spans nodes only where the card's servers as sold are smaller than
+     * its domain: 1-GPU H100 SXM servers share no NVLink */
+    c->domain = c->scaleup > hw->g->per_node ? c->scaleup : c->per_node;
+    c->tp_in = c->scaleup < c->domain ? c->scaleup : c->domain;
+    c->a2a_in = c->domain;
 }
 
 struct eval_parts {
@@ -451,7 +460,7 @@ static inline double eval_dp_bw(const struct engine_step_pre *e, const struct ev
     const int per_node = c->per_node, model_par = e->model_par;
     int ranks_per_node;
     double bw;
-    if (e->n <= per_node)   /* n = dp x model_par */
+    if (e->n <= c->domain)   /* n = dp x model_par */
         return c->bw_intra;
     ranks_per_node = model_par >= per_node ? 1 : per_node / model_par;
     if (ranks_per_node > e->dp)
@@ -480,7 +489,7 @@ EVAL_INLINE double eval_t_tp(const struct engine_step_pre *e, int ri, const stru
 EVAL_INLINE double eval_t_pp(const struct engine_step_pre *e, const struct eval_hwc *c)
 {
     if (e->pp > 1) {
-        double bw = e->model_par > c->per_node ? c->bw_nic : c->bw_intra;
+        double bw = e->model_par > c->domain ? c->bw_nic : c->bw_intra;
         return e->pp_q / bw * PP_EXPOSED;
     }
     return 0;
@@ -493,7 +502,7 @@ EVAL_INLINE double eval_t_dp(const struct engine_step_pre *e, const struct engin
     if (e->dp <= 1)
         return 0;
     if (z->zero3) {
-        if (e->n > c->per_node && c->bw_nic < bw)
+        if (e->n > c->domain && c->bw_nic < bw)
             bw = c->bw_nic;
         t = z->dp_q / bw;
         t_dp = t - t_comp * ZERO3_OVERLAP;

@@ -1206,11 +1206,13 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
                        g->name, eval_peak_tflops(g, w->precision), peak_name(g, w->precision), ev.eff,
                        m->hidden / pl->par.tp, ctx->seq * pl->par.micro_batch, pl->mfu, pl->achieved_tflops);
-    /* A TP group wider than a node spans nodes: the step model times its
-     * all-reduces at the NICs' busbw (eval_hwc_fill's tp_in), and the texts
-     * say so rather than naming the node's own link. */
-    int tp_in = g->scaleup_domain < per_node ? g->scaleup_domain : per_node;
-    int tp_out = pl->par.tp > per_node;
+    /* The GPUs the scale-up link joins, as eval_hwc_fill takes them: the
+     * node, or the whole domain where it spans nodes (GB200/GB300 NVL72's
+     * 72 GPUs on trays of 4). A TP group wider than it is timed at the NICs'
+     * busbw, and the texts say so rather than naming the node's own link. */
+    int domain = g->scaleup_domain > g->per_node ? g->scaleup_domain : per_node;
+    int tp_in = g->scaleup_domain < domain ? g->scaleup_domain : domain;
+    int tp_out = pl->par.tp > tp_in;
     cluster_rationale(pl, tm, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
                        "%.3f s, MoE all-to-all %.3f s)", 100.0 * pl->comm_fraction, ev.step_s, ev.t_tp,
                        tp_out ? "the inter-node fabric" : pl->intra_node, ev.t_pp, ev.t_dp, ev.t_moe);
@@ -1228,14 +1230,16 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     else if (per_node > 1 && !tp_out)
         cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d kept inside "
-                           "the %d-GPU scale-up domain", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
-                           pl->par.tp, tp_in);
+                           "the %d-GPU scale-up domain%s", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
+                           pl->par.tp, tp_in,
+                           domain > per_node ? ", which joins the nodes' GPUs: TP, PP and DP among them run at that "
+                                               "busbw too" : "");
     else if (per_node > 1)
         cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
-                           "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d spans %d "
-                           "nodes of %d GPUs: its all-reduces are timed at the NICs' busbw (F8: keep TP inside the "
-                           "NVLink domain)", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs, pl->par.tp,
-                           pl->par.tp / per_node, per_node);
+                           "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d is wider than "
+                           "the %d-GPU scale-up domain: its all-reduces are timed at the NICs' busbw (F8: keep TP "
+                           "inside the NVLink domain)", pl->intra_node, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
+                           pl->par.tp, tp_in);
     if (nodes > 1 && f) {
         if (g->scaleout_ports > 0) {
             cluster_rationale(pl, tm, "R16", "no NICs bought: each %s sends RDMA from its own on-chip RoCE ports, "

@@ -2718,9 +2718,12 @@ END_TEST
  * 8-GPU scale-up domain" and "TP ... s over nvswitch". */
 START_TEST(the_texts_say_when_tensor_parallel_spans_nodes)
 {
-    static const struct { int tp; const char *r15, *f8; } cases[] = {
-        {8, "TP 8 kept inside the 8-GPU scale-up domain", "s over nvswitch,"},
-        {16, "TP 16 spans 2 nodes of 8 GPUs", "s over the inter-node fabric,"},
+    /* GB200's domain joins 18 trays of 4 GPUs: TP 16 stays inside it */
+    static const struct { const char *gpu; int count, tp; const char *r15, *f8; } cases[] = {
+        {"h100-sxm-80gb", 512, 8, "TP 8 kept inside the 8-GPU scale-up domain", "s over nvswitch,"},
+        {"h100-sxm-80gb", 512, 16, "TP 16 is wider than the 8-GPU scale-up domain", "s over the inter-node fabric,"},
+        {"gb200-nvl-186gb", 576, 16, "TP 16 kept inside the 72-GPU scale-up domain, which joins the nodes' GPUs",
+         "s over nvswitch,"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         struct engine_estimate_request q;
@@ -2732,11 +2735,11 @@ START_TEST(the_texts_say_when_tensor_parallel_spans_nodes)
         snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
         q.workload.tokens_b = 2000;
         ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
-        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-sxm-80gb");
-        q.cluster.count = 512;
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "%s", cases[k].gpu);
+        q.cluster.count = cases[k].count;
         q.parallel.tp = cases[k].tp;
         ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
-        ck_assert_msg(p->feasible && p->par.tp == cases[k].tp, "case %zu: %s", k, p->why);
+        ck_assert_msg(p->par.tp == cases[k].tp, "case %zu: %s", k, p->why);
         r15 = rationale_of(p, "R15", NULL);
         f8 = rationale_of(p, "F8", NULL);
         ck_assert_msg(r15 && strstr(r15, cases[k].r15), "case %zu: R15 says %s", k, r15 ? r15 : "(none)");
@@ -2777,6 +2780,56 @@ START_TEST(ib_write_bw_expectations_are_t3s_thresholds)
                       cases[k].want);
         free(p);
     }
+}
+END_TEST
+
+/* A scale-up domain wider than a node (GB200 NVL72: 18 trays of 4 GPUs on
+ * one NVLink Switch) carries TP, PP and DP among its GPUs at the NVLink
+ * busbw (R12, F8), as if they sat in one node of the domain's size: the
+ * step is the same as on a catalog whose GB200 servers hold all 72. Timed
+ * over the NICs instead, 70B with FSDP on 64 GB200s came out 29% below
+ * the published Megatron-Bridge figure (published-runs.csv); now 4%. */
+START_TEST(a_scale_up_domain_across_nodes_times_its_traffic_as_one_node)
+{
+    static const int layouts[][3] = {{16, 1, 4}, {4, 1, 16}, {8, 2, 4}, {1, 1, 64}, {4, 4, 4}};
+    struct catalog *one = malloc(sizeof *one);
+    struct engine_plan *p = malloc(sizeof *p);
+    char err[256];
+    int gi = -1;
+    ck_assert_ptr_nonnull(one);
+    ck_assert_ptr_nonnull(p);
+    *one = *cat;
+    for (int i = 0; i < one->n_gpus; i++)
+        if (strcmp(one->gpus[i].id, "gb200-nvl-186gb") == 0)
+            gi = i;
+    ck_assert_int_ge(gi, 0);
+    ck_assert_int_eq(one->gpus[gi].per_node, 4);
+    ck_assert_int_eq(one->gpus[gi].scaleup_domain, 72);
+    one->gpus[gi].per_node = 72;
+    for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        double trays, rack;
+        for (int c = 0; c < 2; c++) {
+            struct engine_estimate_request q;
+            engine_estimate_request_init(&q);
+            snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
+            q.workload.tokens_b = 1000;
+            ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+            snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "gb200-nvl-186gb");
+            q.cluster.count = 64;
+            q.cluster.per_node = c == 0 ? 4 : 64;
+            q.parallel.tp = layouts[k][0];
+            q.parallel.pp = layouts[k][1];
+            q.parallel.dp = layouts[k][2];
+            ck_assert_msg(engine_estimate(c == 0 ? cat : one, &q, p, err, sizeof err) == ST_OK, "%s", err);
+            ck_assert_int_eq(p->par.tp, layouts[k][0]);
+            ck_assert_int_eq(p->par.dp, layouts[k][2]);
+            *(c == 0 ? &trays : &rack) = p->tokens_per_s;
+        }
+        ck_assert_msg(trays > 0 && within(trays, rack, 1e-12), "TP %d PP %d DP %d: %.6g tokens/s on trays of 4, %.6g as one node",
+                      layouts[k][0], layouts[k][1], layouts[k][2], trays, rack);
+    }
+    free(one);
+    free(p);
 }
 END_TEST
 
@@ -2841,6 +2894,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, a_memory_searched_for_new_shapes_answers_as_a_fresh_one);
     tcase_add_test(i, the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
+    tcase_add_test(i, a_scale_up_domain_across_nodes_times_its_traffic_as_one_node);
     tcase_add_test(i, params_only_moe_models_get_a_shape_of_the_dense_aspect);
     tcase_add_test(i, a_shape_that_does_not_hold_the_declared_parameters_is_warned_about);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
