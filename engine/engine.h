@@ -19,7 +19,12 @@
 #include "expectations.h"
 #include "status.h"
 
-#define ENGINE_VERSION "1.0.0"
+/* Changes when the same request can get another answer: saved plans keep
+ * it, and a plan's revision diff names it. 1.1.0: NVL72's
+ * 72-GPU NVLink domain in the step model, estimates judged against the
+ * deadline and budget, needed budgets and deadlines rounded up, shapes of
+ * params-only MoE models, storage tier costs, T3's ib_write_bw floors. */
+#define ENGINE_VERSION "1.1.0"
 
 #define ENGINE_ID_MAX 40
 #define ENGINE_NAME_MAX 64
