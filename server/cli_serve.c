@@ -203,7 +203,7 @@ int cli_serve(int argc, char **argv)
     app.catalog = catalog;
     app.plan_cache = resp_cache_new();
     app.search_memo = search_memo_new();
-    app.rec_pool = rec_pool_new();
+    app.rec_pool = rec_pool_new(0);
     db_close(db);
     db = NULL;
 

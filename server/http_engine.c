@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -80,21 +81,39 @@ static int bad_input(struct http_req *req, const char *field, const char *err)
  * from, so any request may use any of them and none can go stale.
  *
  * They are kept in a pool, not one per thread: civetweb runs one worker
- * thread per open connection (handlers run on it: http.c), so with 64 clients a thread's
- * own scratch was last touched 63 requests ago and every request read its
- * ~250 KB working set (candidates, tiers, plan memo, recordings) from far
- * caches. The pool hands out the scratch released last (a stack), which is
- * still in a core's cache, and only as many exist as requests ever ran at
- * once (up to REC_POOL_MAX are kept; more are freed on release). */
+ * thread per open connection (handlers run on it: http.c), so with 64
+ * clients a thread's own scratch was last touched 63 requests ago and every
+ * request read its ~250 KB working set (candidates, tiers, plan memo,
+ * recordings) from far caches. The pool hands out the scratch released last
+ * (a stack), which is still in a core's cache.
+ *
+ * And the pool is the admission to the planner: at most `max` scratches
+ * exist (four per core), and a request that finds none free waits for one
+ * instead of making another. What a scratch is taken for (the memo lookup,
+ * a search, pricing, writing the answer) is CPU and memory work, so much
+ * more of it at once than there are cores only queues in the scheduler.
+ * With one scratch per request in flight, 64 connections on two cores ran
+ * up to 64 at once: each a preemptible holder of the memo's lock or a
+ * malloc arena, and each new scratch cold (its plan memo and answer
+ * recordings empty), so the first second of a burst of new bodies had ~140
+ * answers over 25 ms and some over 200 ms (p99 110-170 ms in one-second wrk
+ * runs) while the CPU was saturated; now p99 5-15 ms. Waiting threads sleep
+ * instead, the few scratches stay warm, and the locks see a handful of
+ * contenders. Two per core cut a new shape's searches per second by ~20%
+ * (too few in flight to hide their memory stalls); four per core keep it
+ * (p99 ~58 ms instead of 170-210). */
 struct thread_scratch {
     struct engine_recommendation *rec;
     struct json_plan_cache *cache;   /* NULL when it could not be made: answers are written in full */
 };
 
-#define REC_POOL_MAX 16
+#define REC_POOL_MAX 64
 
 struct rec_pool {
     pthread_mutex_t mu;
+    pthread_cond_t freed;            /* a scratch came back (or a make failed) */
+    int max;                         /* scratches that may exist: requests priced at once */
+    int made;                        /* scratches made so far (<= max) */
     int n;
     struct thread_scratch *kept[REC_POOL_MAX]; /* kept[n - 1] was released last */
 };
@@ -108,13 +127,27 @@ static void scratch_free(struct thread_scratch *s)
     free(s);
 }
 
-struct rec_pool *rec_pool_new(void)
+struct rec_pool *rec_pool_new(int max)
 {
+    if (max <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        max = cpus > 0 ? (int)(4 * cpus) : 8;
+    }
+    if (max > REC_POOL_MAX)
+        max = REC_POOL_MAX;
     struct rec_pool *p = calloc(1, sizeof *p);
-    if (p && pthread_mutex_init(&p->mu, NULL) != 0) {
+    if (!p)
+        return NULL;
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p);
         return NULL;
     }
+    if (pthread_cond_init(&p->freed, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return NULL;
+    }
+    p->max = max;
     return p;
 }
 
@@ -124,29 +157,19 @@ void rec_pool_free(struct rec_pool *p)
         return;
     for (int i = 0; i < p->n; i++)
         scratch_free(p->kept[i]);
+    pthread_cond_destroy(&p->freed);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
 
-/* The scratch released last, or a new one (NULL when out of memory). */
-static struct thread_scratch *scratch_get(struct rec_pool *p)
+static struct thread_scratch *scratch_new(void)
 {
-    struct thread_scratch *s = NULL;
-    if (p) {
-        pthread_mutex_lock(&p->mu);
-        if (p->n > 0)
-            s = p->kept[--p->n];
-        pthread_mutex_unlock(&p->mu);
-        if (s)
-            return s;
-    }
-    s = calloc(1, sizeof *s);
+    struct thread_scratch *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     /* Zeroed, not malloc's bytes: the writer's blocks (jw_block) compare
      * a plan's text arrays whole, past their NUL, and those tails must be
-     * defined bytes (memcheck flagged them). A new block this size comes
-     * from mmap, already zero, so calloc costs nothing more here. */
+     * defined bytes (memcheck flagged them). */
     s->rec = calloc(1, sizeof *s->rec);
     s->cache = json_plan_cache_new();
     if (!s->rec) {
@@ -163,18 +186,43 @@ static struct thread_scratch *scratch_get(struct rec_pool *p)
     return s;
 }
 
-/* Back on top of the pool, or freed when the pool is full (or absent). */
-static void scratch_put(struct rec_pool *p, struct thread_scratch *s)
+struct thread_scratch *rec_pool_take(struct rec_pool *p)
 {
-    if (p) {
+    struct thread_scratch *s = NULL;
+    int make = 0;
+    if (!p)
+        return scratch_new();
+    pthread_mutex_lock(&p->mu);
+    while (p->n == 0 && p->made >= p->max)
+        pthread_cond_wait(&p->freed, &p->mu);
+    if (p->n > 0) {
+        s = p->kept[--p->n];
+    } else {
+        p->made++;
+        make = 1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (make && !(s = scratch_new())) {
         pthread_mutex_lock(&p->mu);
-        if (p->n < REC_POOL_MAX) {
-            p->kept[p->n++] = s;
-            s = NULL;
-        }
+        p->made--;
+        pthread_cond_signal(&p->freed);
         pthread_mutex_unlock(&p->mu);
     }
-    scratch_free(s);
+    return s;
+}
+
+void rec_pool_give(struct rec_pool *p, struct thread_scratch *s)
+{
+    if (!p) {
+        scratch_free(s);
+        return;
+    }
+    if (!s)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->kept[p->n++] = s;   /* n <= made <= max */
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->mu);
 }
 
 int http_recommend(struct http_req *req)
@@ -211,7 +259,7 @@ int http_recommend(struct http_req *req)
         return bad_input(req, field, err);
     }
     cJSON_Delete(owned);
-    scratch = scratch_get(req->app->rec_pool);
+    scratch = rec_pool_take(req->app->rec_pool);
     rec = scratch ? scratch->rec : NULL;
     if (!rec) {
         http_problem_status(req, ST_NOMEM, "out of memory");
@@ -220,11 +268,11 @@ int http_recommend(struct http_req *req)
     /* A miss here may still find the layout search in the memo (same
      * workload, other tokens/deadline/budget): X-Gpuplan-Search says. */
     if (search_memo_recommend(req->app->search_memo, cat, &w, rec, &hit, err, sizeof err) != ST_OK) {
-        scratch_put(req->app->rec_pool, scratch);
+        rec_pool_give(req->app->rec_pool, scratch);
         return bad_input(req, NULL, err);
     }
     text = json_recommendation_text_room(cat, &w, rec, scratch->cache, HTTP_HEAD_ROOM, &len);
-    scratch_put(req->app->rec_pool, scratch);
+    rec_pool_give(req->app->rec_pool, scratch);
     reply_and_keep_h(req, &key, text, len, HTTP_HEAD_ROOM,
                      hit ? "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: memo\r\n"
                          : "Cache-Control: no-store\r\nX-Gpuplan-Cache: miss\r\nX-Gpuplan-Search: new\r\n");

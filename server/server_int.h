@@ -557,8 +557,16 @@ int http_recommend(struct http_req *req);
 /* Recommend's scratch memory (a recommendation and the writer's caches),
  * reused across requests, most recently released first. */
 struct rec_pool;
-struct rec_pool *rec_pool_new(void);
+struct thread_scratch;
+/* At most max scratches (<= 0: four per online CPU; at most 64): a take
+ * with none free waits for a give. */
+struct rec_pool *rec_pool_new(int max);
 void rec_pool_free(struct rec_pool *p);
+/* A free scratch, a new one while fewer than max exist, else waits for one
+ * (NULL only when out of memory). p NULL: a new one each time. */
+struct thread_scratch *rec_pool_take(struct rec_pool *p);
+/* Back to the pool (freed when p is NULL). */
+void rec_pool_give(struct rec_pool *p, struct thread_scratch *s);
 int http_estimate(struct http_req *req);
 int http_catalog(struct http_req *req);
 int cli_parse(int argc, char **argv);   /* cli_report.c */

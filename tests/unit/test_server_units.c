@@ -9,12 +9,14 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "server_int.h"
@@ -2261,6 +2263,47 @@ START_TEST(needed_budgets_and_deadlines_round_up_and_rounded_figures_are_their_s
 }
 END_TEST
 
+/* The recommend scratch pool admits at most max requests to the planner:
+ * a take with every scratch out waits (asleep) until one comes back, and
+ * gets that one; a free scratch is the one given back last. */
+struct pool_taker {
+    struct rec_pool *p;
+    struct thread_scratch *got;
+    volatile int done;
+};
+
+static void *pool_take_run(void *arg)
+{
+    struct pool_taker *t = arg;
+    t->got = rec_pool_take(t->p);
+    t->done = 1;
+    return NULL;
+}
+
+START_TEST(the_scratch_pool_makes_at_most_max_and_a_take_waits_for_a_give)
+{
+    struct rec_pool *p = rec_pool_new(2);
+    ck_assert_ptr_nonnull(p);
+    struct thread_scratch *a = rec_pool_take(p), *b = rec_pool_take(p);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_ne(a, b);
+    struct pool_taker t = {p, NULL, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, pool_take_run, &t), 0);
+    usleep(200 * 1000);
+    ck_assert_msg(!t.done, "a third scratch was handed out while two were taken");
+    rec_pool_give(p, b);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    ck_assert_ptr_eq(t.got, b);
+    rec_pool_give(p, t.got);
+    rec_pool_give(p, a);
+    ck_assert_ptr_eq(rec_pool_take(p), a);   /* the one given back last */
+    rec_pool_give(p, a);
+    rec_pool_free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -2318,6 +2361,7 @@ int main(void)
     tcase_add_test(wr, small_bodies_parse_to_the_tree_cjson_builds);
     tcase_add_test(wr, small_body_numbers_are_the_doubles_cjson_reads);
     tcase_add_test(wr, small_body_numbers_with_long_exponents_are_read_as_cjson_reads_them);
+    tcase_add_test(wr, the_scratch_pool_makes_at_most_max_and_a_take_waits_for_a_give);
     suite_add_tcase(s, wr);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
