@@ -17,6 +17,9 @@ cat >"$wrapper" <<WRAP
 #!/bin/sh
 # Only the server runs under valgrind; CLI runs (help, backup) are short and many.
 if [ "\$1" = serve ]; then
+  # valgrind keeps the open-files limit it starts with (the client cannot
+  # raise it), so the soft limit goes to the hard one here, as serve does
+  ulimit -Sn "\$(ulimit -Hn)" 2>/dev/null || true
   exec valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \\
     --errors-for-leak-kinds=definite --track-origins=yes --num-callers=30 \\
     --log-file=$logs/vg-%p.log "$build/gpuplan" "\$@"

@@ -216,14 +216,17 @@ int cli_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    int rc = 0;
     if (http_start(&app, listen, (int)port, (int)threads, &bound, err, sizeof err) != ST_OK) {
         cli_error("serve", "%s", err);
-        return 1;
+        rc = 1;
+        goto out;
     }
     if (webhook_start(&app, err, sizeof err) != ST_OK) {
         cli_error("serve", "%s", err);
         http_stop(&app);
-        return 1;
+        rc = 1;
+        goto out;
     }
     log_msg(LOG_INFO, "listening on http://%s:%d/", listen, bound);
     if (port_file && write_port_file(port_file, bound) != 0)
@@ -234,11 +237,13 @@ int cli_serve(int argc, char **argv)
     log_msg(LOG_INFO, "received %s, finishing in-flight requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(&app);
     webhook_stop();
+    log_msg(LOG_INFO, "stopped");
+out:
+    /* also when the server could not start: nothing of it is left behind */
     app.catalog = NULL;
     free(catalog);
     resp_cache_free(app.plan_cache);
     search_memo_free(app.search_memo);
     rec_pool_free(app.rec_pool);
-    log_msg(LOG_INFO, "stopped");
-    return 0;
+    return rc;
 }

@@ -360,6 +360,23 @@ START_TEST(concurrent_memo_hits_answer_the_plans_the_cli_gives)
 }
 END_TEST
 
+/* A second server on a port that is taken exits 1, naming the address,
+ * and leaves nothing behind: under scripts/valgrind-e2e.sh (the
+ * engine_e2e_memcheck test) a leak on that path exits 99 instead. */
+START_TEST(a_server_that_cannot_listen_exits_1_and_frees_what_it_made)
+{
+    char port[16], db[400], *out = NULL, *err = NULL;
+    snprintf(port, sizeof port, "%d", srv.port);
+    snprintf(db, sizeof db, "%s/second.db", srv.dir);
+    const char *argv[] = {"gpuplan", "serve", "--listen", "127.0.0.1", "--port", port, "--db", db, "--quiet", NULL};
+    int rc = e2e_run(argv, NULL, &out, &err);
+    ck_assert_msg(rc == 1, "exit %d: %s", rc, err ? err : "");
+    ck_assert_msg(err && strstr(err, "cannot listen on 127.0.0.1:") && strstr(err, port), "%s", err ? err : "");
+    free(out);
+    free(err);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("engine_http");
@@ -374,6 +391,7 @@ int main(void)
     tcase_add_test(tc, repeated_bodies_are_answered_from_the_plan_cache);
     tcase_add_test(tc, concurrent_memo_hits_answer_the_plans_the_cli_gives);
     tcase_add_test(tc, head_requests_get_the_get_head_and_no_body_bytes);
+    tcase_add_test(tc, a_server_that_cannot_listen_exits_1_and_frees_what_it_made);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
