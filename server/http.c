@@ -39,6 +39,7 @@
 #endif
 #if GPUPLAN_ASAN
 #include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
 #endif
 /* valgrind's client requests (no-ops outside valgrind), where its header is */
 #if defined(__has_include)
@@ -99,6 +100,7 @@ struct thread_slot {
     void *worker_fake, *handler_fake;
     const void *worker_bottom;
     size_t worker_size;
+    int worker_root;         /* the worker's stack is a LeakSanitizer root region (handler_main) */
 #if GPUPLAN_VALGRIND
     unsigned vg_stack;
 #endif
@@ -134,10 +136,21 @@ static void switch_begin(struct thread_slot *slot, int to_handler)
 static void switch_end(struct thread_slot *slot, int on_handler)
 {
 #if GPUPLAN_ASAN
-    if (on_handler)
+    if (on_handler) {
         __sanitizer_finish_switch_fiber(slot->handler_fake, &slot->worker_bottom, &slot->worker_size);
-    else
+        /* LeakSanitizer scans a thread's current stack only: while a
+         * handler runs, the worker's frames (dispatch's request and its
+         * body) would go unscanned, and a leak check then (libFuzzer runs
+         * one after an input) reports what they hold. So the worker's
+         * stack (100 KiB) is a root region for as long as the slot lives;
+         * between requests the handler's stack holds nothing live. */
+        if (!slot->worker_root && slot->worker_bottom) {
+            __lsan_register_root_region(slot->worker_bottom, slot->worker_size);
+            slot->worker_root = 1;
+        }
+    } else {
         __sanitizer_finish_switch_fiber(slot->worker_fake, NULL, NULL);
+    }
 #else
     (void)slot; (void)on_handler;
 #endif
@@ -189,6 +202,10 @@ static void handler_stack_free(struct thread_slot *slot)
         return;
 #if GPUPLAN_VALGRIND
     VALGRIND_STACK_DEREGISTER(slot->vg_stack);
+#endif
+#if GPUPLAN_ASAN
+    if (slot->worker_root)
+        __lsan_unregister_root_region(slot->worker_bottom, slot->worker_size);
 #endif
     munmap(slot->stack_map, slot->map_len);
     slot->stack_map = NULL;
