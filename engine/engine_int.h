@@ -418,15 +418,30 @@ struct eval_hwc {
     double bw_a2a;                    /* bw_intra x 0.5: the all-to-all inside the domain */
     double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
     int per_node, scaleup;
-    /* The GPUs the scale-up link joins: the node, or more where the
-     * domain spans nodes (GB200/GB300 NVL72: NVLink Switch trays join 18
-     * trays of 4 GPUs, hardware.csv's "72-GPU domain"). Traffic among them
-     * runs at the intra-node busbw (R12, F8: keep TP inside the NVLink
-     * domain), beyond them over the NICs. */
-    int domain;
-    int tp_in;                        /* the largest tp inside the scale-up domain (a PCIe node's bridge pairs: 2) */
+    int domain;                       /* scaleup_reach: traffic among these GPUs runs at bw_intra */
+    int tp_in;                        /* tp_reach: the largest tp inside the scale-up domain */
     int a2a_in;                       /* the largest ep x tp inside the domain */
 };
+
+/* The GPUs g's scale-up link joins in a cluster of per_node GPUs a node:
+ * the node, or more where the domain spans nodes (GB200/GB300 NVL72:
+ * NVLink Switch trays join 18 trays of 4 GPUs, hardware.csv's "72-GPU
+ * domain"). It spans nodes only where the card's servers as sold are
+ * smaller than its domain: 1-GPU H100 SXM servers share no NVLink. Traffic
+ * among them runs at the intra-node busbw (R12, F8: keep TP inside the
+ * NVLink domain), beyond them over the NICs. The step model (eval_hwc_fill)
+ * and the plan's texts (plan_cluster) both take it from here. */
+static inline int scaleup_reach(const struct engine_gpu *g, int per_node)
+{
+    return g->scaleup_domain > g->per_node ? g->scaleup_domain : per_node;
+}
+
+/* The largest TP inside scaleup_reach (a PCIe node's bridge pairs: 2). */
+static inline int tp_reach(const struct engine_gpu *g, int per_node)
+{
+    int reach = scaleup_reach(g, per_node);
+    return g->scaleup_domain < reach ? g->scaleup_domain : reach;
+}
 
 static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
 {
@@ -437,10 +452,8 @@ static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
     c->per_node = hw->per_node > 0 ? hw->per_node : 1;
     c->scaleup = hw->g->scaleup_domain;
     c->bw_a2a = c->bw_intra * 0.5;
-    /* spans nodes only where the card's servers as sold are smaller than
-     * its domain: 1-GPU H100 SXM servers share no NVLink */
-    c->domain = c->scaleup > hw->g->per_node ? c->scaleup : c->per_node;
-    c->tp_in = c->scaleup < c->domain ? c->scaleup : c->domain;
+    c->domain = scaleup_reach(hw->g, c->per_node);
+    c->tp_in = tp_reach(hw->g, c->per_node);
     c->a2a_in = c->domain;
 }
 

@@ -1206,12 +1206,10 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
                        g->name, eval_peak_tflops(g, w->precision), peak_name(g, w->precision), ev.eff,
                        m->hidden / pl->par.tp, ctx->seq * pl->par.micro_batch, pl->mfu, pl->achieved_tflops);
-    /* The GPUs the scale-up link joins, as eval_hwc_fill takes them: the
-     * node, or the whole domain where it spans nodes (GB200/GB300 NVL72's
-     * 72 GPUs on trays of 4). A TP group wider than it is timed at the NICs'
-     * busbw, and the texts say so rather than naming the node's own link. */
-    int domain = g->scaleup_domain > g->per_node ? g->scaleup_domain : per_node;
-    int tp_in = g->scaleup_domain < domain ? g->scaleup_domain : domain;
+    /* The GPUs the scale-up link joins, as the step model takes them: a TP
+     * group wider than tp_in is timed at the NICs' busbw, and the texts say
+     * so rather than naming the node's own link. */
+    int domain = scaleup_reach(g, per_node), tp_in = tp_reach(g, per_node);
     int tp_out = pl->par.tp > tp_in;
     cluster_rationale(pl, tm, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
                        "%.3f s, MoE all-to-all %.3f s)", 100.0 * pl->comm_fraction, ev.step_s, ev.t_tp,
