@@ -989,33 +989,28 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
     }
 }
 
-/* hole_rnd and hole_sig rounded up (UP): never below the field */
-static void hole_rnd_up(struct jw *j, const char *key, const double *src, int digits)
+/* hole_rnd and hole_sig rounded up (UP): never below the field. v is the
+ * rounded value, places the decimals written (0 for significant figures). */
+static void hole_up(struct jw *j, const char *key, const double *src, unsigned fmt, double v, int places)
 {
-    unsigned fmt = TAG_RND(digits) | UP;
-    double v = rnd_up(*src, digits);
     if (j->key) {
-        jw_hole_num(j, key, strlen(key), fmt, src, v, digits, 0, 1.0, 0.0, 0.0);
+        jw_hole_num(j, key, strlen(key), fmt, src, v, places, 0, 1.0, 0.0, 0.0);
     } else {
         size_t klen = strlen(key);
         uint64_t kk = JW_KK_TAG(klen, fmt);
         if (!jw_num_raw_hit(j, key, kk, *src))
-            jw_num_tagged(j, key, klen, kk, *src, v, digits);
+            jw_num_tagged(j, key, klen, kk, *src, v, places);
     }
+}
+
+static void hole_rnd_up(struct jw *j, const char *key, const double *src, int digits)
+{
+    hole_up(j, key, src, TAG_RND(digits) | UP, rnd_up(*src, digits), digits);
 }
 
 static void hole_sig_up(struct jw *j, const char *key, const double *src, int digits)
 {
-    unsigned fmt = TAG_SIG(digits) | UP;
-    double v = sig_up(*src, digits);
-    if (j->key) {
-        jw_hole_num(j, key, strlen(key), fmt, src, v, 0, 0, 1.0, 0.0, 0.0);
-    } else {
-        size_t klen = strlen(key);
-        uint64_t kk = JW_KK_TAG(klen, fmt);
-        if (!jw_num_raw_hit(j, key, kk, *src))
-            jw_num_tagged(j, key, klen, kk, *src, v, 0);
-    }
+    hole_up(j, key, src, TAG_SIG(digits) | UP, sig_up(*src, digits), 0);
 }
 
 /* jw_num's member (fmt 0: the value is the field) */
