@@ -109,13 +109,31 @@ struct thread_scratch {
 
 #define REC_POOL_MAX 64
 
+/* A request waiting for a scratch, on its own stack, in the pool's queue:
+ * a scratch given back goes to the oldest waiter, not to whichever thread
+ * takes the lock next. With a shared condition variable and a free-for-all
+ * after each give, a request arriving as a scratch came back took it before
+ * the waiter that was woken for it ran, and that waiter went back to sleep
+ * at the end of the line: under a burst of new workloads (each a full
+ * search, ~0.5 ms) some requests lost that race again and again, so the
+ * slowest 1% took 2-3 times the queue's length. Now no request is
+ * overtaken by one that came after it. */
+struct pool_waiter {
+    pthread_cond_t cv;
+    struct thread_scratch *s; /* the scratch handed over; NULL with make set */
+    int make;                 /* handed a place to make a scratch (a make failed) */
+    int served;
+    struct pool_waiter *next;
+};
+
 struct rec_pool {
     pthread_mutex_t mu;
-    pthread_cond_t freed;            /* a scratch came back (or a make failed) */
     int max;                         /* scratches that may exist: requests priced at once */
     int made;                        /* scratches made so far (<= max) */
     int n;
     struct thread_scratch *kept[REC_POOL_MAX]; /* kept[n - 1] was released last */
+    struct pool_waiter *head, *tail; /* requests waiting, oldest first */
+    int waiting;
 };
 
 static void scratch_free(struct thread_scratch *s)
@@ -142,11 +160,6 @@ struct rec_pool *rec_pool_new(int max)
         free(p);
         return NULL;
     }
-    if (pthread_cond_init(&p->freed, NULL) != 0) {
-        pthread_mutex_destroy(&p->mu);
-        free(p);
-        return NULL;
-    }
     p->max = max;
     return p;
 }
@@ -157,7 +170,6 @@ void rec_pool_free(struct rec_pool *p)
         return;
     for (int i = 0; i < p->n; i++)
         scratch_free(p->kept[i]);
-    pthread_cond_destroy(&p->freed);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
@@ -186,6 +198,24 @@ static struct thread_scratch *scratch_new(void)
     return s;
 }
 
+/* Hands what a waiter waits for (scratch s, or with s NULL a place to make
+ * one) to the oldest waiter; 0 when none waits. Under p->mu. */
+static int hand_over(struct rec_pool *p, struct thread_scratch *s)
+{
+    struct pool_waiter *w = p->head;
+    if (!w)
+        return 0;
+    p->head = w->next;
+    if (!p->head)
+        p->tail = NULL;
+    p->waiting--;
+    w->s = s;
+    w->make = !s;
+    w->served = 1;
+    pthread_cond_signal(&w->cv);
+    return 1;
+}
+
 struct thread_scratch *rec_pool_take(struct rec_pool *p)
 {
     struct thread_scratch *s = NULL;
@@ -193,19 +223,37 @@ struct thread_scratch *rec_pool_take(struct rec_pool *p)
     if (!p)
         return scratch_new();
     pthread_mutex_lock(&p->mu);
-    while (p->n == 0 && p->made >= p->max)
-        pthread_cond_wait(&p->freed, &p->mu);
-    if (p->n > 0) {
+    if (p->head) {
+        /* others wait already: behind them, whatever is free this instant */
+    } else if (p->n > 0) {
         s = p->kept[--p->n];
-    } else {
+        pthread_mutex_unlock(&p->mu);
+        return s;
+    } else if (p->made < p->max) {
         p->made++;
         make = 1;
     }
+    if (!make) {
+        struct pool_waiter w = {.s = NULL, .make = 0, .served = 0, .next = NULL};
+        pthread_cond_init(&w.cv, NULL);
+        if (p->tail)
+            p->tail->next = &w;
+        else
+            p->head = &w;
+        p->tail = &w;
+        p->waiting++;
+        while (!w.served)
+            pthread_cond_wait(&w.cv, &p->mu);
+        pthread_cond_destroy(&w.cv);
+        s = w.s;
+        make = w.make;
+    }
     pthread_mutex_unlock(&p->mu);
     if (make && !(s = scratch_new())) {
+        /* the place goes to the next waiter, who may succeed */
         pthread_mutex_lock(&p->mu);
-        p->made--;
-        pthread_cond_signal(&p->freed);
+        if (!hand_over(p, NULL))
+            p->made--;
         pthread_mutex_unlock(&p->mu);
     }
     return s;
@@ -220,8 +268,19 @@ void rec_pool_give(struct rec_pool *p, struct thread_scratch *s)
     if (!s)
         return;
     pthread_mutex_lock(&p->mu);
-    p->kept[p->n++] = s;   /* n <= made <= max */
-    pthread_cond_signal(&p->freed);
+    if (!hand_over(p, s))
+        p->kept[p->n++] = s;   /* n <= made <= max */
+    pthread_mutex_unlock(&p->mu);
+}
+
+void rec_pool_stats(struct rec_pool *p, int *taken, int *waiting)
+{
+    *taken = *waiting = 0;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    *taken = p->made - p->n;   /* handed over to a waiter counts as taken */
+    *waiting = p->waiting;
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -13,6 +13,7 @@ int http_metrics(struct http_req *req)
     size_t len = 0;
     char tail[4096];
     unsigned long long hits, misses, kept, declined, mhits, mmisses;
+    int taken, waiting;
     struct db_batch_stats bs = {0};
     char *text = metrics_render(&len);
     if (!text) {
@@ -22,6 +23,7 @@ int http_metrics(struct http_req *req)
     resp_cache_stats(req->app->plan_cache, &hits, &misses);
     resp_cache_admissions(req->app->plan_cache, &kept, &declined);
     search_memo_stats(req->app->search_memo, &mhits, &mmisses);
+    rec_pool_stats(req->app->rec_pool, &taken, &waiting);
     if (req->app->batcher)
         db_batcher_stats(req->app->batcher, &bs);
     int n = snprintf(tail, sizeof tail,
@@ -52,8 +54,18 @@ int http_metrics(struct http_req *req)
                      "gpuplan_db_group_commit_largest %d\n"
                      "# HELP gpuplan_db_group_commit_queued Writes waiting for the committer now.\n"
                      "# TYPE gpuplan_db_group_commit_queued gauge\n"
-                     "gpuplan_db_group_commit_queued %d\n",
-                     hits, misses, kept, declined, mhits, mmisses, bs.batches, bs.jobs, bs.largest, bs.pending);
+                     "gpuplan_db_group_commit_queued %d\n"
+                     /* The planner's admission (http_engine.c's scratch pool): a
+                      * queue that stays long is a server short of cores. */
+                     "# HELP gpuplan_planner_in_flight Recommend requests in the planner now.\n"
+                     "# TYPE gpuplan_planner_in_flight gauge\n"
+                     "gpuplan_planner_in_flight %d\n"
+                     "# HELP gpuplan_planner_waiting Recommend requests waiting for the planner now, "
+                     "served first come first served.\n"
+                     "# TYPE gpuplan_planner_waiting gauge\n"
+                     "gpuplan_planner_waiting %d\n",
+                     hits, misses, kept, declined, mhits, mmisses, bs.batches, bs.jobs, bs.largest, bs.pending,
+                     taken, waiting);
     char *all = n > 0 && (size_t)n < sizeof tail ? realloc(text, len + (size_t)n) : NULL;
     if (all) {
         memcpy(all + len, tail, (size_t)n);

@@ -563,10 +563,13 @@ struct thread_scratch;
 struct rec_pool *rec_pool_new(int max);
 void rec_pool_free(struct rec_pool *p);
 /* A free scratch, a new one while fewer than max exist, else waits for one
- * (NULL only when out of memory). p NULL: a new one each time. */
+ * behind the requests already waiting, first come first served (NULL only
+ * when out of memory). p NULL: a new one each time. */
 struct thread_scratch *rec_pool_take(struct rec_pool *p);
 /* Back to the pool (freed when p is NULL). */
 void rec_pool_give(struct rec_pool *p, struct thread_scratch *s);
+/* Scratches taken now (requests in the planner) and requests waiting. */
+void rec_pool_stats(struct rec_pool *p, int *taken, int *waiting);
 int http_estimate(struct http_req *req);
 int http_catalog(struct http_req *req);
 int cli_parse(int argc, char **argv);   /* cli_report.c */

@@ -1334,6 +1334,9 @@ START_TEST(metrics_count_requests_reports_and_deliveries)
     ck_assert_int_ge(strtoll(gw + strlen(gw_name), NULL, 10), 1);
     ck_assert_int_ge(strtoll(gt + strlen(gt_name), NULL, 10), 1);
     ck_assert_ptr_nonnull(strstr(r.body, "\ngpuplan_db_group_commit_queued "));
+    /* Nothing is in the planner while /metrics answers (this client's only request). */
+    ck_assert_ptr_nonnull(strstr(r.body, "\ngpuplan_planner_in_flight 0\n"));
+    ck_assert_ptr_nonnull(strstr(r.body, "\ngpuplan_planner_waiting 0\n"));
     ck_assert_ptr_nonnull(strstr(r.body, "gpuplan_webhook_deliveries_total{outcome=\"delivered\"}"));
     /* Share paths are counted by route, never by their token. */
     ck_assert_ptr_null(strstr(r.body, "gps_"));

@@ -2304,6 +2304,88 @@ START_TEST(the_scratch_pool_makes_at_most_max_and_a_take_waits_for_a_give)
 }
 END_TEST
 
+/* Waits (up to 10 s) until n requests wait in the pool. */
+static void pool_await_waiting(struct rec_pool *p, int n)
+{
+    int taken = 0, waiting = 0;
+    for (int i = 0; i < 10000; i++) {
+        rec_pool_stats(p, &taken, &waiting);
+        if (waiting >= n)
+            return;
+        usleep(1000);
+    }
+    ck_abort_msg("%d requests wait in the pool, not %d", waiting, n);
+}
+
+static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
+static int order_next;
+
+static int order_stamp(void)
+{
+    pthread_mutex_lock(&order_mu);
+    int n = order_next++;
+    pthread_mutex_unlock(&order_mu);
+    return n;
+}
+
+struct pool_turn {
+    struct rec_pool *p;
+    struct thread_scratch *got;
+    int order;   /* when it got its scratch, by order_stamp */
+};
+
+static void *pool_turn_run(void *arg)
+{
+    struct pool_turn *t = arg;
+    t->got = rec_pool_take(t->p);
+    t->order = order_stamp();
+    usleep(20 * 1000);
+    rec_pool_give(t->p, t->got);
+    return NULL;
+}
+
+/* The pool serves waiting requests in the order they came, and a request
+ * arriving as a scratch comes back does not take it from one that waits:
+ * with one scratch out, A waits, then B, then the scratch comes back and
+ * the main thread asks at once; A gets it, then B, then the main thread.
+ * Before, whoever took the lock first after the give got it: the main
+ * thread, before A had woken. */
+START_TEST(the_scratch_pool_serves_waiting_requests_first_come_first_served)
+{
+    struct rec_pool *p = rec_pool_new(1);
+    ck_assert_ptr_nonnull(p);
+    int taken, waiting;
+    struct thread_scratch *s = rec_pool_take(p);
+    ck_assert_ptr_nonnull(s);
+    rec_pool_stats(p, &taken, &waiting);
+    ck_assert_int_eq(taken, 1);
+    ck_assert_int_eq(waiting, 0);
+    order_next = 0;
+    struct pool_turn a = {p, NULL, -1}, b = {p, NULL, -1};
+    pthread_t ta, tb;
+    ck_assert_int_eq(pthread_create(&ta, NULL, pool_turn_run, &a), 0);
+    pool_await_waiting(p, 1);
+    ck_assert_int_eq(pthread_create(&tb, NULL, pool_turn_run, &b), 0);
+    pool_await_waiting(p, 2);
+    rec_pool_give(p, s);
+    struct thread_scratch *mine = rec_pool_take(p);
+    int my_order = order_stamp();
+    rec_pool_stats(p, &taken, &waiting);
+    rec_pool_give(p, mine);
+    ck_assert_int_eq(pthread_join(ta, NULL), 0);
+    ck_assert_int_eq(pthread_join(tb, NULL), 0);
+    ck_assert_ptr_eq(mine, s);
+    ck_assert_ptr_eq(a.got, s);
+    ck_assert_ptr_eq(b.got, s);
+    ck_assert_int_eq(a.order, 0);
+    ck_assert_int_eq(b.order, 1);
+    ck_assert_int_eq(my_order, 2);
+    ck_assert_int_eq(taken, 1);     /* as the main thread held it, last */
+    ck_assert_int_eq(waiting, 0);
+    rec_pool_free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server units");
@@ -2335,6 +2417,7 @@ int main(void)
     tcase_add_test(api, json_numbers_with_a_decimals_hint_print_as_without_it);
     tcase_add_test(api, frontier_keeps_what_the_sorted_walk_keeps);
     tcase_add_test(api, a_search_memo_lookup_finds_the_entry_of_exactly_its_workload);
+    tcase_add_test(api, the_scratch_pool_serves_waiting_requests_first_come_first_served);
     tcase_add_test(api, json_write_prints_the_same_document_as_cjson);
     suite_add_tcase(s, api);
     TCase *wr = tcase_create("json writer");
