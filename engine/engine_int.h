@@ -45,7 +45,8 @@ struct eval_hw {
     const struct engine_gpu *g;
     int n, per_node;
     double nic_busbw_per_gpu_gbs;   /* inter-node busbw available per GPU */
-    double intra_busbw_gbs;
+    double intra_busbw_gbs;         /* all_reduce over the node's GPUs (node_busbw_gbs, or measured) */
+    double group_busbw_gbs;         /* inside one scale-up group: TP up to tp_reach */
     double peak_tflops;             /* at the workload precision */
     double eff_scale;               /* uncertainty: kernel efficiency multiplier */
     double bw_scale;                /* uncertainty: bandwidth multiplier */
@@ -415,6 +416,7 @@ double eval_achieved(const struct eval_ctx *ctx, const struct eval_hw *hw, int b
 
 struct eval_hwc {
     double bw_intra, bw_nic;          /* busbw x bw_scale, bytes/s */
+    double bw_group;                  /* the scale-up group's busbw x bw_scale (TP inside it) */
     double bw_a2a;                    /* bw_intra x 0.5: the all-to-all inside the domain */
     double mem_bw9, mem_bw08;         /* HBM bytes/s, and x 0.8 (standard attention) */
     int per_node, scaleup;
@@ -443,9 +445,36 @@ static inline int tp_reach(const struct engine_gpu *g, int per_node)
     return g->scaleup_domain < reach ? g->scaleup_domain : reach;
 }
 
+double engine_pcie_gbs(int gen);   /* per direction, x16 */
+/* Realised all_reduce busbw over a PCIe x16 path, as a share of its
+ * per-direction rate: the catalog's rule for cards without NVLink (L40S
+ * 22 = 0.7 x 31.5 GB/s, migrations/0002_catalog.sql); derived, no
+ * published 8-card figure exists in data/. */
+#define PCIE_BUSBW_FRACTION 0.7
+
+/* The all_reduce busbw over all per_node GPUs of a node of card g (T1).
+ * The catalog's intra_busbw_gbs is its scale-up group's figure: T1's ~116
+ * GB/s is two H100 PCIe on one NVLink bridge (nccl-tests #194). A node
+ * wider than the group (8 cards in bridged pairs, H200 NVL's 4-way groups)
+ * runs its ring over PCIe between the groups, so it reaches what cards
+ * without NVLink reach: PCIE_BUSBW_FRACTION x the per-direction x16 rate
+ * (T4), 44.1 GB/s at Gen5, never above the group's. Every other node (one
+ * NVSwitch or NVL72 group, a PCIe-only card) keeps the catalog's figure.
+ * The step model times DP, PP and the all-to-all inside a node at this,
+ * TP inside a group at the group's (eval_hwc_fill), and the plan expects
+ * it of the node's nccl-tests run. */
+static inline double node_busbw_gbs(const struct engine_gpu *g, int per_node)
+{
+    if (per_node <= g->scaleup_domain)
+        return g->intra_busbw_gbs;
+    double pcie = PCIE_BUSBW_FRACTION * engine_pcie_gbs(g->pcie_gen);
+    return pcie < g->intra_busbw_gbs ? pcie : g->intra_busbw_gbs;
+}
+
 static inline void eval_hwc_fill(struct eval_hwc *c, const struct eval_hw *hw)
 {
     c->bw_intra = hw->intra_busbw_gbs * hw->bw_scale * 1e9;
+    c->bw_group = hw->group_busbw_gbs * hw->bw_scale * 1e9;
     c->bw_nic = hw->nic_busbw_per_gpu_gbs * hw->bw_scale * 1e9;
     c->mem_bw9 = hw->g->mem_bw_gbs * 1e9;
     c->mem_bw08 = hw->g->mem_bw_gbs * 1e9 * 0.8;
@@ -493,7 +522,7 @@ EVAL_INLINE double eval_t_comp(const struct engine_step_pre *e, int ri, const st
 EVAL_INLINE double eval_t_tp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c)
 {
     if (e->tp > 1) {
-        double bw = e->tp <= c->tp_in ? c->bw_intra : c->bw_nic;
+        double bw = e->tp <= c->tp_in ? c->bw_group : c->bw_nic;
         return e->tp_q[ri] / bw * TP_EXPOSED;
     }
     return 0;
@@ -880,7 +909,6 @@ enum status engine_recommend_search_at(const struct catalog *c, const struct eng
                                        struct engine_recommendation *out, char *err, size_t errlen, int lists);
 
 /* Derived helpers. */
-double engine_pcie_gbs(int gen);   /* per direction, x16 */
 int engine_fits_tp(const struct engine_model *m, int tp);
 
 #endif

@@ -410,14 +410,20 @@ void eval_fill_hw_ratio(struct eval_hw *hw, const struct engine_gpu *g, int n, i
     hw->n = n;
     hw->per_node = per_node;
     hw->nic_busbw_per_gpu_gbs = fabric_gbps / 8.0 * ratio;
-    hw->intra_busbw_gbs = per_node > 1 ? g->intra_busbw_gbs : 1e6;
+    hw->intra_busbw_gbs = per_node > 1 ? node_busbw_gbs(g, per_node) : 1e6;
+    hw->group_busbw_gbs = per_node > 1 ? g->intra_busbw_gbs : 1e6;
     hw->peak_tflops = eval_peak_tflops(g, w->precision);
     hw->eff_scale = 1.0;
     hw->bw_scale = 1.0;
     hw->matmul_tflops = NAN;
     if (meas) {
-        if (!isnan(meas->intra_busbw_gbs) && meas->intra_busbw_gbs > 0)
+        /* the node's nccl-tests all_reduce: the group's too where the
+         * node is one group */
+        if (!isnan(meas->intra_busbw_gbs) && meas->intra_busbw_gbs > 0) {
             hw->intra_busbw_gbs = meas->intra_busbw_gbs;
+            if (per_node <= g->scaleup_domain)
+                hw->group_busbw_gbs = meas->intra_busbw_gbs;
+        }
         if (!isnan(meas->inter_busbw_gbs) && meas->inter_busbw_gbs > 0)
             hw->nic_busbw_per_gpu_gbs = meas->inter_busbw_gbs / per_node;
         if (!isnan(meas->matmul_tflops) && meas->matmul_tflops > 0)
@@ -712,7 +718,7 @@ static void walker_init_card(struct walker *k, const struct eval_hw *hw, int ctx
     eval_hwc_fill(&k->hc, hw);   /* reads neither hw->n nor what a count changes */
     /* the bandwidths the left-out terms divide by (mem_bw08 divides only
      * t_comp, which is always taken); 0 or NaN: the whole step */
-    k->tail_nonneg = ctx_nonneg && k->hc.bw_intra > 0 && k->hc.bw_nic > 0 && k->hc.mem_bw9 > 0;
+    k->tail_nonneg = ctx_nonneg && k->hc.bw_intra > 0 && k->hc.bw_group > 0 && k->hc.bw_nic > 0 && k->hc.mem_bw9 > 0;
 }
 
 static void walker_init_count(struct walker *k, const struct eval_hw *hw, const struct gpu_ach *ach)
@@ -2397,7 +2403,7 @@ static __attribute__((noinline)) void cluster_hw_fill(const struct catalog *c, c
     eval_fill_hw_ratio(hw, g, cl->n, cl->per_node, cl->nodes > 1 ? gs->rate_multi : 0.0,
                        cl->nodes > 1 ? gs->ratio_multi : gs->ratio_one, w, NULL);
     if (cl->nodes <= 1)
-        hw->nic_busbw_per_gpu_gbs = g->intra_busbw_gbs;
+        hw->nic_busbw_per_gpu_gbs = node_busbw_gbs(g, cl->per_node);
 }
 
 /* (The node grid's copy inline, the rest out of line: most clusters are

@@ -2833,6 +2833,67 @@ START_TEST(a_scale_up_domain_across_nodes_times_its_traffic_as_one_node)
 }
 END_TEST
 
+/* A node wider than its card's scale-up group (8 H100 PCIe in NVLink-
+ * bridged pairs) carries DP and PP among its GPUs over PCIe between the
+ * pairs, at node_busbw_gbs (0.7 x the Gen5 x16 rate, 44.1 GB/s), and TP
+ * inside a pair at the bridge's 116 GB/s (T1). So without TP a layout
+ * times exactly as on a node that is one group at 44.1 GB/s, and with TP 2
+ * it is faster than there. Before, DP over all 8 cards ran at the pair's
+ * 116 GB/s, while the plan told the cluster to expect 44.1 of the node. */
+START_TEST(a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw)
+{
+    static const int layouts[][3] = {{1, 1, 8}, {1, 2, 4}, {1, 8, 1}, {2, 1, 4}, {2, 2, 2}};
+    struct catalog *one = malloc(sizeof *one);
+    struct engine_plan *p = malloc(sizeof *p);
+    char err[256];
+    int gi = -1;
+    ck_assert_ptr_nonnull(one);
+    ck_assert_ptr_nonnull(p);
+    *one = *cat;
+    for (int i = 0; i < one->n_gpus; i++)
+        if (strcmp(one->gpus[i].id, "h100-pcie-80gb") == 0)
+            gi = i;
+    ck_assert_int_ge(gi, 0);
+    const struct engine_gpu *g = &cat->gpus[gi];
+    ck_assert_int_eq(g->per_node, 8);
+    ck_assert_int_eq(g->scaleup_domain, 2);
+    ck_assert_int_eq(g->pcie_gen, 5);
+    ck_assert(within(node_busbw_gbs(g, 8), 44.1, 1e-12));
+    ck_assert(within(node_busbw_gbs(g, 2), g->intra_busbw_gbs, 0));
+    one->gpus[gi].scaleup_domain = 8;
+    one->gpus[gi].intra_busbw_gbs = 0.7 * engine_pcie_gbs(5);
+    for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        double pairs, flat;
+        for (int c = 0; c < 2; c++) {
+            struct engine_estimate_request q;
+            engine_estimate_request_init(&q);
+            snprintf(q.workload.preset, sizeof q.workload.preset, "llama-2-7b");
+            q.workload.tokens_b = 100;
+            ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+            snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-pcie-80gb");
+            q.cluster.count = 8;
+            q.cluster.per_node = 8;
+            q.parallel.tp = layouts[k][0];
+            q.parallel.pp = layouts[k][1];
+            q.parallel.dp = layouts[k][2];
+            ck_assert_msg(engine_estimate(c == 0 ? cat : one, &q, p, err, sizeof err) == ST_OK, "%s", err);
+            ck_assert_int_eq(p->par.tp, layouts[k][0]);
+            ck_assert_int_eq(p->par.dp, layouts[k][2]);
+            *(c == 0 ? &pairs : &flat) = p->tokens_per_s;
+        }
+        ck_assert_msg(pairs > 0 && flat > 0, "TP %d PP %d DP %d: no rate", layouts[k][0], layouts[k][1], layouts[k][2]);
+        if (layouts[k][0] == 1)
+            ck_assert_msg(within(pairs, flat, 1e-12), "TP 1 PP %d DP %d: %.6g tokens/s on bridged pairs, %.6g on one 44.1 GB/s group",
+                          layouts[k][1], layouts[k][2], pairs, flat);
+        else
+            ck_assert_msg(pairs > flat * 1.001, "TP %d PP %d DP %d: %.6g tokens/s on bridged pairs, not above %.6g on one 44.1 GB/s group",
+                          layouts[k][0], layouts[k][1], layouts[k][2], pairs, flat);
+    }
+    free(one);
+    free(p);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -2895,6 +2956,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, the_kept_checkpoint_size_is_f10s_for_every_task_and_optimizer);
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, a_scale_up_domain_across_nodes_times_its_traffic_as_one_node);
+    tcase_add_test(i, a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw);
     tcase_add_test(i, params_only_moe_models_get_a_shape_of_the_dense_aspect);
     tcase_add_test(i, a_shape_that_does_not_hold_the_declared_parameters_is_warned_about);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
