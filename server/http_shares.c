@@ -195,6 +195,18 @@ static const char *str_or(const cJSON *o, const char *name, const char *dflt)
     return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
+/* Whether a shared tier has a cluster: one that does not fit has no GPU
+ * count and no days (null since the engine says so; 0 GPUs or 0 days in a
+ * plan saved before, which are no figures either), so its page and CSV
+ * label it and print no summary, bill or total as figures. */
+static int tier_has_cluster(const cJSON *t)
+{
+    double count = num_or_nan(cJSON_GetObjectItemCaseSensitive(t, "gpu"), "count");
+    double days = num_or_nan(cJSON_GetObjectItemCaseSensitive(t, "time"), "days");
+    return isfinite(count) && count >= 1 && isfinite(days) &&
+           !(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "feasible")) && days <= 0);
+}
+
 /* The share document: what the JSON form returns and the page and CSV render. */
 static cJSON *share_doc(const struct db_plan *plan, long long expires_at)
 {
@@ -227,6 +239,8 @@ static cJSON *share_doc(const struct db_plan *plan, long long expires_at)
         const cJSON *total = cJSON_GetObjectItemCaseSensitive(t, "bom_total_usd");
         if (cJSON_IsNumber(total)) {
             cJSON_AddNumberToObject(o, "bom_total_usd", total->valuedouble);
+        } else if (cJSON_IsNull(total)) {
+            cJSON_AddNullToObject(o, "bom_total_usd");   /* a tier that does not fit: no bill, not $0 */
         } else {
             double sum = 0;
             const cJSON *line;
@@ -430,6 +444,14 @@ int http_share_page(struct http_req *req)
         if (strcmp(tier, chosen) == 0)
             sbuf_adds(&b, " (chosen)");
         sbuf_adds(&b, "</h2>\n");
+        int has_cluster = tier_has_cluster(t);
+        if (!has_cluster) {
+            sbuf_adds(&b, "<p class=\"infeasible\">Does not fit: ");
+            sbuf_add_html(&b, str_or(t, "why", "no cluster fits this tier"));
+            sbuf_adds(&b, "</p>\n<p class=\"no-bom\">No cluster, so no bill of materials for this tier.</p>"
+                          "</section>\n");
+            continue;
+        }
         if (cJSON_IsFalse(feasible)) {
             sbuf_adds(&b, "<p class=\"infeasible\">Not feasible: ");
             sbuf_add_html(&b, str_or(t, "why", "see the plan"));

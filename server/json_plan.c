@@ -1458,6 +1458,136 @@ struct tier_parts {
     const struct exp_slot *eslot;
 };
 
+/* jw_null for each key of a list (NULL-terminated) */
+static void nulls(struct jw *j, const char *const *keys)
+{
+    for (; *keys; keys++)
+        jw_null(j, *keys);
+}
+
+/* The members of a plan that does not fit (engine_plan_fits): the same
+ * names, in the same order, as a plan that fits, never dropped, and null
+ * where there is no value. A figure of 0 (0 days, $0, 0 GPUs, TP 0) read
+ * as a plan that costs nothing; the catalog's defaults the engine leaves
+ * in such a plan ("pcie", "single-node", "cloud") named hardware that was
+ * never chosen. What has a value is written: the why, and for an
+ * estimate (a catalog GPU) the cluster asked for, the memory per GPU its
+ * leanest layout needs (when one matched the given parallel settings)
+ * and the card's capacity. Everything written here but the holes (the
+ * why and its texts, the needs) is read from the fields tier_key holds
+ * or is literal, so a template of it stays exact. */
+static void write_unfit_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier)
+{
+    static const char *const par[] = {"tp", "pp", "dp", "zero", "recompute", "micro_batch", "ep", "cp", "vpp",
+                                      "global_batch", "offload", NULL};
+    static const char *const mem[] = {"weights_gib", "gradients_gib", "optimizer_gib", "activations_gib",
+                                      "other_gib", "host_offload_gib", NULL};
+    static const char *const fab[] = {"type", "id", "gbps_per_gpu", "nics_per_node", "ports_per_node", "topology",
+                                      "oversubscription", "lossless", "inter_busbw_gbs", NULL};
+    static const char *const sw[] = {"leaf", "spine", "core", NULL};
+    static const char *const ckpt[] = {"size_gb", "interval_min", "keep", "write_gbs", "stall_s", "async",
+                                       "atomic_rename", NULL};
+    static const char *const time_k[] = {"days", "days_low", "days_high", "hours", "startup_min", "gpu_hours",
+                                         "tokens_per_s", "step_time_s", "mfu", "hfu", "achieved_tflops_per_gpu",
+                                         "comm_fraction", "bubble_fraction", "goodput", "mtbf_job_h",
+                                         "flops_total", NULL};
+    const int cluster = p->gpu_index >= 0;   /* an estimate's cluster: the GPU and counts asked for */
+
+    if (with_tier)
+        jw_str(j, "tier", engine_tier_name(tier));
+    jw_bool(j, "feasible", p->feasible);
+    if (!p->feasible) {
+        hole_str_arr(j, "why", p->why);
+        hole_sig_up(j, "need_budget_usd", &p->need_budget_usd, 4);
+        hole_rnd_up(j, "need_deadline_days", &p->need_deadline_days, 1);
+    }
+    jw_obj(j, "gpu");
+    if (cluster) {
+        jw_str_arr(j, "id", p->gpu_id);
+        jw_str_arr(j, "name", p->gpu_name);
+        jw_num(j, "count", p->count);
+        jw_num(j, "per_node", p->per_node);
+        jw_num(j, "nodes", p->nodes);
+    } else {
+        static const char *const gpu[] = {"id", "name", "count", "per_node", "nodes", NULL};
+        nulls(j, gpu);
+    }
+    jw_end(j);
+    jw_obj(j, "parallel");
+    nulls(j, par);
+    jw_end(j);
+    jw_obj(j, "memory");
+    if (cluster && p->mem_per_gpu_gib > 0)
+        num_rnd(j, "per_gpu_gib", p->mem_per_gpu_gib, 1);
+    else
+        jw_null(j, "per_gpu_gib");
+    if (cluster)
+        num_rnd(j, "capacity_gib", p->mem_capacity_gib, 1);
+    else
+        jw_null(j, "capacity_gib");
+    nulls(j, mem);
+    jw_end(j);
+    jw_obj(j, "interconnect");
+    {
+        static const char *const ic[] = {"intra_node", "gpu_gpu_gbs", "intra_busbw_gbs", NULL};
+        nulls(j, ic);
+    }
+    jw_end(j);
+    jw_obj(j, "fabric");
+    nulls(j, fab);
+    jw_obj(j, "switches");
+    nulls(j, sw);
+    jw_end(j);
+    jw_null(j, "links");
+    jw_end(j);
+    jw_obj(j, "storage");
+    jw_arr(j, "tiers");
+    jw_end(j);
+    jw_obj(j, "checkpoint");
+    nulls(j, ckpt);
+    jw_end(j);
+    jw_null(j, "dataset_tb");
+    jw_null(j, "read_gbs");
+    jw_end(j);
+    jw_obj(j, "host");
+    {
+        static const char *const host[] = {"cpu_threads_per_node", "ram_gb_per_node", "cpu_governor", NULL};
+        nulls(j, host);
+    }
+    jw_end(j);
+    jw_null(j, "power_kw");
+    jw_obj(j, "time");
+    nulls(j, time_k);
+    jw_end(j);
+    jw_obj(j, "cost");
+    {
+        static const char *const cost[] = {"usd", "usd_low", "usd_high", "basis", NULL};
+        nulls(j, cost);
+    }
+    /* the members a priced plan of a catalog GPU has */
+    if (cluster && p->basis == PRICING_CLOUD)
+        jw_null(j, "billed_hours_per_gpu");
+    if (cluster)
+        jw_null(j, "price_confidence");
+    jw_end(j);
+    write_expectations(j, p);
+    jw_arr(j, "rationale");
+    for (int i = 0; i < p->n_rationale; i++) {
+        jw_obj(j, NULL);
+        jw_str_arr(j, "rule", p->rationale[i].rule);
+        hole_str_arr(j, "text", p->rationale[i].text);
+        jw_end(j);
+    }
+    jw_end(j);
+    jw_arr(j, "warnings");
+    for (int i = 0; i < p->n_warnings; i++)
+        hole_str_arr(j, NULL, p->warnings[i]);
+    jw_end(j);
+    jw_arr(j, "bom");
+    jw_end(j);
+    jw_null(j, "bom_total_usd");
+}
+
 /* The members of a plan object (the caller opens and closes it). The
  * values that follow the tokens, the deadline, the budget or the dataset
  * (days, costs, the texts citing them) are a tier template's holes
@@ -1465,6 +1595,10 @@ struct tier_parts {
 static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
                                const struct tier_parts *tp)
 {
+    if (!engine_plan_fits(p)) {
+        write_unfit_members(j, p, with_tier, tier);
+        return;
+    }
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
     jw_bool(j, "feasible", p->feasible);

@@ -1961,6 +1961,8 @@ static void tpl_fill(struct engine_plan *p, unsigned long long *st)
     p->per_node = 8;
     p->nodes = p->count / 8;
     p->par = (struct engine_parallel){8, 2, p->count / 16 ? p->count / 16 : 1, 1, 1, 1, 0, 1, 512, 1, 0};
+    if (!p->feasible && tpl_u(st) < 0.3)
+        p->par.tp = 0;   /* a plan that does not fit (engine_plan_fits): written with nulls */
     p->recompute_name = recompute[(int)(tpl_u(st) * 3)];
     p->mem_per_gpu_gib = tpl_num(st);
     p->intra_node = "nvswitch";
@@ -2230,6 +2232,7 @@ START_TEST(needed_budgets_and_deadlines_round_up_and_rounded_figures_are_their_s
         cJSON *doc = NULL, *tiers;
         for (int t = 0; t < TIER_COUNT; t++) {
             r->tiers[t].feasible = 0;
+            r->tiers[t].par.tp = 8;   /* a plan that fits, missing its budget and deadline */
             r->tiers[t].need_budget_usd = cases[i].budget;
             r->tiers[t].need_deadline_days = cases[i].days;
             r->tiers[t].flops_total = cases[i].flops;
