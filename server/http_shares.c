@@ -275,10 +275,12 @@ int http_share_json(struct http_req *req)
     return 0;
 }
 
+/* Cents, but a figure that is not 0 never reads 0.00 (a few cents of
+ * storage, 0.004 TB-months): two significant figures then, as the plan. */
 static void csv_number(struct sbuf *b, double v)
 {
     if (isfinite(v))
-        sbuf_addf(b, "%.2f", v);
+        sbuf_addf(b, v != 0 && fabs(v) < 0.005 ? "%.2g" : "%.2f", v);
 }
 
 int http_share_csv(struct http_req *req)
@@ -343,6 +345,12 @@ static void html_money(struct sbuf *b, double v)
         sbuf_adds(b, "&mdash;");
         return;
     }
+    /* Below a cent, two significant figures: a figure that is not 0
+     * never reads $0.00. */
+    if (v != 0 && fabs(v) < 0.005) {
+        sbuf_addf(b, "%s$%.2g", v < 0 ? "-" : "", fabs(v));
+        return;
+    }
     /* Small prices (electricity per kWh, GPU-hours) keep their cents. */
     if (fabs(v) < 100 && v != floor(v)) {
         sbuf_addf(b, "%s$%.2f", v < 0 ? "-" : "", fabs(v));
@@ -363,8 +371,12 @@ static void html_money(struct sbuf *b, double v)
 
 static void html_number(struct sbuf *b, double v)
 {
-    /* Fixed notation: %g turns a million GPU-hours into 1.07692e+06. */
-    if (isfinite(v))
+    /* Fixed notation: %g turns a million GPU-hours into 1.07692e+06; but
+     * a figure below 0.05 that is not 0 keeps two significant figures
+     * (%.1f wrote 0.004 TB-months as 0.0). */
+    if (isfinite(v) && v != 0 && fabs(v) < 0.05)
+        sbuf_addf(b, "%.2g", v);
+    else if (isfinite(v))
         sbuf_addf(b, v == floor(v) ? "%.0f" : "%.1f", v);
     else
         sbuf_adds(b, "&mdash;");

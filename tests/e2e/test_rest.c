@@ -620,6 +620,39 @@ START_TEST(a_tier_that_does_not_fit_is_labelled_on_the_share_page_with_no_zero_f
 }
 END_TEST
 
+/* A bill line below a cent (a few minutes of object storage) reads as
+ * such on the share page and in its CSV, never as 0.0 or $0.00. The line
+ * is put in the stored plan directly: the catalog's prices make none that
+ * small today. */
+START_TEST(a_shared_figure_below_a_cent_never_reads_as_0)
+{
+    char path[160], tok[80], sql[700];
+    struct e2e_resp r;
+    sqlite3 *db = NULL;
+    long long id = make_plan(&a_member, "Pennies");
+    make_share(&a_member, id, tok, sizeof tok);
+    ck_assert_int_eq(sqlite3_open(srv.db_path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    snprintf(sql, sizeof sql,
+             "UPDATE plan_revisions SET recommendation_json = json_set(recommendation_json, '$.tiers[1].bom', "
+             "json('[{\"item\":\"storage\",\"description\":\"warm object storage, 1.0 TB for 0.004 days\","
+             "\"quantity\":0.004,\"unit_usd\":0.0029,\"total_usd\":0.0029,\"as_of\":\"2025-06-01\"}]'), "
+             "'$.tiers[1].bom_total_usd', 0.0029) WHERE plan_id = %lld", id);
+    ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    snprintf(path, sizeof path, "/s/%s", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "data-label=\"Quantity\">0.004</td>"));
+    ck_assert_ptr_nonnull(strstr(r.body, "data-label=\"Unit price\">$0.0029</td>"));
+    ck_assert_ptr_null(strstr(r.body, "$0.00<"));
+    e2e_resp_release(&r);
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, ",0.004,0.0029,0.0029,2025-06-01\r\n"));
+    e2e_resp_release(&r);
+}
+END_TEST
+
 /* A revision from a tier that does not fit to one that does: the figures
  * change from null (no value) to numbers, and a member that is null on one
  * side and absent on the other (need_budget_usd) is no change. */
@@ -1813,6 +1846,7 @@ int main(void)
     tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
     tcase_add_test(tc, a_tier_that_does_not_fit_is_labelled_on_the_share_page_with_no_zero_figures);
     tcase_add_test(tc, a_diff_from_a_tier_that_does_not_fit_reads_from_no_value);
+    tcase_add_test(tc, a_shared_figure_below_a_cent_never_reads_as_0);
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
     tcase_add_test(tc, webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag);
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);

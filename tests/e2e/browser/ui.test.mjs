@@ -553,3 +553,14 @@ test('tiers that do not fit are labelled so, with no 0 days, $0 or points on the
     assert.equal(await page.locator('#charts .bar').count(), 0, 'no tier on the memory chart');
     assert.match(await page.locator('#charts').innerText(), /No tier has a cluster that fits/);
   }));
+
+test('a QLoRA checkpoint write rate of a fraction of a MB/s reads as such, not as 0 GB/s', async (t) =>
+  withPage(t, browser, async (page) => {
+    await page.goto(`${server.base}/?model=llama-2-7b&task=qlora&tokens_b=0.2&precision=bf16&pricing=cloud`);
+    await threeTiers(page);
+    const text = await page.locator('#tiers [data-tier="recommended"]').innerText();
+    const m = text.match(/writes at ([^ ]+) GB\/s/);
+    assert.ok(m, text);
+    assert.notEqual(Number(m[1]), 0, `written as ${m[1]} GB/s`);
+    assert.match(m[1], /^0\.000\d\d$/, 'two significant figures');
+  }));
