@@ -324,6 +324,21 @@ int http_share_csv(struct http_req *req)
             sbuf_add_csv(&b, str_or(line, "as_of", ""));
             sbuf_adds(&b, "\r\n");
         }
+        /* The tier's total, as its page shows it (bom_total_usd), in the
+         * same columns: item "total", no quantity, unit price or date. A
+         * tier that does not fit has no bill: its total is empty, and
+         * says why. */
+        sbuf_add_csv(&b, title);
+        sbuf_addf(&b, ",%d,", revision);
+        sbuf_add_csv(&b, tier);
+        sbuf_adds(&b, strcmp(tier, chosen) == 0 ? ",yes,total," : ",no,total,");
+        if (tier_has_cluster(t)) {
+            sbuf_adds(&b, "Bill of materials total,,,");
+            csv_number(&b, num_or_nan(t, "bom_total_usd"));
+        } else {
+            sbuf_adds(&b, "Does not fit: no bill of materials,,,");
+        }
+        sbuf_adds(&b, ",\r\n");
     }
     cJSON_Delete(doc);
     size_t len = 0;

@@ -617,6 +617,56 @@ START_TEST(a_tier_that_does_not_fit_is_labelled_on_the_share_page_with_no_zero_f
     }
     cJSON_Delete(doc);
     e2e_resp_release(&r);
+    /* its CSV total row says so, with no total */
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "Too big,1,minimum,no,total,Does not fit: no bill of materials,,,,\r\n"));
+    ck_assert_ptr_null(strstr(r.body, "0.00"));
+    e2e_resp_release(&r);
+}
+END_TEST
+
+/* The CSV ends each tier's lines with its total: the bill's total, the
+ * bom_total_usd the page prints in its table's foot, in the total_usd
+ * column of a row whose item is "total"; the other columns stay. */
+START_TEST(the_share_csv_ends_each_tier_with_its_total_as_the_page_shows_it)
+{
+    char path[160], tok[80], want[160];
+    struct e2e_resp r;
+    make_share(&a_member, a_plan, tok, sizeof tok);
+    snprintf(path, sizeof path, "/s/%s.json", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *doc = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    ck_assert_ptr_nonnull(doc);
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    const cJSON *t, *line;
+    int n = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "tiers"))
+    {
+        const char *tier = jstr(t, "tier");
+        double total = cJSON_GetObjectItem(t, "bom_total_usd")->valuedouble, sum = 0;
+        int lines = 0;
+        cJSON_ArrayForEach(line, cJSON_GetObjectItem(t, "bom"))
+        {
+            sum += cJSON_GetObjectItem(line, "total_usd")->valuedouble;
+            lines++;
+        }
+        ck_assert_int_gt(lines, 0);
+        ck_assert_msg(fabs(sum - total) <= 0.5 * lines, "%s: lines sum to %.2f, total %.2f", tier, sum, total);
+        snprintf(want, sizeof want, "A cluster,1,%s,%s,total,Bill of materials total,,,%.2f,\r\n", tier,
+                 strcmp(tier, "recommended") == 0 ? "yes" : "no", total);
+        const char *row = strstr(r.body, want);
+        ck_assert_msg(row != NULL, "no total row %s", want);
+        /* after the tier's own lines, before the next tier's */
+        const char *next = strstr(row + strlen(want), ",1,");
+        ck_assert(next == NULL || strncmp(next + 3, tier, strlen(tier)) != 0);
+        n++;
+    }
+    ck_assert_int_eq(n, 3);
+    e2e_resp_release(&r);
+    cJSON_Delete(doc);
 }
 END_TEST
 
@@ -649,6 +699,7 @@ START_TEST(a_shared_figure_below_a_cent_never_reads_as_0)
     snprintf(path, sizeof path, "/s/%s.csv", tok);
     ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
     ck_assert_ptr_nonnull(strstr(r.body, ",0.004,0.0029,0.0029,2025-06-01\r\n"));
+    ck_assert_ptr_nonnull(strstr(r.body, "Pennies,1,recommended,yes,total,Bill of materials total,,,0.0029,\r\n"));
     e2e_resp_release(&r);
 }
 END_TEST
@@ -1847,6 +1898,7 @@ int main(void)
     tcase_add_test(tc, a_tier_that_does_not_fit_is_labelled_on_the_share_page_with_no_zero_figures);
     tcase_add_test(tc, a_diff_from_a_tier_that_does_not_fit_reads_from_no_value);
     tcase_add_test(tc, a_shared_figure_below_a_cent_never_reads_as_0);
+    tcase_add_test(tc, the_share_csv_ends_each_tier_with_its_total_as_the_page_shows_it);
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
     tcase_add_test(tc, webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag);
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);
