@@ -909,7 +909,7 @@ static double sig_up(double x, int digits)
  * line) is written to NZ_FIGURES significant figures instead, so that a
  * small need never reads as none. Every other value is rnd's. */
 #define NZ_FIGURES 2
-static double rnd_nz(double x, int digits)
+static inline __attribute__((always_inline)) double rnd_nz(double x, int digits)
 {
     double r = rnd(x, digits);
     return r == 0 && x != 0 && isfinite(x) ? sig(x, NZ_FIGURES) : r;
@@ -1005,8 +1005,9 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
     }
 }
 
-/* hole_rnd_nz and hole_sig rounded up (UP): never below the field. v is the
- * rounded value, places the decimals written (0 for significant figures). */
+/* rnd and sig holes rounded up (UP): never below the field (so never 0
+ * for a need that is not). v is the rounded value, places the decimals
+ * written (0 for significant figures). */
 static void hole_up(struct jw *j, const char *key, const double *src, unsigned fmt, double v, int places)
 {
     if (j->key) {
