@@ -340,6 +340,18 @@ struct engine_plan {
     double bom_total_usd;
 };
 
+/* Whether the plan has a cluster layout: one that "does not fit" (no
+ * parallel layout of any allowed cluster, or of an estimate's cluster,
+ * fits memory or the given parallel settings) holds only its why and,
+ * for an estimate, the cluster asked for with the memory its leanest
+ * layout needs and the card's capacity. Every other figure of such a plan
+ * has no value (the encoders write null, never 0 days or $0). A plan that
+ * fits but misses the deadline or budget has a layout (and all figures). */
+static inline int engine_plan_fits(const struct engine_plan *p)
+{
+    return p->par.tp >= 1;
+}
+
 /* One cluster the search scored, with its fastest layout that fits. The
  * search keeps them in the recommendation (the caller's memory) so the engine
  * needs neither the heap nor a large stack; they also describe the cost/time

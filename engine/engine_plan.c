@@ -938,6 +938,34 @@ static double t3_write_bw_gbps(double gbps)
     return 0.93 * gbps;
 }
 
+/* Realised all_reduce busbw over a PCIe x16 path, as a share of its
+ * per-direction rate: the catalog's rule for cards without NVLink (L40S
+ * 22 = 0.7 x 31.5 GB/s, migrations/0002_catalog.sql), derived, unconfirmed. */
+#define PCIE_BUSBW_FRACTION 0.7
+
+/* The all_reduce busbw a node's nccl-tests run over all its GPUs must
+ * reach (T1). The catalog's intra_busbw_gbs is the figure of the card's
+ * scale-up domain: for bridged PCIe cards T1's ~116 GB/s is two H100 PCIe
+ * on one NVLink bridge (nccl-tests #194), not eight. In a node wider than
+ * the domain (8 cards in bridged pairs, or H200 NVL's 4-way groups) the
+ * ring runs over PCIe between the groups, so the run reaches what cards
+ * without NVLink reach: PCIE_BUSBW_FRACTION x the per-direction x16 rate
+ * (T4: Gen4 31.5, Gen5 63 GB/s), 44 GB/s at Gen5. No published run gives
+ * this figure (data/ has only the 2-card one): it is an estimate, and the
+ * plan's text says so (intra_busbw_split). */
+static double intra_busbw_expected(const struct engine_gpu *g, int per_node)
+{
+    double pcie = PCIE_BUSBW_FRACTION * engine_pcie_gbs(g->pcie_gen);
+    return per_node > g->scaleup_domain && pcie < g->intra_busbw_gbs ? pcie : g->intra_busbw_gbs;
+}
+
+/* Whether a node's all_reduce falls to PCIe between scale-up groups
+ * (intra_busbw_expected below the catalog's figure). */
+static int intra_busbw_split(const struct engine_gpu *g, int per_node)
+{
+    return intra_busbw_expected(g, per_node) < g->intra_busbw_gbs;
+}
+
 /* The number format of the peak eval_peak_tflops gives (F4's text): fp8
  * on a card without FP8 runs at the BF16 rate (the plan warns so), and
  * fp32 training runs on the TF32 tensor cores; a "dense fp8 peak" of an
@@ -1131,7 +1159,8 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        "TFLOPS", "F4");
         }
         if (per_node > 1)
-            expect(pl, EXP_NCCL_INTRA_BUSBW, g->intra_busbw_gbs, NAN, NULL, "GB/s", "T1");
+            expect(pl, EXP_NCCL_INTRA_BUSBW, intra_busbw_expected(g, per_node), NAN, NULL, "GB/s",
+                   intra_busbw_split(g, per_node) ? "T1,T4" : "T1");
         if (nodes > 1 && f) {
             expect(pl, EXP_NCCL_INTER_BUSBW, pl->scaleout_ports_per_node * f->busbw_per_nic_gbs, NAN, NULL, "GB/s", "T2,R25");
             if (nvidia)
@@ -1225,6 +1254,17 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                            "%.0f GB/s)%s", per_node, g->pcie_gen, pl->gpu_gpu_gbs, g->intra_busbw_gbs,
                            pl->par.tp > 1 ? "; tensor parallel runs through the CPU root complex (see F8 for its "
                                             "time)" : "; TP 1 keeps the per-layer all-reduces off PCIe");
+    else if (per_node > 1 && intra_busbw_split(g, per_node))
+        /* a node of bridged groups: the groups' busbw, and the node's
+         * all_reduce over PCIe between them (what the plan expects, T1) */
+        cluster_rationale(pl, tm, "R12",
+                           "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s in a %d-GPU group, ~%.0f "
+                           "GB/s across all %d over PCIe Gen%d: an estimate, %.1f x %.1f GB/s per direction, T4); TP "
+                           "%d %s the %d-GPU scale-up domain%s", pl->intra_node,
+                           pl->gpu_gpu_gbs, g->intra_busbw_gbs, g->scaleup_domain, intra_busbw_expected(g, per_node),
+                           per_node, g->pcie_gen, PCIE_BUSBW_FRACTION, engine_pcie_gbs(g->pcie_gen),
+                           pl->par.tp, tp_out ? "is wider than" : "kept inside",
+                           tp_in, tp_out ? ": its all-reduces are timed at the NICs' busbw (F8)" : "");
     else if (per_node > 1 && !tp_out)
         cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d kept inside "

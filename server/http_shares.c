@@ -195,6 +195,18 @@ static const char *str_or(const cJSON *o, const char *name, const char *dflt)
     return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
+/* Whether a shared tier has a cluster: one that does not fit has no GPU
+ * count and no days (null since the engine says so; 0 GPUs or 0 days in a
+ * plan saved before, which are no figures either), so its page and CSV
+ * label it and print no summary, bill or total as figures. */
+static int tier_has_cluster(const cJSON *t)
+{
+    double count = num_or_nan(cJSON_GetObjectItemCaseSensitive(t, "gpu"), "count");
+    double days = num_or_nan(cJSON_GetObjectItemCaseSensitive(t, "time"), "days");
+    return isfinite(count) && count >= 1 && isfinite(days) &&
+           !(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "feasible")) && days <= 0);
+}
+
 /* The share document: what the JSON form returns and the page and CSV render. */
 static cJSON *share_doc(const struct db_plan *plan, long long expires_at)
 {
@@ -227,6 +239,8 @@ static cJSON *share_doc(const struct db_plan *plan, long long expires_at)
         const cJSON *total = cJSON_GetObjectItemCaseSensitive(t, "bom_total_usd");
         if (cJSON_IsNumber(total)) {
             cJSON_AddNumberToObject(o, "bom_total_usd", total->valuedouble);
+        } else if (cJSON_IsNull(total)) {
+            cJSON_AddNullToObject(o, "bom_total_usd");   /* a tier that does not fit: no bill, not $0 */
         } else {
             double sum = 0;
             const cJSON *line;
@@ -261,10 +275,12 @@ int http_share_json(struct http_req *req)
     return 0;
 }
 
+/* Cents, but a figure that is not 0 never reads 0.00 (a few cents of
+ * storage, 0.004 TB-months): two significant figures then, as the plan. */
 static void csv_number(struct sbuf *b, double v)
 {
     if (isfinite(v))
-        sbuf_addf(b, "%.2f", v);
+        sbuf_addf(b, v != 0 && fabs(v) < 0.005 ? "%.2g" : "%.2f", v);
 }
 
 int http_share_csv(struct http_req *req)
@@ -308,6 +324,21 @@ int http_share_csv(struct http_req *req)
             sbuf_add_csv(&b, str_or(line, "as_of", ""));
             sbuf_adds(&b, "\r\n");
         }
+        /* The tier's total, as its page shows it (bom_total_usd), in the
+         * same columns: item "total", no quantity, unit price or date. A
+         * tier that does not fit has no bill: its total is empty, and
+         * says why. */
+        sbuf_add_csv(&b, title);
+        sbuf_addf(&b, ",%d,", revision);
+        sbuf_add_csv(&b, tier);
+        sbuf_adds(&b, strcmp(tier, chosen) == 0 ? ",yes,total," : ",no,total,");
+        if (tier_has_cluster(t)) {
+            sbuf_adds(&b, "Bill of materials total,,,");
+            csv_number(&b, num_or_nan(t, "bom_total_usd"));
+        } else {
+            sbuf_adds(&b, "Does not fit: no bill of materials,,,");
+        }
+        sbuf_adds(&b, ",\r\n");
     }
     cJSON_Delete(doc);
     size_t len = 0;
@@ -327,6 +358,12 @@ static void html_money(struct sbuf *b, double v)
 {
     if (!isfinite(v)) {
         sbuf_adds(b, "&mdash;");
+        return;
+    }
+    /* Below a cent, two significant figures: a figure that is not 0
+     * never reads $0.00. */
+    if (v != 0 && fabs(v) < 0.005) {
+        sbuf_addf(b, "%s$%.2g", v < 0 ? "-" : "", fabs(v));
         return;
     }
     /* Small prices (electricity per kWh, GPU-hours) keep their cents. */
@@ -349,8 +386,12 @@ static void html_money(struct sbuf *b, double v)
 
 static void html_number(struct sbuf *b, double v)
 {
-    /* Fixed notation: %g turns a million GPU-hours into 1.07692e+06. */
-    if (isfinite(v))
+    /* Fixed notation: %g turns a million GPU-hours into 1.07692e+06; but
+     * a figure below 0.05 that is not 0 keeps two significant figures
+     * (%.1f wrote 0.004 TB-months as 0.0). */
+    if (isfinite(v) && v != 0 && fabs(v) < 0.05)
+        sbuf_addf(b, "%.2g", v);
+    else if (isfinite(v))
         sbuf_addf(b, v == floor(v) ? "%.0f" : "%.1f", v);
     else
         sbuf_adds(b, "&mdash;");
@@ -430,6 +471,14 @@ int http_share_page(struct http_req *req)
         if (strcmp(tier, chosen) == 0)
             sbuf_adds(&b, " (chosen)");
         sbuf_adds(&b, "</h2>\n");
+        int has_cluster = tier_has_cluster(t);
+        if (!has_cluster) {
+            sbuf_adds(&b, "<p class=\"infeasible\">Does not fit: ");
+            sbuf_add_html(&b, str_or(t, "why", "no cluster fits this tier"));
+            sbuf_adds(&b, "</p>\n<p class=\"no-bom\">No cluster, so no bill of materials for this tier.</p>"
+                          "</section>\n");
+            continue;
+        }
         if (cJSON_IsFalse(feasible)) {
             sbuf_adds(&b, "<p class=\"infeasible\">Not feasible: ");
             sbuf_add_html(&b, str_or(t, "why", "see the plan"));

@@ -2,7 +2,10 @@
  * {"path", "from", "to"} entries (paths like "model.preset" or
  * "tiers[2].gpu.count"). Plans use it to show what a revision changed in
  * the workload and in the chosen tier; a flat list reads well in a UI and
- * in a terminal, and a missing side is simply absent. */
+ * in a terminal, and a missing side is simply absent. A member that is
+ * null (a figure with no value: a tier that does not fit) and one that is
+ * absent both say "no value", so that pair is no change; written, it was
+ * an entry from null to null. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +27,8 @@ static void diff_at(const cJSON *a, const cJSON *b, const char *path, cJSON *cha
     if (cJSON_GetArraySize(changes) >= max)
         return;
     if (a && b && cJSON_Compare(a, b, 1))
+        return;
+    if ((!a && cJSON_IsNull(b)) || (!b && cJSON_IsNull(a)))
         return;
     if (a && b && cJSON_IsObject(a) && cJSON_IsObject(b)) {
         const cJSON *it;

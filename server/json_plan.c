@@ -904,6 +904,17 @@ static double sig_up(double x, int digits)
     return rnd_up(x, digits - 1 - json_floor_log10(fabs(x)));
 }
 
+/* rnd, but never 0 for a value that is not: a figure that rounds to 0 at
+ * its decimals (a LoRA job's 0.004 GB/s, 0.003 days, a $0.30 storage
+ * line) is written to NZ_FIGURES significant figures instead, so that a
+ * small need never reads as none. Every other value is rnd's. */
+#define NZ_FIGURES 2
+static inline __attribute__((always_inline)) double rnd_nz(double x, int digits)
+{
+    double r = rnd(x, digits);
+    return r == 0 && x != 0 && isfinite(x) ? sig(x, NZ_FIGURES) : r;
+}
+
 /* The plan answers are written straight to text (json_write.c's jw_*),
  * not built as a cJSON tree and printed: the hot path of POST
  * /api/v1/recommend, ~1,500 values per answer. json_*_encode parse that text
@@ -915,17 +926,19 @@ static double sig_up(double x, int digits)
     jw_str_in((j), (key), (arr),                                                                                       \
               sizeof(arr) + 0 * sizeof(char[1 - 2 * __builtin_types_compatible_p(__typeof__(arr), __typeof__(&(arr)[0]))]))
 
-/* jw_num of rnd(x, digits) and of sig(x, digits), tagged (jw_num_raw_hit):
- * an x that is the recorded one is taken without rounding it again. The
- * tag names the function and its digits, so one tag is one f. */
+/* jw_num of rnd_nz(x, digits) and of sig(x, digits), tagged
+ * (jw_num_raw_hit): an x that is the recorded one is taken without
+ * rounding it again. The tag names the function and its digits, so one
+ * tag is one f. NZ marks rnd_nz (every decimals-rounded figure is). */
 #define TAG_RND(digits) (64u + 1u + (unsigned)((digits) + 32))
 #define TAG_SIG(digits) (128u + 1u + (unsigned)((digits) + 32))
-static JW_INLINE void num_rnd(struct jw *j, const char *key, double x, int digits)
+#define NZ 1024u
+static JW_INLINE void num_rnd_nz(struct jw *j, const char *key, double x, int digits)
 {
     size_t klen = strlen(key);
-    uint64_t kk = JW_KK_TAG(klen, TAG_RND(digits));
+    uint64_t kk = JW_KK_TAG(klen, TAG_RND(digits) | NZ);
     if (!jw_num_raw_hit(j, key, kk, x))
-        jw_num_tagged(j, key, klen, kk, x, rnd(x, digits), digits);
+        jw_num_tagged(j, key, klen, kk, x, rnd_nz(x, digits), digits);
 }
 
 static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digits)
@@ -938,20 +951,23 @@ static JW_INLINE void num_sig(struct jw *j, const char *key, double x, int digit
 
 /* The same members as holes of a tier's template (jw_hole_num, "tier
  * templates" below), read from the plan field src; outside a template's
- * writing they are num_rnd and num_sig. The formats are the tags, which
+ * writing they are num_rnd_nz and num_sig. The formats are the tags, which
  * plan_fx computes again; TIMES_24 marks a value written as the field
  * times 24 (hours from days). */
 #define TIMES_24 256u
 /* UP marks a value rounded up (rnd_up, sig_up): its holes have no factor,
  * every patch asks plan_fx (only an infeasible tier writes one). */
 #define UP 512u
-static JW_INLINE void hole_rnd(struct jw *j, const char *key, const double *src, int digits)
+/* From 10^-digits up rnd's factor rounds |x| to at least one unit, never
+ * 0, so rnd_nz is jw_round_f(x, f) there; below it (0 and NaN too) the
+ * patch asks plan_fx. */
+static JW_INLINE void hole_rnd_nz(struct jw *j, const char *key, const double *src, int digits)
 {
-    if (j->key)   /* rnd: jw_round_f(x, f) for every finite x (|x| <= DBL_MAX), else x (fx) */
-        jw_hole_num(j, key, strlen(key), TAG_RND(digits), src, rnd(*src, digits), digits, rnd_unit(digits), 1.0, 0.0,
-                    DBL_MAX);
+    if (j->key)
+        jw_hole_num(j, key, strlen(key), TAG_RND(digits) | NZ, src, rnd_nz(*src, digits), digits, rnd_unit(digits),
+                    1.0, rnd_f(-digits), DBL_MAX);
     else
-        num_rnd(j, key, *src, digits);
+        num_rnd_nz(j, key, *src, digits);
 }
 
 /* The magnitudes a within which json_floor_log10(a) is m without its
@@ -989,8 +1005,9 @@ static JW_INLINE void hole_sig(struct jw *j, const char *key, const double *src,
     }
 }
 
-/* hole_rnd and hole_sig rounded up (UP): never below the field. v is the
- * rounded value, places the decimals written (0 for significant figures). */
+/* rnd and sig holes rounded up (UP): never below the field (so never 0
+ * for a need that is not). v is the rounded value, places the decimals
+ * written (0 for significant figures). */
 static void hole_up(struct jw *j, const char *key, const double *src, unsigned fmt, double v, int places)
 {
     if (j->key) {
@@ -1045,6 +1062,8 @@ static double plan_fx(unsigned fmt, double x)
         fmt &= ~TIMES_24;
         x *= 24.0;
     }
+    if (fmt & NZ)
+        return rnd_nz(x, (int)((fmt & ~NZ) - 64u - 1u) - 32);
     if (fmt & UP) {
         fmt &= ~UP;
         if (fmt >= 128u + 1u)
@@ -1179,20 +1198,20 @@ static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs 
     jw_end(j);
 
     jw_obj(j, "memory");
-    num_rnd(j, "per_gpu_gib", k->mem[0], 1);
-    num_rnd(j, "capacity_gib", k->mem[1], 1);
-    num_rnd(j, "weights_gib", k->mem[2], 2);
-    num_rnd(j, "gradients_gib", k->mem[3], 2);
-    num_rnd(j, "optimizer_gib", k->mem[4], 2);
-    num_rnd(j, "activations_gib", k->mem[5], 2);
-    num_rnd(j, "other_gib", k->mem[6], 2);
-    num_rnd(j, "host_offload_gib", k->mem[7], 2);
+    num_rnd_nz(j, "per_gpu_gib", k->mem[0], 1);
+    num_rnd_nz(j, "capacity_gib", k->mem[1], 1);
+    num_rnd_nz(j, "weights_gib", k->mem[2], 2);
+    num_rnd_nz(j, "gradients_gib", k->mem[3], 2);
+    num_rnd_nz(j, "optimizer_gib", k->mem[4], 2);
+    num_rnd_nz(j, "activations_gib", k->mem[5], 2);
+    num_rnd_nz(j, "other_gib", k->mem[6], 2);
+    num_rnd_nz(j, "host_offload_gib", k->mem[7], 2);
     jw_end(j);
 
     jw_obj(j, "interconnect");
     jw_str(j, "intra_node", t->intra_node);
-    num_rnd(j, "gpu_gpu_gbs", k->gpu_gpu_gbs, 1);
-    num_rnd(j, "intra_busbw_gbs", k->intra_busbw_gbs, 1);
+    num_rnd_nz(j, "gpu_gpu_gbs", k->gpu_gpu_gbs, 1);
+    num_rnd_nz(j, "intra_busbw_gbs", k->intra_busbw_gbs, 1);
     jw_end(j);
 
     jw_obj(j, "fabric");
@@ -1204,7 +1223,7 @@ static void write_hw(struct jw *j, const struct hw_key *k, const struct hw_strs 
     jw_str(j, "topology", t->topology);
     jw_str(j, "oversubscription", k->oversub);
     jw_bool(j, "lossless", k->lossless);
-    num_rnd(j, "inter_busbw_gbs", k->inter_busbw_gbs, 1);
+    num_rnd_nz(j, "inter_busbw_gbs", k->inter_busbw_gbs, 1);
     jw_obj(j, "switches");
     jw_num(j, "leaf", k->leaf);
     jw_num(j, "spine", k->spine);
@@ -1223,9 +1242,9 @@ static void write_expectations(struct jw *j, const struct engine_plan *p)
         jw_obj(j, NULL);
         jw_str(j, "id", e->id);
         if (!isnan(e->min))
-            num_rnd(j, "min", e->min, 1);
+            num_rnd_nz(j, "min", e->min, 1);
         if (!isnan(e->max))
-            num_rnd(j, "max", e->max, 1);
+            num_rnd_nz(j, "max", e->max, 1);
         if (e->value[0])
             jw_str(j, "value", e->value);
         if (e->unit[0])
@@ -1458,6 +1477,136 @@ struct tier_parts {
     const struct exp_slot *eslot;
 };
 
+/* jw_null for each key of a list (NULL-terminated) */
+static void nulls(struct jw *j, const char *const *keys)
+{
+    for (; *keys; keys++)
+        jw_null(j, *keys);
+}
+
+/* The members of a plan that does not fit (engine_plan_fits): the same
+ * names, in the same order, as a plan that fits, never dropped, and null
+ * where there is no value. A figure of 0 (0 days, $0, 0 GPUs, TP 0) read
+ * as a plan that costs nothing; the catalog's defaults the engine leaves
+ * in such a plan ("pcie", "single-node", "cloud") named hardware that was
+ * never chosen. What has a value is written: the why, and for an
+ * estimate (a catalog GPU) the cluster asked for, the memory per GPU its
+ * leanest layout needs (when one matched the given parallel settings)
+ * and the card's capacity. Everything written here but the holes (the
+ * why and its texts, the needs) is read from the fields tier_key holds
+ * or is literal, so a template of it stays exact. */
+static void write_unfit_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier)
+{
+    static const char *const par[] = {"tp", "pp", "dp", "zero", "recompute", "micro_batch", "ep", "cp", "vpp",
+                                      "global_batch", "offload", NULL};
+    static const char *const mem[] = {"weights_gib", "gradients_gib", "optimizer_gib", "activations_gib",
+                                      "other_gib", "host_offload_gib", NULL};
+    static const char *const fab[] = {"type", "id", "gbps_per_gpu", "nics_per_node", "ports_per_node", "topology",
+                                      "oversubscription", "lossless", "inter_busbw_gbs", NULL};
+    static const char *const sw[] = {"leaf", "spine", "core", NULL};
+    static const char *const ckpt[] = {"size_gb", "interval_min", "keep", "write_gbs", "stall_s", "async",
+                                       "atomic_rename", NULL};
+    static const char *const time_k[] = {"days", "days_low", "days_high", "hours", "startup_min", "gpu_hours",
+                                         "tokens_per_s", "step_time_s", "mfu", "hfu", "achieved_tflops_per_gpu",
+                                         "comm_fraction", "bubble_fraction", "goodput", "mtbf_job_h",
+                                         "flops_total", NULL};
+    const int cluster = p->gpu_index >= 0;   /* an estimate's cluster: the GPU and counts asked for */
+
+    if (with_tier)
+        jw_str(j, "tier", engine_tier_name(tier));
+    jw_bool(j, "feasible", p->feasible);
+    if (!p->feasible) {
+        hole_str_arr(j, "why", p->why);
+        hole_sig_up(j, "need_budget_usd", &p->need_budget_usd, 4);
+        hole_rnd_up(j, "need_deadline_days", &p->need_deadline_days, 1);
+    }
+    jw_obj(j, "gpu");
+    if (cluster) {
+        jw_str_arr(j, "id", p->gpu_id);
+        jw_str_arr(j, "name", p->gpu_name);
+        jw_num(j, "count", p->count);
+        jw_num(j, "per_node", p->per_node);
+        jw_num(j, "nodes", p->nodes);
+    } else {
+        static const char *const gpu[] = {"id", "name", "count", "per_node", "nodes", NULL};
+        nulls(j, gpu);
+    }
+    jw_end(j);
+    jw_obj(j, "parallel");
+    nulls(j, par);
+    jw_end(j);
+    jw_obj(j, "memory");
+    if (cluster && p->mem_per_gpu_gib > 0)
+        num_rnd_nz(j, "per_gpu_gib", p->mem_per_gpu_gib, 1);
+    else
+        jw_null(j, "per_gpu_gib");
+    if (cluster)
+        num_rnd_nz(j, "capacity_gib", p->mem_capacity_gib, 1);
+    else
+        jw_null(j, "capacity_gib");
+    nulls(j, mem);
+    jw_end(j);
+    jw_obj(j, "interconnect");
+    {
+        static const char *const ic[] = {"intra_node", "gpu_gpu_gbs", "intra_busbw_gbs", NULL};
+        nulls(j, ic);
+    }
+    jw_end(j);
+    jw_obj(j, "fabric");
+    nulls(j, fab);
+    jw_obj(j, "switches");
+    nulls(j, sw);
+    jw_end(j);
+    jw_null(j, "links");
+    jw_end(j);
+    jw_obj(j, "storage");
+    jw_arr(j, "tiers");
+    jw_end(j);
+    jw_obj(j, "checkpoint");
+    nulls(j, ckpt);
+    jw_end(j);
+    jw_null(j, "dataset_tb");
+    jw_null(j, "read_gbs");
+    jw_end(j);
+    jw_obj(j, "host");
+    {
+        static const char *const host[] = {"cpu_threads_per_node", "ram_gb_per_node", "cpu_governor", NULL};
+        nulls(j, host);
+    }
+    jw_end(j);
+    jw_null(j, "power_kw");
+    jw_obj(j, "time");
+    nulls(j, time_k);
+    jw_end(j);
+    jw_obj(j, "cost");
+    {
+        static const char *const cost[] = {"usd", "usd_low", "usd_high", "basis", NULL};
+        nulls(j, cost);
+    }
+    /* the members a priced plan of a catalog GPU has */
+    if (cluster && p->basis == PRICING_CLOUD)
+        jw_null(j, "billed_hours_per_gpu");
+    if (cluster)
+        jw_null(j, "price_confidence");
+    jw_end(j);
+    write_expectations(j, p);
+    jw_arr(j, "rationale");
+    for (int i = 0; i < p->n_rationale; i++) {
+        jw_obj(j, NULL);
+        jw_str_arr(j, "rule", p->rationale[i].rule);
+        hole_str_arr(j, "text", p->rationale[i].text);
+        jw_end(j);
+    }
+    jw_end(j);
+    jw_arr(j, "warnings");
+    for (int i = 0; i < p->n_warnings; i++)
+        hole_str_arr(j, NULL, p->warnings[i]);
+    jw_end(j);
+    jw_arr(j, "bom");
+    jw_end(j);
+    jw_null(j, "bom_total_usd");
+}
+
 /* The members of a plan object (the caller opens and closes it). The
  * values that follow the tokens, the deadline, the budget or the dataset
  * (days, costs, the texts citing them) are a tier template's holes
@@ -1465,6 +1614,10 @@ struct tier_parts {
 static void write_plan_members(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier,
                                const struct tier_parts *tp)
 {
+    if (!engine_plan_fits(p)) {
+        write_unfit_members(j, p, with_tier, tier);
+        return;
+    }
     if (with_tier)
         jw_str(j, "tier", engine_tier_name(tier));
     jw_bool(j, "feasible", p->feasible);
@@ -1491,10 +1644,10 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
             jw_str_arr(j, "kind", p->storage[i].kind);
             jw_block_end(j);
         }
-        hole_rnd(j, "capacity_tb", &p->storage[i].capacity_tb, 2);
-        hole_rnd(j, "read_gbs", &p->storage[i].read_gbs, 2);
-        hole_rnd(j, "write_gbs", &p->storage[i].write_gbs, 2);
-        hole_rnd(j, "usd", &p->storage[i].usd, 0);
+        hole_rnd_nz(j, "capacity_tb", &p->storage[i].capacity_tb, 2);
+        hole_rnd_nz(j, "read_gbs", &p->storage[i].read_gbs, 2);
+        hole_rnd_nz(j, "write_gbs", &p->storage[i].write_gbs, 2);
+        hole_rnd_nz(j, "usd", &p->storage[i].usd, 0);
         jw_end(j);
     }
     jw_end(j);
@@ -1505,19 +1658,19 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         const double ck[5] = {p->ckpt_size_gb, p->ckpt_interval_min, p->ckpt_keep, p->ckpt_write_gbs, p->ckpt_stall_s};
         if (!jw_block(j, "checkpoint block", ck, sizeof ck)) {
             jw_obj(j, "checkpoint");
-            num_rnd(j, "size_gb", ck[0], 1);
-            num_rnd(j, "interval_min", ck[1], 1);
+            num_rnd_nz(j, "size_gb", ck[0], 1);
+            num_rnd_nz(j, "interval_min", ck[1], 1);
             jw_num(j, "keep", ck[2]);
-            num_rnd(j, "write_gbs", ck[3], 2);
-            num_rnd(j, "stall_s", ck[4], 1);
+            num_sig(j, "write_gbs", ck[3], 3);   /* a rate: LoRA needs a few MB/s */
+            num_rnd_nz(j, "stall_s", ck[4], 1);
             jw_bool(j, "async", 1);
             jw_bool(j, "atomic_rename", 1);
             jw_end(j);
             jw_block_end(j);
         }
     }
-    hole_rnd(j, "dataset_tb", &p->dataset_tb, 3);
-    hole_rnd(j, "read_gbs", &p->read_gbs, 3);
+    hole_rnd_nz(j, "dataset_tb", &p->dataset_tb, 3);
+    hole_sig(j, "read_gbs", &p->read_gbs, 3, 0);   /* the job's read rate (F11): small for fine-tunes */
     jw_end(j);
 
     {
@@ -1528,18 +1681,18 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
             jw_num(j, "ram_gb_per_node", host[1]);
             jw_str(j, "cpu_governor", "performance");
             jw_end(j);
-            num_rnd(j, "power_kw", host[2], 1);
+            num_rnd_nz(j, "power_kw", host[2], 1);
             jw_block_end(j);
         }
     }
 
     jw_obj(j, "time");
-    hole_rnd(j, "days", &p->days, 2);
-    hole_rnd(j, "days_low", &p->days_low, 2);
-    hole_rnd(j, "days_high", &p->days_high, 2);
+    hole_rnd_nz(j, "days", &p->days, 2);
+    hole_rnd_nz(j, "days_low", &p->days_low, 2);
+    hole_rnd_nz(j, "days_high", &p->days_high, 2);
     hole_sig(j, "hours", &p->days, 3, TIMES_24);
-    num_rnd(j, "startup_min", p->startup_s / 60.0, 1);
-    hole_rnd(j, "gpu_hours", &p->gpu_hours, 0);
+    num_rnd_nz(j, "startup_min", p->startup_s / 60.0, 1);
+    hole_rnd_nz(j, "gpu_hours", &p->gpu_hours, 0);
     {
         /* the layout's rates: the same for any tokens */
         const double tk[9] = {p->tokens_per_s,    p->step_time_s,   p->mfu,     p->hfu,       p->achieved_tflops,
@@ -1547,12 +1700,12 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         if (!jw_block(j, "layout rates", tk, sizeof tk)) {
             num_sig(j, "tokens_per_s", tk[0], 5);
             num_sig(j, "step_time_s", tk[1], 4);
-            num_rnd(j, "mfu", tk[2], 3);
-            num_rnd(j, "hfu", tk[3], 3);
-            num_rnd(j, "achieved_tflops_per_gpu", tk[4], 1);
-            num_rnd(j, "comm_fraction", tk[5], 3);
-            num_rnd(j, "bubble_fraction", tk[6], 3);
-            num_rnd(j, "goodput", tk[7], 3);
+            num_rnd_nz(j, "mfu", tk[2], 3);
+            num_rnd_nz(j, "hfu", tk[3], 3);
+            num_rnd_nz(j, "achieved_tflops_per_gpu", tk[4], 1);
+            num_rnd_nz(j, "comm_fraction", tk[5], 3);
+            num_rnd_nz(j, "bubble_fraction", tk[6], 3);
+            num_rnd_nz(j, "goodput", tk[7], 3);
             num_sig(j, "mtbf_job_h", tk[8], 3);
             jw_block_end(j);
         }
@@ -1561,9 +1714,9 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
     jw_end(j);
 
     jw_obj(j, "cost");
-    hole_rnd(j, "usd", &p->cost_usd, 0);
-    hole_rnd(j, "usd_low", &p->cost_low_usd, 0);
-    hole_rnd(j, "usd_high", &p->cost_high_usd, 0);
+    hole_rnd_nz(j, "usd", &p->cost_usd, 0);
+    hole_rnd_nz(j, "usd_low", &p->cost_low_usd, 0);
+    hole_rnd_nz(j, "usd_high", &p->cost_high_usd, 0);
     {
         int buy = p->basis == PRICING_BUY, billed = p->basis == PRICING_CLOUD && p->gpu_index >= 0,
             priced = p->gpu_index >= 0;
@@ -1597,14 +1750,14 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         jw_obj(j, NULL);
         jw_str_arr(j, "item", b->item);
         hole_str_arr(j, "description", b->description);   /* it cites the run's length */
-        hole_rnd(j, "quantity", &b->quantity, 1);   /* gpu-hours: the run's length */
-        hole_rnd(j, "unit_usd", &b->unit_usd, 2);
-        hole_rnd(j, "total_usd", &b->total_usd, 0);
+        hole_rnd_nz(j, "quantity", &b->quantity, 1);   /* gpu-hours: the run's length */
+        hole_rnd_nz(j, "unit_usd", &b->unit_usd, 2);
+        hole_rnd_nz(j, "total_usd", &b->total_usd, 0);
         jw_str_arr(j, "as_of", b->as_of);
         jw_end(j);
     }
     jw_end(j);
-    hole_rnd(j, "bom_total_usd", &p->bom_total_usd, 0);
+    hole_rnd_nz(j, "bom_total_usd", &p->bom_total_usd, 0);
 }
 
 /* ---- tier templates
@@ -2183,8 +2336,8 @@ static void write_frontier(struct jw *j, const struct catalog *c, const struct e
             jw_num(j, "dp", key.n[4]);
             jw_block_end(j);
         }
-        num_rnd(j, "days", k->days, 2);
-        num_rnd(j, "cost_usd", k->cost, 0);
+        num_rnd_nz(j, "days", k->days, 2);
+        num_rnd_nz(j, "cost_usd", k->cost, 0);
         jw_end(j);
     }
     jw_end(j);

@@ -29,6 +29,10 @@
 static char *REPORT_FAIL, *REPORT_OTHER;
 #define WORKLOAD "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":100,\"seq_len\":4096,\"precision\":\"bf16\"}"
 #define WORKLOAD2 "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":200,\"seq_len\":4096,\"precision\":\"bf16\"}"
+/* No allowed cluster fits it: all three tiers "do not fit". */
+#define WORKLOAD_UNFIT                                                                                                 \
+    "{\"model\":{\"preset\":\"llama-3.1-405b\"},\"task\":\"pretrain\",\"tokens_b\":100,"                                \
+    "\"gpus_allowed\":[\"l4-pcie-24gb\"],\"max_gpus\":8}"
 
 struct who {
     char cookie[320];   /* "gpuplan_session=..." */
@@ -570,6 +574,167 @@ START_TEST(api_tokens_are_shown_once_record_use_and_can_be_revoked)
 END_TEST
 
 /* ---- plans ---- */
+
+static long long make_plan_of(const struct who *w, const char *title, const char *workload)
+{
+    char body[600];
+    cJSON *doc = NULL;
+    snprintf(body, sizeof body, "{\"title\":\"%s\",\"workload\":%s}", title, workload);
+    ck_assert_int_eq(jcall(w, "POST", "/api/v1/plans", body, &doc), 201);
+    long long id = jid(doc, "id");
+    cJSON_Delete(doc);
+    return id;
+}
+
+/* A tier that does not fit has no days, cost or bill: the share page says
+ * "Does not fit" and prints no $0 or 0 days, and its JSON has null. */
+START_TEST(a_tier_that_does_not_fit_is_labelled_on_the_share_page_with_no_zero_figures)
+{
+    char path[160], tok[80];
+    struct e2e_resp r;
+    long long id = make_plan_of(&a_member, "Too big", WORKLOAD_UNFIT);
+    make_share(&a_member, id, tok, sizeof tok);
+    snprintf(path, sizeof path, "/s/%s", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "Does not fit: the model does not fit"));
+    ck_assert_ptr_null(strstr(r.body, "$0"));
+    ck_assert_ptr_null(strstr(r.body, "0.0 days"));
+    ck_assert_ptr_null(strstr(r.body, "&times;"));
+    ck_assert_ptr_null(strstr(r.body, "Not feasible"));
+    e2e_resp_release(&r);
+    snprintf(path, sizeof path, "/s/%s.json", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *doc = cJSON_Parse(r.body);
+    const cJSON *t;
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "tiers")), 3);
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "tiers"))
+    {
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(t, "feasible")));
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(t, "bom_total_usd")));
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "time"), "days")));
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "cost"), "usd")));
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "gpu"), "count")));
+    }
+    cJSON_Delete(doc);
+    e2e_resp_release(&r);
+    /* its CSV total row says so, with no total */
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "Too big,1,minimum,no,total,Does not fit: no bill of materials,,,,\r\n"));
+    ck_assert_ptr_null(strstr(r.body, "0.00"));
+    e2e_resp_release(&r);
+}
+END_TEST
+
+/* The CSV ends each tier's lines with its total: the bill's total, the
+ * bom_total_usd the page prints in its table's foot, in the total_usd
+ * column of a row whose item is "total"; the other columns stay. */
+START_TEST(the_share_csv_ends_each_tier_with_its_total_as_the_page_shows_it)
+{
+    char path[160], tok[80], want[160];
+    struct e2e_resp r;
+    make_share(&a_member, a_plan, tok, sizeof tok);
+    snprintf(path, sizeof path, "/s/%s.json", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    cJSON *doc = cJSON_Parse(r.body);
+    e2e_resp_release(&r);
+    ck_assert_ptr_nonnull(doc);
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    const cJSON *t, *line;
+    int n = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(doc, "tiers"))
+    {
+        const char *tier = jstr(t, "tier");
+        double total = cJSON_GetObjectItem(t, "bom_total_usd")->valuedouble, sum = 0;
+        int lines = 0;
+        cJSON_ArrayForEach(line, cJSON_GetObjectItem(t, "bom"))
+        {
+            sum += cJSON_GetObjectItem(line, "total_usd")->valuedouble;
+            lines++;
+        }
+        ck_assert_int_gt(lines, 0);
+        ck_assert_msg(fabs(sum - total) <= 0.5 * lines, "%s: lines sum to %.2f, total %.2f", tier, sum, total);
+        snprintf(want, sizeof want, "A cluster,1,%s,%s,total,Bill of materials total,,,%.2f,\r\n", tier,
+                 strcmp(tier, "recommended") == 0 ? "yes" : "no", total);
+        const char *row = strstr(r.body, want);
+        ck_assert_msg(row != NULL, "no total row %s", want);
+        /* after the tier's own lines, before the next tier's */
+        const char *next = strstr(row + strlen(want), ",1,");
+        ck_assert(next == NULL || strncmp(next + 3, tier, strlen(tier)) != 0);
+        n++;
+    }
+    ck_assert_int_eq(n, 3);
+    e2e_resp_release(&r);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+/* A bill line below a cent (a few minutes of object storage) reads as
+ * such on the share page and in its CSV, never as 0.0 or $0.00. The line
+ * is put in the stored plan directly: the catalog's prices make none that
+ * small today. */
+START_TEST(a_shared_figure_below_a_cent_never_reads_as_0)
+{
+    char path[160], tok[80], sql[700];
+    struct e2e_resp r;
+    sqlite3 *db = NULL;
+    long long id = make_plan(&a_member, "Pennies");
+    make_share(&a_member, id, tok, sizeof tok);
+    ck_assert_int_eq(sqlite3_open(srv.db_path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    snprintf(sql, sizeof sql,
+             "UPDATE plan_revisions SET recommendation_json = json_set(recommendation_json, '$.tiers[1].bom', "
+             "json('[{\"item\":\"storage\",\"description\":\"warm object storage, 1.0 TB for 0.004 days\","
+             "\"quantity\":0.004,\"unit_usd\":0.0029,\"total_usd\":0.0029,\"as_of\":\"2025-06-01\"}]'), "
+             "'$.tiers[1].bom_total_usd', 0.0029) WHERE plan_id = %lld", id);
+    ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    snprintf(path, sizeof path, "/s/%s", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "data-label=\"Quantity\">0.004</td>"));
+    ck_assert_ptr_nonnull(strstr(r.body, "data-label=\"Unit price\">$0.0029</td>"));
+    ck_assert_ptr_null(strstr(r.body, "$0.00<"));
+    e2e_resp_release(&r);
+    snprintf(path, sizeof path, "/s/%s.csv", tok);
+    ck_assert_int_eq(call(NULL, NULL, "GET", path, NULL, NULL, 0, &r), 200);
+    ck_assert_ptr_nonnull(strstr(r.body, ",0.004,0.0029,0.0029,2025-06-01\r\n"));
+    ck_assert_ptr_nonnull(strstr(r.body, "Pennies,1,recommended,yes,total,Bill of materials total,,,0.0029,\r\n"));
+    e2e_resp_release(&r);
+}
+END_TEST
+
+/* A revision from a tier that does not fit to one that does: the figures
+ * change from null (no value) to numbers, and a member that is null on one
+ * side and absent on the other (need_budget_usd) is no change. */
+START_TEST(a_diff_from_a_tier_that_does_not_fit_reads_from_no_value)
+{
+    char body[600], path[128];
+    cJSON *doc = NULL;
+    long long id = make_plan_of(&a_member, "Grows to fit", WORKLOAD_UNFIT);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld", id);
+    snprintf(body, sizeof body, "{\"workload\":%s}", WORKLOAD);
+    ck_assert_int_eq(jcall(&a_member, "PUT", path, body, &doc), 200);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/diff?from=1&to=2", id);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    const cJSON *c, *changes = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "chosen_tier"), "changes");
+    int days = 0;
+    cJSON_ArrayForEach(c, changes)
+    {
+        const cJSON *from = cJSON_GetObjectItem(c, "from"), *to = cJSON_GetObjectItem(c, "to");
+        const char *where = jstr(c, "path");
+        ck_assert_msg(!(cJSON_IsNull(from) && cJSON_IsNull(to)), "%s: a change from null to null", where);
+        if (strcmp(where, "time.days") == 0) {
+            ck_assert(cJSON_IsNull(from));
+            ck_assert(cJSON_IsNumber(to) && to->valuedouble > 0);
+            days = 1;
+        }
+    }
+    ck_assert(days);
+    cJSON_Delete(doc);
+}
+END_TEST
 
 START_TEST(plans_are_saved_revised_diffed_and_deleted)
 {
@@ -1733,6 +1898,10 @@ int main(void)
     tcase_add_test(tc, an_upload_is_judged_against_the_plan_as_it_is_now_on_a_worker_that_saw_it_before);
     tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);
     tcase_add_test(tc, share_expiry_defaults_to_30_days_and_stops_at_365);
+    tcase_add_test(tc, a_tier_that_does_not_fit_is_labelled_on_the_share_page_with_no_zero_figures);
+    tcase_add_test(tc, a_diff_from_a_tier_that_does_not_fit_reads_from_no_value);
+    tcase_add_test(tc, a_shared_figure_below_a_cent_never_reads_as_0);
+    tcase_add_test(tc, the_share_csv_ends_each_tier_with_its_total_as_the_page_shows_it);
     tcase_add_test(tc, webhooks_are_signed_retried_and_logged);
     tcase_add_test(tc, webhooks_to_loopback_private_or_link_local_addresses_are_refused_without_the_flag);
     tcase_add_test(tc, metrics_count_requests_reports_and_deliveries);

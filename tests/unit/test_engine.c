@@ -1515,6 +1515,47 @@ START_TEST(qlora_70b_fits_two_48_gb_cards)
 }
 END_TEST
 
+/* T1's intra-node all_reduce busbw is a figure of the scale-up domain: 2
+ * H100 PCIe on one bridge ~116 GB/s. Eight bridged cards in a node
+ * all-reduce over PCIe between the groups, so the plan expects what PCIe
+ * reaches (0.7 x the per-direction x16 rate, T4: 44.1 GB/s at Gen5, 22.05
+ * at Gen4), marked T1,T4; a node the domain spans keeps T1's figure. */
+START_TEST(a_node_wider_than_its_bridged_groups_expects_the_pcie_all_reduce)
+{
+    static const struct { const char *gpu; int count, per_node; double min; const char *why; } cases[] = {
+        {"h100-pcie-80gb", 8, 8, 0.7 * 63.0, "T1,T4"}, {"h100-nvl-94gb", 8, 8, 0.7 * 63.0, "T1,T4"},
+        {"h200-nvl-141gb", 8, 8, 0.7 * 63.0, "T1,T4"}, {"a100-pcie-80gb", 8, 8, 0.7 * 31.5, "T1,T4"},
+        {"h100-pcie-80gb", 4, 4, 0.7 * 63.0, "T1,T4"}, {"h100-pcie-80gb", 2, 2, 116, "T1"},
+        {"h200-nvl-141gb", 4, 4, 300, "T1"},           {"h100-sxm-80gb", 8, 8, 460, "T1"},
+        {"l40s-pcie-48gb", 8, 8, 22, "T1"},            {"rtx4090-pcie-24gb", 8, 8, 10, "T1"},
+    };
+    struct engine_estimate_request q;
+    struct engine_plan *p = calloc(1, sizeof *p);
+    char err[256];
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct expectation *e = NULL;
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3.2-1b");
+        q.workload.tokens_b = 10;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "%s", cases[i].gpu);
+        q.cluster.count = cases[i].count;
+        q.cluster.per_node = cases[i].per_node;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_msg(engine_plan_fits(p), "%s x %d: %s", cases[i].gpu, cases[i].count, p->why);
+        for (int k = 0; k < p->n_expectations; k++)
+            if (strcmp(p->expectations[k].id, EXP_NCCL_INTRA_BUSBW) == 0)
+                e = &p->expectations[k];
+        ck_assert_msg(e != NULL, "%s x %d: no intra-node busbw expectation", cases[i].gpu, cases[i].count);
+        ck_assert_msg(fabs(e->min - cases[i].min) < 1e-9, "%s x %d: expects %.2f GB/s, not %.2f", cases[i].gpu,
+                      cases[i].count, e->min, cases[i].min);
+        ck_assert_str_eq(e->why, cases[i].why);
+    }
+    free(p);
+}
+END_TEST
+
 /* Restricted SKUs (H800) only when named; estimated prices are flagged. */
 START_TEST(restricted_gpus_are_planned_only_when_named)
 {
@@ -2939,6 +2980,7 @@ static Suite *engine_suite(void)
     tcase_add_test(p, an_infeasible_tier_names_the_deadline_as_given);
     tcase_add_test(f, qlora_70b_fits_two_48_gb_cards);
     tcase_add_test(e, estimate_keeps_the_given_layout_and_fills_the_rest);
+    tcase_add_test(e, a_node_wider_than_its_bridged_groups_expects_the_pcie_all_reduce);
     tcase_add_test(e, measured_slow_fabric_lengthens_the_plan);
     tcase_add_test(e, estimate_rejects_a_layout_that_does_not_match_the_cluster);
     tcase_add_test(e, r3_one_80_gb_card_trains_a_7b_model_with_the_relief_ladder);

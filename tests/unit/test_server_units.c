@@ -1961,6 +1961,8 @@ static void tpl_fill(struct engine_plan *p, unsigned long long *st)
     p->per_node = 8;
     p->nodes = p->count / 8;
     p->par = (struct engine_parallel){8, 2, p->count / 16 ? p->count / 16 : 1, 1, 1, 1, 0, 1, 512, 1, 0};
+    if (!p->feasible && tpl_u(st) < 0.3)
+        p->par.tp = 0;   /* a plan that does not fit (engine_plan_fits): written with nulls */
     p->recompute_name = recompute[(int)(tpl_u(st) * 3)];
     p->mem_per_gpu_gib = tpl_num(st);
     p->intra_node = "nvswitch";
@@ -2230,6 +2232,7 @@ START_TEST(needed_budgets_and_deadlines_round_up_and_rounded_figures_are_their_s
         cJSON *doc = NULL, *tiers;
         for (int t = 0; t < TIER_COUNT; t++) {
             r->tiers[t].feasible = 0;
+            r->tiers[t].par.tp = 8;   /* a plan that fits, missing its budget and deadline */
             r->tiers[t].need_budget_usd = cases[i].budget;
             r->tiers[t].need_deadline_days = cases[i].days;
             r->tiers[t].flops_total = cases[i].flops;
@@ -2279,6 +2282,95 @@ static void *pool_take_run(void *arg)
     t->done = 1;
     return NULL;
 }
+
+/* A figure that is not 0 is never written as 0: a LoRA job's checkpoint
+ * write rate (0.0003 GB/s), its read rate, a few cents of storage, a
+ * fraction of a day, a sliver of communication. Rates are written to three
+ * significant figures; the other figures keep their decimals unless those
+ * would make them 0, plainly and through the templates. */
+START_TEST(small_figures_that_are_not_0_are_never_written_as_0)
+{
+    static const char *const paths[][3] = {
+        {"storage", "checkpoint", "write_gbs"}, {"storage", "checkpoint", "size_gb"},
+        {"storage", "checkpoint", "interval_min"}, {"storage", "checkpoint", "stall_s"},
+        {"storage", "read_gbs", NULL}, {"storage", "dataset_tb", NULL},
+        {"memory", "weights_gib", NULL}, {"memory", "gradients_gib", NULL}, {"memory", "optimizer_gib", NULL},
+        {"memory", "per_gpu_gib", NULL}, {"power_kw", NULL, NULL},
+        {"time", "days", NULL}, {"time", "days_low", NULL}, {"time", "days_high", NULL},
+        {"time", "gpu_hours", NULL}, {"time", "startup_min", NULL}, {"time", "mfu", NULL},
+        {"time", "comm_fraction", NULL}, {"time", "bubble_fraction", NULL},
+        {"cost", "usd", NULL}, {"cost", "usd_low", NULL}, {"cost", "usd_high", NULL}, {"bom_total_usd", NULL, NULL},
+    };
+    struct catalog *cat = calloc(1, sizeof *cat);
+    struct engine_recommendation *r = calloc(1, sizeof *r);
+    struct json_plan_cache *cache = json_plan_cache_new();
+    struct engine_workload w;
+    unsigned long long st = 0x9b05688c2b3e6c1fULL;
+    ck_assert(cat && r && cache);
+    engine_workload_init(&w);
+    for (int pass = 0; pass < 3; pass++) {
+        size_t len = 0;
+        char *text, err[256] = "";
+        cJSON *doc = NULL;
+        double tiny = 3.14159e-4 * (pass + 1);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            struct engine_plan *p = &r->tiers[t];
+            if (pass == 0)
+                tpl_fill(p, &st);
+            p->feasible = 1;
+            p->par.tp = 8;
+            p->ckpt_write_gbs = p->ckpt_size_gb = p->ckpt_interval_min = p->ckpt_stall_s = tiny;
+            p->read_gbs = p->dataset_tb = p->power_kw = tiny;
+            p->mem_weights_gib = p->mem_gradients_gib = p->mem_optimizer_gib = p->mem_per_gpu_gib = tiny;
+            p->days = p->days_low = p->days_high = p->gpu_hours = p->startup_s = tiny;
+            p->mfu = p->comm_fraction = p->bubble_fraction = tiny;
+            p->cost_usd = p->cost_low_usd = p->cost_high_usd = p->bom_total_usd = tiny * 1000;   /* $0.31 and up */
+            for (int i = 0; i < p->n_storage; i++)
+                p->storage[i].capacity_tb = p->storage[i].read_gbs = p->storage[i].write_gbs = p->storage[i].usd = tiny;
+            for (int i = 0; i < p->n_bom; i++)
+                p->bom[i].quantity = p->bom[i].unit_usd = p->bom[i].total_usd = tiny;
+        }
+        tpl_same_answer(cat, &w, r, cache, pass);   /* the templates write what the plain writer writes */
+        text = json_recommendation_text(cat, &w, r, &len);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_int_eq(json_parse(text, len, &doc, err, sizeof err), ST_OK);
+        for (int t = 0; t < TIER_COUNT; t++) {
+            const cJSON *tier = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "tiers"), t), *v, *it;
+            for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+                v = tier;
+                for (int d = 0; d < 3 && paths[k][d]; d++)
+                    v = cJSON_GetObjectItemCaseSensitive(v, paths[k][d]);
+                ck_assert_msg(cJSON_IsNumber(v) && v->valuedouble > 0, "pass %d tier %d: %s.%s written as 0", pass,
+                              t, paths[k][0], paths[k][1] ? paths[k][1] : "");
+            }
+            /* a rate: three significant figures */
+            v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                                                     cJSON_GetObjectItemCaseSensitive(tier, "storage"), "checkpoint"),
+                                                 "write_gbs");
+            ck_assert_msg(fabs(v->valuedouble - round(tiny * 1e6) / 1e6) < 1e-15, "write_gbs %.17g for %.17g",
+                          v->valuedouble, tiny);
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tier, "storage"),
+                                                                     "tiers"))
+            {
+                static const char *const k[] = {"capacity_tb", "read_gbs", "write_gbs", "usd"};
+                for (size_t i = 0; i < 4; i++)
+                    ck_assert_msg(cJSON_GetObjectItemCaseSensitive(it, k[i])->valuedouble > 0, "storage %s is 0", k[i]);
+            }
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(tier, "bom"))
+            {
+                static const char *const k[] = {"quantity", "unit_usd", "total_usd"};
+                for (size_t i = 0; i < 3; i++)
+                    ck_assert_msg(cJSON_GetObjectItemCaseSensitive(it, k[i])->valuedouble > 0, "bom %s is 0", k[i]);
+            }
+        }
+        cJSON_Delete(doc);
+        free(text);
+    }
+    json_plan_cache_free(cache);
+    free(r);
+    free(cat);
+}
+END_TEST
 
 START_TEST(the_scratch_pool_makes_at_most_max_and_a_take_waits_for_a_give)
 {
@@ -2428,6 +2520,7 @@ int main(void)
     tcase_add_test(wr, tiers_patched_from_their_templates_are_written_as_the_plain_writer_writes_them);
     tcase_add_test(wr, sig_holes_patched_across_decade_bounds_are_written_as_the_plain_writer_writes_them);
     tcase_add_test(wr, needed_budgets_and_deadlines_round_up_and_rounded_figures_are_their_short_doubles);
+    tcase_add_test(wr, small_figures_that_are_not_0_are_never_written_as_0);
 #ifndef NDEBUG
     tcase_add_test_raise_signal(wr, a_recorded_key_whose_text_changed_under_its_address_is_caught, SIGABRT);
 #endif

@@ -5,6 +5,7 @@
 // they follow the page's palette and contrast rules.
 import { h, s } from './dom.js';
 import * as f from './fmt.js';
+import { hasCluster } from './tiers.js';
 
 const PARTS = [
   ['weights_gib', 'Weights'],
@@ -35,7 +36,7 @@ function figure(title, svg, legendEl, note) {
 
 /** Memory per GPU, one stacked bar per tier, against the card's capacity (F5, F6). */
 export function memoryChart(rec) {
-  const tiers = (rec.tiers || []).filter((t) => t.memory && f.isNum(t.memory.per_gpu_gib));
+  const tiers = (rec.tiers || []).filter((t) => hasCluster(t) && t.memory && f.isNum(t.memory.per_gpu_gib));
   const W = 440, rowH = 40, top = 8, left = 112, right = 16, bottom = 30;
   const H = top + rowH * Math.max(1, tiers.length) + bottom;
   const max = Math.max(1, ...tiers.map((t) => Math.max(t.memory.capacity_gib || 0, t.memory.per_gpu_gib || 0)));
@@ -77,12 +78,13 @@ export function memoryChart(rec) {
     'Memory per GPU against card capacity',
     svg,
     legend([...PARTS.map(([k, l]) => [`seg-${k.replace('_gib', '')}`, l]), ['capacity-key', 'Card capacity']]),
+    tiers.length ? null : 'No tier has a cluster that fits, so there is no memory to plot.',
   );
 }
 
 /** Time against cost of the three tiers, with the time range and the deadline/budget lines. */
 export function timeCostChart(rec, workload = {}) {
-  const tiers = (rec.tiers || []).filter((t) => t.time && f.isNum(t.time.days) && t.cost && f.isNum(t.cost.usd));
+  const tiers = (rec.tiers || []).filter((t) => hasCluster(t) && t.cost && f.isNum(t.cost.usd));
   const W = 440, H = 260, left = 62, right = 20, top = 16, bottom = 40;
   const dl = f.isNum(workload.deadline_days) ? workload.deadline_days : null;
   const bud = f.isNum(workload.budget_usd) ? workload.budget_usd : null;
@@ -166,7 +168,9 @@ export function timeCostChart(rec, workload = {}) {
     'Time against cost',
     svg,
     legend([['tier-minimum', 'Minimum'], ['tier-recommended', 'Recommended'], ['tier-performance', 'Performance'], ...(front.length ? [['frontier-key', 'Cheapest plan at each speed']] : []), ['limit-key', 'Deadline / budget']]),
-    'Whiskers show the time range (restarts, efficiency spread). Hover a point for its cluster.',
+    tiers.length
+      ? 'Whiskers show the time range (restarts, efficiency spread). Hover a point for its cluster.'
+      : 'No tier has a cluster that fits, so there is no time or cost to plot.',
   );
 }
 

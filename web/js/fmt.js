@@ -6,13 +6,16 @@ export function isNum(v) {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+/** A figure to its decimals; one that would read 0 but is not (a LoRA job's 0.004 GB/s) to two significant figures. */
 export function num(v, digits = 1) {
   if (!isNum(v)) return '–';
   const d = Math.abs(v) >= 100 ? 0 : digits;
+  if (v !== 0 && Math.abs(v) < 0.5 * 10 ** -d) return new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 }).format(v);
   return nf(d).format(v);
 }
 
 export function int(v) {
+  if (isNum(v) && v !== 0 && Math.abs(v) < 0.5) return num(v, 0); // 0.3 GPU-hours is not 0
   return isNum(v) ? nf(0).format(Math.round(v)) : '–';
 }
 
@@ -25,6 +28,7 @@ export function billions(v) {
 export function usd(v) {
   if (!isNum(v)) return '–';
   const a = Math.abs(v);
+  if (v !== 0 && a < 0.5) return `$${new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 }).format(v)}`;
   if (a >= 1e9) return `$${nf(2).format(v / 1e9)} B`;
   if (a >= 1e6) return `$${nf(2).format(v / 1e6)} M`;
   if (a >= 1e4) return `$${nf(1).format(v / 1e3)} k`;

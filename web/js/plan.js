@@ -84,7 +84,8 @@ function tierDiff(rows) {
 
 function diffTable(rows) {
   if (!rows.length) return h('p', { class: 'empty' }, 'No differences.');
-  const show = (v) => (v === undefined ? h('span', { class: 'muted' }, '(none)') : String(v));
+  // null is a figure with no value (a tier that does not fit), as absent is.
+  const show = (v) => (v === undefined || v === null ? h('span', { class: 'muted' }, '(none)') : String(v));
   return h(
     'div',
     { class: 'table-wrap' },

@@ -13,6 +13,17 @@ const LINK_NAME = {
 };
 const FABRIC_NAME = { none: 'None (single node)', roce: 'RoCE v2', infiniband: 'InfiniBand' };
 
+/**
+ * Whether a tier has a cluster. One that does not fit (no layout fits memory)
+ * has null GPU count and days from the engine (0 in plans saved before), which
+ * are no figures: it is labelled "Does not fit" and shows no numbers.
+ */
+export function hasCluster(t) {
+  const gpu = (t && t.gpu) || {};
+  const days = t && t.time ? t.time.days : null;
+  return f.isNum(gpu.count) && gpu.count >= 1 && f.isNum(days) && !(t.feasible === false && days <= 0);
+}
+
 export const warningText = (w) => (typeof w === 'string' ? w : (w && (w.text || w.message)) || JSON.stringify(w));
 
 /** An engine warning reads "what: details"; the short lead before the colon is its name. */
@@ -170,33 +181,34 @@ export function tierCard(t, { chosen = false, same = null, shared = null } = {})
   const warnings = shared ? all.filter((w) => !shared.has(w)) : all;
   const sharedCount = new Set(all.filter((w) => shared && shared.has(w))).size;
   const headId = `tier-${name}-title`;
+  const fits = hasCluster(t);
 
   const card = h(
     'article',
-    { class: ['tier', `tier-${name}`, t.feasible === false && 'infeasible', chosen && 'chosen'], 'aria-labelledby': headId },
+    { class: ['tier', `tier-${name}`, (t.feasible === false || !fits) && 'infeasible', !fits && 'unfit', chosen && 'chosen'], 'aria-labelledby': headId },
     h(
       'header',
       null,
       h('h3', { id: headId }, f.TIER_LABEL[name] || name),
       chosen ? h('span', { class: 'badge chosen-badge' }, 'Chosen') : null,
-      t.feasible === false ? h('span', { class: 'badge sev-fail' }, 'Not feasible') : null,
+      !fits ? h('span', { class: 'badge sev-fail' }, 'Does not fit') : t.feasible === false ? h('span', { class: 'badge sev-fail' }, 'Not feasible') : null,
       h('p', { class: 'tagline' }, f.TIER_TAG[name] || ''),
     ),
   );
   card.dataset.tier = name;
 
-  if (t.feasible === false) {
+  if (t.feasible === false || !fits) {
     card.append(
       h(
         'div',
         { class: 'why-not', role: 'note' },
-        h('p', null, t.why || 'No plan meets the constraints.'),
+        h('p', null, t.why || (fits ? 'No plan meets the constraints.' : 'No cluster fits this tier.')),
         f.isNum(t.need_budget_usd) ? h('p', null, `Would need a budget of ${f.usd(t.need_budget_usd)}.`) : null,
         f.isNum(t.need_deadline_days) ? h('p', null, `Would need a deadline of ${f.days(t.need_deadline_days)}.`) : null,
       ),
     );
   }
-  if (!gpu.id && t.feasible === false) return card;
+  if (!fits) return card;
   if (same) card.append(h('p', { class: 'same-as' }, `Same cluster as the ${(f.TIER_LABEL[same] || same).toLowerCase()} tier.`));
 
   card.append(

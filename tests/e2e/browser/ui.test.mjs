@@ -537,3 +537,30 @@ test('the summary gives a fine-tune of a fraction of a billion tokens as such, n
     await page.fill('#f-tokens_b', '15000');
     await page.waitForFunction(() => /15,000 B tokens/.test(document.querySelector('#summary').innerText), null, { timeout: 30000 });
   }));
+
+test('tiers that do not fit are labelled so, with no 0 days, $0 or points on the charts', async (t) =>
+  withPage(t, browser, async (page) => {
+    await page.goto(`${server.base}/?model=llama-3.1-405b&task=pretrain&tokens_b=100&precision=bf16&pricing=cloud&gpus=l4-pcie-24gb&max_gpus=8`);
+    await threeTiers(page);
+    for (const tier of TIERS) {
+      const card = page.locator(`#tiers [data-tier="${tier}"]`);
+      const text = await card.innerText();
+      assert.match(text, /^Does not fit$/im, `${tier}: labelled`);
+      assert.match(text, /does not fit on any allowed GPU/, `${tier}: says why`);
+      assert.doesNotMatch(text, /\$0\b|\b0 d\b|\b0 h\b|Memory per GPU/, `${tier}: no figures`);
+    }
+    assert.equal(await page.locator('#charts .point').count(), 0, 'no tier on the time/cost chart');
+    assert.equal(await page.locator('#charts .bar').count(), 0, 'no tier on the memory chart');
+    assert.match(await page.locator('#charts').innerText(), /No tier has a cluster that fits/);
+  }));
+
+test('a QLoRA checkpoint write rate of a fraction of a MB/s reads as such, not as 0 GB/s', async (t) =>
+  withPage(t, browser, async (page) => {
+    await page.goto(`${server.base}/?model=llama-2-7b&task=qlora&tokens_b=0.2&precision=bf16&pricing=cloud`);
+    await threeTiers(page);
+    const text = await page.locator('#tiers [data-tier="recommended"]').innerText();
+    const m = text.match(/writes at ([^ ]+) GB\/s/);
+    assert.ok(m, text);
+    assert.notEqual(Number(m[1]), 0, `written as ${m[1]} GB/s`);
+    assert.match(m[1], /^0\.000\d\d$/, 'two significant figures');
+  }));
