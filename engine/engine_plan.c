@@ -938,25 +938,17 @@ static double t3_write_bw_gbps(double gbps)
     return 0.93 * gbps;
 }
 
-/* Realised all_reduce busbw over a PCIe x16 path, as a share of its
- * per-direction rate: the catalog's rule for cards without NVLink (L40S
- * 22 = 0.7 x 31.5 GB/s, migrations/0002_catalog.sql), derived, unconfirmed. */
-#define PCIE_BUSBW_FRACTION 0.7
-
 /* The all_reduce busbw a node's nccl-tests run over all its GPUs must
- * reach (T1). The catalog's intra_busbw_gbs is the figure of the card's
- * scale-up domain: for bridged PCIe cards T1's ~116 GB/s is two H100 PCIe
- * on one NVLink bridge (nccl-tests #194), not eight. In a node wider than
- * the domain (8 cards in bridged pairs, or H200 NVL's 4-way groups) the
- * ring runs over PCIe between the groups, so the run reaches what cards
- * without NVLink reach: PCIE_BUSBW_FRACTION x the per-direction x16 rate
- * (T4: Gen4 31.5, Gen5 63 GB/s), 44 GB/s at Gen5. No published run gives
- * this figure (data/ has only the 2-card one): it is an estimate, and the
- * plan's text says so (intra_busbw_split). */
+ * reach (T1): node_busbw_gbs (engine_int.h), the figure the step model
+ * times DP and PP inside the node at. For bridged PCIe cards T1's ~116
+ * GB/s is two H100 PCIe on one NVLink bridge (nccl-tests #194), not
+ * eight; in a node wider than the group the ring crosses PCIe between the
+ * groups. No published run gives that figure (data/ has only the 2-card
+ * one): it is an estimate, and the plan's text says so
+ * (intra_busbw_split). */
 static double intra_busbw_expected(const struct engine_gpu *g, int per_node)
 {
-    double pcie = PCIE_BUSBW_FRACTION * engine_pcie_gbs(g->pcie_gen);
-    return per_node > g->scaleup_domain && pcie < g->intra_busbw_gbs ? pcie : g->intra_busbw_gbs;
+    return node_busbw_gbs(g, per_node);
 }
 
 /* Whether a node's all_reduce falls to PCIe between scale-up groups
@@ -1086,7 +1078,8 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
     pl->gpu_gpu_gbs = per_node > 1 ? g->scaleup_gbs : 0;
     if (per_node > 1 && g->link == LINK_PCIE)
         pl->gpu_gpu_gbs = 2.0 * engine_pcie_gbs(g->pcie_gen);
-    pl->intra_busbw_gbs = meas && !isnan(meas->intra_busbw_gbs) ? meas->intra_busbw_gbs : g->intra_busbw_gbs;
+    /* the node's all_reduce busbw, as the step model takes it */
+    pl->intra_busbw_gbs = meas && !isnan(meas->intra_busbw_gbs) ? meas->intra_busbw_gbs : node_busbw_gbs(g, per_node);
 
     /* ---- fabric (R16-R23), checkpoints (F10) and power (R10) of the
      * search's cost model; storage (F11, R27-R35), cost and bill of
@@ -1259,8 +1252,8 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
          * all_reduce over PCIe between them (what the plan expects, T1) */
         cluster_rationale(pl, tm, "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s in a %d-GPU group, ~%.0f "
-                           "GB/s across all %d over PCIe Gen%d: an estimate, %.1f x %.1f GB/s per direction, T4); TP "
-                           "%d %s the %d-GPU scale-up domain%s", pl->intra_node,
+                           "GB/s across all %d over PCIe Gen%d: an estimate, %.1f x %.1f GB/s per direction, T4, at "
+                           "which DP and PP inside the node are timed); TP %d %s the %d-GPU scale-up domain%s", pl->intra_node,
                            pl->gpu_gpu_gbs, g->intra_busbw_gbs, g->scaleup_domain, intra_busbw_expected(g, per_node),
                            per_node, g->pcie_gen, PCIE_BUSBW_FRACTION, engine_pcie_gbs(g->pcie_gen),
                            pl->par.tp, tp_out ? "is wider than" : "kept inside",

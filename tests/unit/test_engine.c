@@ -2921,6 +2921,9 @@ START_TEST(a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw)
             ck_assert_int_eq(p->par.tp, layouts[k][0]);
             ck_assert_int_eq(p->par.dp, layouts[k][2]);
             *(c == 0 ? &pairs : &flat) = p->tokens_per_s;
+            /* the plan says the figure it timed the node at */
+            ck_assert_msg(within(p->intra_busbw_gbs, 44.1, 1e-12), "interconnect.intra_busbw_gbs %.6g, not 44.1",
+                          p->intra_busbw_gbs);
         }
         ck_assert_msg(pairs > 0 && flat > 0, "TP %d PP %d DP %d: no rate", layouts[k][0], layouts[k][1], layouts[k][2]);
         if (layouts[k][0] == 1)
