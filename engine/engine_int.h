@@ -522,7 +522,10 @@ EVAL_INLINE double eval_t_comp(const struct engine_step_pre *e, int ri, const st
 EVAL_INLINE double eval_t_tp(const struct engine_step_pre *e, int ri, const struct eval_hwc *c)
 {
     if (e->tp > 1) {
-        double bw = e->tp <= c->tp_in ? c->bw_group : c->bw_nic;
+        /* inside a scale-up group at its busbw; across a node's groups
+         * (bridged pairs, PCIe-only cards) over PCIe at the node's; wider
+         * than the node (or NVL72 domain) over the NICs */
+        double bw = e->tp <= c->tp_in ? c->bw_group : e->tp <= c->domain ? c->bw_intra : c->bw_nic;
         return e->tp_q[ri] / bw * TP_EXPOSED;
     }
     return 0;

@@ -1228,14 +1228,16 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                        "matrix width h/tp = %d, %d tokens per micro-batch) gives MFU %.2f, %.0f TFLOP/s per GPU",
                        g->name, eval_peak_tflops(g, w->precision), peak_name(g, w->precision), ev.eff,
                        m->hidden / pl->par.tp, ctx->seq * pl->par.micro_batch, pl->mfu, pl->achieved_tflops);
-    /* The GPUs the scale-up link joins, as the step model takes them: a TP
-     * group wider than tp_in is timed at the NICs' busbw, and the texts say
-     * so rather than naming the node's own link. */
+    /* The GPUs the scale-up link joins, as the step model takes them
+     * (eval_t_tp): a TP group wider than tp_in but inside the node (or
+     * NVL72 domain) crosses PCIe between scale-up groups at the node's
+     * busbw; wider than that, the NICs'. The texts say which. */
     int domain = scaleup_reach(g, per_node), tp_in = tp_reach(g, per_node);
-    int tp_out = pl->par.tp > tp_in;
+    int tp_out = pl->par.tp > tp_in, tp_node = tp_out && pl->par.tp <= domain;
     cluster_rationale(pl, tm, "F8", "exposed communication %.1f%% of a %.2f s step (TP %.3f s over %s, PP %.3f s, DP "
                        "%.3f s, MoE all-to-all %.3f s)", 100.0 * pl->comm_fraction, ev.step_s, ev.t_tp,
-                       tp_out ? "the inter-node fabric" : pl->intra_node, ev.t_pp, ev.t_dp, ev.t_moe);
+                       tp_node ? "PCIe inside the node" : tp_out ? "the inter-node fabric" : pl->intra_node, ev.t_pp,
+                       ev.t_dp, ev.t_moe);
     if (pl->par.pp > 1)
         cluster_rationale(pl, tm, "F9", "pipeline bubble (p-1)/(v*m) = (%d-1)/(%d*%d) = %.1f%% of compute",
                            pl->par.pp, pl->par.vpp, ev.grad_accum,
@@ -1256,8 +1258,9 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
                            "which DP and PP inside the node are timed); TP %d %s the %d-GPU scale-up domain%s", pl->intra_node,
                            pl->gpu_gpu_gbs, g->intra_busbw_gbs, g->scaleup_domain, intra_busbw_expected(g, per_node),
                            per_node, g->pcie_gen, PCIE_BUSBW_FRACTION, engine_pcie_gbs(g->pcie_gen),
-                           pl->par.tp, tp_out ? "is wider than" : "kept inside",
-                           tp_in, tp_out ? ": its all-reduces are timed at the NICs' busbw (F8)" : "");
+                           pl->par.tp, tp_out ? "is wider than" : "kept inside", tp_in,
+                           tp_node ? ": its all-reduces cross PCIe between the groups, timed at that estimate (F8)"
+                           : tp_out ? ": its all-reduces are timed at the NICs' busbw (F8)" : "");
     else if (per_node > 1 && !tp_out)
         cluster_rationale(pl, tm, g->link == LINK_NVSWITCH ? "R15" : "R12",
                            "%s inside the node (%.0f GB/s per GPU, all_reduce busbw %.0f GB/s); TP %d kept inside "

@@ -2938,6 +2938,57 @@ START_TEST(a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw)
 }
 END_TEST
 
+/* The TP seconds of plan p's F8 text, and whether it says they run over
+ * PCIe inside the node. */
+static double f8_tp_seconds(const struct engine_plan *p, int *over_pcie)
+{
+    for (int i = 0; i < p->n_rationale; i++) {
+        const char *t = strstr(p->rationale[i].text, "(TP ");
+        if (strcmp(p->rationale[i].rule, "F8") == 0 && t) {
+            *over_pcie = strstr(t, " s over PCIe inside the node,") != NULL;
+            return strtod(t + 4, NULL);
+        }
+    }
+    ck_abort_msg("no F8 text");
+    return NAN;
+}
+
+/* TP wider than a scale-up group but inside the node (TP 2 on L40S cards,
+ * which have no NVLink) crosses PCIe, not the NICs: its time does not
+ * depend on the NIC rate, and F8 says it runs over PCIe inside the node.
+ * Before, it was timed at the NICs' busbw and said "over the inter-node
+ * fabric", even on a single node. */
+START_TEST(tp_across_a_nodes_pcie_is_timed_at_the_nodes_busbw_not_the_nics)
+{
+    struct engine_plan *p = malloc(sizeof *p);
+    char err[256];
+    double tp_s[3];
+    ck_assert_ptr_nonnull(p);
+    for (int c = 0; c < 3; c++) {
+        struct engine_estimate_request q;
+        engine_estimate_request_init(&q);
+        snprintf(q.workload.preset, sizeof q.workload.preset, "llama-2-7b");
+        q.workload.tokens_b = 100;
+        ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+        snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "l40s-pcie-48gb");
+        q.cluster.count = c == 0 ? 8 : 16;
+        q.cluster.per_node = 8;
+        q.cluster.fabric_gbps_per_gpu = c == 2 ? 400 : 100;
+        q.parallel.tp = 2;
+        q.parallel.pp = 1;
+        q.parallel.dp = q.cluster.count / 2;
+        ck_assert_msg(engine_estimate(cat, &q, p, err, sizeof err) == ST_OK, "%s", err);
+        ck_assert_int_eq(p->par.tp, 2);
+        int over_pcie = 0;
+        tp_s[c] = f8_tp_seconds(p, &over_pcie);
+        ck_assert_msg(over_pcie, "case %d: F8 does not say TP runs over PCIe inside the node", c);
+        ck_assert_msg(tp_s[c] > 0, "case %d: no TP time", c);
+    }
+    ck_assert_msg(tp_s[1] == tp_s[2], "TP %.3f s at 100 Gb/s NICs, %.3f s at 400", tp_s[1], tp_s[2]);
+    free(p);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -3002,6 +3053,7 @@ static Suite *engine_suite(void)
     tcase_add_test(i, params_only_models_get_a_usable_shape);
     tcase_add_test(i, a_scale_up_domain_across_nodes_times_its_traffic_as_one_node);
     tcase_add_test(i, a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw);
+    tcase_add_test(i, tp_across_a_nodes_pcie_is_timed_at_the_nodes_busbw_not_the_nics);
     tcase_add_test(i, params_only_moe_models_get_a_shape_of_the_dense_aspect);
     tcase_add_test(i, a_shape_that_does_not_hold_the_declared_parameters_is_warned_about);
     tcase_add_test(i, catalog_holds_every_gpu_named_in_the_api);
