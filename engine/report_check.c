@@ -77,8 +77,11 @@ static void obs(struct report_finding *f, double o, double e)
 static void obs_text(struct report_finding *f, const char *o, const char *e)
 {
     if (f) {
-        snprintf(f->observed_text, sizeof(f->observed_text), "%s", o ? o : "");
-        snprintf(f->expected_text, sizeof(f->expected_text), "%s", e ? e : "");
+        /* a name longer than the field is cut, as the section's own text is */
+        snprintf(f->observed_text, sizeof(f->observed_text), "%.*s",
+                 (int)sizeof(f->observed_text) - 1, o ? o : "");
+        snprintf(f->expected_text, sizeof(f->expected_text), "%.*s",
+                 (int)sizeof(f->expected_text) - 1, e ? e : "");
     }
 }
 
@@ -259,7 +262,7 @@ static int gpu_gen(const struct report_section *s) { return s->u.gpu.pcie_gen_ma
 /* ---- GPUs an nvidia-smi output attaches but does not show ---------------- */
 
 /* The per-GPU readings the node-level GPU checks rest on. */
-enum gpu_field { GF_GEN, GF_WIDTH, GF_ECC, GF_REMAP };
+enum gpu_field { GF_GEN, GF_WIDTH, GF_ECC, GF_REMAP, GF_NAME };
 
 static int gpu_field_read(const struct report_gpu_info *gi, enum gpu_field f)
 {
@@ -268,6 +271,7 @@ static int gpu_field_read(const struct report_gpu_info *gi, enum gpu_field f)
     case GF_WIDTH: return gi->pcie_width_current >= 0;
     case GF_ECC: return !isnan(gi->ecc_uncorrectable);
     case GF_REMAP: return gi->remap_pending >= 0;
+    case GF_NAME: return gi->name[0] != '\0';
     }
     return 0;
 }
@@ -324,6 +328,269 @@ static void gpu_pass_unshown(struct ctx *c, struct report_finding *f, enum gpu_f
     snprintf(f->message + len, sizeof(f->message) - len,
              ", but %d attached GPU(s) are not shown (output cut)", n);
     hint(f, "Upload the whole `nvidia-smi -q` output, every GPU's block (T10).");
+}
+
+/* ---- GPU model (gpu.model) ----------------------------------------------- */
+
+/* The names NVML gives the catalog's NVIDIA cards, as nvidia-smi's table,
+ * -q ("Product Name") and --query-gpu name, the nccl-tests rank lines and
+ * gpu_burn's list print them, normalized (model_norm): "NVIDIA H100 80GB
+ * HBM3" is the SXM5 card, "NVIDIA H100 PCIe" and "NVIDIA H100 NVL" the PCIe
+ * ones; "NVIDIA H200" the SXM card and "NVIDIA H200 NVL" the PCIe one; the
+ * A100s name form and memory ("NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB
+ * PCIe"). family is a word every name of the card holds: a whole name
+ * without it cannot be that card (a V100 on an H100 plan), one with it but
+ * no exact match (a GH200, an H100 vGPU profile) cannot be judged. The ids
+ * are the catalog's (migrations/0002_catalog.sql); a catalog card not
+ * listed here (AMD, Intel: nvidia-smi never names them) maps to nothing. */
+struct gpu_model {
+    const char *id;
+    const char *family;
+    const char *names[2];
+};
+
+static const struct gpu_model gpu_models[] = {
+    {"a100-sxm-40gb", "A100", {"A100 SXM4 40GB", NULL}},
+    {"a100-sxm-80gb", "A100", {"A100 SXM4 80GB", "A100 SXM 80GB"}},
+    {"a100-pcie-40gb", "A100", {"A100 PCIE 40GB", NULL}},
+    {"a100-pcie-80gb", "A100", {"A100 80GB PCIE", "A100 PCIE 80GB"}},
+    {"h100-sxm-80gb", "H100", {"H100 80GB HBM3", "H100 SXM5 80GB"}},
+    {"h100-pcie-80gb", "H100", {"H100 PCIE", NULL}},
+    {"h100-nvl-94gb", "H100", {"H100 NVL", NULL}},
+    {"h800-sxm-80gb", "H800", {"H800", NULL}},
+    {"h200-sxm-141gb", "H200", {"H200", NULL}},
+    {"h200-nvl-141gb", "H200", {"H200 NVL", NULL}},
+    {"b200-sxm-180gb", "B200", {"B200", NULL}},
+    {"gb200-nvl-186gb", "GB200", {"GB200", NULL}},
+    {"gb300-nvl-279gb", "GB300", {"GB300", NULL}},
+    {"l40s-pcie-48gb", "L40S", {"L40S", NULL}},
+    {"l4-pcie-24gb", "L4", {"L4", NULL}},
+    {"a10-pcie-24gb", "A10", {"A10", NULL}},
+    {"rtx4090-pcie-24gb", "4090", {"GEFORCE RTX 4090", NULL}},
+    {"rtx5090-pcie-32gb", "5090", {"GEFORCE RTX 5090", NULL}},
+    {"rtx6000ada-pcie-48gb", "ADA", {"RTX 6000 ADA GENERATION", NULL}},
+};
+#define GPU_MODELS (sizeof(gpu_models) / sizeof(gpu_models[0]))
+
+/* name in upper case, '-' '_' and blank runs as one space, a leading
+ * "NVIDIA" and "Tesla" left out; *cut is set when it ends in "..." (the
+ * default table cuts a long name so), which is then left out too. */
+static void model_norm(const char *name, char *buf, size_t len, int *cut)
+{
+    size_t o = 0;
+    int sp = 1;
+    for (const char *s = name; *s && o + 1 < len; s++) {
+        char ch = *s;
+        if (ch == '-' || ch == '_' || ch == ' ' || ch == '\t') {
+            if (!sp)
+                buf[o++] = ' ';
+            sp = 1;
+            continue;
+        }
+        buf[o++] = ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
+        sp = 0;
+    }
+    buf[o] = '\0';
+    *cut = 0;
+    while (o > 0 && (buf[o - 1] == ' ' || buf[o - 1] == '.')) {
+        *cut |= buf[o - 1] == '.';
+        buf[--o] = '\0';
+    }
+    static const char *const lead[] = {"NVIDIA ", "TESLA "};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(lead[i]);
+        if (strncmp(buf, lead[i], n) == 0)
+            memmove(buf, buf + n, strlen(buf + n) + 1);
+    }
+}
+
+/* The catalog id a normalized name is; NULL when no card fits, or when a
+ * cut name could be more than one. */
+static const char *model_id(const char *norm, int cut)
+{
+    const char *hit = NULL;
+    size_t n = strlen(norm);
+    if (n == 0)
+        return NULL;
+    for (size_t i = 0; i < GPU_MODELS; i++)
+        for (int k = 0; k < 2 && gpu_models[i].names[k]; k++) {
+            const char *nm = gpu_models[i].names[k];
+            if (cut ? strncmp(nm, norm, n) != 0 : strcmp(nm, norm) != 0)
+                continue;
+            if (hit && strcmp(hit, gpu_models[i].id) != 0)
+                return NULL;
+            hit = gpu_models[i].id;
+        }
+    return hit;
+}
+
+static const char *model_family(const char *id)
+{
+    for (size_t i = 0; i < GPU_MODELS; i++)
+        if (strcmp(gpu_models[i].id, id) == 0)
+            return gpu_models[i].family;
+    return NULL;
+}
+
+/* Whether the normalized name holds word as a whole word. */
+static int has_word(const char *norm, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = norm; (p = strstr(p, word)) != NULL; p++)
+        if ((p == norm || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
+/* What the names shown say of the plan's card: the first name of another
+ * card, the first that cannot be judged, and the first two that differ. */
+struct model_seen {
+    const char *want, *family;       /* plan id and its family; NULL plan-free/unknown */
+    int names;
+    int other_sec, unk_sec, mixed_sec, first_sec;
+    const char *other_id;            /* the other card's catalog id, NULL when unmapped */
+    char other[REPORT_NAME_LEN], unk[REPORT_NAME_LEN];
+    char first[REPORT_NAME_LEN], first_norm[REPORT_NAME_LEN], mixed[REPORT_NAME_LEN];
+    const char *first_id;
+    int first_cut;
+};
+
+/* Two normalized names of different cards: ids that differ, or (either
+ * unmapped) texts that differ where neither is a cut form of the other. */
+static int model_differs(const char *a, int acut, const char *aid, const char *b, int bcut,
+                         const char *bid)
+{
+    if (aid && bid)
+        return strcmp(aid, bid) != 0;
+    size_t al = strlen(a), bl = strlen(b);
+    if (acut && al <= bl && strncmp(a, b, al) == 0)
+        return 0;
+    if (bcut && bl <= al && strncmp(a, b, bl) == 0)
+        return 0;
+    return strcmp(a, b) != 0;
+}
+
+static void model_see(struct model_seen *m, int sec, const char *name)
+{
+    char norm[REPORT_NAME_LEN];
+    int cut;
+    if (!name[0])
+        return;
+    model_norm(name, norm, sizeof(norm), &cut);
+    if (!norm[0])
+        return;
+    const char *id = model_id(norm, cut);
+    if (m->names++ == 0) {
+        m->first_sec = sec;
+        m->first_id = id;
+        m->first_cut = cut;
+        snprintf(m->first, sizeof(m->first), "%s", name);
+        snprintf(m->first_norm, sizeof(m->first_norm), "%s", norm);
+    } else if (m->mixed_sec < 0 &&
+               model_differs(m->first_norm, m->first_cut, m->first_id, norm, cut, id)) {
+        m->mixed_sec = sec;
+        snprintf(m->mixed, sizeof(m->mixed), "%s", name);
+    }
+    if (!m->want)
+        return;
+    int other = id ? strcmp(id, m->want) != 0 : m->family && !cut && !has_word(norm, m->family);
+    if (other && m->other_sec < 0) {
+        m->other_sec = sec;
+        m->other_id = id;
+        snprintf(m->other, sizeof(m->other), "%s", name);
+    } else if (!other && !id && m->unk_sec < 0) {
+        m->unk_sec = sec;
+        snprintf(m->unk, sizeof(m->unk), "%s", name);
+    }
+}
+
+/* Every GPU name the reports show: nvidia-smi (each GPU of the table, -q
+ * or CSV), the first rank line of an nccl-tests run, gpu_burn's list. */
+static void model_collect(const struct report *rep, struct model_seen *m)
+{
+    m->other_sec = m->unk_sec = m->mixed_sec = m->first_sec = -1;
+    for (size_t i = 0; i < rep->section_count; i++) {
+        const struct report_section *s = &rep->sections[i];
+        if (s->kind == REPORT_GPU)
+            for (int k = 0; k < s->u.gpu.info_count; k++)
+                model_see(m, (int)i, s->u.gpu.info[k].name);
+        else if (s->kind == REPORT_NCCL)
+            model_see(m, (int)i, s->u.nccl.gpu_name);
+        else if (s->kind == REPORT_GEMM)
+            for (int r = 0; r < s->u.gemm.row_count; r++)
+                model_see(m, (int)i, s->u.gemm.rows[r].name);
+    }
+}
+
+static const char *MODEL_FIX =
+    "These are not the cards the plan was sized and priced for: get the planned nodes or "
+    "re-plan for the card you have (its memory, bandwidth and peak set every figure, R5, R6); "
+    "one instance type can hold another card in another zone (R11).";
+
+static void check_gpu_model(struct ctx *c, const struct expectation *e)
+{
+    struct model_seen m;
+    memset(&m, 0, sizeof(m));
+    m.want = e->value[0] ? e->value : NULL;
+    m.family = m.want ? model_family(m.want) : NULL;
+    model_collect(c->rep, &m);
+    if (m.names == 0) {
+        no_evidence(c, e, "GPU name (nvidia-smi, nccl-tests rank lines or gpu_burn)");
+        return;
+    }
+    struct report_finding *f;
+    if (!m.want) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "R5,R6"), m.first_sec,
+                    "the plan names no GPU model to compare \"%s\" with", m.first);
+        obs_text(f, m.first, "");
+        return;
+    }
+    if (m.other_sec >= 0) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R5,R6"), m.other_sec,
+                    "the GPUs shown include %s (%s), the plan is built on %s", m.other,
+                    m.other_id ? m.other_id : "not a catalog card", m.want);
+        hint(f, MODEL_FIX);
+        obs_text(f, m.other, m.want);
+        return;
+    }
+    if (m.mixed_sec >= 0) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R5,R6"), m.mixed_sec,
+                    "the reports show different GPU models: %s and %s; the plan is built on %s",
+                    m.first, m.mixed, m.want);
+        hint(f, MODEL_FIX);
+        obs_text(f, m.mixed, m.want);
+        return;
+    }
+    if (m.unk_sec >= 0) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "R5,R6"), m.unk_sec,
+                    "the GPU name \"%s\" does not map to one catalog card, so it cannot be "
+                    "judged against the plan's %s", m.unk, m.want);
+        hint(f, "Upload `nvidia-smi -q` (its Product Name is not cut) or `nvidia-smi "
+                "--query-gpu=name,memory.total --format=csv` (T10).");
+        obs_text(f, m.unk, m.want);
+        return;
+    }
+    f = finding(c, e->id, SEV_PASS, why(e, "R5,R6"), m.first_sec,
+                "every GPU name shown (%d) is the plan's %s (%s)", m.names, m.want, m.first);
+    obs_text(f, m.first, m.want);
+    gpu_pass_unshown(c, f, GF_NAME);
+}
+
+/* Without a plan: GPUs of different models in one upload still fail (a
+ * synchronous job runs at the slowest card's pace, R4). */
+static void check_gpu_mixed(struct ctx *c)
+{
+    struct model_seen m;
+    memset(&m, 0, sizeof(m));
+    model_collect(c->rep, &m);
+    if (m.mixed_sec < 0)
+        return;
+    struct report_finding *f =
+        finding(c, EXP_GPU_MODEL, SEV_FAIL, "R4,R6", m.mixed_sec,
+                "the reports show different GPU models: %s and %s", m.first, m.mixed);
+    hint(f, "A synchronous job runs at its slowest GPU's pace and sizes memory by its smallest: "
+            "build the cluster from one card (R4, R6).");
+    obs_text(f, m.mixed, m.first);
 }
 
 static void check_pcie_width(struct ctx *c, const struct expectation *e)
@@ -1445,6 +1712,8 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
         else if (strcmp(id, EXP_GPU_COUNT) == 0)
             check_min_count(&c, e, REPORT_GPU, gpu_count, "GPUs in nvidia-smi", "R5",
                             "GPUs are missing: check nvidia-smi, the driver and lspci.");
+        else if (strcmp(id, EXP_GPU_MODEL) == 0)
+            check_gpu_model(&c, e);
         else if (strcmp(id, EXP_GPU_PCIE_GEN) == 0)
             gpu_pass_unshown(&c, check_min_count(&c, e, REPORT_GPU, gpu_gen,
                              "PCIe generation (max)", "R9,T6",
@@ -1512,6 +1781,8 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
         }
     }
     plan_free(&c);
+    if (!has_exp(&c, EXP_GPU_MODEL))
+        check_gpu_mixed(&c);
 
     int any_fail = 0, any_warn = 0, any_unknown = 0;
     for (size_t i = 0; i < out->count; i++) {

@@ -1919,6 +1919,108 @@ START_TEST(check_does_not_pass_a_cross_node_busbw_measured_without_ring)
 }
 END_TEST
 
+/* ---- gpu.model: the card the plan was sized for ---- */
+
+/* nvidia-smi's table of two H100 SXM5 GPUs (thamada/nvidia-smi's rows). */
+#define SMI_TABLE_H100                                                                         \
+    "+-----------------------------------------------------------------------------------------+\n" \
+    "| NVIDIA-SMI 565.57.01              Driver Version: 565.57.01      CUDA Version: 12.7     |\n" \
+    "|-----------------------------------------+------------------------+----------------------+\n" \
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n" \
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n" \
+    "|=========================================+========================+======================|\n" \
+    "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |\n" \
+    "| N/A   30C    P0             75W /  700W |       1MiB /  81559MiB |      0%      Default |\n" \
+    "+-----------------------------------------+------------------------+----------------------+\n" \
+    "|   1  NVIDIA H100 80GB HBM3          On  |   00000000:2A:00.0 Off |                    0 |\n" \
+    "| N/A   31C    P0             76W /  700W |       1MiB /  81559MiB |      0%      Default |\n" \
+    "+-----------------------------------------+------------------------+----------------------+\n"
+
+static char *csv_names(const char *a, const char *b)
+{
+    static char buf[256];
+    snprintf(buf, sizeof(buf), "index, name, pci.bus_id\n0, %s, 00000000:18:00.0\n%s%s%s", a,
+             b ? "1, " : "", b ? b : "", b ? ", 00000000:19:00.0\n" : "");
+    return buf;
+}
+
+static enum report_severity model(const char *text, const char *plan_id)
+{
+    return judge(text, exp_val(EXP_GPU_MODEL, plan_id), EXP_GPU_MODEL);
+}
+
+START_TEST(check_fails_a_gpu_model_other_than_the_plans_and_names_both)
+{
+    /* the H100 table on a B200 plan: gpu.count alone would pass it */
+    ck_assert_int_eq(model(SMI_TABLE_H100, "b200-sxm-180gb"), SEV_FAIL);
+    const struct report_finding *f = finding(&verdict, EXP_GPU_MODEL);
+    ck_assert_str_eq(f->observed_text, "NVIDIA H100 80GB HBM3");
+    ck_assert_str_eq(f->expected_text, "b200-sxm-180gb");
+    ck_assert_ptr_nonnull(strstr(f->message, "NVIDIA H100 80GB HBM3"));
+    ck_assert_ptr_nonnull(strstr(f->message, "b200-sxm-180gb"));
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    ck_assert_int_eq(model(SMI_TABLE_H100, "h100-sxm-80gb"), SEV_PASS);
+    /* a card no catalog row is, without the plan's family in its name */
+    ck_assert_int_eq(model(csv_names("Tesla V100-SXM2-32GB", NULL), "h100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA GH200 480GB", NULL), "h100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA GH200 480GB", NULL), "gb200-nvl-186gb"), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_tells_the_variants_of_one_gpu_apart)
+{
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 PCIe", NULL), "h100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 PCIe", NULL), "h100-pcie-80gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 NVL", NULL), "h100-nvl-94gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 NVL", NULL), "h100-pcie-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100-SXM4-40GB", NULL), "a100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100-SXM4-80GB", NULL), "a100-sxm-80gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100 80GB PCIe", NULL), "a100-pcie-80gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100-PCIE-40GB", NULL), "a100-pcie-40gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H200", NULL), "h200-sxm-141gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H200 NVL", NULL), "h200-sxm-141gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA L4", NULL), "l40s-pcie-48gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA A10", NULL), "a100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA RTX 6000 Ada Generation", NULL),
+                           "rtx6000ada-pcie-48gb"), SEV_PASS);
+}
+END_TEST
+
+START_TEST(check_never_passes_a_gpu_name_it_cannot_map)
+{
+    /* the plan's family, but no catalog card: a vGPU profile, a cut table name */
+    ck_assert_int_eq(model(csv_names("GRID H100-80C", NULL), "h100-sxm-80gb"), SEV_UNKNOWN);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 ...", NULL), "h100-sxm-80gb"), SEV_UNKNOWN);
+    ck_assert_int_eq(model(csv_names("NVIDIA RTX 6000 Ada Gene...", NULL),
+                           "rtx6000ada-pcie-48gb"), SEV_PASS);
+    /* a plan card nvidia-smi never names: only another catalog card fails */
+    ck_assert_int_eq(model(csv_names("Tesla T4", NULL), "mi300x-oam-192gb"), SEV_UNKNOWN);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 80GB HBM3", NULL), "mi300x-oam-192gb"),
+                     SEV_FAIL);
+    /* no name at all: no evidence */
+    ck_assert_int_eq(model(TOPO_NV, "h100-sxm-80gb"), SEV_UNKNOWN);
+    ck_assert_uint_eq(verdict.no_evidence_count, 1);
+}
+END_TEST
+
+START_TEST(check_fails_mixed_gpu_models_with_or_without_a_plan)
+{
+    ck_assert_int_eq(model(csv_names("Tesla T4", "Tesla V100-SXM2-16GB"), "t4"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("GRID H100-80C", "GRID H100-40C"), "h100-sxm-80gb"),
+                     SEV_FAIL);
+    ck_assert_int_eq(judge(csv_names("Tesla T4", "Tesla V100-SXM2-16GB"),
+                           exp_min("unrelated.id", 1), EXP_GPU_MODEL), SEV_FAIL);
+    /* one card named by two tools (the table, the CSV): one model */
+    struct report *rep = parse(SMI_TABLE_H100);
+    struct report *more = parse(csv_names("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"));
+    ck_assert_int_eq(report_append(rep, more), ST_OK);
+    report_check(NULL, 0, rep, &verdict);
+    ck_assert_ptr_null(finding(&verdict, EXP_GPU_MODEL));
+    report_free(rep);
+    report_free(more);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -2004,6 +2106,10 @@ static Suite *suite(void)
     tcase_add_test(c, measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig);
     tcase_add_test(c, check_quotes_the_first_nccl_warning_against_a_plan);
     tcase_add_test(c, check_does_not_pass_a_cross_node_busbw_measured_without_ring);
+    tcase_add_test(c, check_fails_a_gpu_model_other_than_the_plans_and_names_both);
+    tcase_add_test(c, check_tells_the_variants_of_one_gpu_apart);
+    tcase_add_test(c, check_never_passes_a_gpu_name_it_cannot_map);
+    tcase_add_test(c, check_fails_mixed_gpu_models_with_or_without_a_plan);
     suite_add_tcase(s, c);
     return s;
 }
