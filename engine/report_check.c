@@ -1509,6 +1509,40 @@ static void check_p2p(struct ctx *c, const struct report_topo *t, int si)
     obs(f, t->p2p_pairs_ok, t->p2p_pairs_read);
 }
 
+/* The expectation of id the plan holds, NULL when none. */
+static const struct expectation *exp_of(const struct ctx *c, const char *id)
+{
+    for (size_t i = 0; i < c->nexp; i++)
+        if (strcmp(c->exp[i].id, id) == 0)
+            return &c->exp[i];
+    return NULL;
+}
+
+/* A port not Active whose physical state is Disabled was switched off (by
+ * the switch, mlxlink or ibportstate): a spare, not a link that fails to
+ * come up, unless the plan needs more active ports than this node shows.
+ * A port Polling or Down with its link enabled is trying and failing. */
+static int port_spare(const struct ctx *c, const struct report_ib_ports *ib,
+                      const struct report_ib_port *pt)
+{
+    if (strcmp(pt->phys_state, "Disabled") != 0)
+        return 0;
+    const struct expectation *e = exp_of(c, EXP_IB_PORTS_ACTIVE);
+    return !e || isnan(e->min) || ib->ports_active >= e->min;
+}
+
+/* What a spare port's finding adds: the plan's count met, or no count. */
+static void spare_note(const struct ctx *c, const struct report_ib_ports *ib, char *buf,
+                       size_t len)
+{
+    const struct expectation *e = exp_of(c, EXP_IB_PORTS_ACTIVE);
+    if (e && !isnan(e->min))
+        snprintf(buf, len, "the node's %d active port(s) meet the plan's %.0f", ib->ports_active,
+                 e->min);
+    else
+        snprintf(buf, len, "no plan count says whether the node needs it");
+}
+
 static void plan_free(struct ctx *c)
 {
     const struct report *rep = c->rep;
@@ -1525,7 +1559,18 @@ static void plan_free(struct ctx *c)
                 const struct report_ib_port *pt = &s->u.ib.ports[p];
                 char where[48];
                 snprintf(where, sizeof(where), "%s port %d", pt->ca[0] ? pt->ca : "?", pt->port);
-                if (strcmp(pt->state, "Active") != 0 && pt->state[0]) {
+                if (strcmp(pt->state, "Active") != 0 && pt->state[0] &&
+                    port_spare(c, &s->u.ib, pt)) {
+                    char note[80];
+                    spare_note(c, &s->u.ib, note, sizeof(note));
+                    f = finding(c, "ib.port_state", SEV_WARN, "T9", si,
+                                "%s is %s, physical state Disabled: switched off on purpose, not a "
+                                "link fault; %s", where, pt->state, note);
+                    hint(f, "A spare or unused port: leave it, or enable it (switch port, "
+                            "mlxlink/ibportstate) if the node should use it; a port that should "
+                            "carry traffic must be Active/LinkUp (T9).");
+                    obs_text(f, pt->state, "Active");
+                } else if (strcmp(pt->state, "Active") != 0 && pt->state[0]) {
                     f = finding(c, "ib.port_state", SEV_FAIL, "T9", si,
                                 "%s is %s (physical state %s)", where, pt->state,
                                 pt->phys_state[0] ? pt->phys_state : "not shown");

@@ -2021,6 +2021,40 @@ START_TEST(check_fails_mixed_gpu_models_with_or_without_a_plan)
 }
 END_TEST
 
+/* ---- ib: a disabled spare port ---- */
+
+static const char *IB_SPARE = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+                              "\t\tRate: 400\n\t\tBase lid: 7\n\t\tLink layer: InfiniBand\n"
+                              "CA 'mlx5_1'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Disabled\n"
+                              "\t\tRate: 40\n\t\tBase lid: 0\n\t\tLink layer: InfiniBand\n";
+
+START_TEST(check_warns_on_a_disabled_spare_port_when_the_active_ones_meet_the_plan)
+{
+    ck_assert_int_eq(judge(IB_SPARE, exp_min(EXP_IB_PORTS_ACTIVE, 1), "ib.port_state"), SEV_WARN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, "ib.port_state")->message, "mlx5_1 port 1"));
+    ck_assert_int_eq(finding(&verdict, EXP_IB_PORTS_ACTIVE)->severity, SEV_PASS);
+    ck_assert_int_eq(verdict.verdict, SEV_WARN);
+    /* no plan count: a warning too, never a pass */
+    ck_assert_int_eq(judge(IB_SPARE, exp_min("unrelated.id", 1), "ib.port_state"), SEV_WARN);
+    /* the plan needs the disabled port: it fails */
+    ck_assert_int_eq(judge(IB_SPARE, exp_min(EXP_IB_PORTS_ACTIVE, 2), "ib.port_state"), SEV_FAIL);
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met)
+{
+    /* IB_MIX: mlx5_1 is Down with its link enabled (Polling): it should be up */
+    ck_assert_int_eq(judge(IB_MIX, exp_min(EXP_IB_PORTS_ACTIVE, 1), "ib.port_state"), SEV_FAIL);
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    const char *down = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+                       "\t\tRate: 400\n\t\tBase lid: 7\n\t\tLink layer: InfiniBand\n"
+                       "CA 'mlx5_1'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: LinkUp\n"
+                       "\t\tLink layer: InfiniBand\n";
+    ck_assert_int_eq(judge(down, exp_min(EXP_IB_PORTS_ACTIVE, 1), "ib.port_state"), SEV_FAIL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -2110,6 +2144,8 @@ static Suite *suite(void)
     tcase_add_test(c, check_tells_the_variants_of_one_gpu_apart);
     tcase_add_test(c, check_never_passes_a_gpu_name_it_cannot_map);
     tcase_add_test(c, check_fails_mixed_gpu_models_with_or_without_a_plan);
+    tcase_add_test(c, check_warns_on_a_disabled_spare_port_when_the_active_ones_meet_the_plan);
+    tcase_add_test(c, check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met);
     suite_add_tcase(s, c);
     return s;
 }
