@@ -271,7 +271,14 @@ struct report_dcgm {
     int cut;                   /* 1: the output ends before the table's bottom
                                   border (text) or the JSON document's close:
                                   tests after the cut are not shown */
+    int level;                 /* the run level: the command line's -r/--run (1-4,
+                                  short/medium/long/xlong) when shown, else the
+                                  categories of a whole output (Stress 3,
+                                  Integration or Hardware 2, Deployment alone 1);
+                                  0: -r named tests, not a level; -1 unknown */
     /* private parser state */
+    int run_level;             /* from the command line; -1 not shown */
+    unsigned categories;       /* bit 0 Deployment, 1 Integration, 2 Hardware, 3 Stress */
     char cur_test[40];
     int in_note;               /* inside an Info/Warning annotation */
     int closed;                /* text: the last table line read is the bottom border */

@@ -1127,9 +1127,19 @@ static void check_governor(struct ctx *c, const struct expectation *e)
     obs_text(f, got, e->value[0] ? e->value : "performance");
 }
 
+/* DCGM's level names (dcgmi diag -r). */
+static const char *dcgm_level_name(int level)
+{
+    static const char *const names[] = {"named tests", "-r 1 (short)", "-r 2 (medium)",
+                                        "-r 3 (long)", "-r 4 (xlong)"};
+    return level >= 0 && level <= 4 ? names[level] : "level not shown";
+}
+
 static void check_dcgm(struct ctx *c, const struct expectation *e)
 {
     int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0, cut = -1;
+    /* the lowest level run (0: named tests), and a section with none shown */
+    int low = -1, low_level = 99, unleveled = -1;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
         if (s->kind != REPORT_DCGM)
@@ -1145,6 +1155,12 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
         fail += d->fail;
         skip += d->skip;
         warn += d->warn;
+        if (d->level < 0 && unleveled < 0)
+            unleveled = (int)i;
+        if (d->level >= 0 && d->level < low_level) {
+            low_level = d->level;
+            low = (int)i;
+        }
     }
     if (sec < 0) {
         no_evidence(c, e, "dcgmi diag result");
@@ -1177,9 +1193,27 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
                               ? c->rep->sections[cut].u.dcgm.category : "the last row");
         hint(f, "Upload the whole `dcgmi diag -r 3` output, down to the table's bottom border "
                 "(T10).");
+    } else if (low >= 0 && low_level < 3) {
+        /* Acceptance is the long run: -r 1 checks the software deployment
+         * only, -r 2 adds a short PCIe and memory pass; the targeted stress,
+         * power and SM stress tests that find a failing GPU run at -r 3. */
+        f = finding(c, e->id, SEV_WARN, why(e, "T10"), low,
+                    "dcgmi diag %s: all %d results passed, but a plan's acceptance needs the "
+                    "long diagnostics (-r 3): the %s tests did not run",
+                    dcgm_level_name(low_level), pass,
+                    low_level == 2 ? "stress" : "hardware and stress");
+        hint(f, "Run `dcgmi diag -r 3` on every node with the GPUs idle (it adds the PCIe, "
+                "memory, targeted stress and power and SM stress tests) and upload it (T10).");
+    } else if (unleveled >= 0) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "T10"), unleveled,
+                    "dcgmi diag: the %d results shown passed, but the output shows neither the "
+                    "command's -r level nor its test categories, so the long diagnostics "
+                    "cannot be told to have run", pass);
+        hint(f, "Upload the whole `dcgmi diag -r 3` output, with its command line or its "
+                "category rows (T10).");
     } else {
-        f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag: all %d results passed",
-                    pass);
+        f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag %s: all %d results "
+                    "passed", dcgm_level_name(low_level), pass);
     }
     obs(f, fail, lim);
 }

@@ -320,6 +320,7 @@ static void dcgm_facts(struct jb *b, cJSON *f, const struct report_dcgm *d)
     str(b, f, "format", d->format);
     str(b, f, "dcgm_version", d->dcgm_version);
     str(b, f, "driver_version", d->driver);
+    cnt(b, f, "level", d->level);
 }
 
 static void nvbw_facts(struct jb *b, cJSON *f, const struct report_nvbandwidth *n)

@@ -2055,6 +2055,67 @@ START_TEST(check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met)
 }
 END_TEST
 
+/* ---- dcgm: the run level ---- */
+
+#define DCGM_TOP                                                                        \
+    "+---------------------------+------------------------------------------------+\n" \
+    "| Diagnostic                | Result                                         |\n" \
+    "+===========================+================================================+\n" \
+    "|-----  Deployment  --------+------------------------------------------------|\n" \
+    "| Denylist                  | Pass                                           |\n" \
+    "| NVML Library              | Pass                                           |\n"
+#define DCGM_STRESS                                                                     \
+    "+-----  Integration  -------+------------------------------------------------+\n" \
+    "| PCIe                      | Pass - All                                     |\n" \
+    "+-----  Stress  ------------+------------------------------------------------+\n" \
+    "| Targeted Stress           | Pass - All                                     |\n"
+#define DCGM_BOTTOM "+---------------------------+------------------------------------------------+\n"
+
+static int dcgm_level(const char *text)
+{
+    struct report *rep = parse(text);
+    const struct report_section *s = first(rep, REPORT_DCGM);
+    ck_assert_ptr_nonnull(s);
+    int level = s->u.dcgm.level;
+    report_free(rep);
+    return level;
+}
+
+START_TEST(parse_dcgm_reads_the_run_level_from_the_command_or_the_categories)
+{
+    ck_assert_int_eq(dcgm_level("+ dcgmi diag -r 1\n" DCGM_TOP DCGM_BOTTOM), 1);
+    ck_assert_int_eq(dcgm_level("$ dcgmi diag --run 3 --fail-early\n" DCGM_TOP DCGM_BOTTOM), 3);
+    ck_assert_int_eq(dcgm_level("# /usr/bin/dcgmi diag -g 7 -r long\n" DCGM_TOP DCGM_BOTTOM), 3);
+    ck_assert_int_eq(dcgm_level("dcgmi diag --run=2\n" DCGM_TOP DCGM_BOTTOM), 2);
+    ck_assert_int_eq(dcgm_level("dcgmi diag -r 'pcie'\n" DCGM_TOP DCGM_BOTTOM), 0);
+    /* no command line: the categories of a whole table */
+    ck_assert_int_eq(dcgm_level(DCGM_TOP DCGM_BOTTOM), 1);
+    ck_assert_int_eq(dcgm_level(DCGM_TOP DCGM_STRESS DCGM_BOTTOM), 3);
+    /* cut: the categories after the cut are not shown */
+    ck_assert_int_eq(dcgm_level(DCGM_TOP), -1);
+}
+END_TEST
+
+START_TEST(check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level)
+{
+    struct expectation e = exp_max(EXP_DCGM_FAIL, 0);
+    ck_assert_int_eq(judge("+ dcgmi diag -r 1\n" DCGM_TOP DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_WARN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, EXP_DCGM_FAIL)->message, "-r 3"));
+    ck_assert_int_eq(verdict.verdict, SEV_WARN);
+    ck_assert_int_eq(judge(DCGM_TOP DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_WARN);
+    ck_assert_int_eq(judge("dcgmi diag -r 2\n" DCGM_TOP DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_WARN);
+    ck_assert_int_eq(judge("dcgmi diag -r 3\n" DCGM_TOP DCGM_STRESS DCGM_BOTTOM, e, EXP_DCGM_FAIL),
+                     SEV_PASS);
+    ck_assert_int_eq(judge(DCGM_TOP DCGM_STRESS DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_PASS);
+    ck_assert_int_eq(judge("+ dcgmi diag -r 1\n" DCGM_TOP
+                           "| Persistence Mode          | Fail                                           |\n"
+                           DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_FAIL);
+    /* results with no level shown: not a pass */
+    ck_assert_int_eq(judge("| PCIe                      | Pass - All                                     |\n"
+                           DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_UNKNOWN);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -2146,6 +2207,8 @@ static Suite *suite(void)
     tcase_add_test(c, check_fails_mixed_gpu_models_with_or_without_a_plan);
     tcase_add_test(c, check_warns_on_a_disabled_spare_port_when_the_active_ones_meet_the_plan);
     tcase_add_test(c, check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met);
+    tcase_add_test(c, parse_dcgm_reads_the_run_level_from_the_command_or_the_categories);
+    tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
     suite_add_tcase(s, c);
     return s;
 }
