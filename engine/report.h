@@ -241,6 +241,21 @@ struct report_gpu {
 
 /* ---- fio ----------------------------------------------------------------- */
 
+/* fio's rw= patterns, as bits of report_fio.patterns. */
+enum report_fio_pattern {
+    FIO_SEQ_READ = 1u << 0,    /* read */
+    FIO_RAND_READ = 1u << 1,   /* randread */
+    FIO_SEQ_WRITE = 1u << 2,   /* write */
+    FIO_RAND_WRITE = 1u << 3,  /* randwrite */
+    FIO_MIXED = 1u << 4,       /* rw, readwrite, randrw */
+    FIO_OTHER = 1u << 5        /* trim, randtrim, trimwrite, anything else */
+};
+#define FIO_PATTERNS 6
+
+/* The name of pattern bit i ("read", "randread", "write", "randwrite",
+ * "mixed", "other"), NULL out of range. */
+const char *report_fio_pattern_name(int i);
+
 struct report_fio {
     char format[8];            /* "text" or "json" */
     char version[16];
@@ -248,7 +263,12 @@ struct report_fio {
     int jobs;                  /* job header lines or JSON jobs seen */
     char rw[16], ioengine[16], bs[24];
     double iodepth;
+    unsigned patterns;         /* enum report_fio_pattern bits of every job's rw
+                                  (text job headers; JSON job options, else the
+                                  global options); 0 when none is shown */
     /* private parser state */
+    char json_global_rw[16];   /* JSON "global options" rw, for jobs without their own */
+    int json_job_open, json_job_rw;
     double job_read_bw, job_write_bw, job_read_iops, job_write_iops;
     double grp_read_bw, grp_write_bw;
     int json_depth, json_dir, json_dir_depth, json_in_jobs;

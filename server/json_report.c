@@ -306,6 +306,10 @@ static void fio_facts(struct jb *b, cJSON *f, const struct report_fio *x)
     str(b, f, "ioengine", x->ioengine);
     str(b, f, "bs", x->bs);
     num(b, f, "iodepth", x->iodepth);
+    cJSON *pat = arr(b, f, "patterns");
+    for (int i = 0; pat && i < FIO_PATTERNS; i++)
+        if (x->patterns & (1u << i))
+            jb_add(b, pat, NULL, cJSON_CreateString(report_fio_pattern_name(i)));
 }
 
 static void dcgm_facts(struct jb *b, cJSON *f, const struct report_dcgm *d)

@@ -2116,6 +2116,39 @@ START_TEST(check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level)
 }
 END_TEST
 
+/* ---- fio: each expectation from the jobs of its own pattern ---- */
+
+START_TEST(check_judges_fio_expectations_only_by_jobs_of_their_pattern)
+{
+    const char *runs = "rnd: (g=0): rw=randwrite, bs=(R) 4096B-4096B, ioengine=libaio, iodepth=64\n"
+                       "  write: IOPS=900k, BW=3516MiB/s (3686MB/s)(206GiB/60001msec)\n"
+                       "seq: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, ioengine=libaio, iodepth=16\n"
+                       "  write: IOPS=1000, BW=954MiB/s (1000MB/s)(56GiB/60001msec)\n"
+                       "rr: (g=0): rw=randread, bs=(R) 4096B-4096B, ioengine=libaio, iodepth=64\n"
+                       "  read: IOPS=1200k, BW=4688MiB/s (4915MB/s)(275GiB/60001msec)\n";
+    /* the 3686 MB/s random 4k writes are not checkpoint writes: 1000 MB/s is */
+    ck_assert_int_eq(judge(runs, exp_min(EXP_STORAGE_WRITE, 2000), EXP_STORAGE_WRITE), SEV_FAIL);
+    ck_assert(finding(&verdict, EXP_STORAGE_WRITE)->observed == 1000);
+    /* random 4k reads only: training reads cannot be judged, neither pass nor fail */
+    ck_assert_int_eq(judge(runs, exp_min(EXP_STORAGE_READ, 1000), EXP_STORAGE_READ), SEV_UNKNOWN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, EXP_STORAGE_READ)->message, "randread"));
+    /* a mixed job's figures are neither */
+    const char *mixed = "m: (g=0): rw=randrw, bs=(R) 1024KiB-1024KiB, ioengine=libaio, iodepth=16\n"
+                        "  read: IOPS=5000, BW=4768MiB/s (5000MB/s)(56GiB/60001msec)\n"
+                        "  write: IOPS=5000, BW=4768MiB/s (5000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(mixed, exp_min(EXP_STORAGE_WRITE, 1000), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_int_eq(judge(mixed, exp_min(EXP_STORAGE_READ, 1000), EXP_STORAGE_READ), SEV_UNKNOWN);
+    /* JSON: a job without rw of its own runs the global options' one */
+    const char *json = "{\n  \"fio version\" : \"fio-3.36\",\n  \"global options\" : {\n"
+                       "    \"rw\" : \"read\",\n    \"bs\" : \"1M\"\n  },\n  \"jobs\" : [\n    {\n"
+                       "      \"jobname\" : \"data\",\n      \"job options\" : {\n"
+                       "        \"numjobs\" : \"1\"\n      },\n      \"read\" : {\n"
+                       "        \"io_bytes\" : 10000000000,\n        \"bw_bytes\" : 2000000000,\n"
+                       "        \"runtime\" : 5000\n      }\n    }\n  ]\n}\n";
+    ck_assert_int_eq(judge(json, exp_min(EXP_STORAGE_READ, 1500), EXP_STORAGE_READ), SEV_PASS);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -2209,6 +2242,7 @@ static Suite *suite(void)
     tcase_add_test(c, check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met);
     tcase_add_test(c, parse_dcgm_reads_the_run_level_from_the_command_or_the_categories);
     tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
+    tcase_add_test(c, check_judges_fio_expectations_only_by_jobs_of_their_pattern);
     suite_add_tcase(s, c);
     return s;
 }
