@@ -1607,13 +1607,15 @@ static const struct expectation *exp_of(const struct ctx *c, const char *id)
 }
 
 /* A port not Active whose physical state is Disabled was switched off (by
- * the switch, mlxlink or ibportstate): a spare, not a link that fails to
- * come up, unless the plan needs more active ports than this node shows.
- * A port Polling or Down with its link enabled is trying and failing. */
+ * the switch, mlxlink or ibportstate): a spare beside the node's active
+ * ports, not a link that fails to come up, unless the plan needs more
+ * active ports than the node shows. A node with no active port at all has
+ * nothing the port is a spare of. A port Polling or Down with its link
+ * enabled is trying and failing. */
 static int port_spare(const struct ctx *c, const struct report_ib_ports *ib,
                       const struct report_ib_port *pt)
 {
-    if (strcmp(pt->phys_state, "Disabled") != 0)
+    if (strcmp(pt->phys_state, "Disabled") != 0 || ib->ports_active < 1)
         return 0;
     const struct expectation *e = exp_of(c, EXP_IB_PORTS_ACTIVE);
     return !e || isnan(e->min) || ib->ports_active >= e->min;

@@ -2039,6 +2039,10 @@ START_TEST(check_warns_on_a_disabled_spare_port_when_the_active_ones_meet_the_pl
     /* the plan needs the disabled port: it fails */
     ck_assert_int_eq(judge(IB_SPARE, exp_min(EXP_IB_PORTS_ACTIVE, 2), "ib.port_state"), SEV_FAIL);
     ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    /* a node whose only port is disabled has no port it is a spare of */
+    const char *lone = "CA 'mlx5_8'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Disabled\n"
+                       "\t\tRate: 400\n\t\tLink layer: InfiniBand\n";
+    ck_assert_int_eq(judge(lone, exp_min("unrelated.id", 1), "ib.port_state"), SEV_FAIL);
 }
 END_TEST
 
