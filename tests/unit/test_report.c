@@ -2153,6 +2153,36 @@ START_TEST(check_judges_fio_expectations_only_by_jobs_of_their_pattern)
 }
 END_TEST
 
+/* ---- nvidia-smi outputs of several nodes in one file ---- */
+
+START_TEST(parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each)
+{
+    /* two tables pasted one after the other: the second node's banner
+     * opens its own section, so counts are per output */
+    struct report *rep = parse(SMI_TABLE_H100 SMI_TABLE);
+    ck_assert_uint_eq(rep->section_count, 2);
+    ck_assert_int_eq(rep->sections[0].u.gpu.gpu_count, 2);
+    ck_assert_int_eq(rep->sections[1].u.gpu.gpu_count, 1);
+    ck_assert_str_eq(rep->sections[1].u.gpu.info[0].name, "NVIDIA H200");
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    report_free(rep);
+    /* the node with one GPU fails a plan of two a node; merged, three passed */
+    ck_assert_int_eq(judge(SMI_TABLE_H100 SMI_TABLE, exp_min(EXP_GPU_COUNT, 2), EXP_GPU_COUNT),
+                     SEV_FAIL);
+    /* two --query-gpu CSVs: the second header is not a GPU row */
+    static const char csv[] = "index, name, pci.bus_id\n0, NVIDIA H200, 00000000:00:06.0\n";
+    char two[256];
+    snprintf(two, sizeof(two), "%s%s", csv, csv);
+    rep = parse(two);
+    ck_assert_uint_eq(rep->section_count, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(rep->sections[i].u.gpu.gpu_count, 1);
+        ck_assert_str_eq(rep->sections[i].u.gpu.info[0].name, "NVIDIA H200");
+    }
+    report_free(rep);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -2247,6 +2277,7 @@ static Suite *suite(void)
     tcase_add_test(c, parse_dcgm_reads_the_run_level_from_the_command_or_the_categories);
     tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
     tcase_add_test(c, check_judges_fio_expectations_only_by_jobs_of_their_pattern);
+    tcase_add_test(c, parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each);
     suite_add_tcase(s, c);
     return s;
 }
