@@ -111,6 +111,8 @@ struct report_nccl {
     char algo[12];             /* NCCL_ALGO from the log, "" unknown */
     char net[16];              /* "IB", "Socket", "" unknown (NCCL "Using network") */
     char gpu_name[REPORT_NAME_LEN];
+    int other_gpu_count;       /* rank lines' GPU names other than gpu_name, up to 3 */
+    char other_gpus[3][REPORT_NAME_LEN];
     int row_count, rows_dropped;
     struct report_nccl_row rows[NCCL_ROWS_MAX];
     /* private parser state */

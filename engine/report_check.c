@@ -505,7 +505,7 @@ static void model_see(struct model_seen *m, int sec, const char *name)
 }
 
 /* Every GPU name the reports show: nvidia-smi (each GPU of the table, -q
- * or CSV), the first rank line of an nccl-tests run, gpu_burn's list. */
+ * or CSV), the names of an nccl-tests run's rank lines, gpu_burn's list. */
 static void model_collect(const struct report *rep, struct model_seen *m)
 {
     m->other_sec = m->unk_sec = m->mixed_sec = m->first_sec = -1;
@@ -514,8 +514,11 @@ static void model_collect(const struct report *rep, struct model_seen *m)
         if (s->kind == REPORT_GPU)
             for (int k = 0; k < s->u.gpu.info_count; k++)
                 model_see(m, (int)i, s->u.gpu.info[k].name);
-        else if (s->kind == REPORT_NCCL)
+        else if (s->kind == REPORT_NCCL) {
             model_see(m, (int)i, s->u.nccl.gpu_name);
+            for (int k = 0; k < s->u.nccl.other_gpu_count && k < 3; k++)
+                model_see(m, (int)i, s->u.nccl.other_gpus[k]);
+        }
         else if (s->kind == REPORT_GEMM)
             for (int r = 0; r < s->u.gemm.row_count; r++)
                 model_see(m, (int)i, s->u.gemm.rows[r].name);

@@ -141,6 +141,11 @@ static void nccl_facts(struct jb *b, cJSON *f, const struct report_nccl *c)
     str(b, f, "algo", c->algo);
     str(b, f, "network", c->net);
     str(b, f, "gpu_name", c->gpu_name);
+    cJSON *names = arr(b, f, "gpu_names");
+    if (names && c->gpu_name[0])
+        jb_add(b, names, NULL, cJSON_CreateString(c->gpu_name));
+    for (int i = 0; names && i < c->other_gpu_count && i < 3; i++)
+        jb_add(b, names, NULL, cJSON_CreateString(c->other_gpus[i]));
     cJSON *rows = arr(b, f, "rows");
     for (int i = 0; rows && i < c->row_count; i++) {
         const struct report_nccl_row *r = &c->rows[i];

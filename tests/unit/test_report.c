@@ -2010,6 +2010,20 @@ START_TEST(check_fails_mixed_gpu_models_with_or_without_a_plan)
                      SEV_FAIL);
     ck_assert_int_eq(judge(csv_names("Tesla T4", "Tesla V100-SXM2-16GB"),
                            exp_min("unrelated.id", 1), EXP_GPU_MODEL), SEV_FAIL);
+    /* an nccl-tests run over two cards (nccl-tests issue 131: a GTX 1050 Ti
+     * and a GTX 950): every rank line's name is read, not the first only */
+    const char *ranks = "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+                        "#\n# Using devices\n"
+                        "#   Rank  0 Pid  12345 on       host device  0 [0x01] NVIDIA GeForce GTX 1050 Ti\n"
+                        "#   Rank  1 Pid  12345 on       host device  1 [0x03] NVIDIA GeForce GTX 950\n";
+    struct report *nr = parse(ranks);
+    const struct report_section *ns = first(nr, REPORT_NCCL);
+    ck_assert_ptr_nonnull(ns);
+    ck_assert_str_eq(ns->u.nccl.gpu_name, "NVIDIA GeForce GTX 1050 Ti");
+    ck_assert_int_eq(ns->u.nccl.other_gpu_count, 1);
+    ck_assert_str_eq(ns->u.nccl.other_gpus[0], "NVIDIA GeForce GTX 950");
+    report_free(nr);
+    ck_assert_int_eq(judge(ranks, exp_min("unrelated.id", 1), EXP_GPU_MODEL), SEV_FAIL);
     /* one card named by two tools (the table, the CSV): one model */
     struct report *rep = parse(SMI_TABLE_H100);
     struct report *more = parse(csv_names("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"));
