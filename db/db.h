@@ -242,9 +242,11 @@ enum status db_report_get(struct db *db, long long team_id, long long plan_id, l
                           struct db_report *out, char *err, size_t errlen);
 enum status db_report_by_key(struct db *db, long long plan_id, const char *key, struct db_report *out,
                              char *err, size_t errlen);
-/* Newest first, without content, sections or findings. */
-enum status db_report_list(struct db *db, long long team_id, long long plan_id, int limit,
-                           int (*fn)(void *ud, const struct db_report *r), void *ud, char *err, size_t errlen);
+/* Newest first, without content, sections or findings: at most limit
+ * reports whose id is below before_id (0: from the newest). */
+enum status db_report_list(struct db *db, long long team_id, long long plan_id, long long before_id,
+                           int limit, int (*fn)(void *ud, const struct db_report *r), void *ud, char *err,
+                           size_t errlen);
 /* Calls fn with each report of the plan, content included, for a re-check. */
 enum status db_report_each_full(struct db *db, long long team_id, long long plan_id,
                                 int (*fn)(void *ud, const struct db_report *r), void *ud, char *err, size_t errlen);

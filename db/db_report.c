@@ -6,6 +6,7 @@
  * constraint, not a read-then-write check, decides which of two racing
  * uploads wins. Every verdict a report gets is appended to report_checks. */
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,9 +179,11 @@ enum status db_report_by_key(struct db *db, long long plan_id, const char *key, 
     return report_one(db, st, out, err, errlen);
 }
 
+/* sql binds ?1 plan, ?2 team, ?3 limit and, when it has it, ?4 the id the
+ * rows must be below (before_id; 0: no bound). */
 static enum status report_each(struct db *db, const char *sql, long long team_id, long long plan_id, int limit,
-                               int full, int (*fn)(void *ud, const struct db_report *r), void *ud, char *err,
-                               size_t errlen)
+                               long long before_id, int full, int (*fn)(void *ud, const struct db_report *r),
+                               void *ud, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     struct db_report r;
@@ -190,6 +193,8 @@ static enum status report_each(struct db *db, const char *sql, long long team_id
     sqlite3_bind_int64(st, 1, plan_id);
     sqlite3_bind_int64(st, 2, team_id);
     sqlite3_bind_int(st, 3, limit);
+    if (sqlite3_bind_parameter_count(st) >= 4)
+        sqlite3_bind_int64(st, 4, before_id > 0 ? before_id : LLONG_MAX);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (read_report(st, &r, full) != 0) {
@@ -204,13 +209,14 @@ static enum status report_each(struct db *db, const char *sql, long long team_id
     return db_rows_end(db, st, step, rc, "cannot list reports", err, errlen);
 }
 
-enum status db_report_list(struct db *db, long long team_id, long long plan_id, int limit,
-                           int (*fn)(void *ud, const struct db_report *r), void *ud, char *err, size_t errlen)
+enum status db_report_list(struct db *db, long long team_id, long long plan_id, long long before_id,
+                           int limit, int (*fn)(void *ud, const struct db_report *r), void *ud, char *err,
+                           size_t errlen)
 {
     return report_each(db,
-                       "SELECT " REPORT_COLUMNS_SHORT " FROM reports r WHERE r.plan_id = ? AND r.team_id = ? "
-                       "ORDER BY r.id DESC LIMIT ?",
-                       team_id, plan_id, limit, 0, fn, ud, err, errlen);
+                       "SELECT " REPORT_COLUMNS_SHORT " FROM reports r WHERE r.plan_id = ?1 AND "
+                       "r.team_id = ?2 AND r.id < ?4 ORDER BY r.id DESC LIMIT ?3",
+                       team_id, plan_id, limit, before_id, 0, fn, ud, err, errlen);
 }
 
 enum status db_report_each_full(struct db *db, long long team_id, long long plan_id,
@@ -219,7 +225,7 @@ enum status db_report_each_full(struct db *db, long long team_id, long long plan
     return report_each(db,
                        "SELECT " REPORT_COLUMNS " FROM reports r WHERE r.plan_id = ? AND r.team_id = ? "
                        "ORDER BY r.id LIMIT ?",
-                       team_id, plan_id, 100000, 1, fn, ud, err, errlen);
+                       team_id, plan_id, 100000, 0, 1, fn, ud, err, errlen);
 }
 
 enum status db_report_recheck(struct db *db, long long report_id, int revision, const char *tier,

@@ -18,6 +18,9 @@
 #define EXP_TOPO_NIC_COUNT    "topo.nic_count"      /* min: RDMA NICs per node */
 /* GPUs, from nvidia-smi (kind "gpu"). */
 #define EXP_GPU_COUNT         "gpu.count"           /* min: GPUs per node */
+#define EXP_GPU_MODEL         "gpu.model"           /* value: the plan's catalog GPU id
+                                                       ("h100-sxm-80gb"); the server adds it
+                                                       from the tier's gpu.id (R5, R6) */
 #define EXP_GPU_PCIE_GEN      "gpu.pcie_gen"        /* min: PCIe generation (max capability) */
 #define EXP_GPU_PCIE_WIDTH    "gpu.pcie_width"      /* min: PCIe lanes, current width (R9, T6) */
 #define EXP_GPU_ECC_UNCORR    "gpu.ecc_uncorrectable" /* max: 0 (T7) */

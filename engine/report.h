@@ -111,6 +111,8 @@ struct report_nccl {
     char algo[12];             /* NCCL_ALGO from the log, "" unknown */
     char net[16];              /* "IB", "Socket", "" unknown (NCCL "Using network") */
     char gpu_name[REPORT_NAME_LEN];
+    int other_gpu_count;       /* rank lines' GPU names other than gpu_name, up to 3 */
+    char other_gpus[3][REPORT_NAME_LEN];
     int row_count, rows_dropped;
     struct report_nccl_row rows[NCCL_ROWS_MAX];
     /* private parser state */
@@ -241,6 +243,21 @@ struct report_gpu {
 
 /* ---- fio ----------------------------------------------------------------- */
 
+/* fio's rw= patterns, as bits of report_fio.patterns. */
+enum report_fio_pattern {
+    FIO_SEQ_READ = 1u << 0,    /* read */
+    FIO_RAND_READ = 1u << 1,   /* randread */
+    FIO_SEQ_WRITE = 1u << 2,   /* write */
+    FIO_RAND_WRITE = 1u << 3,  /* randwrite */
+    FIO_MIXED = 1u << 4,       /* rw, readwrite, randrw */
+    FIO_OTHER = 1u << 5        /* trim, randtrim, trimwrite, anything else */
+};
+#define FIO_PATTERNS 6
+
+/* The name of pattern bit i ("read", "randread", "write", "randwrite",
+ * "mixed", "other"), NULL out of range. */
+const char *report_fio_pattern_name(int i);
+
 struct report_fio {
     char format[8];            /* "text" or "json" */
     char version[16];
@@ -248,7 +265,12 @@ struct report_fio {
     int jobs;                  /* job header lines or JSON jobs seen */
     char rw[16], ioengine[16], bs[24];
     double iodepth;
+    unsigned patterns;         /* enum report_fio_pattern bits of every job's rw
+                                  (text job headers; JSON job options, else the
+                                  global options); 0 when none is shown */
     /* private parser state */
+    char json_global_rw[16];   /* JSON "global options" rw, for jobs without their own */
+    int json_job_open, json_job_rw;
     double job_read_bw, job_write_bw, job_read_iops, job_write_iops;
     double grp_read_bw, grp_write_bw;
     int json_depth, json_dir, json_dir_depth, json_in_jobs;
@@ -271,7 +293,14 @@ struct report_dcgm {
     int cut;                   /* 1: the output ends before the table's bottom
                                   border (text) or the JSON document's close:
                                   tests after the cut are not shown */
+    int level;                 /* the run level: the command line's -r/--run (1-4,
+                                  short/medium/long/xlong) when shown, else the
+                                  categories of a whole output (Stress 3,
+                                  Integration or Hardware 2, Deployment alone 1);
+                                  0: -r named tests, not a level; -1 unknown */
     /* private parser state */
+    int run_level;             /* from the command line; -1 not shown */
+    unsigned categories;       /* bit 0 Deployment, 1 Integration, 2 Hardware, 3 Stress */
     char cur_test[40];
     int in_note;               /* inside an Info/Warning annotation */
     int closed;                /* text: the last table line read is the bottom border */

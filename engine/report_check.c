@@ -77,8 +77,11 @@ static void obs(struct report_finding *f, double o, double e)
 static void obs_text(struct report_finding *f, const char *o, const char *e)
 {
     if (f) {
-        snprintf(f->observed_text, sizeof(f->observed_text), "%s", o ? o : "");
-        snprintf(f->expected_text, sizeof(f->expected_text), "%s", e ? e : "");
+        /* a name longer than the field is cut, as the section's own text is */
+        snprintf(f->observed_text, sizeof(f->observed_text), "%.*s",
+                 (int)sizeof(f->observed_text) - 1, o ? o : "");
+        snprintf(f->expected_text, sizeof(f->expected_text), "%.*s",
+                 (int)sizeof(f->expected_text) - 1, e ? e : "");
     }
 }
 
@@ -259,7 +262,7 @@ static int gpu_gen(const struct report_section *s) { return s->u.gpu.pcie_gen_ma
 /* ---- GPUs an nvidia-smi output attaches but does not show ---------------- */
 
 /* The per-GPU readings the node-level GPU checks rest on. */
-enum gpu_field { GF_GEN, GF_WIDTH, GF_ECC, GF_REMAP };
+enum gpu_field { GF_GEN, GF_WIDTH, GF_ECC, GF_REMAP, GF_NAME };
 
 static int gpu_field_read(const struct report_gpu_info *gi, enum gpu_field f)
 {
@@ -268,6 +271,7 @@ static int gpu_field_read(const struct report_gpu_info *gi, enum gpu_field f)
     case GF_WIDTH: return gi->pcie_width_current >= 0;
     case GF_ECC: return !isnan(gi->ecc_uncorrectable);
     case GF_REMAP: return gi->remap_pending >= 0;
+    case GF_NAME: return gi->name[0] != '\0';
     }
     return 0;
 }
@@ -324,6 +328,272 @@ static void gpu_pass_unshown(struct ctx *c, struct report_finding *f, enum gpu_f
     snprintf(f->message + len, sizeof(f->message) - len,
              ", but %d attached GPU(s) are not shown (output cut)", n);
     hint(f, "Upload the whole `nvidia-smi -q` output, every GPU's block (T10).");
+}
+
+/* ---- GPU model (gpu.model) ----------------------------------------------- */
+
+/* The names NVML gives the catalog's NVIDIA cards, as nvidia-smi's table,
+ * -q ("Product Name") and --query-gpu name, the nccl-tests rank lines and
+ * gpu_burn's list print them, normalized (model_norm): "NVIDIA H100 80GB
+ * HBM3" is the SXM5 card, "NVIDIA H100 PCIe" and "NVIDIA H100 NVL" the PCIe
+ * ones; "NVIDIA H200" the SXM card and "NVIDIA H200 NVL" the PCIe one; the
+ * A100s name form and memory ("NVIDIA A100-SXM4-40GB", "NVIDIA A100 80GB
+ * PCIe"). family is a word every name of the card holds: a whole name
+ * without it cannot be that card (a V100 on an H100 plan), one with it but
+ * no exact match (a GH200, an H100 vGPU profile) cannot be judged. The ids
+ * are the catalog's (migrations/0002_catalog.sql); a catalog card not
+ * listed here (AMD, Intel: nvidia-smi never names them) maps to nothing. */
+struct gpu_model {
+    const char *id;
+    const char *family;
+    const char *names[2];
+};
+
+static const struct gpu_model gpu_models[] = {
+    {"a100-sxm-40gb", "A100", {"A100 SXM4 40GB", NULL}},
+    {"a100-sxm-80gb", "A100", {"A100 SXM4 80GB", "A100 SXM 80GB"}},
+    {"a100-pcie-40gb", "A100", {"A100 PCIE 40GB", NULL}},
+    {"a100-pcie-80gb", "A100", {"A100 80GB PCIE", "A100 PCIE 80GB"}},
+    {"h100-sxm-80gb", "H100", {"H100 80GB HBM3", "H100 SXM5 80GB"}},
+    {"h100-pcie-80gb", "H100", {"H100 PCIE", NULL}},
+    {"h100-nvl-94gb", "H100", {"H100 NVL", NULL}},
+    {"h800-sxm-80gb", "H800", {"H800", NULL}},
+    {"h200-sxm-141gb", "H200", {"H200", NULL}},
+    {"h200-nvl-141gb", "H200", {"H200 NVL", NULL}},
+    {"b200-sxm-180gb", "B200", {"B200", NULL}},
+    {"gb200-nvl-186gb", "GB200", {"GB200", NULL}},
+    {"gb300-nvl-279gb", "GB300", {"GB300", NULL}},
+    {"l40s-pcie-48gb", "L40S", {"L40S", NULL}},
+    {"l4-pcie-24gb", "L4", {"L4", NULL}},
+    {"a10-pcie-24gb", "A10", {"A10", NULL}},
+    {"rtx4090-pcie-24gb", "4090", {"GEFORCE RTX 4090", NULL}},
+    {"rtx5090-pcie-32gb", "5090", {"GEFORCE RTX 5090", NULL}},
+    {"rtx6000ada-pcie-48gb", "ADA", {"RTX 6000 ADA GENERATION", NULL}},
+};
+#define GPU_MODELS (sizeof(gpu_models) / sizeof(gpu_models[0]))
+
+/* name in upper case, '-' '_' and blank runs as one space, a leading
+ * "NVIDIA" and "Tesla" left out; *cut is set when it ends in "..." (the
+ * default table cuts a long name so), which is then left out too. */
+static void model_norm(const char *name, char *buf, size_t len, int *cut)
+{
+    size_t o = 0;
+    int sp = 1;
+    for (const char *s = name; *s && o + 1 < len; s++) {
+        char ch = *s;
+        if (ch == '-' || ch == '_' || ch == ' ' || ch == '\t') {
+            if (!sp)
+                buf[o++] = ' ';
+            sp = 1;
+            continue;
+        }
+        buf[o++] = ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch;
+        sp = 0;
+    }
+    buf[o] = '\0';
+    *cut = 0;
+    while (o > 0 && (buf[o - 1] == ' ' || buf[o - 1] == '.')) {
+        *cut |= buf[o - 1] == '.';
+        buf[--o] = '\0';
+    }
+    static const char *const lead[] = {"NVIDIA ", "TESLA "};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(lead[i]);
+        if (strncmp(buf, lead[i], n) == 0)
+            memmove(buf, buf + n, strlen(buf + n) + 1);
+    }
+}
+
+/* The catalog id a normalized name is; NULL when no card fits, or when a
+ * cut name could be more than one. */
+static const char *model_id(const char *norm, int cut)
+{
+    const char *hit = NULL;
+    size_t n = strlen(norm);
+    if (n == 0)
+        return NULL;
+    for (size_t i = 0; i < GPU_MODELS; i++)
+        for (int k = 0; k < 2 && gpu_models[i].names[k]; k++) {
+            const char *nm = gpu_models[i].names[k];
+            if (cut ? strncmp(nm, norm, n) != 0 : strcmp(nm, norm) != 0)
+                continue;
+            if (hit && strcmp(hit, gpu_models[i].id) != 0)
+                return NULL;
+            hit = gpu_models[i].id;
+        }
+    return hit;
+}
+
+static const char *model_family(const char *id)
+{
+    for (size_t i = 0; i < GPU_MODELS; i++)
+        if (strcmp(gpu_models[i].id, id) == 0)
+            return gpu_models[i].family;
+    return NULL;
+}
+
+/* Whether the normalized name holds word as a whole word. */
+static int has_word(const char *norm, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = norm; (p = strstr(p, word)) != NULL; p++)
+        if ((p == norm || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
+/* What the names shown say of the plan's card: the first name of another
+ * card, the first that cannot be judged, and the first two that differ. */
+struct model_seen {
+    const char *want, *family;       /* plan id and its family; NULL plan-free/unknown */
+    int names;
+    int other_sec, unk_sec, mixed_sec, first_sec;
+    const char *other_id;            /* the other card's catalog id, NULL when unmapped */
+    char other[REPORT_NAME_LEN], unk[REPORT_NAME_LEN];
+    char first[REPORT_NAME_LEN], first_norm[REPORT_NAME_LEN], mixed[REPORT_NAME_LEN];
+    const char *first_id;
+    int first_cut;
+};
+
+/* Two normalized names of different cards: ids that differ, or (either
+ * unmapped) texts that differ where neither is a cut form of the other. */
+static int model_differs(const char *a, int acut, const char *aid, const char *b, int bcut,
+                         const char *bid)
+{
+    if (aid && bid)
+        return strcmp(aid, bid) != 0;
+    size_t al = strlen(a), bl = strlen(b);
+    if (acut && al <= bl && strncmp(a, b, al) == 0)
+        return 0;
+    if (bcut && bl <= al && strncmp(a, b, bl) == 0)
+        return 0;
+    return strcmp(a, b) != 0;
+}
+
+static void model_see(struct model_seen *m, int sec, const char *name)
+{
+    char norm[REPORT_NAME_LEN];
+    int cut;
+    if (!name[0])
+        return;
+    model_norm(name, norm, sizeof(norm), &cut);
+    if (!norm[0])
+        return;
+    const char *id = model_id(norm, cut);
+    if (m->names++ == 0) {
+        m->first_sec = sec;
+        m->first_id = id;
+        m->first_cut = cut;
+        snprintf(m->first, sizeof(m->first), "%s", name);
+        snprintf(m->first_norm, sizeof(m->first_norm), "%s", norm);
+    } else if (m->mixed_sec < 0 &&
+               model_differs(m->first_norm, m->first_cut, m->first_id, norm, cut, id)) {
+        m->mixed_sec = sec;
+        snprintf(m->mixed, sizeof(m->mixed), "%s", name);
+    }
+    if (!m->want)
+        return;
+    int other = id ? strcmp(id, m->want) != 0 : m->family && !cut && !has_word(norm, m->family);
+    if (other && m->other_sec < 0) {
+        m->other_sec = sec;
+        m->other_id = id;
+        snprintf(m->other, sizeof(m->other), "%s", name);
+    } else if (!other && !id && m->unk_sec < 0) {
+        m->unk_sec = sec;
+        snprintf(m->unk, sizeof(m->unk), "%s", name);
+    }
+}
+
+/* Every GPU name the reports show: nvidia-smi (each GPU of the table, -q
+ * or CSV), the names of an nccl-tests run's rank lines, gpu_burn's list. */
+static void model_collect(const struct report *rep, struct model_seen *m)
+{
+    m->other_sec = m->unk_sec = m->mixed_sec = m->first_sec = -1;
+    for (size_t i = 0; i < rep->section_count; i++) {
+        const struct report_section *s = &rep->sections[i];
+        if (s->kind == REPORT_GPU)
+            for (int k = 0; k < s->u.gpu.info_count; k++)
+                model_see(m, (int)i, s->u.gpu.info[k].name);
+        else if (s->kind == REPORT_NCCL) {
+            model_see(m, (int)i, s->u.nccl.gpu_name);
+            for (int k = 0; k < s->u.nccl.other_gpu_count && k < 3; k++)
+                model_see(m, (int)i, s->u.nccl.other_gpus[k]);
+        }
+        else if (s->kind == REPORT_GEMM)
+            for (int r = 0; r < s->u.gemm.row_count; r++)
+                model_see(m, (int)i, s->u.gemm.rows[r].name);
+    }
+}
+
+static const char *MODEL_FIX =
+    "These are not the cards the plan was sized and priced for: get the planned nodes or "
+    "re-plan for the card you have (its memory, bandwidth and peak set every figure, R5, R6); "
+    "one instance type can hold another card in another zone (R11).";
+
+static void check_gpu_model(struct ctx *c, const struct expectation *e)
+{
+    struct model_seen m;
+    memset(&m, 0, sizeof(m));
+    m.want = e->value[0] ? e->value : NULL;
+    m.family = m.want ? model_family(m.want) : NULL;
+    model_collect(c->rep, &m);
+    if (m.names == 0) {
+        no_evidence(c, e, "GPU name (nvidia-smi, nccl-tests rank lines or gpu_burn)");
+        return;
+    }
+    struct report_finding *f;
+    if (!m.want) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "R5,R6"), m.first_sec,
+                    "the plan names no GPU model to compare \"%s\" with", m.first);
+        obs_text(f, m.first, "");
+        return;
+    }
+    if (m.other_sec >= 0) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R5,R6"), m.other_sec,
+                    "the GPUs shown include %s (%s), the plan is built on %s", m.other,
+                    m.other_id ? m.other_id : "not a catalog card", m.want);
+        hint(f, MODEL_FIX);
+        obs_text(f, m.other, m.want);
+        return;
+    }
+    if (m.mixed_sec >= 0) {
+        f = finding(c, e->id, SEV_FAIL, why(e, "R5,R6"), m.mixed_sec,
+                    "the reports show different GPU models: %s and %s; the plan is built on %s",
+                    m.first, m.mixed, m.want);
+        hint(f, MODEL_FIX);
+        obs_text(f, m.mixed, m.want);
+        return;
+    }
+    if (m.unk_sec >= 0) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "R5,R6"), m.unk_sec,
+                    "the GPU name \"%s\" does not map to one catalog card, so it cannot be "
+                    "judged against the plan's %s", m.unk, m.want);
+        hint(f, "Upload `nvidia-smi -q` (its Product Name is not cut) or `nvidia-smi "
+                "--query-gpu=name,memory.total --format=csv` (T10).");
+        obs_text(f, m.unk, m.want);
+        return;
+    }
+    f = finding(c, e->id, SEV_PASS, why(e, "R5,R6"), m.first_sec,
+                "every GPU name shown (%d) is the plan's %s (%s)", m.names, m.want, m.first);
+    obs_text(f, m.first, m.want);
+    gpu_pass_unshown(c, f, GF_NAME);
+}
+
+/* Without a plan: GPUs of different models in one upload still fail (a
+ * synchronous job runs at the slowest card's pace, R4). */
+static void check_gpu_mixed(struct ctx *c)
+{
+    struct model_seen m;
+    memset(&m, 0, sizeof(m));
+    model_collect(c->rep, &m);
+    if (m.mixed_sec < 0)
+        return;
+    struct report_finding *f =
+        finding(c, EXP_GPU_MODEL, SEV_FAIL, "R4,R6", m.mixed_sec,
+                "the reports show different GPU models: %s and %s", m.first, m.mixed);
+    hint(f, "A synchronous job runs at its slowest GPU's pace and sizes memory by its smallest: "
+            "build the cluster from one card (R4, R6).");
+    obs_text(f, m.mixed, m.first);
 }
 
 static void check_pcie_width(struct ctx *c, const struct expectation *e)
@@ -795,19 +1065,72 @@ static void check_nvbw(struct ctx *c, const struct expectation *e, int d2d)
     obs(f, worst, e->min);
 }
 
+/* Whether a fio section's jobs ran the pattern an expectation is about:
+ * checkpoints are large sequential writes (F10, R31) and training data is
+ * read sequentially, throughput-bound (R27), so storage.write_mbs takes
+ * rw=write jobs and storage.read_mbs rw=read jobs. A section whose
+ * direction also holds other jobs' bytes (random or mixed jobs, run in the
+ * same group, sum into one figure) cannot be split and does not match; a
+ * section that shows no rw at all does not either. */
+static int fio_matches(const struct report_fio *f, int write)
+{
+    unsigned want = write ? FIO_SEQ_WRITE : FIO_SEQ_READ;
+    unsigned spoil = FIO_MIXED | FIO_OTHER | (write ? FIO_RAND_WRITE : FIO_RAND_READ);
+    return (f->patterns & want) && !(f->patterns & spoil);
+}
+
+/* "randwrite", "randwrite+mixed": the patterns of a section, for a message. */
+static void fio_pattern_text(unsigned patterns, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < FIO_PATTERNS && o < len; i++)
+        if (patterns & (1u << i)) {
+            int n = snprintf(buf + o, len - o, "%s%s", o ? "+" : "", report_fio_pattern_name(i));
+            if (n < 0)
+                break;
+            o += (size_t)n;
+        }
+    if (!buf[0])
+        snprintf(buf, len, "no rw shown");
+}
+
 static void check_fio(struct ctx *c, const struct expectation *e, int write)
 {
-    int sec = -1;
-    double best = NAN;
+    int sec = -1, other = -1;
+    double best = NAN, other_v = NAN;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
         if (s->kind != REPORT_FIO)
             continue;
         double v = write ? s->u.fio.write_bw_mbs : s->u.fio.read_bw_mbs;
-        if (isnan(v) || (!isnan(best) && v <= best))
+        if (isnan(v))
+            continue;
+        if (!fio_matches(&s->u.fio, write)) {
+            if (other < 0)
+                other = (int)i, other_v = v;
+            continue;
+        }
+        if (!isnan(best) && v <= best)
             continue;
         best = v;
         sec = (int)i;
+    }
+    const char *pat = write ? "sequential write (rw=write)" : "sequential read (rw=read)";
+    if (sec < 0 && other >= 0) {
+        char got[48];
+        fio_pattern_text(c->rep->sections[other].u.fio.patterns, got, sizeof(got));
+        struct report_finding *f =
+            finding(c, e->id, SEV_UNKNOWN, why(e, write ? "F10,R31" : "F11,R27"), other,
+                    "fio shows %s bandwidth (%.0f MB/s) only from jobs of another pattern (%s); "
+                    "%s are judged from a %s job", write ? "write" : "read", other_v, got,
+                    write ? "checkpoint writes" : "training data reads", pat);
+        hint(f, write ? "Run fio with rw=write and a large block size (bs=1M or more, "
+                        "direct=1) on the checkpoint target (F10, R27)."
+                      : "Run fio with rw=read and a large block size (bs=1M or more, direct=1) "
+                        "on the data path (R27).");
+        obs(f, other_v, e->min);
+        return;
     }
     if (sec < 0) {
         no_evidence(c, e, write ? "fio write bandwidth" : "fio read bandwidth");
@@ -817,8 +1140,9 @@ static void check_fio(struct ctx *c, const struct expectation *e, int write)
     enum report_severity sev = ratio >= 1 ? SEV_PASS : ratio >= 0.9 ? SEV_WARN : SEV_FAIL;
     struct report_finding *f =
         finding(c, e->id, sev, why(e, write ? "F10,R31" : "F11,R27"), sec,
-                "fio %s %.0f MB/s (best run), the plan needs %.0f MB/s%s", write ? "write" : "read",
-                best, e->min, write ? " for checkpoint writes" : " for training data reads");
+                "fio %s %.0f MB/s (best %s run), the plan needs %.0f MB/s%s",
+                write ? "write" : "read", best, pat, e->min,
+                write ? " for checkpoint writes" : " for training data reads");
     if (sev != SEV_PASS)
         hint(f, write ? "Checkpoints will stall training longer than planned: write to a faster "
                         "tier (local NVMe, then drain), or lengthen the interval (F10, R29-R31)."
@@ -860,9 +1184,19 @@ static void check_governor(struct ctx *c, const struct expectation *e)
     obs_text(f, got, e->value[0] ? e->value : "performance");
 }
 
+/* DCGM's level names (dcgmi diag -r). */
+static const char *dcgm_level_name(int level)
+{
+    static const char *const names[] = {"named tests", "-r 1 (short)", "-r 2 (medium)",
+                                        "-r 3 (long)", "-r 4 (xlong)"};
+    return level >= 0 && level <= 4 ? names[level] : "level not shown";
+}
+
 static void check_dcgm(struct ctx *c, const struct expectation *e)
 {
     int sec = -1, pass = 0, fail = 0, skip = 0, warn = 0, cut = -1;
+    /* the lowest level run (0: named tests), and a section with none shown */
+    int low = -1, low_level = 99, unleveled = -1;
     for (size_t i = 0; i < c->rep->section_count; i++) {
         const struct report_section *s = &c->rep->sections[i];
         if (s->kind != REPORT_DCGM)
@@ -878,6 +1212,12 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
         fail += d->fail;
         skip += d->skip;
         warn += d->warn;
+        if (d->level < 0 && unleveled < 0)
+            unleveled = (int)i;
+        if (d->level >= 0 && d->level < low_level) {
+            low_level = d->level;
+            low = (int)i;
+        }
     }
     if (sec < 0) {
         no_evidence(c, e, "dcgmi diag result");
@@ -910,9 +1250,27 @@ static void check_dcgm(struct ctx *c, const struct expectation *e)
                               ? c->rep->sections[cut].u.dcgm.category : "the last row");
         hint(f, "Upload the whole `dcgmi diag -r 3` output, down to the table's bottom border "
                 "(T10).");
+    } else if (low >= 0 && low_level < 3) {
+        /* Acceptance is the long run: -r 1 checks the software deployment
+         * only, -r 2 adds a short PCIe and memory pass; the targeted stress,
+         * power and SM stress tests that find a failing GPU run at -r 3. */
+        f = finding(c, e->id, SEV_WARN, why(e, "T10"), low,
+                    "dcgmi diag %s: all %d results passed, but a plan's acceptance needs the "
+                    "long diagnostics (-r 3): the %s tests did not run",
+                    dcgm_level_name(low_level), pass,
+                    low_level == 2 ? "stress" : "hardware and stress");
+        hint(f, "Run `dcgmi diag -r 3` on every node with the GPUs idle (it adds the PCIe, "
+                "memory, targeted stress and power and SM stress tests) and upload it (T10).");
+    } else if (unleveled >= 0) {
+        f = finding(c, e->id, SEV_UNKNOWN, why(e, "T10"), unleveled,
+                    "dcgmi diag: the %d results shown passed, but the output shows neither the "
+                    "command's -r level nor its test categories, so the long diagnostics "
+                    "cannot be told to have run", pass);
+        hint(f, "Upload the whole `dcgmi diag -r 3` output, with its command line or its "
+                "category rows (T10).");
     } else {
-        f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag: all %d results passed",
-                    pass);
+        f = finding(c, e->id, SEV_PASS, why(e, "T10"), sec, "dcgmi diag %s: all %d results "
+                    "passed", dcgm_level_name(low_level), pass);
     }
     obs(f, fail, lim);
 }
@@ -1242,6 +1600,42 @@ static void check_p2p(struct ctx *c, const struct report_topo *t, int si)
     obs(f, t->p2p_pairs_ok, t->p2p_pairs_read);
 }
 
+/* The expectation of id the plan holds, NULL when none. */
+static const struct expectation *exp_of(const struct ctx *c, const char *id)
+{
+    for (size_t i = 0; i < c->nexp; i++)
+        if (strcmp(c->exp[i].id, id) == 0)
+            return &c->exp[i];
+    return NULL;
+}
+
+/* A port not Active whose physical state is Disabled was switched off (by
+ * the switch, mlxlink or ibportstate): a spare beside the node's active
+ * ports, not a link that fails to come up, unless the plan needs more
+ * active ports than the node shows. A node with no active port at all has
+ * nothing the port is a spare of. A port Polling or Down with its link
+ * enabled is trying and failing. */
+static int port_spare(const struct ctx *c, const struct report_ib_ports *ib,
+                      const struct report_ib_port *pt)
+{
+    if (strcmp(pt->phys_state, "Disabled") != 0 || ib->ports_active < 1)
+        return 0;
+    const struct expectation *e = exp_of(c, EXP_IB_PORTS_ACTIVE);
+    return !e || isnan(e->min) || ib->ports_active >= e->min;
+}
+
+/* What a spare port's finding adds: the plan's count met, or no count. */
+static void spare_note(const struct ctx *c, const struct report_ib_ports *ib, char *buf,
+                       size_t len)
+{
+    const struct expectation *e = exp_of(c, EXP_IB_PORTS_ACTIVE);
+    if (e && !isnan(e->min))
+        snprintf(buf, len, "the node's %d active port(s) meet the plan's %.0f", ib->ports_active,
+                 e->min);
+    else
+        snprintf(buf, len, "no plan count says whether the node needs it");
+}
+
 static void plan_free(struct ctx *c)
 {
     const struct report *rep = c->rep;
@@ -1258,7 +1652,18 @@ static void plan_free(struct ctx *c)
                 const struct report_ib_port *pt = &s->u.ib.ports[p];
                 char where[48];
                 snprintf(where, sizeof(where), "%s port %d", pt->ca[0] ? pt->ca : "?", pt->port);
-                if (strcmp(pt->state, "Active") != 0 && pt->state[0]) {
+                if (strcmp(pt->state, "Active") != 0 && pt->state[0] &&
+                    port_spare(c, &s->u.ib, pt)) {
+                    char note[80];
+                    spare_note(c, &s->u.ib, note, sizeof(note));
+                    f = finding(c, "ib.port_state", SEV_WARN, "T9", si,
+                                "%s is %s, physical state Disabled: switched off on purpose, not a "
+                                "link fault; %s", where, pt->state, note);
+                    hint(f, "A spare or unused port: leave it, or enable it (switch port, "
+                            "mlxlink/ibportstate) if the node should use it; a port that should "
+                            "carry traffic must be Active/LinkUp (T9).");
+                    obs_text(f, pt->state, "Active");
+                } else if (strcmp(pt->state, "Active") != 0 && pt->state[0]) {
                     f = finding(c, "ib.port_state", SEV_FAIL, "T9", si,
                                 "%s is %s (physical state %s)", where, pt->state,
                                 pt->phys_state[0] ? pt->phys_state : "not shown");
@@ -1445,6 +1850,8 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
         else if (strcmp(id, EXP_GPU_COUNT) == 0)
             check_min_count(&c, e, REPORT_GPU, gpu_count, "GPUs in nvidia-smi", "R5",
                             "GPUs are missing: check nvidia-smi, the driver and lspci.");
+        else if (strcmp(id, EXP_GPU_MODEL) == 0)
+            check_gpu_model(&c, e);
         else if (strcmp(id, EXP_GPU_PCIE_GEN) == 0)
             gpu_pass_unshown(&c, check_min_count(&c, e, REPORT_GPU, gpu_gen,
                              "PCIe generation (max)", "R9,T6",
@@ -1512,6 +1919,8 @@ void report_check(const struct expectation *exp, size_t n, const struct report *
         }
     }
     plan_free(&c);
+    if (!has_exp(&c, EXP_GPU_MODEL))
+        check_gpu_mixed(&c);
 
     int any_fail = 0, any_warn = 0, any_unknown = 0;
     for (size_t i = 0; i < out->count; i++) {

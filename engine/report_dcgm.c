@@ -46,8 +46,70 @@ void dcgm_init(struct report_section *sec)
 {
     struct report_dcgm *d = &sec->u.dcgm;
     memset(d, 0, sizeof(*d));
+    d->level = d->run_level = -1;
     text_set(d->format, sizeof(d->format), "text");
     text_set(sec->tool, sizeof(sec->tool), "dcgmi diag");
+}
+
+/* The category a name is, as a bit of report_dcgm.categories (0: none). */
+static unsigned category_bit(const char *s, size_t n)
+{
+    if (span_starts_ci(s, n, "Deployment"))
+        return 1u;
+    if (span_starts_ci(s, n, "Integration"))
+        return 2u;
+    if (span_starts_ci(s, n, "Hardware"))
+        return 4u;
+    if (span_starts_ci(s, n, "Stress"))
+        return 8u;
+    return 0;
+}
+
+/* "dcgmi diag -r 3", "dcgmi diag --run 3 --fail-early", "-r long",
+ * "--run=1", "-r3": the level asked for; 0 when -r names tests ("-r pcie"),
+ * -1 when no -r is shown. */
+static int run_level(const struct line *l)
+{
+    const char *at = line_find_raw(l, "dcgmi diag");
+    if (!at)
+        return -1;
+    size_t off = (size_t)(at - l->raw) + 10;
+    struct tok t[TOK_MAX];
+    int n = tok_split(l->raw + off, l->raw_len - off, t, TOK_MAX);
+    for (int i = 0; i < n; i++) {
+        const char *a = t[i].s;
+        size_t al = t[i].len;
+        const char *v = NULL;
+        size_t vl = 0;
+        if (span_eq(a, al, "-r") || span_eq(a, al, "--run")) {
+            if (i + 1 >= n)
+                return -1;
+            v = t[i + 1].s;
+            vl = t[i + 1].len;
+        } else if (span_starts(a, al, "--run=")) {
+            v = a + 6;
+            vl = al - 6;
+        } else if (al > 2 && span_starts(a, al, "-r") && a[2] >= '0' && a[2] <= '9') {
+            v = a + 2;
+            vl = al - 2;
+        } else {
+            continue;
+        }
+        while (vl && (*v == '\'' || *v == '"'))
+            v++, vl--;
+        while (vl && (v[vl - 1] == '\'' || v[vl - 1] == '"'))
+            vl--;
+        if (span_eq(v, vl, "1") || span_eq(v, vl, "short") || span_eq(v, vl, "quick"))
+            return 1;
+        if (span_eq(v, vl, "2") || span_eq(v, vl, "medium"))
+            return 2;
+        if (span_eq(v, vl, "3") || span_eq(v, vl, "long"))
+            return 3;
+        if (span_eq(v, vl, "4") || span_eq(v, vl, "xlong"))
+            return 4;
+        return 0;
+    }
+    return -1;
 }
 
 static void result(struct report_dcgm *d, const char *v, size_t vl)
@@ -136,8 +198,10 @@ static void json_line(struct report_section *sec, const struct line *l)
         vl--;
     if (span_eq(k, kl, "name") || span_eq(k, kl, "test_name"))
         span_copy(d->cur_test, sizeof(d->cur_test), v, vl);
-    else if (span_eq(k, kl, "category"))
+    else if (span_eq(k, kl, "category")) {
         span_copy(d->category, sizeof(d->category), v, vl);
+        d->categories |= category_bit(v, vl);
+    }
     else if (span_eq(k, kl, "status") || span_eq(k, kl, "result"))
         result(d, v, vl);
     else if (span_eq(k, kl, "version") || span_eq(k, kl, "DCGM Version"))
@@ -158,6 +222,8 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
                line_find_raw(l, "dcgmi diag"))) {
         if (d->pass + d->fail + d->warn + d->skip > 0)
             return TAKE_END;
+        if (d->run_level < 0)
+            d->run_level = run_level(l);
         return TAKE_YES;
     }
     if (str_is(d->format, "json") || (di && (line_find(l, "\"DCGM GPU Diagnostic\"") ||
@@ -186,6 +252,7 @@ enum take dcgm_line(struct report_section *sec, const struct line *l)
         while (e < n && !(s[e] == ' ' && e + 1 < n && s[e + 1] == ' ') && s[e] != '-')
             e++;
         span_copy(d->category, sizeof(d->category), s, e);
+        d->categories |= category_bit(s, e);
         d->cur_test[0] = '\0';
         d->closed = 0;
         return TAKE_YES;
@@ -253,4 +320,15 @@ void dcgm_finish(struct report_section *sec)
     d->cut = str_is(d->format, "json") ? d->json_depth > 0 : !d->closed;
     if (d->cut)
         section_issue(sec, "the output is cut: tests after the last one shown are unknown");
+    /* The level asked for, else what a whole output's categories show: each
+     * level adds categories (-r 1 Deployment, -r 2 Integration and Hardware,
+     * -r 3 Stress), and a test that did not run is still listed as Skip. */
+    if (d->run_level >= 0)
+        d->level = d->run_level;
+    else if (!d->cut && (d->categories & 8u))
+        d->level = 3;
+    else if (!d->cut && (d->categories & 6u))
+        d->level = 2;
+    else if (!d->cut && d->categories == 1u)
+        d->level = 1;
 }

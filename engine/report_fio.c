@@ -44,6 +44,41 @@ void fio_init(struct report_section *sec)
     text_set(sec->tool, sizeof(sec->tool), "fio");
 }
 
+const char *report_fio_pattern_name(int i)
+{
+    static const char *const names[FIO_PATTERNS] = {"read", "randread", "write", "randwrite",
+                                                    "mixed", "other"};
+    return i >= 0 && i < FIO_PATTERNS ? names[i] : NULL;
+}
+
+/* The pattern bit of an rw= value ("write", "randread:8", "readwrite"). */
+static unsigned pattern_bit(const char *v, size_t vl)
+{
+    const char *colon = memchr(v, ':', vl);
+    if (colon)
+        vl = (size_t)(colon - v);
+    if (span_eq(v, vl, "read"))
+        return FIO_SEQ_READ;
+    if (span_eq(v, vl, "randread"))
+        return FIO_RAND_READ;
+    if (span_eq(v, vl, "write"))
+        return FIO_SEQ_WRITE;
+    if (span_eq(v, vl, "randwrite"))
+        return FIO_RAND_WRITE;
+    if (span_eq(v, vl, "rw") || span_eq(v, vl, "readwrite") || span_eq(v, vl, "randrw"))
+        return FIO_MIXED;
+    return vl ? FIO_OTHER : 0;
+}
+
+/* A JSON job ends (the next "jobname", or the document): without an rw of
+ * its own it ran the global options' one. */
+static void json_job_close(struct report_fio *f)
+{
+    if (f->json_job_open && !f->json_job_rw)
+        f->patterns |= pattern_bit(f->json_global_rw, strlen(f->json_global_rw));
+    f->json_job_open = f->json_job_rw = 0;
+}
+
 static void add(double *acc, double v)
 {
     *acc = isnan(*acc) ? v : *acc + v;
@@ -143,8 +178,11 @@ static void job_header(struct report_fio *f, const struct line *l)
     const char *v;
     size_t vl;
     f->jobs++;
-    if (!f->rw[0] && after(l, "rw=", &v, &vl))
-        span_copy(f->rw, sizeof(f->rw), v, vl);
+    if (after(l, "rw=", &v, &vl)) {
+        f->patterns |= pattern_bit(v, vl);
+        if (!f->rw[0])
+            span_copy(f->rw, sizeof(f->rw), v, vl);
+    }
     if (!f->ioengine[0] && after(l, "ioengine=", &v, &vl))
         span_copy(f->ioengine, sizeof(f->ioengine), v, vl);
     if (isnan(f->iodepth) && after(l, "iodepth=", &v, &vl)) {
@@ -224,8 +262,24 @@ static void json_line(struct report_section *sec, const struct line *l)
         span_copy(f->version, sizeof(f->version), v + 1, vl - 2);
     if (k && span_eq(k, kl, "jobs"))
         f->json_in_jobs = 1;
-    if (k && f->json_in_jobs && (span_eq(k, kl, "jobname")))
+    if (k && f->json_in_jobs && (span_eq(k, kl, "jobname"))) {
         f->jobs++;
+        json_job_close(f);
+        f->json_job_open = 1;
+    }
+    if (k && v && (span_eq(k, kl, "rw") || span_eq(k, kl, "readwrite")) && vl >= 2 &&
+        v[0] == '"') {
+        const char *rv = v + 1;
+        size_t rl = vl - 1;
+        if (rl && rv[rl - 1] == '"')
+            rl--;
+        if (f->json_in_jobs) {
+            f->patterns |= pattern_bit(rv, rl);
+            f->json_job_rw = 1;
+        } else {
+            span_copy(f->json_global_rw, sizeof(f->json_global_rw), rv, rl);
+        }
+    }
     /* brace depth, ignoring braces inside strings */
     /* (one table load a byte: most bytes are none of the five) */
     static const unsigned char cls[256] = {['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3};
@@ -362,6 +416,7 @@ void fio_finish(struct report_section *sec)
 {
     struct report_fio *f = &sec->u.fio;
     if (str_is(f->format, "json")) {
+        json_job_close(f);
         for (int i = 0; i < 2; i++) {
             double bw = NAN;
             /* a direction no job ran: no bytes, no time */

@@ -814,7 +814,9 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
             text_set(sec->tool, sizeof(sec->tool), "nvidia-smi -q");
         return TAKE_YES;
     }
-    if (!g->csv_cols && csv_header(l)) {
+    /* A header after rows is the next output's (two nodes' CSV pasted one
+     * after the other): read as a row it would count as a GPU. */
+    if (csv_header(l)) {
         if (g->info_count > 0)
             return TAKE_END;
         struct tok f[GPU_CSV_COLS];
@@ -848,6 +850,11 @@ enum take gpu_line(struct report_section *sec, const struct line *l)
     }
     if (l->s[0] == '|' || l->s[0] == '+') {
         if (smi && line_find(l, "NVIDIA-SMI")) {
+            /* The banner of another table after this one's rows: the next
+             * node's output (two tables pasted one after the other), whose
+             * GPUs are its own, not more of this node's. */
+            if (g->info_count > 0 || g->info_dropped > 0 || g->csv_cols)
+                return TAKE_END;
             const char *d = line_find(l, "Driver Version:");
             const char *c = line_find(l, "CUDA Version:");
             struct tok t[1];

@@ -376,13 +376,26 @@ static void rank_line(struct report_nccl *c, const struct tok *t, int n, int on,
         if (!seen && c->host_count < 16)
             c->host_hash[c->host_count++] = h;
     }
-    /* the GPU name is taken from the first rank line that shows one */
-    const char *b = c->gpu_name[0] ? NULL : memchr(l->s, ']', l->len);
+    /* The GPU name is taken from the first rank line that shows one; a
+     * rank on another card (a run over mixed GPUs) is kept apart. */
+    const char *b = memchr(l->s, ']', l->len);
     if (b) {
         const char *g = b + 1;
         size_t gl = l->len - (size_t)(g - l->s);
         span_trim(&g, &gl);
-        span_copy(c->gpu_name, sizeof(c->gpu_name), g, gl);
+        if (!c->gpu_name[0]) {
+            span_copy(c->gpu_name, sizeof(c->gpu_name), g, gl);
+            return;
+        }
+        char name[REPORT_NAME_LEN];
+        span_copy(name, sizeof(name), g, gl);
+        if (!name[0] || strcmp(name, c->gpu_name) == 0)
+            return;
+        for (int k = 0; k < c->other_gpu_count; k++)
+            if (strcmp(name, c->other_gpus[k]) == 0)
+                return;
+        if (c->other_gpu_count < 3)
+            memcpy(c->other_gpus[c->other_gpu_count++], name, sizeof(name));
     }
 }
 

@@ -22,7 +22,10 @@
 
 #define KEY_MAX 200
 #define SOURCE_MAX 512
+/* A report list page: 100 by default (what the list held before it paged,
+ * so a client that does not page sees the same answer), 500 at most. */
 #define REPORTS_LISTED 100
+#define REPORTS_LISTED_MAX 500
 
 /* Copies a header value of printable ASCII, at most max bytes; 0 after answering 400. */
 static int header_text(struct http_req *req, const char *name, size_t max, char *out, size_t outlen)
@@ -668,6 +671,8 @@ struct list_ctx {
     struct db *db;
     cJSON *items;
     int counts[4];
+    int n, limit;
+    long long last_id;
 };
 
 static int add_report(void *ud, const struct db_report *r)
@@ -675,6 +680,12 @@ static int add_report(void *ud, const struct db_report *r)
     static const char *const names[] = {"pass", "warn", "fail", "unknown"};
     struct list_ctx *c = ud;
     char err[256];
+    if (c->n == c->limit) {
+        c->n++; /* one more than the page: there is a next page */
+        return 1;
+    }
+    c->n++;
+    c->last_id = r->id;
     cJSON *o = cJSON_CreateObject();
     report_summary(o, r);
     db_report_history(c->db, r->id, add_history, cJSON_AddArrayToObject(o, "history"), err, sizeof err);
@@ -692,15 +703,36 @@ int http_report_list(struct http_req *req)
     long long plan_id = http_auth_id(req, AUTH_MEMBER | AUTH_TOKEN_OK, &a);
     if (!plan_id)
         return 0;
+    char buf[256];
+    long limit = REPORTS_LISTED, cursor = 0;
+    if (http_query(req, "limit", buf, sizeof buf) &&
+        parse_long(buf, 1, REPORTS_LISTED_MAX, &limit) != ST_OK) {
+        http_problem(req, 400, "limit", "limit must be a whole number from 1 to %d",
+                     REPORTS_LISTED_MAX);
+        return 0;
+    }
+    if (http_query(req, "cursor", buf, sizeof buf) && buf[0] &&
+        parse_long(buf, 1, 1L << 53, &cursor) != ST_OK) {
+        http_problem(req, 400, "cursor", "cursor must be the 'next' value of an earlier page");
+        return 0;
+    }
     struct db *db = http_db(req);
     if (!http_plan_owned(req, db, a.team_id, plan_id))
         return 0;
     cJSON *doc = cJSON_CreateObject();
-    struct list_ctx c = {db, cJSON_AddArrayToObject(doc, "items"), {0, 0, 0, 0}};
-    enum status st = db_report_list(db, a.team_id, plan_id, REPORTS_LISTED, add_report, &c, err, sizeof err);
+    struct list_ctx c = {db, cJSON_AddArrayToObject(doc, "items"), {0, 0, 0, 0}, 0, (int)limit, 0};
+    enum status st = db_report_list(db, a.team_id, plan_id, cursor, (int)limit + 1, add_report, &c,
+                                    err, sizeof err);
     if (st != ST_OK) {
         http_reply_list(req, doc, st, NULL, err);
         return 0;
+    }
+    if (c.n > c.limit) {
+        char next[32];
+        snprintf(next, sizeof next, "%lld", c.last_id);
+        cJSON_AddStringToObject(doc, "next", next);
+    } else {
+        cJSON_AddNullToObject(doc, "next");
     }
     cJSON *counts = cJSON_AddObjectToObject(doc, "verdicts");
     cJSON_AddNumberToObject(counts, "pass", c.counts[0]);

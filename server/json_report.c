@@ -141,6 +141,11 @@ static void nccl_facts(struct jb *b, cJSON *f, const struct report_nccl *c)
     str(b, f, "algo", c->algo);
     str(b, f, "network", c->net);
     str(b, f, "gpu_name", c->gpu_name);
+    cJSON *names = arr(b, f, "gpu_names");
+    if (names && c->gpu_name[0])
+        jb_add(b, names, NULL, cJSON_CreateString(c->gpu_name));
+    for (int i = 0; names && i < c->other_gpu_count && i < 3; i++)
+        jb_add(b, names, NULL, cJSON_CreateString(c->other_gpus[i]));
     cJSON *rows = arr(b, f, "rows");
     for (int i = 0; rows && i < c->row_count; i++) {
         const struct report_nccl_row *r = &c->rows[i];
@@ -306,6 +311,10 @@ static void fio_facts(struct jb *b, cJSON *f, const struct report_fio *x)
     str(b, f, "ioengine", x->ioengine);
     str(b, f, "bs", x->bs);
     num(b, f, "iodepth", x->iodepth);
+    cJSON *pat = arr(b, f, "patterns");
+    for (int i = 0; pat && i < FIO_PATTERNS; i++)
+        if (x->patterns & (1u << i))
+            jb_add(b, pat, NULL, cJSON_CreateString(report_fio_pattern_name(i)));
 }
 
 static void dcgm_facts(struct jb *b, cJSON *f, const struct report_dcgm *d)
@@ -320,6 +329,7 @@ static void dcgm_facts(struct jb *b, cJSON *f, const struct report_dcgm *d)
     str(b, f, "format", d->format);
     str(b, f, "dcgm_version", d->dcgm_version);
     str(b, f, "driver_version", d->driver);
+    cnt(b, f, "level", d->level);
 }
 
 static void nvbw_facts(struct jb *b, cJSON *f, const struct report_nvbandwidth *n)
@@ -579,6 +589,36 @@ static const cJSON *find_expectations(const cJSON *doc, const char *tier, const 
     return NULL;
 }
 
+/* The card a tier was sized for is a promise too: a tier whose expectations
+ * count its GPUs (gpu.count) and that names its catalog GPU (gpu.id) gets a
+ * gpu.model expectation with that id, unless it carries one. Plans saved
+ * before the check existed hold no such expectation, so it is added here,
+ * when they are judged, not when they are made. No room, or an id longer
+ * than an expectation value holds, adds nothing. */
+static void add_model_expectation(const cJSON *tier, struct expectation *out, size_t max,
+                                  size_t *k)
+{
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(tier, "gpu");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(gpu, "id");
+    if (!cJSON_IsString(id) || !id->valuestring[0] || *k >= max ||
+        strlen(id->valuestring) >= sizeof(out->value))
+        return;
+    int counted = 0;
+    for (size_t i = 0; i < *k; i++) {
+        if (strcmp(out[i].id, EXP_GPU_MODEL) == 0)
+            return;
+        counted |= strcmp(out[i].id, EXP_GPU_COUNT) == 0;
+    }
+    if (!counted)
+        return;
+    struct expectation *x = &out[(*k)++];
+    memset(x, 0, sizeof(*x));
+    snprintf(x->id, sizeof(x->id), "%s", EXP_GPU_MODEL);
+    x->min = x->max = NAN;
+    snprintf(x->value, sizeof(x->value), "%s", id->valuestring);
+    snprintf(x->why, sizeof(x->why), "R5,R6");
+}
+
 enum status json_report_expectations(const cJSON *plan, const char *tier, struct expectation *out,
                                      size_t max, size_t *n, char *tier_out, size_t tier_len,
                                      const cJSON **tier_obj, char *err, size_t errlen)
@@ -627,6 +667,7 @@ enum status json_report_expectations(const cJSON *plan, const char *tier, struct
         k++;
         idx++;
     }
+    add_model_expectation(tobj, out, max, &k);
     if (tier_obj)
         *tier_obj = tobj;
     *n = k;

@@ -25,7 +25,8 @@
 
 #define PASSWORD "correct horse battery staple"
 /* Report texts from the checker's own cases: a degraded node (ECC errors, a
- * failed DCGM test: fails against any plan) and a healthy one (not a fail). */
+ * failed DCGM test: fails against any plan) and a healthy 8xH100 one (which
+ * fails only gpu.model against these tests' RTX 6000 Ada plan). */
 static char *REPORT_FAIL, *REPORT_OTHER;
 #define WORKLOAD "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":100,\"seq_len\":4096,\"precision\":\"bf16\"}"
 #define WORKLOAD2 "{\"model\":{\"preset\":\"llama-2-7b\"},\"task\":\"pretrain\",\"tokens_b\":200,\"seq_len\":4096,\"precision\":\"bf16\"}"
@@ -1027,6 +1028,69 @@ START_TEST(reports_list_their_verdict_history_and_recheck_against_a_new_revision
 }
 END_TEST
 
+START_TEST(report_lists_page_newest_first_by_cursor_and_refuse_bad_paging)
+{
+    char path[160];
+    cJSON *doc = NULL;
+    long long plan = make_plan(&a_member, "Paged reports");
+    long long ids[3];
+    for (int i = 0; i < 3; i++)
+        ids[i] = upload(a_token, plan, i == 1 ? REPORT_OTHER : REPORT_FAIL, NULL, 201, NULL);
+    /* no paging asked: every report (up to 100), newest first, next null */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports", plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 3);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "next")));
+    ck_assert_ptr_nonnull(cJSON_GetObjectItem(doc, "verdicts"));
+    cJSON_Delete(doc);
+    /* two a page: the two newest, then the oldest */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports?limit=2", plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    const cJSON *items = cJSON_GetObjectItem(doc, "items");
+    ck_assert_int_eq(cJSON_GetArraySize(items), 2);
+    ck_assert_int_eq(jid(cJSON_GetArrayItem(items, 0), "id"), ids[2]);
+    ck_assert_int_eq(jid(cJSON_GetArrayItem(items, 1), "id"), ids[1]);
+    ck_assert(cJSON_IsArray(cJSON_GetObjectItem(cJSON_GetArrayItem(items, 0), "history")));
+    char next[32];
+    snprintf(next, sizeof next, "%s", jstr(doc, "next"));
+    ck_assert_int_eq(atoll(next), ids[1]);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports?limit=2&cursor=%s", plan, next);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    items = cJSON_GetObjectItem(doc, "items");
+    ck_assert_int_eq(cJSON_GetArraySize(items), 1);
+    ck_assert_int_eq(jid(cJSON_GetArrayItem(items, 0), "id"), ids[0]);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "next")));
+    cJSON_Delete(doc);
+    /* an API token pages too */
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports?limit=1", plan);
+    struct e2e_resp r;
+    ck_assert_int_eq(call(NULL, a_token, "GET", path, NULL, NULL, 0, &r), 200);
+    e2e_resp_release(&r);
+    /* bad values: 400 problem+json naming the parameter */
+    static const struct {
+        const char *query, *field;
+    } bad[] = {{"limit=0", "limit"},     {"limit=501", "limit"}, {"limit=ten", "limit"},
+               {"limit=-3", "limit"},    {"cursor=abc", "cursor"}, {"cursor=0", "cursor"},
+               {"cursor=-5", "cursor"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "/api/v1/plans/%lld/reports?%s", plan, bad[i].query);
+        ck_assert_int_eq(call(&a_member, NULL, "GET", path, NULL, NULL, 0, &r), 400);
+        char ct[128];
+        ck_assert_ptr_nonnull(e2e_resp_header(&r, "Content-Type", ct, sizeof ct));
+        ck_assert_ptr_nonnull(strstr(ct, "application/problem+json"));
+        cJSON *p = cJSON_Parse(r.body);
+        ck_assert_msg(p && strcmp(jstr(p, "field"), bad[i].field) == 0, "%s", bad[i].query);
+        cJSON_Delete(p);
+        e2e_resp_release(&r);
+    }
+    snprintf(path, sizeof path, "/api/v1/plans/%lld/reports?limit=500", plan);
+    ck_assert_int_eq(jcall(&a_member, "GET", path, NULL, &doc), 200);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "items")), 3);
+    cJSON_Delete(doc);
+}
+END_TEST
+
 /* The 201 answer of an upload is built from what was committed, not read
  * back (http_reports.c): it must be byte for byte the document a GET of the
  * report answers, which only adds the content at the end. */
@@ -1565,8 +1629,14 @@ START_TEST(ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict)
     ck_assert_ptr_nonnull(strstr(x, "<testcase "));
     ck_assert_ptr_nonnull(strstr(x, "<failure"));
 
-    /* Not failing: exit 0; --json prints the server's answer. */
-    const char *a2[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, "--json", other, NULL};
+    /* Not failing: exit 0; --json prints the server's answer. The healthy
+     * 8xH100 log fails gpu.model on this RTX 6000 Ada plan, so a host's
+     * governor, which the plan wants, is the report here. */
+    char *quiet = write_temp("analyzing CPU 0:\n"
+                             "  current policy: frequency should be within 800 MHz and 3.80 GHz.\n"
+                             "                  The governor \"performance\" may decide which speed "
+                             "to use\n");
+    const char *a2[] = {"gpuplan", "submit", "--server", srv.base, "--plan", plan, "--json", quiet, NULL};
     ck_assert_int_eq(e2e_run(a2, NULL, &out, &err), 0);
     cJSON *doc = cJSON_Parse(out);
     ck_assert_ptr_nonnull(doc);
@@ -1604,6 +1674,7 @@ START_TEST(ci_uploads_with_submit_and_fails_the_pipeline_on_a_fail_verdict)
     unlink(junit);
     unlink(fail);
     unlink(other);
+    unlink(quiet);
 }
 END_TEST
 
@@ -1671,7 +1742,8 @@ START_TEST(an_upload_with_measured_busbw_carries_the_calibrated_plan_time_and_co
     char *pfile = plan_file(plan), *nfile = write_temp(nccl);
     const char *argv[] = {"gpuplan", "check", "--plan", pfile, nfile, NULL};
     char *out = NULL, *err = NULL;
-    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 0);
+    /* exit 1: the run's GPUs are H100s, not the plan's RTX 6000 Ada (gpu.model) */
+    ck_assert_int_eq(e2e_run(argv, NULL, &out, &err), 1);
     unlink(pfile); /* temporary files: not left in /tmp after each run */
     unlink(nfile);
     cli = cJSON_Parse(out);
@@ -1894,6 +1966,7 @@ int main(void)
     tcase_add_test(tc, reports_arrive_as_text_multipart_or_json_with_their_source);
     tcase_add_test(tc, a_report_over_the_limit_is_413);
     tcase_add_test(tc, reports_list_their_verdict_history_and_recheck_against_a_new_revision);
+    tcase_add_test(tc, report_lists_page_newest_first_by_cursor_and_refuse_bad_paging);
     tcase_add_test(tc, an_uploads_answer_is_the_report_a_get_answers_less_its_content);
     tcase_add_test(tc, an_upload_is_judged_against_the_plan_as_it_is_now_on_a_worker_that_saw_it_before);
     tcase_add_test(tc, share_pages_open_without_login_until_revoked_or_expired);

@@ -1919,6 +1919,284 @@ START_TEST(check_does_not_pass_a_cross_node_busbw_measured_without_ring)
 }
 END_TEST
 
+/* ---- gpu.model: the card the plan was sized for ---- */
+
+/* nvidia-smi's table of two H100 SXM5 GPUs (thamada/nvidia-smi's rows). */
+#define SMI_TABLE_H100                                                                         \
+    "+-----------------------------------------------------------------------------------------+\n" \
+    "| NVIDIA-SMI 565.57.01              Driver Version: 565.57.01      CUDA Version: 12.7     |\n" \
+    "|-----------------------------------------+------------------------+----------------------+\n" \
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n" \
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n" \
+    "|=========================================+========================+======================|\n" \
+    "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |\n" \
+    "| N/A   30C    P0             75W /  700W |       1MiB /  81559MiB |      0%      Default |\n" \
+    "+-----------------------------------------+------------------------+----------------------+\n" \
+    "|   1  NVIDIA H100 80GB HBM3          On  |   00000000:2A:00.0 Off |                    0 |\n" \
+    "| N/A   31C    P0             76W /  700W |       1MiB /  81559MiB |      0%      Default |\n" \
+    "+-----------------------------------------+------------------------+----------------------+\n"
+
+static char *csv_names(const char *a, const char *b)
+{
+    static char buf[256];
+    snprintf(buf, sizeof(buf), "index, name, pci.bus_id\n0, %s, 00000000:18:00.0\n%s%s%s", a,
+             b ? "1, " : "", b ? b : "", b ? ", 00000000:19:00.0\n" : "");
+    return buf;
+}
+
+static enum report_severity model(const char *text, const char *plan_id)
+{
+    return judge(text, exp_val(EXP_GPU_MODEL, plan_id), EXP_GPU_MODEL);
+}
+
+START_TEST(check_fails_a_gpu_model_other_than_the_plans_and_names_both)
+{
+    /* the H100 table on a B200 plan: gpu.count alone would pass it */
+    ck_assert_int_eq(model(SMI_TABLE_H100, "b200-sxm-180gb"), SEV_FAIL);
+    const struct report_finding *f = finding(&verdict, EXP_GPU_MODEL);
+    ck_assert_str_eq(f->observed_text, "NVIDIA H100 80GB HBM3");
+    ck_assert_str_eq(f->expected_text, "b200-sxm-180gb");
+    ck_assert_ptr_nonnull(strstr(f->message, "NVIDIA H100 80GB HBM3"));
+    ck_assert_ptr_nonnull(strstr(f->message, "b200-sxm-180gb"));
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    ck_assert_int_eq(model(SMI_TABLE_H100, "h100-sxm-80gb"), SEV_PASS);
+    /* a card no catalog row is, without the plan's family in its name */
+    ck_assert_int_eq(model(csv_names("Tesla V100-SXM2-32GB", NULL), "h100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA GH200 480GB", NULL), "h100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA GH200 480GB", NULL), "gb200-nvl-186gb"), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_tells_the_variants_of_one_gpu_apart)
+{
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 PCIe", NULL), "h100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 PCIe", NULL), "h100-pcie-80gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 NVL", NULL), "h100-nvl-94gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 NVL", NULL), "h100-pcie-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100-SXM4-40GB", NULL), "a100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100-SXM4-80GB", NULL), "a100-sxm-80gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100 80GB PCIe", NULL), "a100-pcie-80gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA A100-PCIE-40GB", NULL), "a100-pcie-40gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H200", NULL), "h200-sxm-141gb"), SEV_PASS);
+    ck_assert_int_eq(model(csv_names("NVIDIA H200 NVL", NULL), "h200-sxm-141gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA L4", NULL), "l40s-pcie-48gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA A10", NULL), "a100-sxm-80gb"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("NVIDIA RTX 6000 Ada Generation", NULL),
+                           "rtx6000ada-pcie-48gb"), SEV_PASS);
+}
+END_TEST
+
+START_TEST(check_never_passes_a_gpu_name_it_cannot_map)
+{
+    /* the plan's family, but no catalog card: a vGPU profile, a cut table name */
+    ck_assert_int_eq(model(csv_names("GRID H100-80C", NULL), "h100-sxm-80gb"), SEV_UNKNOWN);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 ...", NULL), "h100-sxm-80gb"), SEV_UNKNOWN);
+    ck_assert_int_eq(model(csv_names("NVIDIA RTX 6000 Ada Gene...", NULL),
+                           "rtx6000ada-pcie-48gb"), SEV_PASS);
+    /* a plan card nvidia-smi never names: only another catalog card fails */
+    ck_assert_int_eq(model(csv_names("Tesla T4", NULL), "mi300x-oam-192gb"), SEV_UNKNOWN);
+    ck_assert_int_eq(model(csv_names("NVIDIA H100 80GB HBM3", NULL), "mi300x-oam-192gb"),
+                     SEV_FAIL);
+    /* no name at all: no evidence */
+    ck_assert_int_eq(model(TOPO_NV, "h100-sxm-80gb"), SEV_UNKNOWN);
+    ck_assert_uint_eq(verdict.no_evidence_count, 1);
+}
+END_TEST
+
+START_TEST(check_fails_mixed_gpu_models_with_or_without_a_plan)
+{
+    ck_assert_int_eq(model(csv_names("Tesla T4", "Tesla V100-SXM2-16GB"), "t4"), SEV_FAIL);
+    ck_assert_int_eq(model(csv_names("GRID H100-80C", "GRID H100-40C"), "h100-sxm-80gb"),
+                     SEV_FAIL);
+    ck_assert_int_eq(judge(csv_names("Tesla T4", "Tesla V100-SXM2-16GB"),
+                           exp_min("unrelated.id", 1), EXP_GPU_MODEL), SEV_FAIL);
+    /* an nccl-tests run over two cards (nccl-tests issue 131: a GTX 1050 Ti
+     * and a GTX 950): every rank line's name is read, not the first only */
+    const char *ranks = "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+                        "#\n# Using devices\n"
+                        "#   Rank  0 Pid  12345 on       host device  0 [0x01] NVIDIA GeForce GTX 1050 Ti\n"
+                        "#   Rank  1 Pid  12345 on       host device  1 [0x03] NVIDIA GeForce GTX 950\n";
+    struct report *nr = parse(ranks);
+    const struct report_section *ns = first(nr, REPORT_NCCL);
+    ck_assert_ptr_nonnull(ns);
+    ck_assert_str_eq(ns->u.nccl.gpu_name, "NVIDIA GeForce GTX 1050 Ti");
+    ck_assert_int_eq(ns->u.nccl.other_gpu_count, 1);
+    ck_assert_str_eq(ns->u.nccl.other_gpus[0], "NVIDIA GeForce GTX 950");
+    report_free(nr);
+    ck_assert_int_eq(judge(ranks, exp_min("unrelated.id", 1), EXP_GPU_MODEL), SEV_FAIL);
+    /* one card named by two tools (the table, the CSV): one model */
+    struct report *rep = parse(SMI_TABLE_H100);
+    struct report *more = parse(csv_names("NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"));
+    ck_assert_int_eq(report_append(rep, more), ST_OK);
+    report_check(NULL, 0, rep, &verdict);
+    ck_assert_ptr_null(finding(&verdict, EXP_GPU_MODEL));
+    report_free(rep);
+    report_free(more);
+}
+END_TEST
+
+/* ---- ib: a disabled spare port ---- */
+
+static const char *IB_SPARE = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+                              "\t\tRate: 400\n\t\tBase lid: 7\n\t\tLink layer: InfiniBand\n"
+                              "CA 'mlx5_1'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Disabled\n"
+                              "\t\tRate: 40\n\t\tBase lid: 0\n\t\tLink layer: InfiniBand\n";
+
+START_TEST(check_warns_on_a_disabled_spare_port_when_the_active_ones_meet_the_plan)
+{
+    ck_assert_int_eq(judge(IB_SPARE, exp_min(EXP_IB_PORTS_ACTIVE, 1), "ib.port_state"), SEV_WARN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, "ib.port_state")->message, "mlx5_1 port 1"));
+    ck_assert_int_eq(finding(&verdict, EXP_IB_PORTS_ACTIVE)->severity, SEV_PASS);
+    ck_assert_int_eq(verdict.verdict, SEV_WARN);
+    /* no plan count: a warning too, never a pass */
+    ck_assert_int_eq(judge(IB_SPARE, exp_min("unrelated.id", 1), "ib.port_state"), SEV_WARN);
+    /* the plan needs the disabled port: it fails */
+    ck_assert_int_eq(judge(IB_SPARE, exp_min(EXP_IB_PORTS_ACTIVE, 2), "ib.port_state"), SEV_FAIL);
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    /* a node whose only port is disabled has no port it is a spare of */
+    const char *lone = "CA 'mlx5_8'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Disabled\n"
+                       "\t\tRate: 400\n\t\tLink layer: InfiniBand\n";
+    ck_assert_int_eq(judge(lone, exp_min("unrelated.id", 1), "ib.port_state"), SEV_FAIL);
+}
+END_TEST
+
+START_TEST(check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met)
+{
+    /* IB_MIX: mlx5_1 is Down with its link enabled (Polling): it should be up */
+    ck_assert_int_eq(judge(IB_MIX, exp_min(EXP_IB_PORTS_ACTIVE, 1), "ib.port_state"), SEV_FAIL);
+    ck_assert_int_eq(verdict.verdict, SEV_FAIL);
+    const char *down = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+                       "\t\tRate: 400\n\t\tBase lid: 7\n\t\tLink layer: InfiniBand\n"
+                       "CA 'mlx5_1'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: LinkUp\n"
+                       "\t\tLink layer: InfiniBand\n";
+    ck_assert_int_eq(judge(down, exp_min(EXP_IB_PORTS_ACTIVE, 1), "ib.port_state"), SEV_FAIL);
+}
+END_TEST
+
+/* ---- dcgm: the run level ---- */
+
+#define DCGM_TOP                                                                        \
+    "+---------------------------+------------------------------------------------+\n" \
+    "| Diagnostic                | Result                                         |\n" \
+    "+===========================+================================================+\n" \
+    "|-----  Deployment  --------+------------------------------------------------|\n" \
+    "| Denylist                  | Pass                                           |\n" \
+    "| NVML Library              | Pass                                           |\n"
+#define DCGM_STRESS                                                                     \
+    "+-----  Integration  -------+------------------------------------------------+\n" \
+    "| PCIe                      | Pass - All                                     |\n" \
+    "+-----  Stress  ------------+------------------------------------------------+\n" \
+    "| Targeted Stress           | Pass - All                                     |\n"
+#define DCGM_BOTTOM "+---------------------------+------------------------------------------------+\n"
+
+static int dcgm_level(const char *text)
+{
+    struct report *rep = parse(text);
+    const struct report_section *s = first(rep, REPORT_DCGM);
+    ck_assert_ptr_nonnull(s);
+    int level = s->u.dcgm.level;
+    report_free(rep);
+    return level;
+}
+
+START_TEST(parse_dcgm_reads_the_run_level_from_the_command_or_the_categories)
+{
+    ck_assert_int_eq(dcgm_level("+ dcgmi diag -r 1\n" DCGM_TOP DCGM_BOTTOM), 1);
+    ck_assert_int_eq(dcgm_level("$ dcgmi diag --run 3 --fail-early\n" DCGM_TOP DCGM_BOTTOM), 3);
+    ck_assert_int_eq(dcgm_level("# /usr/bin/dcgmi diag -g 7 -r long\n" DCGM_TOP DCGM_BOTTOM), 3);
+    ck_assert_int_eq(dcgm_level("dcgmi diag --run=2\n" DCGM_TOP DCGM_BOTTOM), 2);
+    ck_assert_int_eq(dcgm_level("dcgmi diag -r 'pcie'\n" DCGM_TOP DCGM_BOTTOM), 0);
+    /* no command line: the categories of a whole table */
+    ck_assert_int_eq(dcgm_level(DCGM_TOP DCGM_BOTTOM), 1);
+    ck_assert_int_eq(dcgm_level(DCGM_TOP DCGM_STRESS DCGM_BOTTOM), 3);
+    /* cut: the categories after the cut are not shown */
+    ck_assert_int_eq(dcgm_level(DCGM_TOP), -1);
+}
+END_TEST
+
+START_TEST(check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level)
+{
+    struct expectation e = exp_max(EXP_DCGM_FAIL, 0);
+    ck_assert_int_eq(judge("+ dcgmi diag -r 1\n" DCGM_TOP DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_WARN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, EXP_DCGM_FAIL)->message, "-r 3"));
+    ck_assert_int_eq(verdict.verdict, SEV_WARN);
+    ck_assert_int_eq(judge(DCGM_TOP DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_WARN);
+    ck_assert_int_eq(judge("dcgmi diag -r 2\n" DCGM_TOP DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_WARN);
+    ck_assert_int_eq(judge("dcgmi diag -r 3\n" DCGM_TOP DCGM_STRESS DCGM_BOTTOM, e, EXP_DCGM_FAIL),
+                     SEV_PASS);
+    ck_assert_int_eq(judge(DCGM_TOP DCGM_STRESS DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_PASS);
+    ck_assert_int_eq(judge("+ dcgmi diag -r 1\n" DCGM_TOP
+                           "| Persistence Mode          | Fail                                           |\n"
+                           DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_FAIL);
+    /* results with no level shown: not a pass */
+    ck_assert_int_eq(judge("| PCIe                      | Pass - All                                     |\n"
+                           DCGM_BOTTOM, e, EXP_DCGM_FAIL), SEV_UNKNOWN);
+}
+END_TEST
+
+/* ---- fio: each expectation from the jobs of its own pattern ---- */
+
+START_TEST(check_judges_fio_expectations_only_by_jobs_of_their_pattern)
+{
+    const char *runs = "rnd: (g=0): rw=randwrite, bs=(R) 4096B-4096B, ioengine=libaio, iodepth=64\n"
+                       "  write: IOPS=900k, BW=3516MiB/s (3686MB/s)(206GiB/60001msec)\n"
+                       "seq: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, ioengine=libaio, iodepth=16\n"
+                       "  write: IOPS=1000, BW=954MiB/s (1000MB/s)(56GiB/60001msec)\n"
+                       "rr: (g=0): rw=randread, bs=(R) 4096B-4096B, ioengine=libaio, iodepth=64\n"
+                       "  read: IOPS=1200k, BW=4688MiB/s (4915MB/s)(275GiB/60001msec)\n";
+    /* the 3686 MB/s random 4k writes are not checkpoint writes: 1000 MB/s is */
+    ck_assert_int_eq(judge(runs, exp_min(EXP_STORAGE_WRITE, 2000), EXP_STORAGE_WRITE), SEV_FAIL);
+    ck_assert(finding(&verdict, EXP_STORAGE_WRITE)->observed == 1000);
+    /* random 4k reads only: training reads cannot be judged, neither pass nor fail */
+    ck_assert_int_eq(judge(runs, exp_min(EXP_STORAGE_READ, 1000), EXP_STORAGE_READ), SEV_UNKNOWN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, EXP_STORAGE_READ)->message, "randread"));
+    /* a mixed job's figures are neither */
+    const char *mixed = "m: (g=0): rw=randrw, bs=(R) 1024KiB-1024KiB, ioengine=libaio, iodepth=16\n"
+                        "  read: IOPS=5000, BW=4768MiB/s (5000MB/s)(56GiB/60001msec)\n"
+                        "  write: IOPS=5000, BW=4768MiB/s (5000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(mixed, exp_min(EXP_STORAGE_WRITE, 1000), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_int_eq(judge(mixed, exp_min(EXP_STORAGE_READ, 1000), EXP_STORAGE_READ), SEV_UNKNOWN);
+    /* JSON: a job without rw of its own runs the global options' one */
+    const char *json = "{\n  \"fio version\" : \"fio-3.36\",\n  \"global options\" : {\n"
+                       "    \"rw\" : \"read\",\n    \"bs\" : \"1M\"\n  },\n  \"jobs\" : [\n    {\n"
+                       "      \"jobname\" : \"data\",\n      \"job options\" : {\n"
+                       "        \"numjobs\" : \"1\"\n      },\n      \"read\" : {\n"
+                       "        \"io_bytes\" : 10000000000,\n        \"bw_bytes\" : 2000000000,\n"
+                       "        \"runtime\" : 5000\n      }\n    }\n  ]\n}\n";
+    ck_assert_int_eq(judge(json, exp_min(EXP_STORAGE_READ, 1500), EXP_STORAGE_READ), SEV_PASS);
+}
+END_TEST
+
+/* ---- nvidia-smi outputs of several nodes in one file ---- */
+
+START_TEST(parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each)
+{
+    /* two tables pasted one after the other: the second node's banner
+     * opens its own section, so counts are per output */
+    struct report *rep = parse(SMI_TABLE_H100 SMI_TABLE);
+    ck_assert_uint_eq(rep->section_count, 2);
+    ck_assert_int_eq(rep->sections[0].u.gpu.gpu_count, 2);
+    ck_assert_int_eq(rep->sections[1].u.gpu.gpu_count, 1);
+    ck_assert_str_eq(rep->sections[1].u.gpu.info[0].name, "NVIDIA H200");
+    ck_assert_uint_eq(rep->unrecognized_lines, 0);
+    report_free(rep);
+    /* the node with one GPU fails a plan of two a node; merged, three passed */
+    ck_assert_int_eq(judge(SMI_TABLE_H100 SMI_TABLE, exp_min(EXP_GPU_COUNT, 2), EXP_GPU_COUNT),
+                     SEV_FAIL);
+    /* two --query-gpu CSVs: the second header is not a GPU row */
+    static const char csv[] = "index, name, pci.bus_id\n0, NVIDIA H200, 00000000:00:06.0\n";
+    char two[256];
+    snprintf(two, sizeof(two), "%s%s", csv, csv);
+    rep = parse(two);
+    ck_assert_uint_eq(rep->section_count, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(rep->sections[i].u.gpu.gpu_count, 1);
+        ck_assert_str_eq(rep->sections[i].u.gpu.info[0].name, "NVIDIA H200");
+    }
+    report_free(rep);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -2004,6 +2282,16 @@ static Suite *suite(void)
     tcase_add_test(c, measured_takes_the_tensor_gemm_median_but_not_gpu_burn_or_mig);
     tcase_add_test(c, check_quotes_the_first_nccl_warning_against_a_plan);
     tcase_add_test(c, check_does_not_pass_a_cross_node_busbw_measured_without_ring);
+    tcase_add_test(c, check_fails_a_gpu_model_other_than_the_plans_and_names_both);
+    tcase_add_test(c, check_tells_the_variants_of_one_gpu_apart);
+    tcase_add_test(c, check_never_passes_a_gpu_name_it_cannot_map);
+    tcase_add_test(c, check_fails_mixed_gpu_models_with_or_without_a_plan);
+    tcase_add_test(c, check_warns_on_a_disabled_spare_port_when_the_active_ones_meet_the_plan);
+    tcase_add_test(c, check_fails_a_polling_or_down_port_even_when_the_plan_count_is_met);
+    tcase_add_test(c, parse_dcgm_reads_the_run_level_from_the_command_or_the_categories);
+    tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
+    tcase_add_test(c, check_judges_fio_expectations_only_by_jobs_of_their_pattern);
+    tcase_add_test(c, parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each);
     suite_add_tcase(s, c);
     return s;
 }
