@@ -23,8 +23,12 @@
  * it, and a plan's revision diff names it. 1.1.0: NVL72's
  * 72-GPU NVLink domain in the step model, estimates judged against the
  * deadline and budget, needed budgets and deadlines rounded up, shapes of
- * params-only MoE models, storage tier costs, T3's ib_write_bw floors. */
-#define ENGINE_VERSION "1.1.0"
+ * params-only MoE models, storage tier costs, T3's ib_write_bw floors.
+ * 1.2.0: a node wider than its scale-up groups (bridged PCIe pairs, H200
+ * NVL's 4-way groups, PCIe-only cards) times DP, PP and TP beyond a group
+ * at the node's PCIe busbw and expects it (node_busbw_gbs); tiers that do
+ * not fit write null, not 0; a figure that is not 0 is never written 0. */
+#define ENGINE_VERSION "1.2.0"
 
 #define ENGINE_ID_MAX 40
 #define ENGINE_NAME_MAX 64
