@@ -1130,6 +1130,10 @@ void plan_cluster(const struct catalog *c, const struct eval_ctx *ctx, struct en
         int nvidia = strcmp(g->vendor, "NVIDIA") == 0;
         double h2d = g->pcie_gen >= 6 ? 96.0 : g->pcie_gen == 5 ? 48.0 : g->pcie_gen == 4 ? 24.0 : 12.0;
         expect(pl, EXP_GPU_COUNT, per_node, NAN, NULL, "", "R5");
+        /* the card it was sized for: the reports' GPU names must be it
+         * (report_check's gpu.model; json_report adds it when judging
+         * plans saved before this line) */
+        expect(pl, EXP_GPU_MODEL, NAN, NAN, g->id, "", "R5,R6");
         if (nvidia) {
             expect(pl, EXP_TOPO_GPU_COUNT, per_node, NAN, NULL, "", "R14");
             if (per_node > 1) {

@@ -182,6 +182,16 @@ static void check_plan_invariants(const struct engine_plan *p, const char *what)
                   "%s: cost", what);
     ck_assert_msg(p->mfu > 0 && p->mfu < 1 && p->goodput > 0 && p->goodput <= 1, "%s: mfu/goodput", what);
     ck_assert_msg(p->n_expectations > 0 && p->n_rationale > 0, "%s: explained", what);
+    /* the card it was sized for is an expectation too (gpu.model) */
+    {
+        int model = 0;
+        for (int i = 0; i < p->n_expectations; i++)
+            if (strcmp(p->expectations[i].id, EXP_GPU_MODEL) == 0) {
+                ck_assert_str_eq(p->expectations[i].value, cat->gpus[p->gpu_index].id);
+                model++;
+            }
+        ck_assert_msg(model == 1, "%s: %d gpu.model expectations", what, model);
+    }
     ck_assert_msg(fabs(p->bom_total_usd - p->cost_usd) < 1.0, "%s: bom %.0f != cost %.0f", what, p->bom_total_usd,
                   p->cost_usd);
     /* Experts are split inside the data-parallel group (EP divides DP), so
