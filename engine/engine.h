@@ -27,7 +27,8 @@
  * 1.2.0: a node wider than its scale-up groups (bridged PCIe pairs, H200
  * NVL's 4-way groups, PCIe-only cards) times DP, PP and TP beyond a group
  * at the node's PCIe busbw and expects it (node_busbw_gbs); tiers that do
- * not fit write null, not 0; a figure that is not 0 is never written 0. */
+ * not fit write null, not 0; a figure that is not 0 is never written 0;
+ * plans list the gpu.model expectation. */
 #define ENGINE_VERSION "1.2.0"
 
 #define ENGINE_ID_MAX 40
