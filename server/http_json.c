@@ -142,6 +142,17 @@ void http_reply_list(struct http_req *req, cJSON *doc, enum status st, const cha
     http_reply_error(req, st, what, err);
 }
 
+void http_list_next(cJSON *doc, int more, long long last_id)
+{
+    if (more) {
+        char next[32];
+        snprintf(next, sizeof next, "%lld", last_id);
+        cJSON_AddStringToObject(doc, "next", next);
+    } else {
+        cJSON_AddNullToObject(doc, "next");
+    }
+}
+
 void http_reply_deleted(struct http_req *req, enum status st, const char *what, const char *err)
 {
     if (st == ST_OK)

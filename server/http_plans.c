@@ -235,13 +235,7 @@ int http_plan_list(struct http_req *req)
         http_problem_status(req, st, err);
         return 0;
     }
-    if (c.n > c.limit) {
-        char next[32];
-        snprintf(next, sizeof next, "%lld", c.last_id);
-        cJSON_AddStringToObject(doc, "next", next);
-    } else {
-        cJSON_AddNullToObject(doc, "next");
-    }
+    http_list_next(doc, c.n > c.limit, c.last_id);
     http_json(req, 200, doc);
     return 0;
 }

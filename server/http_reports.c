@@ -727,13 +727,7 @@ int http_report_list(struct http_req *req)
         http_reply_list(req, doc, st, NULL, err);
         return 0;
     }
-    if (c.n > c.limit) {
-        char next[32];
-        snprintf(next, sizeof next, "%lld", c.last_id);
-        cJSON_AddStringToObject(doc, "next", next);
-    } else {
-        cJSON_AddNullToObject(doc, "next");
-    }
+    http_list_next(doc, c.n > c.limit, c.last_id);
     cJSON *counts = cJSON_AddObjectToObject(doc, "verdicts");
     cJSON_AddNumberToObject(counts, "pass", c.counts[0]);
     cJSON_AddNumberToObject(counts, "warn", c.counts[1]);

@@ -1255,6 +1255,24 @@ static void write_expectations(struct jw *j, const struct engine_plan *p)
     jw_end(j);
 }
 
+/* The rationale and warnings arrays, each text a hole (a plan that fits
+ * and one that does not write them alike). */
+static void write_texts(struct jw *j, const struct engine_plan *p)
+{
+    jw_arr(j, "rationale");
+    for (int i = 0; i < p->n_rationale; i++) {
+        jw_obj(j, NULL);
+        jw_str_arr(j, "rule", p->rationale[i].rule);
+        hole_str_arr(j, "text", p->rationale[i].text);
+        jw_end(j);
+    }
+    jw_end(j);
+    jw_arr(j, "warnings");
+    for (int i = 0; i < p->n_warnings; i++)
+        hole_str_arr(j, NULL, p->warnings[i]);
+    jw_end(j);
+}
+
 /* A part's text as the writer puts it after a separator: members of the
  * enclosing object, the first without its comma. */
 struct frag {
@@ -1590,18 +1608,7 @@ static void write_unfit_members(struct jw *j, const struct engine_plan *p, int w
         jw_null(j, "price_confidence");
     jw_end(j);
     write_expectations(j, p);
-    jw_arr(j, "rationale");
-    for (int i = 0; i < p->n_rationale; i++) {
-        jw_obj(j, NULL);
-        jw_str_arr(j, "rule", p->rationale[i].rule);
-        hole_str_arr(j, "text", p->rationale[i].text);
-        jw_end(j);
-    }
-    jw_end(j);
-    jw_arr(j, "warnings");
-    for (int i = 0; i < p->n_warnings; i++)
-        hole_str_arr(j, NULL, p->warnings[i]);
-    jw_end(j);
+    write_texts(j, p);
     jw_arr(j, "bom");
     jw_end(j);
     jw_null(j, "bom_total_usd");
@@ -1732,18 +1739,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         frag_put(j, &tp->eslot->f);
     else
         write_expectations(j, p);
-    jw_arr(j, "rationale");
-    for (int i = 0; i < p->n_rationale; i++) {
-        jw_obj(j, NULL);
-        jw_str_arr(j, "rule", p->rationale[i].rule);
-        hole_str_arr(j, "text", p->rationale[i].text);
-        jw_end(j);
-    }
-    jw_end(j);
-    jw_arr(j, "warnings");
-    for (int i = 0; i < p->n_warnings; i++)
-        hole_str_arr(j, NULL, p->warnings[i]);
-    jw_end(j);
+    write_texts(j, p);
     jw_arr(j, "bom");
     for (int i = 0; i < p->n_bom; i++) {
         const struct plan_bom_line *b = &p->bom[i];

@@ -821,6 +821,9 @@ void http_json_with(struct http_req *req, int status, const char *extra_headers,
 void http_reply_error(struct http_req *req, enum status st, const char *what, const char *err);
 void http_reply_list(struct http_req *req, struct cJSON *doc, enum status st, const char *what, const char *err);
 void http_reply_deleted(struct http_req *req, enum status st, const char *what, const char *err);
+/* A list page's "next": the last item's id as the cursor when more items
+ * follow (more), else null. */
+void http_list_next(struct cJSON *doc, int more, long long last_id);
 /* The plan as the API shows it (id, title, revision, tier, workload,
  * recommendation, times), which is also what `gpuplan check --plan` reads.
  * NULL when the stored JSON cannot be read back; caller frees with cJSON_Delete. */
