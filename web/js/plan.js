@@ -238,57 +238,129 @@ function reportsPanel() {
     loadHistory();
   }, msg);
 
+  // The history pages as the API does, newest first: the newest page, then
+  // "Show older reports" asks for the next one with its cursor until `next`
+  // is null. What the page counts is what it has loaded, and it says so
+  // while older reports remain unloaded.
+  const PAGE = 100; // the server's default page size, asked for by name
+  let shown = []; // reports drawn, newest first
+  let next = null; // the cursor of the next older page; null on the last
+  let gen = 0; // each reload makes answers to earlier requests stale
+  const rows = h('tbody', { id: 'report-rows' });
+  const summary = h('p', { id: 'report-summary', class: 'muted', 'aria-live': 'polite' });
+  const more = h('button', { type: 'button', id: 'reports-more' }, 'Show older reports');
+  const moreMsg = h('p', { id: 'reports-more-msg', class: 'form-msg', role: 'status' });
+  const moreRow = h('div', { class: 'more-row' }, more, moreMsg);
+
+  function row(r) {
+    return h(
+      'tr',
+      { dataset: { reportId: String(r.id) } },
+      h('td', null, f.when(r.created_at)),
+      h('td', null, sevBadge(r.verdict)),
+      h('td', null, r.revision ? `revision ${r.revision}${r.tier ? ` · ${r.tier}` : ''}` : '–'),
+      h('td', { class: 'source' }, r.source || (r.uploaded_by ? h('span', { class: 'muted' }, r.uploaded_by === 'token' ? 'API token' : 'uploaded here') : '–')),
+      h('td', null, h('button', { type: 'button', 'aria-label': `Show the verdict of report ${r.id}`, onclick: async () => {
+        try {
+          const full = await api('GET', `/api/v1/plans/${enc(id)}/reports/${enc(r.id)}`);
+          mount(verdictBox, h('h3', null, `Report ${r.id} · ${f.when(r.created_at)}`), verdictView(full));
+          verdictBox.scrollIntoView({ block: 'nearest' });
+        } catch (e) {
+          mount(verdictBox, h('p', { class: 'form-msg error' }, e.message));
+        }
+      } }, 'Show')),
+    );
+  }
+
+  /** "All 3 reports: 1 fail, 2 pass." or "The newest 100 reports: …; older ones are not loaded." */
+  function describe() {
+    const n = shown.length;
+    const by = {};
+    for (const r of shown) by[r.verdict || 'unknown'] = (by[r.verdict || 'unknown'] || 0) + 1;
+    const parts = ['fail', 'warn', 'unknown', 'pass'].filter((v) => by[v]).map((v) => `${f.int(by[v])} ${v}`);
+    const what = next === null ? (n === 1 ? '1 report' : `All ${f.int(n)} reports`) : `The newest ${f.int(n)} reports`;
+    summary.textContent = `${what}: ${parts.join(', ')}${next === null ? '.' : '; older reports are not loaded yet.'}`;
+    more.hidden = next === null;
+    moreRow.hidden = next === null;
+  }
+
+  function page(path) {
+    return api('GET', path).then((data) => ({ list: items(data, 'reports'), next: data && typeof data.next === 'string' && data.next ? data.next : null }));
+  }
+
   async function loadHistory() {
-    let data;
+    const mine = ++gen;
+    // A reload after an upload or a re-check keeps as many rows as were shown (up to the API's 500).
+    const limit = Math.min(500, Math.max(PAGE, shown.length));
+    let got;
     try {
-      data = await api('GET', `/api/v1/plans/${enc(id)}/reports`);
+      got = await page(`/api/v1/plans/${enc(id)}/reports?limit=${limit}`);
     } catch (e) {
+      if (mine !== gen) return;
       mount(history, h('p', { class: 'form-msg error' }, e.message));
       return;
     }
-    const list = items(data, 'reports');
-    if (!list.length) {
+    if (mine !== gen) return;
+    shown = got.list;
+    next = got.next;
+    moreMsg.textContent = '';
+    moreMsg.classList.remove('error');
+    more.removeAttribute('aria-disabled');
+    if (!shown.length) {
       mount(history, h('p', { class: 'empty' }, 'No reports yet.'));
       mount(chartBox);
       return;
     }
+    rows.replaceChildren(...shown.map(row));
+    describe();
     mount(
       history,
+      summary,
       h(
         'div',
         { class: 'table-wrap' },
         h(
           'table',
-          null,
+          { id: 'report-table' },
           h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Verdict'), h('th', { scope: 'col' }, 'Checked against'), h('th', { scope: 'col' }, 'Source'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
-          h(
-            'tbody',
-            null,
-            list.map((r) =>
-              h(
-                'tr',
-                null,
-                h('td', null, f.when(r.created_at)),
-                h('td', null, sevBadge(r.verdict)),
-                h('td', null, r.revision ? `revision ${r.revision}${r.tier ? ` · ${r.tier}` : ''}` : '–'),
-                h('td', { class: 'source' }, r.source || (r.uploaded_by ? h('span', { class: 'muted' }, r.uploaded_by === 'token' ? 'API token' : 'uploaded here') : '–')),
-                h('td', null, h('button', { type: 'button', 'aria-label': `Show the verdict of report ${r.id}`, onclick: async () => {
-                  try {
-                    const full = await api('GET', `/api/v1/plans/${enc(id)}/reports/${enc(r.id)}`);
-                    mount(verdictBox, h('h3', null, `Report ${r.id} · ${f.when(r.created_at)}`), verdictView(full));
-                    verdictBox.scrollIntoView({ block: 'nearest' });
-                  } catch (e) {
-                    mount(verdictBox, h('p', { class: 'form-msg error' }, e.message));
-                  }
-                } }, 'Show')),
-              ),
-            ),
-          ),
+          rows,
         ),
       ),
+      moreRow,
     );
-    drawMeasured(list);
+    drawMeasured(shown);
   }
+
+  more.addEventListener('click', async () => {
+    // aria-disabled, not disabled, while a page loads: a disabled button would drop the keyboard focus.
+    if (next === null || more.getAttribute('aria-disabled') === 'true') return;
+    const mine = gen;
+    more.setAttribute('aria-disabled', 'true');
+    moreMsg.classList.remove('error');
+    moreMsg.textContent = 'Loading older reports…';
+    let got;
+    try {
+      got = await page(`/api/v1/plans/${enc(id)}/reports?limit=${PAGE}&cursor=${enc(next)}`);
+    } catch (e) {
+      if (mine !== gen) return;
+      more.removeAttribute('aria-disabled');
+      moreMsg.textContent = `Older reports could not be loaded: ${e.message}`;
+      moreMsg.classList.add('error');
+      return;
+    }
+    if (mine !== gen) return; // the history was reloaded meanwhile; this page belongs to the old one
+    const have = new Set(shown.map((r) => r.id));
+    const fresh = got.list.filter((r) => !have.has(r.id));
+    shown = shown.concat(fresh);
+    next = got.next;
+    const added = fresh.map(row);
+    rows.append(...added);
+    more.removeAttribute('aria-disabled');
+    moreMsg.textContent = `Loaded ${f.int(fresh.length)} older report${fresh.length === 1 ? '' : 's'}.`;
+    describe();
+    // The button goes on the last page: focus moves to the first row it loaded.
+    if (next === null && added.length) added[0].querySelector('button').focus();
+  });
 
   const recheckMsg = h('p', { class: 'form-msg', role: 'status' });
   const recheck = h('button', { type: 'button', id: 'recheck' }, 'Re-check all reports against this revision');
@@ -310,8 +382,10 @@ function reportsPanel() {
 
   async function drawMeasured(list) {
     // Findings carry observed vs expected per check; the newest 30 reports are enough for a trend.
+    const mine = gen;
     const recent = list.slice(0, 30);
     const full = await Promise.all(recent.map((r) => (r.findings ? r : api('GET', `/api/v1/plans/${enc(id)}/reports/${enc(r.id)}`).catch(() => null))));
+    if (mine !== gen) return; // a newer reload draws its own
     const byId = new Map();
     full.forEach((r, i) => {
       if (!r) return;
@@ -340,7 +414,9 @@ function reportsPanel() {
       mount(slot, measuredChart(`Measured ${pick.value} over time`, unit, s.points, s.expected, s.bound));
     };
     pick.addEventListener('change', draw);
-    mount(chartBox, h('div', { class: 'field' }, h('label', { for: 'measured-pick' }, 'Measured value'), pick), slot);
+    // Say which reports the chart is drawn from when it is not all of them.
+    const from = list.length > recent.length || next !== null ? h('p', { class: 'help', id: 'measured-from' }, `From the newest ${f.int(recent.length)} reports.`) : null;
+    mount(chartBox, h('div', { class: 'field' }, h('label', { for: 'measured-pick' }, 'Measured value'), pick), from, slot);
     draw();
   }
 

@@ -564,3 +564,90 @@ test('a QLoRA checkpoint write rate of a fraction of a MB/s reads as such, not a
     assert.notEqual(Number(m[1]), 0, `written as ${m[1]} GB/s`);
     assert.match(m[1], /^0\.000\d\d$/, 'two significant figures');
   }));
+
+test('the report history pages: "Show older reports" appends each older page once, in order, then goes', async (t) =>
+  withPage(t, browser, async (page) => {
+    // 230 reports: the newest 100, then 100 older, then the last 30 (the API's page is 100).
+    const N = 230;
+    const team = await teamFromNode('pages');
+    const plan = await planFromNode(team);
+    const auth = { Cookie: team.cookie, 'X-CSRF-Token': team.csrf, 'Content-Type': 'text/plain' };
+    // One all_reduce_perf line each (a few ms to store, where the full fixture takes ~40), one after
+    // another: concurrent writers only wait on each other's SQLite lock. The bandwidth varies the verdicts.
+    const line = (busbw) => `#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n  8589934592    2147483648     float     sum      -1   36000  ${busbw}  ${busbw}      0   36000  ${busbw}  ${busbw}      0\n`;
+    for (let j = 0; j < N; j++) {
+      const r = await apiCall(server.base, 'POST', `/api/v1/plans/${plan.id}/reports`, line([90, 238.6, 420][j % 3]), { ...auth, 'X-Report-Source': `ci run ${j}` });
+      assert.equal(r.status, 201, r.text);
+    }
+    const all = await apiCall(server.base, 'GET', `/api/v1/plans/${plan.id}/reports?limit=500`, undefined, auth);
+    assert.equal(all.status, 200, all.text);
+    assert.equal(all.json.next, null);
+    const want = all.json.items.map((r) => String(r.id)); // newest first
+    assert.equal(want.length, N);
+    const verdicts = all.json.verdicts;
+
+    await logIn(page, team);
+    const requests = [];
+    page.on('request', (r) => { if (/\/reports\?/.test(r.url())) requests.push(new URL(r.url()).search); });
+    await page.goto(`${server.base}/plan.html?id=${plan.id}`);
+    const rows = page.locator('#report-rows tr');
+    const more = page.locator('#reports-more');
+    const summary = page.locator('#report-summary');
+    const ids = () => page.$$eval('#report-rows tr', (trs) => trs.map((tr) => tr.dataset.reportId));
+    await more.waitFor({ state: 'visible', timeout: 15000 });
+    assert.deepEqual(await ids(), want.slice(0, 100), 'the newest page, newest first');
+    assert.match(await summary.innerText(), /^The newest 100 reports: .*; older reports are not loaded yet\.$/);
+    assert.doesNotMatch(await summary.innerText(), /\b230\b/, 'no total the page does not know');
+    assert.match(await page.locator('#measured-from').innerText(), /From the newest 30 reports/);
+
+    // A failed page keeps what is shown and says why next to the button, which stays for a retry.
+    await page.route(/\/reports\?.*cursor=/, (route) => route.fulfill({ status: 503, contentType: 'application/problem+json', body: JSON.stringify({ title: 'Service Unavailable', status: 503, detail: 'The database is busy.' }) }));
+    await more.click();
+    const msg = page.locator('#reports-more-msg');
+    await page.waitForFunction(() => /could not be loaded/.test(document.querySelector('#reports-more-msg').textContent), null, { timeout: 15000 });
+    assert.match(await msg.innerText(), /Older reports could not be loaded: The database is busy\./);
+    assert.ok(await msg.evaluate((el) => el.classList.contains('error')));
+    assert.equal(await rows.count(), 100, 'the rows shown stay');
+    assert.ok(await more.isVisible() && await more.isEnabled(), 'the button stays for a retry');
+    await page.unroute(/\/reports\?.*cursor=/);
+
+    // The keyboard loads the next page: Tab from the last row's Show reaches the button, which shows its focus; Enter.
+    await rows.last().locator('button').focus();
+    await page.keyboard.press('Tab');
+    assert.ok(await more.evaluate((el) => el === document.activeElement), 'Tab after the last row reaches the button');
+    assert.ok(await more.evaluate((el) => el.matches(':focus-visible') && getComputedStyle(el).outlineStyle !== 'none' && parseFloat(getComputedStyle(el).outlineWidth) > 0), 'the button shows its focus');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelectorAll('#report-rows tr').length === 200, null, { timeout: 15000 });
+    assert.deepEqual(await ids(), want.slice(0, 200));
+    assert.match(await summary.innerText(), /^The newest 200 reports: /);
+    assert.ok(await more.isVisible());
+    assert.ok(await more.evaluate((el) => el === document.activeElement), 'focus stays on the button');
+    // The button and its message meet the contrast bar and fit a 390 px screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.deepEqual(await contrastProblems(page), []);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the plan page fits 390 px');
+    const box = await more.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box));
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await more.click();
+    await page.waitForFunction((n) => document.querySelectorAll('#report-rows tr').length === n, N, { timeout: 15000 });
+    await more.waitFor({ state: 'hidden', timeout: 15000 });
+    const got = await ids();
+    assert.equal(new Set(got).size, got.length, 'no report twice');
+    assert.deepEqual(got, want, 'every report, newest first');
+    const counts = ['fail', 'warn', 'unknown', 'pass'].filter((v) => verdicts[v]).map((v) => `${verdicts[v]} ${v}`).join(', ');
+    assert.equal(await summary.innerText(), `All ${N} reports: ${counts}.`);
+    assert.ok(await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.reportId), 'focus on the first row loaded');
+    assert.equal(await page.evaluate(() => document.activeElement.closest('tr').dataset.reportId), want[200]);
+    // Each page was asked for once, with the cursor the page before gave.
+    const older = requests.filter((q) => /cursor=/.test(q));
+    assert.deepEqual(older.map((q) => new URLSearchParams(q).get('cursor')), [want[99], want[99], want[199]]);
+
+    // A re-check reloads the history and keeps the rows that were shown.
+    await page.getByRole('button', { name: 'Re-check all reports against this revision' }).click();
+    await page.waitForFunction(() => /Re-checked 230 reports/.test(document.body.innerText), null, { timeout: 30000 });
+    await page.waitForFunction((n) => document.querySelectorAll('#report-rows tr').length === n && /^All /.test(document.querySelector('#report-summary').textContent), N, { timeout: 15000 });
+    assert.deepEqual(await ids(), want);
+    assert.ok(await more.isHidden());
+  }));
