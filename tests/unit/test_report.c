@@ -2167,6 +2167,71 @@ START_TEST(check_judges_fio_expectations_only_by_jobs_of_their_pattern)
 }
 END_TEST
 
+/* ---- fio: checkpoint writes only from large-block sequential writes ---- */
+
+static const char *fio_write_json(const char *global_bs, const char *job_bs, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "{\n  \"fio version\" : \"fio-3.36\",\n  \"global options\" : {\n"
+             "    \"rw\" : \"write\"%s%s%s\n  },\n  \"jobs\" : [\n    {\n"
+             "      \"jobname\" : \"ckpt\",\n      \"job options\" : {\n"
+             "        \"numjobs\" : \"1\"%s%s%s\n      },\n      \"write\" : {\n"
+             "        \"io_bytes\" : 10000000000,\n        \"bw_bytes\" : 2000000000,\n"
+             "        \"runtime\" : 5000\n      }\n    }\n  ]\n}\n",
+             global_bs ? ",\n    \"bs\" : \"" : "", global_bs ? global_bs : "",
+             global_bs ? "\"" : "", job_bs ? ",\n        \"bs\" : \"" : "", job_bs ? job_bs : "",
+             job_bs ? "\"" : "");
+    return buf;
+}
+
+START_TEST(check_judges_checkpoint_writes_only_by_blocks_of_1_mib_or_more)
+{
+    /* 4 KiB writes (the k8s-homelab shape): unknown, quoting figure and block size */
+    const char *small = "j: (g=0): rw=write, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
+                        "ioengine=sync, iodepth=1\n"
+                        "  write: IOPS=18.6k, BW=72.8MiB/s (76.4MB/s)(22.0MiB/302msec)\n";
+    ck_assert_int_eq(judge(small, exp_min(EXP_STORAGE_WRITE, 50), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    const struct report_finding *f = finding(&verdict, EXP_STORAGE_WRITE);
+    ck_assert(f->observed == 76.4);
+    ck_assert_ptr_nonnull(strstr(f->message, "4 KiB"));
+    ck_assert_ptr_nonnull(strstr(f->hint, "--rw=write --bs=1M --direct=1"));
+    /* the (W) block size is the one a write job writes */
+    const char *w1m = "j: (g=0): rw=write, bs=(R) 4096B-4096B, (W) 1024KiB-1024KiB, (T) 4096B-4096B, "
+                      "ioengine=libaio, iodepth=16\n"
+                      "  write: IOPS=1000, BW=954MiB/s (1000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(w1m, exp_min(EXP_STORAGE_WRITE, 950), EXP_STORAGE_WRITE), SEV_PASS);
+    /* fio 2: read/write block sizes split by '/'; 512 KiB is still too small */
+    const char *old = "j: (g=0): rw=write, bs=4K-4K/512K-512K/512K-512K, ioengine=libaio, iodepth=16\n"
+                      "  write: io=1024MB, bw=1000000KB/s, iops=1953, runt= 1000msec\n";
+    ck_assert_int_eq(judge(old, exp_min(EXP_STORAGE_WRITE, 950), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, EXP_STORAGE_WRITE)->message, "512 KiB"));
+    /* a large-block job beside a small-block one is judged by itself */
+    char both[1024];
+    snprintf(both, sizeof(both), "%s%s", small, w1m);
+    struct report *rep = parse(both);
+    ck_assert_uint_eq(rep->section_count, 2);
+    ck_assert_double_eq(rep->sections[0].u.fio.write_bs, 4096);
+    ck_assert_double_eq(rep->sections[1].u.fio.write_bs, 1048576);
+    report_free(rep);
+    ck_assert_int_eq(judge(both, exp_min(EXP_STORAGE_WRITE, 2000), EXP_STORAGE_WRITE), SEV_FAIL);
+    ck_assert(finding(&verdict, EXP_STORAGE_WRITE)->observed == 1000);
+    /* JSON: the job's bs, else the global one, else fio's 4 KiB default; "r,w" splits */
+    char js[1024];
+    ck_assert_int_eq(judge(fio_write_json(NULL, NULL, js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_int_eq(judge(fio_write_json("1M", NULL, js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_PASS);
+    ck_assert_int_eq(judge(fio_write_json("1M", "128k", js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_int_eq(judge(fio_write_json(NULL, "4k,2m", js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_PASS);
+    /* reads keep any block size: DOMAIN.md gives training reads none (R27) */
+    const char *rd = "j: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=libaio, iodepth=64\n"
+                     "  read: IOPS=500k, BW=1907MiB/s (2000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(rd, exp_min(EXP_STORAGE_READ, 1500), EXP_STORAGE_READ), SEV_PASS);
+}
+END_TEST
+
 /* ---- nvidia-smi outputs of several nodes in one file ---- */
 
 START_TEST(parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each)
@@ -2291,6 +2356,7 @@ static Suite *suite(void)
     tcase_add_test(c, parse_dcgm_reads_the_run_level_from_the_command_or_the_categories);
     tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
     tcase_add_test(c, check_judges_fio_expectations_only_by_jobs_of_their_pattern);
+    tcase_add_test(c, check_judges_checkpoint_writes_only_by_blocks_of_1_mib_or_more);
     tcase_add_test(c, parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each);
     suite_add_tcase(s, c);
     return s;
