@@ -258,6 +258,12 @@ enum report_fio_pattern {
  * "mixed", "other"), NULL out of range. */
 const char *report_fio_pattern_name(int i);
 
+/* Entry i of the GPU name table gpu.model judges by (report_check.c): its
+ * catalog id, and in *names (when not NULL) up to two normalized NVML names
+ * (the second may be NULL); NULL past the table's end. For tests that keep
+ * the table and the catalog in step. */
+const char *report_gpu_model_entry(size_t i, const char *const **names);
+
 struct report_fio {
     char format[8];            /* "text" or "json" */
     char version[16];

@@ -424,6 +424,15 @@ static const char *model_id(const char *norm, int cut)
     return hit;
 }
 
+const char *report_gpu_model_entry(size_t i, const char *const **names)
+{
+    if (i >= GPU_MODELS)
+        return NULL;
+    if (names)
+        *names = gpu_models[i].names;
+    return gpu_models[i].id;
+}
+
 static const char *model_family(const char *id)
 {
     for (size_t i = 0; i < GPU_MODELS; i++)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "engine.h"
 #include "report.h"
 #include "report_int.h"
 
@@ -2232,6 +2234,57 @@ START_TEST(check_judges_checkpoint_writes_only_by_blocks_of_1_mib_or_more)
 }
 END_TEST
 
+/* ---- the GPU name table against the catalog ---- */
+
+/* Catalog vendors whose cards are deliberately not in the name table:
+ * nvidia-smi (and NVML, which the table's names come from) never names an
+ * AMD or Intel card, so gpu.model has no names to match for them. */
+static const char *const model_table_skips_vendor[] = {"AMD", "Intel"};
+
+START_TEST(gpu_name_table_covers_every_nvidia_catalog_card)
+{
+    struct db *db = NULL;
+    char err[256];
+    struct catalog *c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(db_open(":memory:", DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
+    ck_assert_msg(db_catalog_load(db, c, err, sizeof err) == ST_OK, "%s", err);
+    db_close(db);
+    ck_assert_int_gt(c->n_gpus, 0);
+    /* every catalog card: NVIDIA ones have names, other vendors are named here */
+    for (int g = 0; g < c->n_gpus; g++) {
+        const struct engine_gpu *gpu = &c->gpus[g];
+        int skipped = 0;
+        for (size_t v = 0; v < sizeof(model_table_skips_vendor) / sizeof(*model_table_skips_vendor);
+             v++)
+            skipped |= strcmp(gpu->vendor, model_table_skips_vendor[v]) == 0;
+        ck_assert_msg(skipped || strcmp(gpu->vendor, "NVIDIA") == 0,
+                      "catalog card %s has vendor %s: add its NVML names to gpu_models[] "
+                      "(engine/report_check.c) or the vendor to model_table_skips_vendor",
+                      gpu->id, gpu->vendor);
+        const char *id;
+        int found = 0;
+        for (size_t i = 0; (id = report_gpu_model_entry(i, NULL)) != NULL; i++)
+            found |= strcmp(id, gpu->id) == 0;
+        if (skipped)
+            ck_assert_msg(!found, "catalog card %s (%s) is in gpu_models[] but its vendor is "
+                          "listed as absent", gpu->id, gpu->vendor);
+        else
+            ck_assert_msg(found, "NVIDIA catalog card %s has no entry in gpu_models[] "
+                          "(engine/report_check.c): add the names NVML gives it", gpu->id);
+    }
+    /* every table entry: a catalog id, with at least one name */
+    const char *id;
+    const char *const *names;
+    for (size_t i = 0; (id = report_gpu_model_entry(i, &names)) != NULL; i++) {
+        ck_assert_msg(catalog_gpu_find(c, id) != NULL,
+                      "gpu_models[] entry %s is not a catalog GPU id", id);
+        ck_assert_msg(names[0] && names[0][0], "gpu_models[] entry %s has no name", id);
+    }
+    free(c);
+}
+END_TEST
+
 /* ---- nvidia-smi outputs of several nodes in one file ---- */
 
 START_TEST(parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each)
@@ -2357,6 +2410,7 @@ static Suite *suite(void)
     tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
     tcase_add_test(c, check_judges_fio_expectations_only_by_jobs_of_their_pattern);
     tcase_add_test(c, check_judges_checkpoint_writes_only_by_blocks_of_1_mib_or_more);
+    tcase_add_test(c, gpu_name_table_covers_every_nvidia_catalog_card);
     tcase_add_test(c, parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each);
     suite_add_tcase(s, c);
     return s;
