@@ -757,12 +757,20 @@ START_TEST(parse_nvidia_smi_table_takes_its_timestamp_only_when_the_table_follow
     ck_assert_uint_eq(stamp_cost("Mon Nov 30 17:40:01 2026\n" SMI_TABLE, "Mon Nov 30 17:40:01 2026\n",
                                  "\n"),
                       1);
-    /* nor is any other line of that length: `date`'s form (it names the
-     * zone, nvidia-smi never does), a name that is no day's or month's,
-     * a digit short */
+    /* the names are the locale's: nvidia-smi under de_DE prints "Di Dez",
+     * "Mär" (UTF-8), so any names of letters are taken in ctime's form */
+    ck_assert_uint_eq(stamp_cost("", "Di Dez  1 00:36:15 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Mi M\xc3\xa4r  4 09:00:00 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Mox Nov 30 17:40:01 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nox 30 17:40:01 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Di Dez  1 00:36:15 2026\n", ""), 1);
+    /* nor is any other line of that shape: `date`'s form (it names the
+     * zone, nvidia-smi never does), a name with a digit or of one letter
+     * or of none, a digit short */
     ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 UTC 2026\n", SMI_TABLE), 1);
-    ck_assert_uint_eq(stamp_cost("", "Mox Nov 30 17:40:01 2026\n", SMI_TABLE), 1);
-    ck_assert_uint_eq(stamp_cost("", "Mon Nox 30 17:40:01 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "M0n Nov 30 17:40:01 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "D Dez  1 00:36:15 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon \xc3\xa4\xc3\xa4  1 00:36:15 2026\n", SMI_TABLE), 1);
     ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:1  2026\n", SMI_TABLE), 1);
 }
 END_TEST
