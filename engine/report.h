@@ -258,6 +258,12 @@ enum report_fio_pattern {
  * "mixed", "other"), NULL out of range. */
 const char *report_fio_pattern_name(int i);
 
+/* Entry i of the GPU name table gpu.model judges by (report_check.c): its
+ * catalog id, and in *names (when not NULL) up to two normalized NVML names
+ * (the second may be NULL); NULL past the table's end. For tests that keep
+ * the table and the catalog in step. */
+const char *report_gpu_model_entry(size_t i, const char *const **names);
+
 struct report_fio {
     char format[8];            /* "text" or "json" */
     char version[16];
@@ -268,9 +274,16 @@ struct report_fio {
     unsigned patterns;         /* enum report_fio_pattern bits of every job's rw
                                   (text job headers; JSON job options, else the
                                   global options); 0 when none is shown */
+    double write_bs;           /* smallest write block size, bytes, of the
+                                  sequential-write (rw=write) jobs: the (W) bs of
+                                  text headers, JSON job or global bs, else fio's
+                                  4 KiB default; NAN when no such job shows one.
+                                  Internal: not in the report JSON */
     /* private parser state */
     char json_global_rw[16];   /* JSON "global options" rw, for jobs without their own */
     int json_job_open, json_job_rw;
+    unsigned json_job_pat;     /* the pattern bit of the open JSON job's own rw */
+    double json_global_bs, json_job_bs;   /* write bs, bytes; NAN when not shown */
     double job_read_bw, job_write_bw, job_read_iops, job_write_iops;
     double grp_read_bw, grp_write_bw;
     int json_depth, json_dir, json_dir_depth, json_in_jobs;

@@ -37,6 +37,7 @@ void fio_init(struct report_section *sec)
     memset(f, 0, sizeof(*f));
     f->read_bw_mbs = f->write_bw_mbs = f->read_iops = f->write_iops = NAN;
     f->iodepth = NAN;
+    f->write_bs = f->json_global_bs = f->json_job_bs = NAN;
     f->job_read_bw = f->job_write_bw = f->job_read_iops = f->job_write_iops = NAN;
     f->grp_read_bw = f->grp_write_bw = NAN;
     f->json_dir = -1;
@@ -70,13 +71,66 @@ static unsigned pattern_bit(const char *v, size_t vl)
     return vl ? FIO_OTHER : 0;
 }
 
+/* A block size in bytes: "1M", "128k", "4096", "4096B", "1024KiB", or a
+ * range "4096B-4096B" (its low end: the job's smallest blocks). fio reads
+ * k, m, g as powers of 1024 (kb_base=1024, its default). 0 when unreadable. */
+static double bs_bytes(const char *s, size_t n)
+{
+    double v;
+    size_t end;
+    if (!num_scan(s, n, &v, &end) || !(v > 0))
+        return 0;
+    char u = end < n ? s[end] : '\0';
+    switch (u) {
+    case 'k': case 'K': return v * 1024.0;
+    case 'm': case 'M': return v * 1048576.0;
+    case 'g': case 'G': return v * 1073741824.0;
+    case '\0': case 'b': case 'B': case '-': case ',': case '/': case ' ': case '"': return v;
+    default: return 0;
+    }
+}
+
+/* The write block size of a bs= value: fio 3 text "(R) 4k-4k, (W) 1M-1M,
+ * (T) ..." (the (W) one), fio 2 text "128K-128K/1M-1M" (after the '/'),
+ * option "4k,1M" (read,write: after the ','), else the single value. */
+static double bs_write(const char *s, size_t n)
+{
+    const char *w = span_find_n(s, n, LIT_N("(W) "));
+    if (w)
+        return bs_bytes(w + 4, n - (size_t)(w + 4 - s));
+    size_t i = 0;
+    while (i < n && s[i] != ' ' && s[i] != '/' && s[i] != ',')
+        i++;
+    if (i < n && (s[i] == '/' || s[i] == ',') && i + 1 < n && s[i + 1] != ' ')
+        return bs_bytes(s + i + 1, n - i - 1);
+    return bs_bytes(s, n);
+}
+
+/* A sequential-write job with write block size bs (bytes) was shown. */
+static void note_write_bs(struct report_fio *f, double bs)
+{
+    if (bs > 0 && (isnan(f->write_bs) || bs < f->write_bs))
+        f->write_bs = bs;
+}
+
 /* A JSON job ends (the next "jobname", or the document): without an rw of
- * its own it ran the global options' one. */
+ * its own it ran the global options' one, without a bs of its own the
+ * global one, else fio's default of 4 KiB. */
 static void json_job_close(struct report_fio *f)
 {
-    if (f->json_job_open && !f->json_job_rw)
-        f->patterns |= pattern_bit(f->json_global_rw, strlen(f->json_global_rw));
+    if (f->json_job_open) {
+        unsigned pat = f->json_job_rw ? f->json_job_pat
+                                      : pattern_bit(f->json_global_rw, strlen(f->json_global_rw));
+        if (!f->json_job_rw)
+            f->patterns |= pat;
+        if (pat == FIO_SEQ_WRITE)
+            note_write_bs(f, !isnan(f->json_job_bs)      ? f->json_job_bs
+                             : !isnan(f->json_global_bs) ? f->json_global_bs
+                                                         : 4096.0);
+    }
     f->json_job_open = f->json_job_rw = 0;
+    f->json_job_pat = 0;
+    f->json_job_bs = NAN;
 }
 
 static void add(double *acc, double v)
@@ -178,8 +232,10 @@ static void job_header(struct report_fio *f, const struct line *l)
     const char *v;
     size_t vl;
     f->jobs++;
+    unsigned pat = 0;
     if (after(l, "rw=", &v, &vl)) {
-        f->patterns |= pattern_bit(v, vl);
+        pat = pattern_bit(v, vl);
+        f->patterns |= pat;
         if (!f->rw[0])
             span_copy(f->rw, sizeof(f->rw), v, vl);
     }
@@ -192,6 +248,8 @@ static void job_header(struct report_fio *f, const struct line *l)
     }
     /* fio 3: "bs=(R) 4096B-4096B, (W) ..."; fio 2: "bs=128K-128K/128K-128K," */
     const char *b = line_find(l, "bs=");
+    if (b && pat == FIO_SEQ_WRITE)
+        note_write_bs(f, bs_write(b + 3, l->len - (size_t)(b + 3 - l->s)));
     if (b && !f->bs[0]) {
         const char *p = b + 3;
         const char *end = l->s + l->len;
@@ -274,10 +332,21 @@ static void json_line(struct report_section *sec, const struct line *l)
         if (rl && rv[rl - 1] == '"')
             rl--;
         if (f->json_in_jobs) {
-            f->patterns |= pattern_bit(rv, rl);
+            f->json_job_pat = pattern_bit(rv, rl);
+            f->patterns |= f->json_job_pat;
             f->json_job_rw = 1;
         } else {
             span_copy(f->json_global_rw, sizeof(f->json_global_rw), rv, rl);
+        }
+    }
+    if (k && v && (span_eq(k, kl, "bs") || span_eq(k, kl, "blocksize")) && vl >= 2 &&
+        v[0] == '"') {
+        double bs = bs_write(v + 1, vl - 1);
+        if (bs > 0) {
+            if (f->json_in_jobs)
+                f->json_job_bs = bs;
+            else
+                f->json_global_bs = bs;
         }
     }
     /* brace depth, ignoring braces inside strings */

@@ -182,33 +182,48 @@ static const char *next_line(const char *s, size_t n, struct line *l)
     return nl ? nl + 1 : NULL;
 }
 
+/* The length of a day or month name at s (up to end): letters, ASCII or
+ * any byte of a UTF-8 sequence ("M\xc3\xa4r"), with one ASCII letter at
+ * least; 0 when none, or when it is longer than 8 bytes. */
+static size_t stamp_name(const char *s, const char *end)
+{
+    size_t i = 0;
+    int ascii = 0;
+    for (; s + i < end && i <= 8; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        int letter = (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z';
+        if (!letter && ch < 0x80)
+            break;
+        ascii |= letter;
+    }
+    return ascii && i >= 2 && i <= 8 ? i : 0;
+}
+
 int gpu_table_stamp(const struct line *l, const char *next, size_t n)
 {
     /* ctime's form: "Www Mmm dd hh:mm:ss yyyy", the day blank-padded
-     * ("Mon Oct  2 13:30:03 2023"), the names English (nvidia-smi's C
-     * locale); no zone, which `date` would print */
-    static const char days[] = "MonTueWedThuFriSatSun";
-    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    /* 'a' a name's letter (the names are compared below), '.' a digit */
-    static const char form[] = "aaa aaa .. ..:..:.. ....";
-    _Static_assert(sizeof(form) - 1 == GPU_STAMP_LEN, "the form is the stamp's length");
-    const char *s = l->raw;
-    if (l->raw_len != GPU_STAMP_LEN)
+     * ("Mon Oct  2 13:30:03 2023"); no zone, which `date` would print.
+     * The names are nvidia-smi's locale's: English in the C locale, but
+     * "Di Dez  1 ..." under de_DE, so any names of 2 to 8 letters (UTF-8
+     * bytes counted) are taken; the digits after them keep ctime's form. */
+    /* '.' a digit (the day's first may be a blank) */
+    static const char form[] = " .. ..:..:.. ....";
+    const char *s = l->raw, *end = l->raw + l->raw_len;
+    if (l->raw_len < GPU_STAMP_MIN || l->raw_len > GPU_STAMP_MAX)
         return 0;
-    for (size_t i = 0; i < GPU_STAMP_LEN; i++) {
-        if (form[i] == 'a')
-            continue;
-        if (form[i] != '.' ? s[i] != form[i]
-                           : !(s[i] >= '0' && s[i] <= '9') && !(i == 8 && s[i] == ' '))
+    size_t day = stamp_name(s, end);
+    if (!day || s + day >= end || s[day] != ' ')
+        return 0;
+    const char *m = s + day + 1;
+    size_t month = stamp_name(m, end);
+    const char *t = m + month;
+    if (!month || (size_t)(end - t) != sizeof(form) - 1)
+        return 0;
+    for (size_t i = 0; i < sizeof(form) - 1; i++) {
+        if (form[i] != '.' ? t[i] != form[i]
+                           : !(t[i] >= '0' && t[i] <= '9') && !(i == 1 && t[i] == ' '))
             return 0;
     }
-    int day = 0, month = 0;
-    for (size_t i = 0; i + 3 <= sizeof(days) - 1; i += 3)
-        day |= memcmp(s, days + i, 3) == 0;
-    for (size_t i = 0; i + 3 <= sizeof(months) - 1; i += 3)
-        month |= memcmp(s + 4, months + i, 3) == 0;
-    if (!day || !month)
-        return 0;
     /* then the box: its top border, "+---...---+", and the banner that
      * opens the section (gpu_detect's first marker) */
     struct line b;

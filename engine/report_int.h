@@ -930,12 +930,16 @@ enum take ib_line(struct report_section *sec, const struct line *l);
 void ib_finish(struct report_section *sec);
 
 int gpu_detect(const struct line *l);
-/* The length of the timestamp nvidia-smi prints above its table, ctime's
- * "Mon Nov 30 17:40:01 2026", blank padding off. */
-#define GPU_STAMP_LEN 24
-/* Whether l (raw_len GPU_STAMP_LEN) is that timestamp, with the table's box
- * opening in the next two lines of the input (n bytes at next, from just
- * past l's newline): a lone date line is no table's (report_gpu.c). */
+/* The lengths the timestamp nvidia-smi prints above its table may have:
+ * ctime's "Mon Nov 30 17:40:01 2026" (24), blank padding off, whose day
+ * and month names follow the locale: 2 to 8 bytes each ("Di Dez", UTF-8
+ * "Mär"), so 22 to 34. */
+#define GPU_STAMP_MIN 22
+#define GPU_STAMP_MAX 34
+/* Whether l (raw_len GPU_STAMP_MIN..GPU_STAMP_MAX) is that timestamp, with
+ * the table's box opening in the next two lines of the input (n bytes at
+ * next, from just past l's newline): a lone date line is no table's
+ * (report_gpu.c). */
 int gpu_table_stamp(const struct line *l, const char *next, size_t n);
 void gpu_init(struct report_section *sec);
 enum take gpu_line(struct report_section *sec, const struct line *l);

@@ -659,12 +659,12 @@ static void start(struct parser *p, const struct kind_ops *ops, const struct lin
  * state to every line and to the chunk parsers' convergence: it looks at
  * the next two lines of the text now. Lines that are taken pay nothing
  * (only lines about to be counted unrecognized get here, and only those
- * of the stamp's length look further), and the answer is the text's
+ * of the stamp's lengths look further), and the answer is the text's
  * alone, read up to the end of the whole input, not of a thread's piece,
  * so a chunk parser answers as the sequential parse does. */
 static int table_stamp(const struct parser *p, const struct line *l)
 {
-    if (l->raw_len != GPU_STAMP_LEN)
+    if (l->raw_len < GPU_STAMP_MIN || l->raw_len > GPU_STAMP_MAX)
         return 0;
     const char *e = l->raw + l->raw_len;
     const char *nl = memchr(e, '\n', (size_t)(p->text_end - e));

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+#include "engine.h"
 #include "report.h"
 #include "report_int.h"
 
@@ -755,12 +757,20 @@ START_TEST(parse_nvidia_smi_table_takes_its_timestamp_only_when_the_table_follow
     ck_assert_uint_eq(stamp_cost("Mon Nov 30 17:40:01 2026\n" SMI_TABLE, "Mon Nov 30 17:40:01 2026\n",
                                  "\n"),
                       1);
-    /* nor is any other line of that length: `date`'s form (it names the
-     * zone, nvidia-smi never does), a name that is no day's or month's,
-     * a digit short */
+    /* the names are the locale's: nvidia-smi under de_DE prints "Di Dez",
+     * "Mär" (UTF-8), so any names of letters are taken in ctime's form */
+    ck_assert_uint_eq(stamp_cost("", "Di Dez  1 00:36:15 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Mi M\xc3\xa4r  4 09:00:00 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Mox Nov 30 17:40:01 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Mon Nox 30 17:40:01 2026\n", SMI_TABLE), 0);
+    ck_assert_uint_eq(stamp_cost("", "Di Dez  1 00:36:15 2026\n", ""), 1);
+    /* nor is any other line of that shape: `date`'s form (it names the
+     * zone, nvidia-smi never does), a name with a digit or of one letter
+     * or of none, a digit short */
     ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:01 UTC 2026\n", SMI_TABLE), 1);
-    ck_assert_uint_eq(stamp_cost("", "Mox Nov 30 17:40:01 2026\n", SMI_TABLE), 1);
-    ck_assert_uint_eq(stamp_cost("", "Mon Nox 30 17:40:01 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "M0n Nov 30 17:40:01 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "D Dez  1 00:36:15 2026\n", SMI_TABLE), 1);
+    ck_assert_uint_eq(stamp_cost("", "Mon \xc3\xa4\xc3\xa4  1 00:36:15 2026\n", SMI_TABLE), 1);
     ck_assert_uint_eq(stamp_cost("", "Mon Nov 30 17:40:1  2026\n", SMI_TABLE), 1);
 }
 END_TEST
@@ -2167,6 +2177,122 @@ START_TEST(check_judges_fio_expectations_only_by_jobs_of_their_pattern)
 }
 END_TEST
 
+/* ---- fio: checkpoint writes only from large-block sequential writes ---- */
+
+static const char *fio_write_json(const char *global_bs, const char *job_bs, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "{\n  \"fio version\" : \"fio-3.36\",\n  \"global options\" : {\n"
+             "    \"rw\" : \"write\"%s%s%s\n  },\n  \"jobs\" : [\n    {\n"
+             "      \"jobname\" : \"ckpt\",\n      \"job options\" : {\n"
+             "        \"numjobs\" : \"1\"%s%s%s\n      },\n      \"write\" : {\n"
+             "        \"io_bytes\" : 10000000000,\n        \"bw_bytes\" : 2000000000,\n"
+             "        \"runtime\" : 5000\n      }\n    }\n  ]\n}\n",
+             global_bs ? ",\n    \"bs\" : \"" : "", global_bs ? global_bs : "",
+             global_bs ? "\"" : "", job_bs ? ",\n        \"bs\" : \"" : "", job_bs ? job_bs : "",
+             job_bs ? "\"" : "");
+    return buf;
+}
+
+START_TEST(check_judges_checkpoint_writes_only_by_blocks_of_1_mib_or_more)
+{
+    /* 4 KiB writes (the k8s-homelab shape): unknown, quoting figure and block size */
+    const char *small = "j: (g=0): rw=write, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
+                        "ioengine=sync, iodepth=1\n"
+                        "  write: IOPS=18.6k, BW=72.8MiB/s (76.4MB/s)(22.0MiB/302msec)\n";
+    ck_assert_int_eq(judge(small, exp_min(EXP_STORAGE_WRITE, 50), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    const struct report_finding *f = finding(&verdict, EXP_STORAGE_WRITE);
+    ck_assert(f->observed == 76.4);
+    ck_assert_ptr_nonnull(strstr(f->message, "4 KiB"));
+    ck_assert_ptr_nonnull(strstr(f->hint, "--rw=write --bs=1M --direct=1"));
+    /* the (W) block size is the one a write job writes */
+    const char *w1m = "j: (g=0): rw=write, bs=(R) 4096B-4096B, (W) 1024KiB-1024KiB, (T) 4096B-4096B, "
+                      "ioengine=libaio, iodepth=16\n"
+                      "  write: IOPS=1000, BW=954MiB/s (1000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(w1m, exp_min(EXP_STORAGE_WRITE, 950), EXP_STORAGE_WRITE), SEV_PASS);
+    /* fio 2: read/write block sizes split by '/'; 512 KiB is still too small */
+    const char *old = "j: (g=0): rw=write, bs=4K-4K/512K-512K/512K-512K, ioengine=libaio, iodepth=16\n"
+                      "  write: io=1024MB, bw=1000000KB/s, iops=1953, runt= 1000msec\n";
+    ck_assert_int_eq(judge(old, exp_min(EXP_STORAGE_WRITE, 950), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_ptr_nonnull(strstr(finding(&verdict, EXP_STORAGE_WRITE)->message, "512 KiB"));
+    /* a large-block job beside a small-block one is judged by itself */
+    char both[1024];
+    snprintf(both, sizeof(both), "%s%s", small, w1m);
+    struct report *rep = parse(both);
+    ck_assert_uint_eq(rep->section_count, 2);
+    ck_assert_double_eq(rep->sections[0].u.fio.write_bs, 4096);
+    ck_assert_double_eq(rep->sections[1].u.fio.write_bs, 1048576);
+    report_free(rep);
+    ck_assert_int_eq(judge(both, exp_min(EXP_STORAGE_WRITE, 2000), EXP_STORAGE_WRITE), SEV_FAIL);
+    ck_assert(finding(&verdict, EXP_STORAGE_WRITE)->observed == 1000);
+    /* JSON: the job's bs, else the global one, else fio's 4 KiB default; "r,w" splits */
+    char js[1024];
+    ck_assert_int_eq(judge(fio_write_json(NULL, NULL, js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_int_eq(judge(fio_write_json("1M", NULL, js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_PASS);
+    ck_assert_int_eq(judge(fio_write_json("1M", "128k", js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_UNKNOWN);
+    ck_assert_int_eq(judge(fio_write_json(NULL, "4k,2m", js, sizeof(js)),
+                           exp_min(EXP_STORAGE_WRITE, 1500), EXP_STORAGE_WRITE), SEV_PASS);
+    /* reads keep any block size: DOMAIN.md gives training reads none (R27) */
+    const char *rd = "j: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=libaio, iodepth=64\n"
+                     "  read: IOPS=500k, BW=1907MiB/s (2000MB/s)(56GiB/60001msec)\n";
+    ck_assert_int_eq(judge(rd, exp_min(EXP_STORAGE_READ, 1500), EXP_STORAGE_READ), SEV_PASS);
+}
+END_TEST
+
+/* ---- the GPU name table against the catalog ---- */
+
+/* Catalog vendors whose cards are deliberately not in the name table:
+ * nvidia-smi (and NVML, which the table's names come from) never names an
+ * AMD or Intel card, so gpu.model has no names to match for them. */
+static const char *const model_table_skips_vendor[] = {"AMD", "Intel"};
+
+START_TEST(gpu_name_table_covers_every_nvidia_catalog_card)
+{
+    struct db *db = NULL;
+    char err[256];
+    struct catalog *c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(db_open(":memory:", DB_OPEN_MIGRATE, &db, err, sizeof err), ST_OK);
+    ck_assert_msg(db_catalog_load(db, c, err, sizeof err) == ST_OK, "%s", err);
+    db_close(db);
+    ck_assert_int_gt(c->n_gpus, 0);
+    /* every catalog card: NVIDIA ones have names, other vendors are named here */
+    for (int g = 0; g < c->n_gpus; g++) {
+        const struct engine_gpu *gpu = &c->gpus[g];
+        int skipped = 0;
+        for (size_t v = 0; v < sizeof(model_table_skips_vendor) / sizeof(*model_table_skips_vendor);
+             v++)
+            skipped |= strcmp(gpu->vendor, model_table_skips_vendor[v]) == 0;
+        ck_assert_msg(skipped || strcmp(gpu->vendor, "NVIDIA") == 0,
+                      "catalog card %s has vendor %s: add its NVML names to gpu_models[] "
+                      "(engine/report_check.c) or the vendor to model_table_skips_vendor",
+                      gpu->id, gpu->vendor);
+        const char *id;
+        int found = 0;
+        for (size_t i = 0; (id = report_gpu_model_entry(i, NULL)) != NULL; i++)
+            found |= strcmp(id, gpu->id) == 0;
+        if (skipped)
+            ck_assert_msg(!found, "catalog card %s (%s) is in gpu_models[] but its vendor is "
+                          "listed as absent", gpu->id, gpu->vendor);
+        else
+            ck_assert_msg(found, "NVIDIA catalog card %s has no entry in gpu_models[] "
+                          "(engine/report_check.c): add the names NVML gives it", gpu->id);
+    }
+    /* every table entry: a catalog id, with at least one name */
+    const char *id;
+    const char *const *names;
+    for (size_t i = 0; (id = report_gpu_model_entry(i, &names)) != NULL; i++) {
+        ck_assert_msg(catalog_gpu_find(c, id) != NULL,
+                      "gpu_models[] entry %s is not a catalog GPU id", id);
+        ck_assert_msg(names[0] && names[0][0], "gpu_models[] entry %s has no name", id);
+    }
+    free(c);
+}
+END_TEST
+
 /* ---- nvidia-smi outputs of several nodes in one file ---- */
 
 START_TEST(parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each)
@@ -2291,6 +2417,8 @@ static Suite *suite(void)
     tcase_add_test(c, parse_dcgm_reads_the_run_level_from_the_command_or_the_categories);
     tcase_add_test(c, check_warns_on_a_quick_dcgm_pass_and_fails_a_failure_at_any_level);
     tcase_add_test(c, check_judges_fio_expectations_only_by_jobs_of_their_pattern);
+    tcase_add_test(c, check_judges_checkpoint_writes_only_by_blocks_of_1_mib_or_more);
+    tcase_add_test(c, gpu_name_table_covers_every_nvidia_catalog_card);
     tcase_add_test(c, parse_splits_consecutive_nvidia_smi_outputs_into_one_section_each);
     suite_add_tcase(s, c);
     return s;

@@ -31,7 +31,7 @@ cases = {
                   F("cpu.governor", "warn", observed="powersave", rule="R38"),
                   F("dcgm.fail", "fail", observed=1, rule="T10"),
                   F("nic.errors", "fail", observed=49), F("nic.pause", "fail", observed=15631),
-                  F("storage.write_mbs", "fail", observed=76.4)]},
+                  F("storage.write_mbs", "unknown", observed=76.4)]},
  "cross-node-30-percent.log": {"$exit": 1, "verdict": "fail",
      "findings": [C, F("nccl.allreduce.intra_busbw_gbs", "pass"),
                   F("nccl.allreduce.inter_busbw_gbs", "fail", rule="T2")],
@@ -113,6 +113,15 @@ cases.update({
  "topo-p2p-gns-2x5090.txt": {"$exit": 1, "verdict": "fail",
      "findings": [C, F("topo.p2p", "warn", observed=0, expected=1, rule="R13"),
                   F("topo.gpu_count", "fail", observed=2)]},
+})
+
+# fio's 4 KiB fdatasync'd sequential write (copy of reports/fio/k8s-homelab-optane-raw-
+# fdatasync-4k): 76.4 MB/s of small synced writes is not the large-block bandwidth a checkpoint
+# gets (R27, F10): storage.write_mbs is unknown with the figure, not a fail of the plan's 3000.
+cases.update({
+ "fio-4k-fdatasync-write.txt": {"$exit": 0, "verdict": "unknown",
+     "no_evidence": [C, "storage.read_mbs"],
+     "findings": [C, F("storage.write_mbs", "unknown", observed=76.4, expected=3000)]},
 })
 
 root = sys.argv[1]
