@@ -1255,6 +1255,21 @@ static void write_expectations(struct jw *j, const struct engine_plan *p)
     jw_end(j);
 }
 
+/* A plan object's first members: its tier (with_tier), whether it is
+ * feasible and, when not, why and what budget or deadline would make it. */
+static void write_head(struct jw *j, const struct engine_plan *p, int with_tier, enum engine_tier tier)
+{
+    if (with_tier)
+        jw_str(j, "tier", engine_tier_name(tier));
+    jw_bool(j, "feasible", p->feasible);
+    if (!p->feasible) {
+        hole_str_arr(j, "why", p->why);
+        /* rounded up: that budget or deadline asked for does make it feasible */
+        hole_sig_up(j, "need_budget_usd", &p->need_budget_usd, 4);
+        hole_rnd_up(j, "need_deadline_days", &p->need_deadline_days, 1);
+    }
+}
+
 /* The rationale and warnings arrays, each text a hole (a plan that fits
  * and one that does not write them alike). */
 static void write_texts(struct jw *j, const struct engine_plan *p)
@@ -1530,14 +1545,7 @@ static void write_unfit_members(struct jw *j, const struct engine_plan *p, int w
                                          "flops_total", NULL};
     const int cluster = p->gpu_index >= 0;   /* an estimate's cluster: the GPU and counts asked for */
 
-    if (with_tier)
-        jw_str(j, "tier", engine_tier_name(tier));
-    jw_bool(j, "feasible", p->feasible);
-    if (!p->feasible) {
-        hole_str_arr(j, "why", p->why);
-        hole_sig_up(j, "need_budget_usd", &p->need_budget_usd, 4);
-        hole_rnd_up(j, "need_deadline_days", &p->need_deadline_days, 1);
-    }
+    write_head(j, p, with_tier, tier);
     jw_obj(j, "gpu");
     if (cluster) {
         jw_str_arr(j, "id", p->gpu_id);
@@ -1625,15 +1633,7 @@ static void write_plan_members(struct jw *j, const struct engine_plan *p, int wi
         write_unfit_members(j, p, with_tier, tier);
         return;
     }
-    if (with_tier)
-        jw_str(j, "tier", engine_tier_name(tier));
-    jw_bool(j, "feasible", p->feasible);
-    if (!p->feasible) {
-        hole_str_arr(j, "why", p->why);
-        /* rounded up: that budget or deadline asked for does make it feasible */
-        hole_sig_up(j, "need_budget_usd", &p->need_budget_usd, 4);
-        hole_rnd_up(j, "need_deadline_days", &p->need_deadline_days, 1);
-    }
+    write_head(j, p, with_tier, tier);
     if (tp->hslot)
         frag_put(j, &tp->hslot->f);
     else
