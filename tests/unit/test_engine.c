@@ -2834,6 +2834,30 @@ START_TEST(ib_write_bw_expectations_are_t3s_thresholds)
 }
 END_TEST
 
+/* Tokens/s of preset on count GPUs of card gpu, per_node a node, in
+ * layout {tp, pp, dp} (the rest chosen by the engine), estimated against
+ * catalog c; the plan in p. */
+static double layout_rate(const struct catalog *c, const char *preset, double tokens_b, const char *gpu,
+                          int count, int per_node, const int layout[3], struct engine_plan *p)
+{
+    struct engine_estimate_request q;
+    char err[256];
+    engine_estimate_request_init(&q);
+    snprintf(q.workload.preset, sizeof q.workload.preset, "%s", preset);
+    q.workload.tokens_b = tokens_b;
+    ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
+    snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "%s", gpu);
+    q.cluster.count = count;
+    q.cluster.per_node = per_node;
+    q.parallel.tp = layout[0];
+    q.parallel.pp = layout[1];
+    q.parallel.dp = layout[2];
+    ck_assert_msg(engine_estimate(c, &q, p, err, sizeof err) == ST_OK, "%s", err);
+    ck_assert_int_eq(p->par.tp, layout[0]);
+    ck_assert_int_eq(p->par.dp, layout[2]);
+    return p->tokens_per_s;
+}
+
 /* A scale-up domain wider than a node (GB200 NVL72: 18 trays of 4 GPUs on
  * one NVLink Switch) carries TP, PP and DP among its GPUs at the NVLink
  * busbw (R12, F8), as if they sat in one node of the domain's size: the
@@ -2845,7 +2869,6 @@ START_TEST(a_scale_up_domain_across_nodes_times_its_traffic_as_one_node)
     static const int layouts[][3] = {{16, 1, 4}, {4, 1, 16}, {8, 2, 4}, {1, 1, 64}, {4, 4, 4}};
     struct catalog *one = malloc(sizeof *one);
     struct engine_plan *p = malloc(sizeof *p);
-    char err[256];
     int gi = -1;
     ck_assert_ptr_nonnull(one);
     ck_assert_ptr_nonnull(p);
@@ -2859,23 +2882,8 @@ START_TEST(a_scale_up_domain_across_nodes_times_its_traffic_as_one_node)
     one->gpus[gi].per_node = 72;
     for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
         double trays, rack;
-        for (int c = 0; c < 2; c++) {
-            struct engine_estimate_request q;
-            engine_estimate_request_init(&q);
-            snprintf(q.workload.preset, sizeof q.workload.preset, "llama-3-70b");
-            q.workload.tokens_b = 1000;
-            ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
-            snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "gb200-nvl-186gb");
-            q.cluster.count = 64;
-            q.cluster.per_node = c == 0 ? 4 : 64;
-            q.parallel.tp = layouts[k][0];
-            q.parallel.pp = layouts[k][1];
-            q.parallel.dp = layouts[k][2];
-            ck_assert_msg(engine_estimate(c == 0 ? cat : one, &q, p, err, sizeof err) == ST_OK, "%s", err);
-            ck_assert_int_eq(p->par.tp, layouts[k][0]);
-            ck_assert_int_eq(p->par.dp, layouts[k][2]);
-            *(c == 0 ? &trays : &rack) = p->tokens_per_s;
-        }
+        trays = layout_rate(cat, "llama-3-70b", 1000, "gb200-nvl-186gb", 64, 4, layouts[k], p);
+        rack = layout_rate(one, "llama-3-70b", 1000, "gb200-nvl-186gb", 64, 64, layouts[k], p);
         ck_assert_msg(trays > 0 && within(trays, rack, 1e-12), "TP %d PP %d DP %d: %.6g tokens/s on trays of 4, %.6g as one node",
                       layouts[k][0], layouts[k][1], layouts[k][2], trays, rack);
     }
@@ -2896,7 +2904,6 @@ START_TEST(a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw)
     static const int layouts[][3] = {{1, 1, 8}, {1, 2, 4}, {1, 8, 1}, {2, 1, 4}, {2, 2, 2}};
     struct catalog *one = malloc(sizeof *one);
     struct engine_plan *p = malloc(sizeof *p);
-    char err[256];
     int gi = -1;
     ck_assert_ptr_nonnull(one);
     ck_assert_ptr_nonnull(p);
@@ -2916,21 +2923,8 @@ START_TEST(a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw)
     for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
         double pairs, flat;
         for (int c = 0; c < 2; c++) {
-            struct engine_estimate_request q;
-            engine_estimate_request_init(&q);
-            snprintf(q.workload.preset, sizeof q.workload.preset, "llama-2-7b");
-            q.workload.tokens_b = 100;
-            ck_assert_int_eq(engine_workload_resolve(&q.workload, cat, err, sizeof err), ST_OK);
-            snprintf(q.cluster.gpu, sizeof q.cluster.gpu, "h100-pcie-80gb");
-            q.cluster.count = 8;
-            q.cluster.per_node = 8;
-            q.parallel.tp = layouts[k][0];
-            q.parallel.pp = layouts[k][1];
-            q.parallel.dp = layouts[k][2];
-            ck_assert_msg(engine_estimate(c == 0 ? cat : one, &q, p, err, sizeof err) == ST_OK, "%s", err);
-            ck_assert_int_eq(p->par.tp, layouts[k][0]);
-            ck_assert_int_eq(p->par.dp, layouts[k][2]);
-            *(c == 0 ? &pairs : &flat) = p->tokens_per_s;
+            *(c == 0 ? &pairs : &flat) = layout_rate(c == 0 ? cat : one, "llama-2-7b", 100, "h100-pcie-80gb", 8, 8,
+                                                     layouts[k], p);
             /* the plan says the figure it timed the node at */
             ck_assert_msg(within(p->intra_busbw_gbs, 44.1, 1e-12), "interconnect.intra_busbw_gbs %.6g, not 44.1",
                           p->intra_busbw_gbs);
