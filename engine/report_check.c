@@ -1090,7 +1090,7 @@ static int fio_matches(const struct report_fio *f, int write)
 
 /* The smallest block of a checkpoint-write job: a 4 KiB (often fsync'd)
  * sequential write measures latency-bound small I/O, not the large-block
- * bandwidth a checkpoint gets (R27, F10). DOMAIN.md and the seed guide give
+ * bandwidth a checkpoint is written at (R27, F10). DOMAIN.md and the seed guide give
  * no block size for training reads (only "sequential, throughput-bound"),
  * so reads are judged at any block size. */
 #define FIO_CKPT_BS (1024.0 * 1024.0)

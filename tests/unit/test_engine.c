@@ -2858,6 +2858,19 @@ static double layout_rate(const struct catalog *c, const char *preset, double to
     return p->tokens_per_s;
 }
 
+/* A copy of the test catalog to change, and in *gi the index of card id
+ * in it (catalog_gpu_find's). */
+static struct catalog *catalog_copy_at(const char *id, int *gi)
+{
+    struct catalog *one = malloc(sizeof *one);
+    ck_assert_ptr_nonnull(one);
+    *one = *cat;
+    const struct engine_gpu *g = catalog_gpu_find(one, id);
+    ck_assert_msg(g != NULL, "%s is not in the catalog", id);
+    *gi = (int)(g - one->gpus);
+    return one;
+}
+
 /* A scale-up domain wider than a node (GB200 NVL72: 18 trays of 4 GPUs on
  * one NVLink Switch) carries TP, PP and DP among its GPUs at the NVLink
  * busbw (R12, F8), as if they sat in one node of the domain's size: the
@@ -2867,16 +2880,10 @@ static double layout_rate(const struct catalog *c, const char *preset, double to
 START_TEST(a_scale_up_domain_across_nodes_times_its_traffic_as_one_node)
 {
     static const int layouts[][3] = {{16, 1, 4}, {4, 1, 16}, {8, 2, 4}, {1, 1, 64}, {4, 4, 4}};
-    struct catalog *one = malloc(sizeof *one);
+    int gi;
+    struct catalog *one = catalog_copy_at("gb200-nvl-186gb", &gi);
     struct engine_plan *p = malloc(sizeof *p);
-    int gi = -1;
-    ck_assert_ptr_nonnull(one);
     ck_assert_ptr_nonnull(p);
-    *one = *cat;
-    for (int i = 0; i < one->n_gpus; i++)
-        if (strcmp(one->gpus[i].id, "gb200-nvl-186gb") == 0)
-            gi = i;
-    ck_assert_int_ge(gi, 0);
     ck_assert_int_eq(one->gpus[gi].per_node, 4);
     ck_assert_int_eq(one->gpus[gi].scaleup_domain, 72);
     one->gpus[gi].per_node = 72;
@@ -2902,16 +2909,10 @@ END_TEST
 START_TEST(a_node_wider_than_its_scale_up_groups_times_dp_at_the_pcie_busbw)
 {
     static const int layouts[][3] = {{1, 1, 8}, {1, 2, 4}, {1, 8, 1}, {2, 1, 4}, {2, 2, 2}};
-    struct catalog *one = malloc(sizeof *one);
+    int gi;
+    struct catalog *one = catalog_copy_at("h100-pcie-80gb", &gi);
     struct engine_plan *p = malloc(sizeof *p);
-    int gi = -1;
-    ck_assert_ptr_nonnull(one);
     ck_assert_ptr_nonnull(p);
-    *one = *cat;
-    for (int i = 0; i < one->n_gpus; i++)
-        if (strcmp(one->gpus[i].id, "h100-pcie-80gb") == 0)
-            gi = i;
-    ck_assert_int_ge(gi, 0);
     const struct engine_gpu *g = &cat->gpus[gi];
     ck_assert_int_eq(g->per_node, 8);
     ck_assert_int_eq(g->scaleup_domain, 2);
